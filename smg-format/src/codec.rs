@@ -1,0 +1,222 @@
+//! Reading and writing whole documents: envelope, UTF-8, JSON, model, canonical bytes.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::envelope::{self, Encoding, WriteOptions};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::Document;
+
+/// Parse canonical or non-canonical JSON text into a [`Document`].
+///
+/// Checks UTF-8, JSON syntax, nesting depth, the shape of every known field and the
+/// format version; unknown fields are kept.
+pub fn from_json_slice(json: &[u8]) -> Result<Document> {
+    let text = std::str::from_utf8(json).map_err(|e| Error::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    match parse_typed(text) {
+        Ok(doc) => {
+            check_version(Some(&doc.version))?;
+            Ok(doc)
+        }
+        Err(e) => {
+            // A file of another major version may fail on shape first; say so instead.
+            if matches!(e, Error::Shape { .. }) {
+                if let Ok(probe) = serde_json::from_str::<VersionProbe>(text) {
+                    check_version(probe.version.as_deref())?;
+                }
+            }
+            Err(e)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct VersionProbe {
+    version: Option<String>,
+}
+
+fn parse_typed(text: &str) -> Result<Document> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let doc: Document = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let pointer = path_to_pointer(e.path());
+        Error::from_json(e.inner(), Some(pointer))
+    })?;
+    de.end().map_err(|e| Error::from_json(&e, None))?;
+    Ok(doc)
+}
+
+fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                out.push('/');
+                out.push_str(&crate::model::escape_pointer(key));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Check a `version` value: `"1"` or `"1.<minor>"` is accepted, anything else refused.
+pub(crate) fn check_version(version: Option<&str>) -> Result<()> {
+    let v = version.ok_or_else(|| Error::BadVersion("the field is missing".into()))?;
+    let mut parts = v.split('.');
+    let major = parts.next().unwrap_or_default();
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !numeric(major) || !parts.all(numeric) || v.split('.').count() > 3 {
+        return Err(Error::BadVersion(format!("`{v}`")));
+    }
+    if major.parse::<u64>().ok() != Some(1) {
+        return Err(Error::UnsupportedVersion(v.to_string()));
+    }
+    Ok(())
+}
+
+/// The canonical bytes of a document: RFC 8785 (JSON Canonicalization Scheme).
+///
+/// The same document always gives the same bytes, so files diff and hash well.
+pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
+    serde_json_canonicalizer::to_vec(doc)
+        .map_err(|e| Error::InvalidArgument(format!("document cannot be serialised: {e}")))
+}
+
+/// Decode and parse a whole file's bytes, returning the document and its encoding.
+pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<(Document, Encoding)> {
+    let (encoding, json) = envelope::decode(bytes, limits)?;
+    Ok((from_json_slice(&json)?, encoding))
+}
+
+/// Serialise a document canonically and wrap it in the requested encoding.
+pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
+    let json = to_canonical_json(doc)?;
+    envelope::encode(&json, options)
+}
+
+/// Read and parse a file.
+pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    from_bytes(&bytes, limits)
+}
+
+/// Write a document to `path` atomically (temp file in the same directory, fsync,
+/// rename): on any failure the previous file is left untouched.
+pub fn write_file(path: &Path, doc: &Document, options: &WriteOptions) -> Result<()> {
+    let bytes = to_bytes(doc, options)?;
+    write_atomic(path, &bytes)
+}
+
+/// Replace `path` with `bytes` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".smg-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(tmp.path(), e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_json(extra: &str) -> String {
+        format!(
+            r#"{{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{{"created":"2025-12-04T10:30:00Z"}}{extra}}}"#
+        )
+    }
+
+    #[test]
+    fn keeps_unknown_fields_at_every_level() {
+        let json = doc_json(
+            r#","futureTop":{"x":[1,2]},"semanticGraph":{"nodes":[{"id":"a","type":"concept","zeta":true}],"edges":[],"graphExtra":1}"#,
+        );
+        let doc = from_json_slice(json.as_bytes()).unwrap();
+        assert_eq!(doc.extra["futureTop"]["x"][1], 2);
+        let out = String::from_utf8(to_canonical_json(&doc).unwrap()).unwrap();
+        assert!(out.contains(r#""zeta":true"#), "{out}");
+        assert!(out.contains(r#""graphExtra":1"#), "{out}");
+        assert_eq!(from_json_slice(out.as_bytes()).unwrap(), doc);
+    }
+
+    #[test]
+    fn canonical_output_sorts_keys_and_is_stable() {
+        let json = doc_json(r#","b":1,"a":{"d":1,"c":2}"#);
+        let doc = from_json_slice(json.as_bytes()).unwrap();
+        let once = to_canonical_json(&doc).unwrap();
+        let twice = to_canonical_json(&from_json_slice(&once).unwrap()).unwrap();
+        assert_eq!(once, twice);
+        let s = String::from_utf8(once).unwrap();
+        assert!(s.starts_with(r#"{"@context":"#), "{s}");
+        assert!(s.find(r#""a":{"c":2,"d":1}"#).unwrap() < s.find(r#""b":1"#).unwrap());
+    }
+
+    #[test]
+    fn wrong_types_name_the_pointer() {
+        let json = doc_json(
+            r#","semanticGraph":{"nodes":[{"id":"a","type":"concept","importance":"high"}]}"#,
+        );
+        let err = from_json_slice(json.as_bytes()).unwrap_err();
+        assert_eq!(err.code(), "SMG-E012");
+        assert_eq!(err.pointer(), "/semanticGraph/nodes/0/importance");
+    }
+
+    #[test]
+    fn versions() {
+        assert!(check_version(Some("1.0")).is_ok());
+        assert!(check_version(Some("1.7")).is_ok());
+        assert!(check_version(Some("1")).is_ok());
+        assert_eq!(check_version(Some("2.0")).unwrap_err().code(), "SMG-E013");
+        assert_eq!(check_version(Some("one")).unwrap_err().code(), "SMG-E014");
+        assert_eq!(check_version(Some("1..0")).unwrap_err().code(), "SMG-E014");
+        assert_eq!(check_version(None).unwrap_err().code(), "SMG-E014");
+        let v2 = r#"{"@context":"x","@type":"SemanticMemoryGraph","version":"2.0","metadata":7}"#;
+        assert_eq!(
+            from_json_slice(v2.as_bytes()).unwrap_err().code(),
+            "SMG-E013"
+        );
+    }
+
+    #[test]
+    fn hostile_text_gets_codes_not_panics() {
+        let code = |b: &[u8]| from_json_slice(b).unwrap_err().code();
+        assert_eq!(code(b"{\"a\":\"\xff\"}"), "SMG-E009");
+        assert_eq!(code(b"{\"@context\": "), "SMG-E010");
+        assert_eq!(code(b"[1,2]"), "SMG-E012");
+        let deep = "[".repeat(100_000);
+        assert_eq!(code(format!("{{\"a\":{deep}").as_bytes()), "SMG-E011");
+        let mut trailing = doc_json("");
+        trailing.push_str(" {}");
+        assert_eq!(code(trailing.as_bytes()), "SMG-E010");
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let doc = Document::new("2025-12-04T10:30:00Z");
+        for enc in [Encoding::Json, Encoding::Brotli, Encoding::Zstd] {
+            write_file(&path, &doc, &WriteOptions::new(enc)).unwrap();
+            let (back, found) = read_file(&path, &Limits::default()).unwrap();
+            assert_eq!((back, found), (doc.clone(), enc));
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+}

@@ -1,0 +1,207 @@
+//! The one error type of the format crate, with stable `SMG-` codes.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while reading, decoding or writing a `.smg` file.
+///
+/// Every variant has a stable code (see [`Error::code`]) that is part of the
+/// published spec (`spec/smg-v1.md`, "Error codes"); codes are never reused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be read or written at all.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file concerned (`-` for stdin/stdout).
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input holds no bytes (or only white space).
+    #[error("the file is empty")]
+    Empty,
+    /// The first bytes are neither JSON nor a known `.smg` envelope.
+    #[error("unknown encoding: {0}")]
+    UnknownEncoding(String),
+    /// The envelope was written by a newer envelope version.
+    #[error("envelope version {found} is not supported (this reader knows version 1; a newer smg is needed)")]
+    UnsupportedEnvelope {
+        /// The version byte found in the header.
+        found: u8,
+    },
+    /// The input ends before the envelope header or its payload is complete.
+    #[error("truncated file: {0}")]
+    Truncated(String),
+    /// The compressed payload is corrupt.
+    #[error("{encoding} payload does not decompress: {detail}")]
+    Decompress {
+        /// `brotli`, `zstd` or `gzip`.
+        encoding: &'static str,
+        /// What the decoder reported.
+        detail: String,
+    },
+    /// Decompressed data would exceed the configured limit.
+    #[error("decompressed size exceeds the limit of {limit} bytes (raise it with --max-bytes if the file is trusted)")]
+    TooLarge {
+        /// The limit in force, in bytes.
+        limit: u64,
+    },
+    /// The payload's CRC-32 does not match the header.
+    #[error("checksum mismatch: header says {expected:08x}, payload hashes to {actual:08x}")]
+    Checksum {
+        /// CRC-32 stored in the header.
+        expected: u32,
+        /// CRC-32 of the decompressed payload.
+        actual: u32,
+    },
+    /// Reserved header bits are set (a newer writer's feature).
+    #[error("envelope flags {0:#06x} are not understood by this reader")]
+    UnsupportedFlags(u16),
+    /// The JSON text is not valid UTF-8.
+    #[error("invalid UTF-8 at byte {offset}")]
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence within the JSON text.
+        offset: usize,
+    },
+    /// The JSON text is malformed.
+    #[error("JSON syntax error at line {line}, column {column}: {detail}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser reported.
+        detail: String,
+    },
+    /// JSON nesting is deeper than the reader allows.
+    #[error("JSON nesting deeper than {max} levels at line {line}, column {column}")]
+    TooDeep {
+        /// The nesting limit.
+        max: usize,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// A value has the wrong type or shape for the v1 model.
+    #[error("{pointer}: {detail}")]
+    Shape {
+        /// JSON Pointer to the offending value.
+        pointer: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The document declares no `version`, or an unparsable one.
+    #[error("missing or malformed `version` (expected \"1.x\"): {0}")]
+    BadVersion(String),
+    /// The document is of a major version this reader does not implement.
+    #[error("format version {0} is not supported: this reader implements 1.x and refuses other major versions")]
+    UnsupportedVersion(String),
+    /// An archive block could not be decoded.
+    #[error("archive block {block}: {detail}")]
+    Block {
+        /// The block's `id`.
+        block: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An artifact version could not be rebuilt.
+    #[error("artifact {artifact} version {version}: {detail}")]
+    Artifact {
+        /// The artifact's id.
+        artifact: String,
+        /// The version number (`v`).
+        version: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The caller asked for something the format cannot do.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+impl Error {
+    /// The stable `SMG-` code of this error.
+    ///
+    /// ```
+    /// assert_eq!(smg_format::Error::Empty.code(), "SMG-E002");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Io { .. } => "SMG-E001",
+            Error::Empty => "SMG-E002",
+            Error::UnknownEncoding(_) => "SMG-E003",
+            Error::UnsupportedEnvelope { .. } => "SMG-E004",
+            Error::Truncated(_) => "SMG-E005",
+            Error::Decompress { .. } => "SMG-E006",
+            Error::TooLarge { .. } => "SMG-E007",
+            Error::Checksum { .. } => "SMG-E008",
+            Error::UnsupportedFlags(_) => "SMG-E015",
+            Error::InvalidUtf8 { .. } => "SMG-E009",
+            Error::Syntax { .. } => "SMG-E010",
+            Error::TooDeep { .. } => "SMG-E011",
+            Error::Shape { .. } => "SMG-E012",
+            Error::BadVersion(_) => "SMG-E014",
+            Error::UnsupportedVersion(_) => "SMG-E013",
+            Error::Block { .. } => "SMG-E117",
+            Error::Artifact { .. } => "SMG-E116",
+            Error::InvalidArgument(_) => "SMG-E020",
+        }
+    }
+
+    /// True when the file could not be read or written at all (exit code 2 in the CLI),
+    /// as opposed to a file whose content is invalid (exit code 1).
+    pub fn is_io(&self) -> bool {
+        matches!(self, Error::Io { .. })
+    }
+
+    /// The JSON Pointer of the offending value, where the error has one.
+    pub fn pointer(&self) -> &str {
+        match self {
+            Error::Shape { pointer, .. } => pointer,
+            Error::BadVersion(_) | Error::UnsupportedVersion(_) => "/version",
+            _ => "",
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Classify a `serde_json` error on the document text.
+    pub(crate) fn from_json(e: &serde_json::Error, pointer: Option<String>) -> Self {
+        use serde_json::error::Category;
+        let msg = e.to_string();
+        match e.classify() {
+            Category::Syntax | Category::Eof if msg.contains("recursion limit") => Error::TooDeep {
+                max: crate::limits::MAX_DEPTH,
+                line: e.line(),
+                column: e.column(),
+            },
+            Category::Syntax | Category::Eof | Category::Io => Error::Syntax {
+                line: e.line(),
+                column: e.column(),
+                detail: strip_position(&msg),
+            },
+            Category::Data => Error::Shape {
+                pointer: pointer.unwrap_or_default(),
+                detail: strip_position(&msg),
+            },
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; we report the position separately.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Result alias of the format crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

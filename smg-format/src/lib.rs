@@ -1,0 +1,44 @@
+//! The `.smg` file format: a portable, JSON-LD *Semantic Memory Graph* for an AI
+//! assistant's long-term memory.
+//!
+//! This crate holds everything about the file and nothing about using it: the
+//! document model ([`Document`]), its canonical JSON form, the byte envelope and
+//! its encodings ([`Encoding`]), artifact-version rebuilding, archive blocks, and
+//! validation against the published spec ([`validate`]).
+//!
+//! ```
+//! use smg_format::{Document, Encoding, Limits, WriteOptions};
+//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+//! let (back, encoding) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
+//! assert_eq!((back, encoding), (doc, Encoding::Brotli));
+//! ```
+#![deny(missing_docs)]
+
+mod archive;
+mod codec;
+mod envelope;
+mod error;
+mod limits;
+mod model;
+mod validate;
+mod vault;
+
+pub use archive::{decode_block, encode_turns, parse_turn_range};
+pub use codec::{
+    from_bytes, from_json_slice, read_file, to_bytes, to_canonical_json, write_atomic, write_file,
+};
+pub use envelope::{
+    decode as decode_envelope, detect as detect_encoding, encode as encode_envelope, Encoding,
+    WriteOptions, HEADER_LEN, MAGIC,
+};
+pub use error::{Error, Result};
+pub use limits::{Limits, MAX_DEPTH};
+pub use model::{
+    Artifact, ArtifactVault, ArtifactVersion, Block, Collaborator, CompressionMethod, DeepArchive,
+    Document, Edge, Embedding, Extra, Graph, LifecycleTier, Metadata, Node, PrivateContext,
+    Provenance, Scope, Turn, VectorIndex, WorkingMemory, CONTEXT_IRI, DOCUMENT_TYPE,
+    FORMAT_VERSION,
+};
+pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
+pub use vault::{content_hash, rebuild_versions};

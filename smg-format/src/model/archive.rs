@@ -1,0 +1,96 @@
+//! The deep archive: every original turn, in compressed blocks, and the vector index.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+
+use super::Extra;
+
+/// How archive blocks are compressed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompressionMethod {
+    /// Brotli (the default and what smg writes).
+    #[default]
+    Brotli,
+    /// gzip (RFC 1952), read for compatibility.
+    Gzip,
+    /// Stored uncompressed.
+    None,
+}
+
+/// The cold tier.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeepArchive {
+    /// Compression of every block's `compressedData`; absent means brotli.
+    pub compression_method: Option<CompressionMethod>,
+    /// Blocks of turns, in turn order.
+    pub blocks: Option<Vec<Block>>,
+    /// Optional embeddings.
+    pub vector_index: Option<VectorIndex>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl DeepArchive {
+    /// The blocks, or an empty slice.
+    pub fn blocks(&self) -> &[Block] {
+        self.blocks.as_deref().unwrap_or_default()
+    }
+}
+
+/// One block: base64 of the compressed UTF-8 JSON array of its turns.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Block {
+    /// Block number, unique within the archive.
+    pub id: u64,
+    /// Inclusive turn range, `"first-last"` (e.g. `"1-50"`).
+    pub turn_range: String,
+    /// What the block is about.
+    pub summary: Option<String>,
+    /// Key points of the block.
+    pub key_points: Option<Vec<String>>,
+    /// Base64 (RFC 4648, with padding) of the compressed turns.
+    pub compressed_data: String,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Optional embeddings of turns or nodes.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorIndex {
+    /// Whether the embeddings are meant to be used.
+    pub enabled: bool,
+    /// The embedding model's name.
+    pub model: Option<String>,
+    /// Dimensions of every vector.
+    pub dimensions: Option<u64>,
+    /// The vectors.
+    pub embeddings: Option<Vec<Embedding>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One embedding, of a turn or of a node.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Embedding {
+    /// The archived turn embedded.
+    pub turn: Option<u64>,
+    /// The node embedded.
+    pub node_id: Option<String>,
+    /// The vector (floats, or integers for binary or quantised vectors).
+    pub vector: Vec<f64>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,203 @@
+//! The semantic graph: nodes, edges, provenance, memory tiers and lifecycle.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_with::skip_serializing_none;
+
+use super::Extra;
+
+/// A graph of nodes and edges (`semanticGraph`, `sharedGraph`, or a private context's graph).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Graph {
+    /// The nodes, each with a document-wide unique `id`.
+    pub nodes: Option<Vec<Node>>,
+    /// Directed edges between node ids.
+    pub edges: Option<Vec<Edge>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Graph {
+    /// The nodes, or an empty slice.
+    pub fn nodes(&self) -> &[Node] {
+        self.nodes.as_deref().unwrap_or_default()
+    }
+
+    /// The edges, or an empty slice.
+    pub fn edges(&self) -> &[Edge] {
+        self.edges.as_deref().unwrap_or_default()
+    }
+}
+
+/// The memory tier (scope) of a node: who may read it (M3S §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// One user's own memory (the default).
+    Personal,
+    /// Curated team knowledge; confidence ≥ 0.85 and an approver.
+    Departmental,
+    /// Curated organisation-wide knowledge; confidence ≥ 0.90 and an approver.
+    Global,
+    /// Restricted (e.g. executive-only) knowledge that most readers must never see.
+    Restricted,
+}
+
+impl Scope {
+    /// The lowest confidence the tier accepts, if it is curated.
+    pub fn min_confidence(self) -> Option<f64> {
+        match self {
+            Scope::Departmental => Some(0.85),
+            Scope::Global => Some(0.90),
+            Scope::Personal | Scope::Restricted => None,
+        }
+    }
+}
+
+/// Where a node sits in the curation lifecycle (hot working set to archive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum LifecycleTier {
+    /// In the working set.
+    Hot,
+    /// Recently useful.
+    Warm,
+    /// Rarely used.
+    Cold,
+    /// Kept but not offered unless asked for.
+    Archive,
+}
+
+/// Where a memory came from: the conversation, session, messages and turns.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    /// The source conversation's id.
+    pub conversation_id: Option<String>,
+    /// The session within the conversation.
+    pub session_id: Option<String>,
+    /// Ids of the source messages, as the source system named them.
+    pub message_ids: Option<Vec<String>>,
+    /// Archive turn numbers the memory was drawn from.
+    pub turns: Option<Vec<u64>>,
+    /// When the source was said (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One node of the semantic graph.
+///
+/// `type` is an open set: v1 defines `concept`, `decision`, `artifact`, `problem`,
+/// `solution`, `entity`, `memory` and `segment`; other values are kept and
+/// reported as warnings.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    /// Unique across the whole document.
+    pub id: String,
+    /// The node type (see the type's documentation).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Short human-readable name.
+    pub label: Option<String>,
+    /// Longer text.
+    pub description: Option<String>,
+    /// Full text of a memory or segment.
+    pub content: Option<String>,
+    /// How sure the extractor is, in \[0, 1\].
+    pub confidence: Option<f64>,
+    /// How much the node matters, in \[0, 1\].
+    pub importance: Option<f64>,
+    /// First turn that mentions the node.
+    pub first_mentioned: Option<u64>,
+    /// Last turn that mentions the node.
+    pub last_mentioned: Option<u64>,
+    /// Ids of related nodes (a shorthand for `related_to` edges).
+    pub related_nodes: Option<Vec<String>>,
+    /// A decision's outcome.
+    pub outcome: Option<String>,
+    /// A decision's reason.
+    pub rationale: Option<String>,
+    /// When the node's event happened or was said (RFC 3339).
+    pub timestamp: Option<String>,
+    /// For `artifact` nodes: the artifact id in the vault.
+    pub artifact_ref: Option<String>,
+    /// For `artifact` nodes: the artifact version meant.
+    pub version: Option<u64>,
+    /// For `memory` nodes: fact, preference, project, relationship, constraint or event.
+    pub memory_type: Option<String>,
+    /// Free-form keywords.
+    pub keywords: Option<Vec<String>>,
+    /// Free-form tags.
+    pub tags: Option<Vec<String>>,
+    /// Memory tier; absent means personal.
+    pub scope: Option<Scope>,
+    /// Owning user of personal memory.
+    pub owner: Option<String>,
+    /// Department of departmental memory.
+    pub department: Option<String>,
+    /// Curated knowledge type (how_to, expertise, policy, milestone…).
+    pub knowledge_type: Option<String>,
+    /// Who created the node.
+    pub created_by: Option<String>,
+    /// Who approved curated knowledge.
+    pub approved_by: Option<String>,
+    /// First day the knowledge applies (RFC 3339 date or date-time).
+    pub effective_date: Option<String>,
+    /// Last day the knowledge applies (RFC 3339 date or date-time).
+    pub expiry_date: Option<String>,
+    /// Where the memory came from.
+    pub provenance: Option<Vec<Provenance>>,
+    /// When the node was created (RFC 3339).
+    pub created: Option<String>,
+    /// When the node was last changed (RFC 3339).
+    pub updated: Option<String>,
+    /// How often the node was retrieved.
+    pub access_count: Option<u64>,
+    /// When the node was last retrieved (RFC 3339).
+    pub last_accessed: Option<String>,
+    /// Curation lifecycle tier.
+    pub tier: Option<LifecycleTier>,
+    /// Soft-deleted, pending removal.
+    pub tombstone: Option<bool>,
+    /// When the node was tombstoned (RFC 3339).
+    pub deleted_at: Option<String>,
+    /// Free-form application data (an opaque JSON value in JSON-LD).
+    pub metadata: Option<Value>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A directed, typed edge between two nodes.
+///
+/// `relation` is an open set: v1 defines `requires`, `requires_decision`, `causes`,
+/// `implements`, `related_to`, `resulted_in`, `mentions`, `references`, `supersedes`,
+/// `replaces`, `clarifies`, `next` and `part_of`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Edge {
+    /// Source node id.
+    pub from: String,
+    /// Target node id.
+    pub to: String,
+    /// Relation type.
+    pub relation: String,
+    /// Strength in \[0, 1\].
+    pub strength: Option<f64>,
+    /// When the relation was established (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Where the relation came from.
+    pub provenance: Option<Vec<Provenance>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,54 @@
+//! Working memory and conversation turns.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+
+use super::Extra;
+
+/// The hot tier: what a model needs first when memory is restored.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkingMemory {
+    /// A 200–500 character summary of where things stand.
+    pub summary: Option<String>,
+    /// What the user is working towards now.
+    pub current_goals: Option<Vec<String>>,
+    /// Artifact ids in active use.
+    pub active_artifacts: Option<Vec<String>>,
+    /// The last few turns, verbatim.
+    pub recent_context: Option<Vec<Turn>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One conversation turn, as said.
+///
+/// `role` is an open set: `user`, `assistant`, `system` and `tool` are defined.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn {
+    /// Turn number, unique within the document, from 1.
+    pub turn: u64,
+    /// When it was said (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Who said it.
+    pub role: String,
+    /// The original text, byte for byte.
+    pub content: String,
+    /// Importance in \[0, 1\].
+    pub importance: Option<f64>,
+    /// Display name of the speaker, where the source has one.
+    pub speaker: Option<String>,
+    /// The source conversation's id.
+    pub conversation_id: Option<String>,
+    /// The session within the conversation.
+    pub session_id: Option<String>,
+    /// The source system's message id.
+    pub message_id: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,177 @@
+//! The v1 document model: serde types for every section of a `.smg` file.
+//!
+//! Every object keeps the fields it does not know in `extra`, so a file written by a
+//! newer minor version survives a round trip through this reader unchanged.
+
+mod archive;
+mod graph;
+mod memory;
+mod vault;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_with::skip_serializing_none;
+
+pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, VectorIndex};
+pub use graph::{Edge, Graph, LifecycleTier, Node, Provenance, Scope};
+pub use memory::{Turn, WorkingMemory};
+pub use vault::{Artifact, ArtifactVault, ArtifactVersion};
+
+/// Fields a reader does not know: kept and written back verbatim.
+pub type Extra = serde_json::Map<String, Value>;
+
+/// The IRI of the bundled v1 JSON-LD context (`spec/context.jsonld`).
+pub const CONTEXT_IRI: &str = "https://w3id.org/smg/v1";
+/// The value of the document's `@type`.
+pub const DOCUMENT_TYPE: &str = "SemanticMemoryGraph";
+/// The version string this crate writes.
+pub const FORMAT_VERSION: &str = "1.0";
+
+/// A whole `.smg` document.
+///
+/// ```
+/// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let bytes = smg_format::to_canonical_json(&doc).unwrap();
+/// let again = smg_format::from_json_slice(&bytes).unwrap();
+/// assert_eq!(doc, again);
+/// ```
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    /// The JSON-LD context: the v1 IRI, an inline context, or an array of them.
+    #[serde(rename = "@context")]
+    pub context: Value,
+    /// Always `SemanticMemoryGraph`.
+    #[serde(rename = "@type")]
+    pub kind: String,
+    /// Format version, `"1.x"`.
+    pub version: String,
+    /// File-level facts.
+    pub metadata: Metadata,
+    /// The hot tier.
+    pub working_memory: Option<WorkingMemory>,
+    /// The warm tier.
+    pub semantic_graph: Option<Graph>,
+    /// Code and documents.
+    pub artifact_vault: Option<ArtifactVault>,
+    /// The cold tier.
+    pub deep_archive: Option<DeepArchive>,
+    /// People who share this memory (SMG §6.4).
+    pub collaborators: Option<Vec<Collaborator>>,
+    /// Knowledge common to all collaborators.
+    pub shared_graph: Option<Graph>,
+    /// Each collaborator's own context, keyed by collaborator id.
+    pub private_contexts: Option<BTreeMap<String, PrivateContext>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Document {
+    /// An empty v1 document created at `created` (RFC 3339).
+    pub fn new(created: &str) -> Self {
+        Document {
+            context: Value::String(CONTEXT_IRI.to_string()),
+            kind: DOCUMENT_TYPE.to_string(),
+            version: FORMAT_VERSION.to_string(),
+            metadata: Metadata {
+                created: created.to_string(),
+                modified: Some(created.to_string()),
+                ..Metadata::default()
+            },
+            working_memory: None,
+            semantic_graph: None,
+            artifact_vault: None,
+            deep_archive: None,
+            collaborators: None,
+            shared_graph: None,
+            private_contexts: None,
+            extra: Extra::new(),
+        }
+    }
+
+    /// Every graph in the document with the JSON Pointer of its node and edge
+    /// arrays' parent: the semantic graph, the shared graph and each private context's.
+    pub fn graphs(&self) -> Vec<(String, &Graph)> {
+        let mut out = Vec::new();
+        if let Some(g) = &self.semantic_graph {
+            out.push(("/semanticGraph".to_string(), g));
+        }
+        if let Some(g) = &self.shared_graph {
+            out.push(("/sharedGraph".to_string(), g));
+        }
+        for (id, ctx) in self.private_contexts.iter().flatten() {
+            if let Some(g) = &ctx.graph {
+                let ptr = format!("/privateContexts/{}/graph", escape_pointer(id));
+                out.push((ptr, g));
+            }
+        }
+        out
+    }
+}
+
+/// Escape one JSON Pointer reference token (RFC 6901).
+pub(crate) fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// File-level facts.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    /// The memory's id (a UUID is recommended).
+    pub id: Option<String>,
+    /// When the memory was created (RFC 3339).
+    pub created: String,
+    /// When it was last written (RFC 3339).
+    pub modified: Option<String>,
+    /// An application's project id.
+    pub project_id: Option<String>,
+    /// Project name.
+    pub project_name: Option<String>,
+    /// Project description.
+    pub project_description: Option<String>,
+    /// Turns the memory was built from.
+    pub total_exchanges: Option<u64>,
+    /// Size of this file over the size of its source, in \[0, ∞).
+    pub compression_ratio: Option<f64>,
+    /// Free-form tags.
+    pub tags: Option<Vec<String>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A person who shares the memory.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Collaborator {
+    /// Collaborator id, the key of their private context.
+    pub id: String,
+    /// Role in the project (developer, designer…).
+    pub role: Option<String>,
+    /// Display name.
+    pub name: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One collaborator's own notes and graph.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrivateContext {
+    /// Personal notes.
+    pub notes: Option<Vec<String>>,
+    /// Private nodes and edges (edges may point into the shared graphs).
+    pub graph: Option<Graph>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,63 @@
+//! The artifact vault: code and documents, deduplicated, with versions as diffs.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+
+use super::Extra;
+
+/// The vault: artifacts by id.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactVault {
+    /// Artifacts keyed by artifact id.
+    pub artifacts: Option<BTreeMap<String, Artifact>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One artifact and its version history.
+///
+/// `type` is an open set: `code`, `document`, `canvas` and `data` are defined.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Artifact {
+    /// Kind of artifact.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Programming language, for code.
+    pub language: Option<String>,
+    /// File name as the conversation named it.
+    pub filename: Option<String>,
+    /// `sha256:` + lowercase hex SHA-256 of the newest version's full content.
+    pub hash: String,
+    /// Versions, oldest first, numbered from 1.
+    pub versions: Vec<ArtifactVersion>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One version: full `content`, or a unified-diff `delta` against the previous version.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactVersion {
+    /// Version number, from 1, increasing by one.
+    pub v: u64,
+    /// When the version was made (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Unified diff against version `v - 1`.
+    pub delta: Option<String>,
+    /// Full content (required for version 1).
+    pub content: Option<String>,
+    /// `sha256:` + hex of this version's full content.
+    pub hash: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

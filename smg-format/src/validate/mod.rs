@@ -1,0 +1,177 @@
+//! Validation: JSON Schema, semantic checks and JSON-LD expansion, each finding with
+//! a stable `SMG-` code, a severity and a JSON Pointer.
+
+mod jsonld;
+mod schema;
+mod semantic;
+
+use serde::Serialize;
+
+use crate::envelope::{self, Encoding};
+use crate::limits::Limits;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The file is not a valid v1 document.
+    Error,
+    /// The file is valid, but something deserves a look.
+    Warning,
+}
+
+/// One problem found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Stable code, e.g. `SMG-E111`.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// JSON Pointer (RFC 6901) to the value concerned; empty for the whole file.
+    pub pointer: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Finding {
+    pub(crate) fn error(
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            code,
+            severity: Severity::Error,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn warning(
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            ..Finding::error(code, pointer, message)
+        }
+    }
+
+    fn from_error(e: &crate::Error) -> Self {
+        Finding::error(e.code(), e.pointer(), e.to_string())
+    }
+}
+
+/// The outcome of validating one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The encoding detected, if the envelope could be read.
+    pub encoding: Option<Encoding>,
+    /// Everything found, in the order checked.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when no finding is an error.
+    pub fn is_valid(&self) -> bool {
+        self.findings.iter().all(|f| f.severity != Severity::Error)
+    }
+
+    /// The distinct codes of the error findings, sorted.
+    pub fn error_codes(&self) -> Vec<&'static str> {
+        let mut codes: Vec<_> = self
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.code)
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+}
+
+impl Serialize for Encoding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// What to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ValidateOptions {
+    /// Decoding limits.
+    pub limits: Limits,
+    /// Whether to expand the document as JSON-LD and report dropped keys.
+    pub jsonld: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            limits: Limits::default(),
+            jsonld: true,
+        }
+    }
+}
+
+/// Validate a whole file's bytes.
+///
+/// Decoding problems (envelope, compression, UTF-8, JSON syntax) end validation with
+/// a single finding; after that every check runs and every problem is reported.
+///
+/// ```
+/// use smg_format::{validate, ValidateOptions};
+/// let report = validate(br#"{"version":"1.0"}"#, &ValidateOptions::default());
+/// assert!(!report.is_valid());
+/// assert!(report.error_codes().contains(&"SMG-E100"));
+/// ```
+pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
+    let (encoding, json) = match envelope::decode(bytes, &options.limits) {
+        Ok(x) => x,
+        Err(e) => {
+            return Report {
+                encoding: None,
+                findings: vec![Finding::from_error(&e)],
+            }
+        }
+    };
+    Report {
+        encoding: Some(encoding),
+        findings: validate_json(&json, options),
+    }
+}
+
+fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
+    let value: serde_json::Value = match std::str::from_utf8(json) {
+        Err(e) => {
+            let err = crate::Error::InvalidUtf8 {
+                offset: e.valid_up_to(),
+            };
+            return vec![Finding::from_error(&err)];
+        }
+        Ok(text) => match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => return vec![Finding::from_error(&crate::Error::from_json(&e, None))],
+        },
+    };
+    let mut findings = Vec::new();
+    if let Err(e) = crate::codec::check_version(value.get("version").and_then(|v| v.as_str())) {
+        if value.get("version").is_some_and(|v| v.is_string()) {
+            return vec![Finding::from_error(&e)];
+        }
+    }
+    findings.extend(schema::check(&value));
+    if findings.is_empty() {
+        match crate::codec::from_json_slice(json) {
+            Ok(doc) => findings.extend(semantic::check(&doc, &options.limits)),
+            Err(e) => findings.push(Finding::from_error(&e)),
+        }
+    }
+    if options.jsonld {
+        findings.extend(jsonld::check(&value));
+    }
+    findings
+}

@@ -1,0 +1,432 @@
+//! Checks a schema cannot express: references, uniqueness, time, governance, and
+//! that every artifact version and archive block actually decodes.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, NaiveDate};
+
+use super::Finding;
+use crate::archive::{decode_block, parse_turn_range};
+use crate::limits::Limits;
+use crate::model::{escape_pointer, Document, Edge, Node, Provenance, Turn};
+use crate::vault::{content_hash, rebuild_versions};
+
+const NODE_TYPES: &[&str] = &[
+    "concept", "decision", "artifact", "problem", "solution", "entity", "memory", "segment",
+];
+const RELATIONS: &[&str] = &[
+    "requires",
+    "requires_decision",
+    "causes",
+    "implements",
+    "related_to",
+    "resulted_in",
+    "mentions",
+    "references",
+    "supersedes",
+    "replaces",
+    "clarifies",
+    "next",
+    "part_of",
+];
+const ROLES: &[&str] = &["user", "assistant", "system", "tool"];
+const ARTIFACT_TYPES: &[&str] = &["code", "document", "canvas", "data"];
+
+struct Checker<'a> {
+    doc: &'a Document,
+    limits: &'a Limits,
+    out: Vec<Finding>,
+    node_ids: HashSet<&'a str>,
+}
+
+pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
+    let mut c = Checker {
+        doc,
+        limits,
+        out: Vec::new(),
+        node_ids: HashSet::new(),
+    };
+    c.version();
+    c.metadata();
+    c.graphs();
+    c.working_memory();
+    c.vault();
+    c.archive();
+    c.collaborators();
+    c.out
+}
+
+impl<'a> Checker<'a> {
+    fn err(&mut self, code: &'static str, ptr: String, msg: String) {
+        self.out.push(Finding::error(code, ptr, msg));
+    }
+
+    fn warn(&mut self, code: &'static str, ptr: String, msg: String) {
+        self.out.push(Finding::warning(code, ptr, msg));
+    }
+
+    fn version(&mut self) {
+        let minor = self
+            .doc
+            .version
+            .split('.')
+            .nth(1)
+            .and_then(|m| m.parse::<u64>().ok());
+        if minor.is_some_and(|m| m > 0) {
+            let v = &self.doc.version;
+            self.warn("SMG-W005", "/version".into(), format!(
+                "written for format {v}, newer than this reader's 1.0: unknown fields are kept but not checked"
+            ));
+        }
+    }
+
+    fn time(&mut self, ptr: impl FnOnce() -> String, value: Option<&str>) {
+        if let Some(v) = value {
+            if DateTime::parse_from_rfc3339(v).is_err() {
+                self.err(
+                    "SMG-E113",
+                    ptr(),
+                    format!("`{v}` is not an RFC 3339 date-time"),
+                );
+            }
+        }
+    }
+
+    fn date(&mut self, ptr: String, value: Option<&str>) -> Option<NaiveDate> {
+        let v = value?;
+        let parsed = NaiveDate::parse_from_str(v, "%Y-%m-%d")
+            .ok()
+            .or_else(|| DateTime::parse_from_rfc3339(v).ok().map(|d| d.date_naive()));
+        if parsed.is_none() {
+            self.err(
+                "SMG-E113",
+                ptr,
+                format!("`{v}` is not an RFC 3339 date or date-time"),
+            );
+        }
+        parsed
+    }
+
+    fn metadata(&mut self) {
+        let m = &self.doc.metadata;
+        self.time(|| "/metadata/created".into(), Some(&m.created));
+        self.time(|| "/metadata/modified".into(), m.modified.as_deref());
+    }
+
+    fn graphs(&mut self) {
+        let graphs = self.doc.graphs();
+        let mut first_seen: BTreeMap<&str, String> = BTreeMap::new();
+        for (base, g) in &graphs {
+            for (i, n) in g.nodes().iter().enumerate() {
+                let ptr = format!("{base}/nodes/{i}");
+                if let Some(prev) = first_seen.get(n.id.as_str()) {
+                    let msg = format!("node id `{}` is already used at {prev}", n.id);
+                    self.err("SMG-E110", format!("{ptr}/id"), msg);
+                } else {
+                    first_seen.insert(&n.id, ptr);
+                }
+                self.node_ids.insert(&n.id);
+            }
+        }
+        for (base, g) in &graphs {
+            for (i, n) in g.nodes().iter().enumerate() {
+                self.node(&format!("{base}/nodes/{i}"), n);
+            }
+            for (i, e) in g.edges().iter().enumerate() {
+                self.edge(&format!("{base}/edges/{i}"), e);
+            }
+        }
+    }
+
+    fn node(&mut self, ptr: &str, n: &'a Node) {
+        if !NODE_TYPES.contains(&n.kind.as_str()) {
+            self.warn(
+                "SMG-W001",
+                format!("{ptr}/type"),
+                format!("node type `{}` is not defined in v1; kept as is", n.kind),
+            );
+        }
+        for (field, v) in [
+            ("timestamp", &n.timestamp),
+            ("created", &n.created),
+            ("updated", &n.updated),
+            ("lastAccessed", &n.last_accessed),
+            ("deletedAt", &n.deleted_at),
+        ] {
+            self.time(|| format!("{ptr}/{field}"), v.as_deref());
+        }
+        if let (Some(a), Some(b)) = (n.first_mentioned, n.last_mentioned) {
+            if a > b {
+                self.err(
+                    "SMG-E114",
+                    format!("{ptr}/lastMentioned"),
+                    format!("lastMentioned {b} is before firstMentioned {a}"),
+                );
+            }
+        }
+        for (j, r) in n.related_nodes.iter().flatten().enumerate() {
+            if !self.node_ids.contains(r.as_str()) {
+                self.err(
+                    "SMG-E111",
+                    format!("{ptr}/relatedNodes/{j}"),
+                    format!("no node has id `{r}`"),
+                );
+            }
+        }
+        if let Some(a) = &n.artifact_ref {
+            self.artifact_ref(format!("{ptr}/artifactRef"), a);
+        }
+        self.provenance(ptr, n.provenance.as_deref());
+        self.governance(ptr, n);
+    }
+
+    fn governance(&mut self, ptr: &str, n: &Node) {
+        if let Some(scope) = n.scope {
+            if let Some(min) = scope.min_confidence() {
+                let name = serde_json::to_value(scope).unwrap_or_default();
+                match n.confidence {
+                    Some(c) if c >= min => {}
+                    Some(c) => self.err(
+                        "SMG-E120",
+                        format!("{ptr}/confidence"),
+                        format!("{name} knowledge needs confidence >= {min}, this node has {c}"),
+                    ),
+                    None => self.err(
+                        "SMG-E120",
+                        ptr.to_string(),
+                        format!("{name} knowledge needs a confidence >= {min}"),
+                    ),
+                }
+                if n.approved_by.as_deref().is_none_or(str::is_empty) {
+                    self.err(
+                        "SMG-E121",
+                        ptr.to_string(),
+                        format!("{name} knowledge needs `approvedBy`"),
+                    );
+                }
+            }
+        }
+        let from = self.date(format!("{ptr}/effectiveDate"), n.effective_date.as_deref());
+        let to = self.date(format!("{ptr}/expiryDate"), n.expiry_date.as_deref());
+        if let (Some(a), Some(b)) = (from, to) {
+            if a > b {
+                self.err(
+                    "SMG-E122",
+                    format!("{ptr}/expiryDate"),
+                    format!("expiryDate {b} is before effectiveDate {a}"),
+                );
+            }
+        }
+    }
+
+    fn provenance(&mut self, ptr: &str, prov: Option<&[Provenance]>) {
+        for (i, p) in prov.unwrap_or_default().iter().enumerate() {
+            self.time(
+                || format!("{ptr}/provenance/{i}/timestamp"),
+                p.timestamp.as_deref(),
+            );
+        }
+    }
+
+    fn edge(&mut self, ptr: &str, e: &Edge) {
+        for (field, id) in [("from", &e.from), ("to", &e.to)] {
+            if !self.node_ids.contains(id.as_str()) {
+                self.err(
+                    "SMG-E111",
+                    format!("{ptr}/{field}"),
+                    format!("edge endpoint `{id}` is not a node id"),
+                );
+            }
+        }
+        if !RELATIONS.contains(&e.relation.as_str()) {
+            self.warn(
+                "SMG-W002",
+                format!("{ptr}/relation"),
+                format!("relation `{}` is not defined in v1; kept as is", e.relation),
+            );
+        }
+        self.time(|| format!("{ptr}/timestamp"), e.timestamp.as_deref());
+        self.provenance(ptr, e.provenance.as_deref());
+    }
+
+    fn artifact_ref(&mut self, ptr: String, id: &str) {
+        let known = self
+            .doc
+            .artifact_vault
+            .as_ref()
+            .and_then(|v| v.artifacts.as_ref());
+        if !known.is_some_and(|a| a.contains_key(id)) {
+            self.err("SMG-E123", ptr, format!("no artifact `{id}` in the vault"));
+        }
+    }
+
+    /// `field` builds the pointer of one of the turn's fields; archived turns live
+    /// inside `compressedData`, so theirs all point there.
+    fn turn(&mut self, field: impl Fn(&str) -> String, t: &Turn) {
+        self.time(|| field("timestamp"), t.timestamp.as_deref());
+        if !ROLES.contains(&t.role.as_str()) {
+            let msg = format!("turn {}: role `{}` is not defined in v1", t.turn, t.role);
+            self.warn("SMG-W004", field("role"), msg);
+        }
+    }
+
+    fn working_memory(&mut self) {
+        let Some(wm) = &self.doc.working_memory else {
+            return;
+        };
+        for (i, a) in wm.active_artifacts.iter().flatten().enumerate() {
+            self.artifact_ref(format!("/workingMemory/activeArtifacts/{i}"), a);
+        }
+        for (i, t) in wm.recent_context.iter().flatten().enumerate() {
+            self.turn(|f| format!("/workingMemory/recentContext/{i}/{f}"), t);
+        }
+    }
+
+    fn vault(&mut self) {
+        let Some(vault) = &self.doc.artifact_vault else {
+            return;
+        };
+        if vault.extra.contains_key("deduplicationIndex") {
+            self.warn("SMG-W006", "/artifactVault/deduplicationIndex".into(),
+                "`deduplicationIndex` is the draft name of `artifacts`; its content is kept but not checked".into());
+        }
+        for (id, art) in vault.artifacts.iter().flatten() {
+            let ptr = format!("/artifactVault/artifacts/{}", escape_pointer(id));
+            if !ARTIFACT_TYPES.contains(&art.kind.as_str()) {
+                self.warn(
+                    "SMG-W003",
+                    format!("{ptr}/type"),
+                    format!("artifact type `{}` is not defined in v1", art.kind),
+                );
+            }
+            for (i, v) in art.versions.iter().enumerate() {
+                self.time(
+                    || format!("{ptr}/versions/{i}/timestamp"),
+                    v.timestamp.as_deref(),
+                );
+            }
+            match rebuild_versions(id, art) {
+                Err(e) => {
+                    let idx = art.versions.iter().position(
+                        |v| matches!(&e, crate::Error::Artifact { version, .. } if *version == v.v),
+                    );
+                    let at = idx
+                        .map(|i| format!("{ptr}/versions/{i}"))
+                        .unwrap_or(ptr.clone());
+                    self.err(e.code(), at, e.to_string());
+                }
+                Ok(contents) => {
+                    let newest = contents.last().map(|c| content_hash(c)).unwrap_or_default();
+                    if contents.is_empty() {
+                        self.err(
+                            "SMG-E100",
+                            format!("{ptr}/versions"),
+                            format!("artifact {id} has no versions"),
+                        );
+                    } else if newest != art.hash {
+                        self.err("SMG-E115", format!("{ptr}/hash"), format!(
+                            "artifact {id}: hash is {} but the newest version hashes to {newest}", art.hash
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn archive(&mut self) {
+        let Some(archive) = &self.doc.deep_archive else {
+            return;
+        };
+        let method = archive.compression_method.unwrap_or_default();
+        let mut block_ids = HashSet::new();
+        let mut turns_seen: BTreeMap<u64, u64> = BTreeMap::new();
+        for (i, b) in archive.blocks().iter().enumerate() {
+            let ptr = format!("/deepArchive/blocks/{i}");
+            if !block_ids.insert(b.id) {
+                self.err(
+                    "SMG-E118",
+                    format!("{ptr}/id"),
+                    format!("block id {} is used twice", b.id),
+                );
+            }
+            let range = parse_turn_range(&b.turn_range);
+            if range.is_none() {
+                self.err(
+                    "SMG-E114",
+                    format!("{ptr}/turnRange"),
+                    format!(
+                        "`{}` is not a turn range \"first-last\" with first <= last",
+                        b.turn_range
+                    ),
+                );
+            }
+            let turns = match decode_block(b, method, self.limits) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());
+                    continue;
+                }
+            };
+            for t in &turns {
+                let tp = format!("{ptr}/compressedData");
+                if let Some((lo, hi)) = range {
+                    if t.turn < lo || t.turn > hi {
+                        self.err(
+                            "SMG-E119",
+                            tp.clone(),
+                            format!(
+                                "block {}: turn {} lies outside its turnRange {}",
+                                b.id, t.turn, b.turn_range
+                            ),
+                        );
+                    }
+                }
+                if let Some(other) = turns_seen.insert(t.turn, b.id) {
+                    self.err(
+                        "SMG-E118",
+                        tp.clone(),
+                        format!(
+                            "turn {} is archived twice (blocks {other} and {})",
+                            t.turn, b.id
+                        ),
+                    );
+                }
+                self.turn(|_| tp.clone(), t);
+            }
+        }
+        if let Some(vi) = &archive.vector_index {
+            for (i, e) in vi.embeddings.iter().flatten().enumerate() {
+                if vi.dimensions.is_some_and(|d| d != e.vector.len() as u64) {
+                    self.err(
+                        "SMG-E125",
+                        format!("/deepArchive/vectorIndex/embeddings/{i}/vector"),
+                        format!(
+                            "vector has {} dimensions, the index declares {}",
+                            e.vector.len(),
+                            vi.dimensions.unwrap_or(0)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn collaborators(&mut self) {
+        let ids: HashSet<&str> = self
+            .doc
+            .collaborators
+            .iter()
+            .flatten()
+            .map(|c| c.id.as_str())
+            .collect();
+        for key in self.doc.private_contexts.iter().flat_map(|m| m.keys()) {
+            if !ids.contains(key.as_str()) {
+                self.warn(
+                    "SMG-W008",
+                    format!("/privateContexts/{}", escape_pointer(key)),
+                    format!("private context `{key}` belongs to no listed collaborator"),
+                );
+            }
+        }
+    }
+}
