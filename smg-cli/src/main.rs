@@ -1,1 +1,32 @@
-fn main() {}
+//! `smg`: the command-line tool over the smg-format and smg-engine crates.
+
+mod cli;
+mod commands;
+mod io;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// How a command ended, mapped to the documented exit codes.
+pub(crate) enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: some input is invalid (already reported).
+    Invalid,
+    /// Exit 2: some input could not be read (already reported).
+    Unreadable,
+}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::run(cli) {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Invalid) => ExitCode::from(1),
+        Ok(Outcome::Unreadable) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("smg: error[{}]: {e}", e.code());
+            ExitCode::from(if e.is_io() { 2 } else { 1 })
+        }
+    }
+}

@@ -21,6 +21,7 @@ mod envelope;
 mod error;
 mod limits;
 mod model;
+mod stats;
 mod validate;
 mod vault;
 
@@ -40,5 +41,6 @@ pub use model::{
     Provenance, Scope, Turn, VectorIndex, WorkingMemory, CONTEXT_IRI, DOCUMENT_TYPE,
     FORMAT_VERSION,
 };
+pub use stats::{stats, Stats};
 pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
 pub use vault::{content_hash, rebuild_versions};

@@ -1,0 +1,22 @@
+use smg_format::{Document, Error};
+
+use super::write_options;
+use crate::cli::InitArgs;
+use crate::io::{is_stdio, write_output};
+use crate::Outcome;
+
+pub(crate) fn run(args: &InitArgs) -> Result<Outcome, Error> {
+    if !is_stdio(&args.file) && !args.force && args.file.exists() {
+        return Err(Error::InvalidArgument(format!(
+            "{} exists; pass --force to replace it",
+            args.file.display()
+        )));
+    }
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let mut doc = Document::new(&now);
+    doc.metadata.id = Some(uuid::Uuid::new_v4().to_string());
+    doc.metadata.project_name = args.project.clone();
+    let bytes = smg_format::to_bytes(&doc, &write_options(&args.encode))?;
+    write_output(&args.file, &bytes)?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,83 @@
+//! Counts and sizes of a document's sections, for `smg info`.
+
+use serde::Serialize;
+
+use crate::archive::parse_turn_range;
+use crate::model::Document;
+
+/// What a document holds: counts per section and canonical bytes per section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Stats {
+    /// The document's `version`.
+    pub version: String,
+    /// Nodes in all graphs.
+    pub nodes: usize,
+    /// Edges in all graphs.
+    pub edges: usize,
+    /// Artifacts in the vault.
+    pub artifacts: usize,
+    /// Artifact versions in the vault.
+    pub artifact_versions: usize,
+    /// Archive blocks.
+    pub blocks: usize,
+    /// Turns the archive's block ranges cover.
+    pub archived_turns: u64,
+    /// Turns in working memory's recent context.
+    pub recent_turns: usize,
+    /// Collaborators.
+    pub collaborators: usize,
+    /// Canonical JSON bytes of each top-level field, in key order.
+    pub section_bytes: Vec<(String, u64)>,
+    /// Canonical JSON bytes of the whole document.
+    pub json_bytes: u64,
+}
+
+/// Count what `doc` holds.
+///
+/// ```
+/// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let stats = smg_format::stats(&doc);
+/// assert_eq!(stats.nodes, 0);
+/// assert!(stats.section_bytes.iter().any(|(k, _)| k == "metadata"));
+/// ```
+pub fn stats(doc: &Document) -> Stats {
+    let graphs = doc.graphs();
+    let vault = doc.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref());
+    let blocks = doc.deep_archive.as_ref().map(|a| a.blocks()).unwrap_or_default();
+    let value = serde_json::to_value(doc).unwrap_or_default();
+    let section_bytes: Vec<(String, u64)> = value
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), canonical_len(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Stats {
+        version: doc.version.clone(),
+        nodes: graphs.iter().map(|(_, g)| g.nodes().len()).sum(),
+        edges: graphs.iter().map(|(_, g)| g.edges().len()).sum(),
+        artifacts: vault.map_or(0, |a| a.len()),
+        artifact_versions: vault.map_or(0, |a| a.values().map(|x| x.versions.len()).sum()),
+        blocks: blocks.len(),
+        archived_turns: blocks
+            .iter()
+            .filter_map(|b| parse_turn_range(&b.turn_range))
+            .map(|(a, b)| b - a + 1)
+            .sum(),
+        recent_turns: doc
+            .working_memory
+            .as_ref()
+            .and_then(|w| w.recent_context.as_ref())
+            .map_or(0, Vec::len),
+        collaborators: doc.collaborators.as_ref().map_or(0, Vec::len),
+        json_bytes: canonical_len(&value),
+        section_bytes,
+    }
+}
+
+fn canonical_len(v: &serde_json::Value) -> u64 {
+    serde_json_canonicalizer::to_vec(v).map_or(0, |b| b.len() as u64)
+}
