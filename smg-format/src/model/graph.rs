@@ -47,6 +47,16 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The tier's name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Personal => "personal",
+            Scope::Departmental => "departmental",
+            Scope::Global => "global",
+            Scope::Restricted => "restricted",
+        }
+    }
+
     /// The lowest confidence the tier accepts, if it is curated.
     pub fn min_confidence(self) -> Option<f64> {
         match self {

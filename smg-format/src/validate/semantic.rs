@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
     fn governance(&mut self, ptr: &str, n: &Node) {
         if let Some(scope) = n.scope {
             if let Some(min) = scope.min_confidence() {
-                let name = serde_json::to_value(scope).unwrap_or_default();
+                let name = scope.name();
                 match n.confidence {
                     Some(c) if c >= min => {}
                     Some(c) => self.err(

@@ -1,0 +1,136 @@
+//! The conformance suite: every fixture behaves as its sidecar says, every valid
+//! fixture round-trips losslessly and deterministically, and the committed fixtures
+//! are exactly what the generator writes.
+
+mod generate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use smg_format::{Limits, Severity, ValidateOptions, WriteOptions};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+fn files(sub: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(fixtures().join(sub))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect();
+    v.sort();
+    v
+}
+
+fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for sub in ["valid", "invalid"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            out.insert(format!("{sub}/{}", p.file_name().unwrap().to_string_lossy()), std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn committed_fixtures_are_what_the_generator_writes() {
+    if std::env::var_os("SMG_BLESS").is_some() {
+        generate::write_all(&fixtures());
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    generate::write_all(tmp.path());
+    let want = read_tree(tmp.path());
+    let have = read_tree(&fixtures());
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        have.keys().collect::<Vec<_>>(),
+        "fixture set differs from the generator's; rerun with SMG_BLESS=1"
+    );
+    for (name, bytes) in &want {
+        assert!(have[name] == *bytes, "{name} differs from the generator's output; rerun with SMG_BLESS=1");
+    }
+}
+
+#[test]
+fn every_invalid_fixture_reports_exactly_its_expected_codes() {
+    let sidecars = files("invalid", ".expect.json");
+    assert!(sidecars.len() >= 30, "only {} invalid fixtures", sidecars.len());
+    for sidecar in sidecars {
+        let expect: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
+        let smg = PathBuf::from(sidecar.to_string_lossy().replace(".expect.json", ".smg"));
+        let mut options = ValidateOptions::default();
+        if let Some(m) = expect["maxBytes"].as_u64() {
+            options.limits = Limits::default().with_max_bytes(m);
+        }
+        let report = smg_format::validate(&std::fs::read(&smg).unwrap(), &options);
+        let want: Vec<&str> = expect["codes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        assert_eq!(report.error_codes(), want, "{}: {:#?}", smg.display(), report.findings);
+        for f in &report.findings {
+            assert!(!f.message.is_empty(), "{}: empty message", smg.display());
+        }
+    }
+}
+
+/// `a` equals `b`, except that members of `a` whose value is null may be absent from `b`
+/// (the spec makes a null known field the same as an absent one).
+fn equal_modulo_nulls(a: &Value, b: &Value, at: &str) -> Result<(), String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) => equal_modulo_nulls(v, w, &format!("{at}/{k}"))?,
+                    None if v.is_null() => {}
+                    None => return Err(format!("{at}/{k} was lost")),
+                }
+            }
+            match y.keys().find(|k| !x.contains_key(*k)) {
+                Some(k) => Err(format!("{at}/{k} was added")),
+                None => Ok(()),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .try_for_each(|(i, (v, w))| equal_modulo_nulls(v, w, &format!("{at}/{i}"))),
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => Ok(()),
+        _ if a == b => Ok(()),
+        _ => Err(format!("{at}: {a} became {b}")),
+    }
+}
+
+#[test]
+fn every_valid_fixture_validates_and_round_trips_losslessly() {
+    let valid = files("valid", ".smg");
+    assert!(valid.len() >= 8);
+    for path in valid {
+        let name = path.display();
+        let bytes = std::fs::read(&path).unwrap();
+        let report = smg_format::validate(&bytes, &ValidateOptions::default());
+        assert!(report.is_valid(), "{name}: {:#?}", report.findings);
+        assert!(
+            report.findings.iter().all(|f| f.severity == Severity::Warning && f.code != "SMG-W021"),
+            "{name}: {:#?}",
+            report.findings
+        );
+
+        let (doc, encoding) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
+        let once = smg_format::to_canonical_json(&doc).unwrap();
+        let again = smg_format::from_json_slice(&once).unwrap();
+        assert_eq!(again, doc, "{name}: read → write → read changed the document");
+        assert_eq!(smg_format::to_canonical_json(&again).unwrap(), once, "{name}: writing twice differs");
+
+        let (_, original) = smg_format::decode_envelope(&bytes, &Limits::default()).unwrap();
+        let original: Value = serde_json::from_slice(&original).unwrap();
+        let written: Value = serde_json::from_slice(&once).unwrap();
+        equal_modulo_nulls(&original, &written, "").unwrap_or_else(|e| panic!("{name}: {e}"));
+
+        if let Ok(enc) = encoding.name().parse() {
+            let rewritten = smg_format::to_bytes(&doc, &WriteOptions::new(enc)).unwrap();
+            assert_eq!(rewritten, smg_format::to_bytes(&again, &WriteOptions::new(enc)).unwrap());
+        }
+    }
+}
