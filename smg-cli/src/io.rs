@@ -17,7 +17,10 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     };
     if is_stdio(path) {
         let mut buf = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut buf).map_err(io_err)?;
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .map_err(io_err)?;
         Ok(buf)
     } else {
         std::fs::read(path).map_err(io_err)

@@ -45,8 +45,7 @@ pub fn decode_block(
 
 /// Encode turns as a block's `compressedData` (Brotli at `quality`).
 pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<String> {
-    let json = serde_json_canonicalizer::to_vec(&turns)
-        .map_err(|e| Error::InvalidArgument(format!("turns cannot be serialised: {e}")))?;
+    let json = crate::canonical::to_vec(turns)?;
     let mut out = Vec::with_capacity(json.len() / 4);
     brotli_compress(&json, quality, &mut out)?;
     Ok(base64::engine::general_purpose::STANDARD.encode(out))

@@ -85,8 +85,7 @@ pub(crate) fn check_version(version: Option<&str>) -> Result<()> {
 ///
 /// The same document always gives the same bytes, so files diff and hash well.
 pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
-    serde_json_canonicalizer::to_vec(doc)
-        .map_err(|e| Error::InvalidArgument(format!("document cannot be serialised: {e}")))
+    crate::canonical::to_vec(doc)
 }
 
 /// Decode and parse a whole file's bytes, returning the document and its encoding.

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod archive;
+mod canonical;
 mod codec;
 mod envelope;
 mod error;
@@ -26,6 +27,7 @@ mod validate;
 mod vault;
 
 pub use archive::{decode_block, encode_turns, parse_turn_range};
+pub use canonical::to_canonical_json_value;
 pub use codec::{
     from_bytes, from_json_slice, read_file, to_bytes, to_canonical_json, write_atomic, write_file,
 };

@@ -44,8 +44,15 @@ pub struct Stats {
 /// ```
 pub fn stats(doc: &Document) -> Stats {
     let graphs = doc.graphs();
-    let vault = doc.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref());
-    let blocks = doc.deep_archive.as_ref().map(|a| a.blocks()).unwrap_or_default();
+    let vault = doc
+        .artifact_vault
+        .as_ref()
+        .and_then(|v| v.artifacts.as_ref());
+    let blocks = doc
+        .deep_archive
+        .as_ref()
+        .map(|a| a.blocks())
+        .unwrap_or_default();
     let value = serde_json::to_value(doc).unwrap_or_default();
     let section_bytes: Vec<(String, u64)> = value
         .as_object()
@@ -79,5 +86,5 @@ pub fn stats(doc: &Document) -> Stats {
 }
 
 fn canonical_len(v: &serde_json::Value) -> u64 {
-    serde_json_canonicalizer::to_vec(v).map_or(0, |b| b.len() as u64)
+    crate::canonical::to_vec(v).map_or(0, |b| b.len() as u64)
 }

@@ -29,7 +29,10 @@ fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     for sub in ["valid", "invalid"] {
         for e in std::fs::read_dir(dir.join(sub)).unwrap() {
             let p = e.unwrap().path();
-            out.insert(format!("{sub}/{}", p.file_name().unwrap().to_string_lossy()), std::fs::read(&p).unwrap());
+            out.insert(
+                format!("{sub}/{}", p.file_name().unwrap().to_string_lossy()),
+                std::fs::read(&p).unwrap(),
+            );
         }
     }
     out
@@ -50,14 +53,21 @@ fn committed_fixtures_are_what_the_generator_writes() {
         "fixture set differs from the generator's; rerun with SMG_BLESS=1"
     );
     for (name, bytes) in &want {
-        assert!(have[name] == *bytes, "{name} differs from the generator's output; rerun with SMG_BLESS=1");
+        assert!(
+            have[name] == *bytes,
+            "{name} differs from the generator's output; rerun with SMG_BLESS=1"
+        );
     }
 }
 
 #[test]
 fn every_invalid_fixture_reports_exactly_its_expected_codes() {
     let sidecars = files("invalid", ".expect.json");
-    assert!(sidecars.len() >= 30, "only {} invalid fixtures", sidecars.len());
+    assert!(
+        sidecars.len() >= 30,
+        "only {} invalid fixtures",
+        sidecars.len()
+    );
     for sidecar in sidecars {
         let expect: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
         let smg = PathBuf::from(sidecar.to_string_lossy().replace(".expect.json", ".smg"));
@@ -66,8 +76,19 @@ fn every_invalid_fixture_reports_exactly_its_expected_codes() {
             options.limits = Limits::default().with_max_bytes(m);
         }
         let report = smg_format::validate(&std::fs::read(&smg).unwrap(), &options);
-        let want: Vec<&str> = expect["codes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-        assert_eq!(report.error_codes(), want, "{}: {:#?}", smg.display(), report.findings);
+        let want: Vec<&str> = expect["codes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            report.error_codes(),
+            want,
+            "{}: {:#?}",
+            smg.display(),
+            report.findings
+        );
         for f in &report.findings {
             assert!(!f.message.is_empty(), "{}: empty message", smg.display());
         }
@@ -112,7 +133,10 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
         let report = smg_format::validate(&bytes, &ValidateOptions::default());
         assert!(report.is_valid(), "{name}: {:#?}", report.findings);
         assert!(
-            report.findings.iter().all(|f| f.severity == Severity::Warning && f.code != "SMG-W021"),
+            report
+                .findings
+                .iter()
+                .all(|f| f.severity == Severity::Warning && f.code != "SMG-W021"),
             "{name}: {:#?}",
             report.findings
         );
@@ -120,8 +144,15 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
         let (doc, encoding) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
         let once = smg_format::to_canonical_json(&doc).unwrap();
         let again = smg_format::from_json_slice(&once).unwrap();
-        assert_eq!(again, doc, "{name}: read → write → read changed the document");
-        assert_eq!(smg_format::to_canonical_json(&again).unwrap(), once, "{name}: writing twice differs");
+        assert_eq!(
+            again, doc,
+            "{name}: read → write → read changed the document"
+        );
+        assert_eq!(
+            smg_format::to_canonical_json(&again).unwrap(),
+            once,
+            "{name}: writing twice differs"
+        );
 
         let (_, original) = smg_format::decode_envelope(&bytes, &Limits::default()).unwrap();
         let original: Value = serde_json::from_slice(&original).unwrap();
@@ -130,7 +161,10 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
 
         if let Ok(enc) = encoding.name().parse() {
             let rewritten = smg_format::to_bytes(&doc, &WriteOptions::new(enc)).unwrap();
-            assert_eq!(rewritten, smg_format::to_bytes(&again, &WriteOptions::new(enc)).unwrap());
+            assert_eq!(
+                rewritten,
+                smg_format::to_bytes(&again, &WriteOptions::new(enc)).unwrap()
+            );
         }
     }
 }

@@ -17,17 +17,33 @@ pub(crate) fn run(args: &InfoArgs, limits: &Limits) -> Result<Outcome, Error> {
             "fileBytes": bytes.len(),
             "stats": stats,
         });
-        format!("{}\n", serde_json::to_string_pretty(&value).unwrap_or_default())
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        )
     } else {
         let mut s = String::new();
         let _ = writeln!(s, "file        {}", args.file.display());
         let _ = writeln!(s, "encoding    {encoding}");
         let _ = writeln!(s, "version     {}", stats.version);
-        let _ = writeln!(s, "bytes       {} on disk, {} as canonical JSON", bytes.len(), stats.json_bytes);
+        let _ = writeln!(
+            s,
+            "bytes       {} on disk, {} as canonical JSON",
+            bytes.len(),
+            stats.json_bytes
+        );
         let _ = writeln!(s, "nodes       {}", stats.nodes);
         let _ = writeln!(s, "edges       {}", stats.edges);
-        let _ = writeln!(s, "artifacts   {} ({} versions)", stats.artifacts, stats.artifact_versions);
-        let _ = writeln!(s, "archive     {} blocks, {} turns", stats.blocks, stats.archived_turns);
+        let _ = writeln!(
+            s,
+            "artifacts   {} ({} versions)",
+            stats.artifacts, stats.artifact_versions
+        );
+        let _ = writeln!(
+            s,
+            "archive     {} blocks, {} turns",
+            stats.blocks, stats.archived_turns
+        );
         let _ = writeln!(s, "recent      {} turns", stats.recent_turns);
         let _ = writeln!(s, "people      {} collaborators", stats.collaborators);
         let _ = writeln!(s, "sections (canonical JSON bytes):");
@@ -43,7 +59,8 @@ pub(crate) fn run(args: &InfoArgs, limits: &Limits) -> Result<Outcome, Error> {
 pub(crate) fn cat(args: &CatArgs, limits: &Limits) -> Result<Outcome, Error> {
     let (doc, _) = smg_format::from_bytes(&read_input(&args.file)?, limits)?;
     let mut out = if args.pretty {
-        let value = serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let value =
+            serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
         serde_json::to_vec_pretty(&value).map_err(|e| Error::InvalidArgument(e.to_string()))?
     } else {
         smg_format::to_canonical_json(&doc)?

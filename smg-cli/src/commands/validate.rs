@@ -23,10 +23,16 @@ pub(crate) fn run(args: &ValidateArgs, limits: &Limits) -> Result<Outcome, Error
         let result = read_input(&path).map(|bytes| smg_format::validate(&bytes, &options));
         checked.push(Checked { path, result });
     }
-    let out = if args.json { as_json(&checked) } else { as_text(&checked) };
+    let out = if args.json {
+        as_json(&checked)
+    } else {
+        as_text(&checked)
+    };
     write_stdout(out.as_bytes())?;
     let unreadable = checked.iter().any(|c| c.result.is_err());
-    let invalid = checked.iter().any(|c| c.result.as_ref().is_ok_and(|r| !r.is_valid()));
+    let invalid = checked
+        .iter()
+        .any(|c| c.result.as_ref().is_ok_and(|r| !r.is_valid()));
     Ok(match (unreadable, invalid) {
         (true, _) => Outcome::Unreadable,
         (false, true) => Outcome::Invalid,
@@ -48,7 +54,10 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let io_err = |e| Error::Io { path: dir.to_path_buf(), source: e };
+    let io_err = |e| Error::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io_err)?
         .map(|e| e.map(|e| e.path()))
@@ -88,11 +97,17 @@ fn as_json(checked: &[Checked]) -> String {
         .collect();
     let (valid, invalid, unreadable) = tally(checked);
     let doc = json!({"files": files, "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable}});
-    format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).unwrap_or_default()
+    )
 }
 
 fn tally(checked: &[Checked]) -> (usize, usize, usize) {
-    let valid = checked.iter().filter(|c| c.result.as_ref().is_ok_and(Report::is_valid)).count();
+    let valid = checked
+        .iter()
+        .filter(|c| c.result.as_ref().is_ok_and(Report::is_valid))
+        .count();
     let unreadable = checked.iter().filter(|c| c.result.is_err()).count();
     (valid, checked.len() - valid - unreadable, unreadable)
 }
@@ -110,14 +125,26 @@ fn as_text(checked: &[Checked]) -> String {
                 let enc = r.encoding.map(|e| format!(" ({e})")).unwrap_or_default();
                 let _ = writeln!(s, "{name}: {status}{enc}");
                 for f in &r.findings {
-                    let sev = if f.severity == Severity::Error { "error" } else { "warning" };
-                    let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", f.pointer) };
+                    let sev = if f.severity == Severity::Error {
+                        "error"
+                    } else {
+                        "warning"
+                    };
+                    let at = if f.pointer.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", f.pointer)
+                    };
                     let _ = writeln!(s, "  {sev} {}{at}: {}", f.code, f.message);
                 }
             }
         }
     }
     let (valid, invalid, unreadable) = tally(checked);
-    let _ = writeln!(s, "{} files: {valid} valid, {invalid} invalid, {unreadable} unreadable", checked.len());
+    let _ = writeln!(
+        s,
+        "{} files: {valid} valid, {invalid} invalid, {unreadable} unreadable",
+        checked.len()
+    );
     s
 }

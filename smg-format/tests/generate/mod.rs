@@ -35,7 +35,8 @@ fn turns() -> Vec<Turn> {
     ]
 }
 
-const V1: &str = "const stripe = require('stripe');\n\nexport async function handler(req) {\n  return 200;\n}\n";
+const V1: &str =
+    "const stripe = require('stripe');\n\nexport async function handler(req) {\n  return 200;\n}\n";
 const V2: &str = "const stripe = require('stripe');\n\nexport async function handler(req) {\n  const sig = req.headers['stripe-signature'];\n  return 200;\n}\n";
 const V3: &str = "const stripe = require('stripe');\nconst secret = process.env.STRIPE_WEBHOOK_SECRET;\n\nexport async function handler(req) {\n  const sig = req.headers['stripe-signature'];\n  stripe.webhooks.constructEvent(req.rawBody, sig, secret);\n  return 200;\n}\n";
 const DOC: &str = "# Checkout\n\nPayments go through Stripe Elements.\n";
@@ -201,13 +202,26 @@ fn with_unknown_fields() -> Value {
     d["version"] = json!("1.3");
     d["x-future"] = json!({"nested": [1, {"deep": true}], "n": 12345678901234u64});
     for ptr in [
-        "/metadata", "/workingMemory", "/workingMemory/recentContext/0", "/semanticGraph",
-        "/semanticGraph/nodes/0", "/semanticGraph/nodes/0/provenance/0", "/semanticGraph/edges/0",
-        "/artifactVault", "/artifactVault/artifacts/art_001", "/artifactVault/artifacts/art_001/versions/1",
-        "/deepArchive", "/deepArchive/blocks/0", "/deepArchive/vectorIndex", "/deepArchive/vectorIndex/embeddings/0",
-        "/collaborators/0", "/privateContexts/user_a", "/sharedGraph",
+        "/metadata",
+        "/workingMemory",
+        "/workingMemory/recentContext/0",
+        "/semanticGraph",
+        "/semanticGraph/nodes/0",
+        "/semanticGraph/nodes/0/provenance/0",
+        "/semanticGraph/edges/0",
+        "/artifactVault",
+        "/artifactVault/artifacts/art_001",
+        "/artifactVault/artifacts/art_001/versions/1",
+        "/deepArchive",
+        "/deepArchive/blocks/0",
+        "/deepArchive/vectorIndex",
+        "/deepArchive/vectorIndex/embeddings/0",
+        "/collaborators/0",
+        "/privateContexts/user_a",
+        "/sharedGraph",
     ] {
-        d.pointer_mut(ptr).expect(ptr)["futureField"] = json!({"addedIn": "1.3", "values": [0.5, "x", null]});
+        d.pointer_mut(ptr).expect(ptr)["futureField"] =
+            json!({"addedIn": "1.3", "values": [0.5, "x", null]});
     }
     d
 }
@@ -218,7 +232,7 @@ fn archive_with(method: &str, encode: fn(&[u8]) -> Vec<u8>) -> Value {
     d["deepArchive"]["compressionMethod"] = json!(method);
     let t = turns();
     for (i, range) in [(0usize, 0..4), (1, 4..6)] {
-        let json = serde_json_canonicalizer::to_vec(&t[range].to_vec()).unwrap();
+        let json = smg_format::to_canonical_json_value(&serde_json::to_value(&t[range]).unwrap());
         d["deepArchive"]["blocks"][i]["compressedData"] =
             json!(base64::engine::general_purpose::STANDARD.encode(encode(&json)));
     }
@@ -227,7 +241,9 @@ fn archive_with(method: &str, encode: fn(&[u8]) -> Vec<u8>) -> Value {
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     use std::io::Write;
-    let mut gz = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
+    let mut gz = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
     gz.write_all(data).unwrap();
     gz.finish().unwrap()
 }
@@ -239,7 +255,7 @@ fn pretty(v: &Value) -> Vec<u8> {
 }
 
 fn canonical(v: &Value) -> Vec<u8> {
-    serde_json_canonicalizer::to_vec(v).unwrap()
+    smg_format::to_canonical_json_value(v)
 }
 
 fn enveloped(v: &Value, enc: Encoding) -> Vec<u8> {
@@ -257,14 +273,38 @@ fn valid(dir: &Path) {
                          "metadata": {"created": "2025-12-04T10:30:00Z"}});
     write(&dir, "minimal.smg", &pretty(&minimal));
     write(&dir, "full.smg", &pretty(&full()));
-    write(&dir, "full-brotli.smg", &enveloped(&full(), Encoding::Brotli));
+    write(
+        &dir,
+        "full-brotli.smg",
+        &enveloped(&full(), Encoding::Brotli),
+    );
     write(&dir, "full-zstd.smg", &enveloped(&full(), Encoding::Zstd));
-    write(&dir, "full-zstd-frame.smg", &zstd::encode_all(&canonical(&full())[..], 19).unwrap());
+    write(
+        &dir,
+        "full-zstd-frame.smg",
+        &zstd::encode_all(&canonical(&full())[..], 19).unwrap(),
+    );
     write(&dir, "seed-appendix-a.smg", &pretty(&seed_appendix_a()));
-    write(&dir, "unknown-fields-v1.3.smg", &pretty(&with_unknown_fields()));
-    write(&dir, "unknown-fields-v1.3-brotli.smg", &enveloped(&with_unknown_fields(), Encoding::Brotli));
-    write(&dir, "archive-gzip.smg", &pretty(&archive_with("gzip", gzip)));
-    write(&dir, "archive-stored.smg", &pretty(&archive_with("none", <[u8]>::to_vec)));
+    write(
+        &dir,
+        "unknown-fields-v1.3.smg",
+        &pretty(&with_unknown_fields()),
+    );
+    write(
+        &dir,
+        "unknown-fields-v1.3-brotli.smg",
+        &enveloped(&with_unknown_fields(), Encoding::Brotli),
+    );
+    write(
+        &dir,
+        "archive-gzip.smg",
+        &pretty(&archive_with("gzip", gzip)),
+    );
+    write(
+        &dir,
+        "archive-stored.smg",
+        &pretty(&archive_with("none", <[u8]>::to_vec)),
+    );
 }
 
 /// An invalid fixture: its bytes, and the error codes a validator must report.
@@ -296,19 +336,75 @@ fn byte_level() -> Vec<Invalid> {
     };
     let mut bomb_json = canonical(&full());
     bomb_json.extend(std::iter::repeat_n(b' ', 8 << 20));
-    let inv = |name, why, bytes, codes| Invalid { name, why, bytes, codes, max_bytes: None };
+    let inv = |name, why, bytes, codes| Invalid {
+        name,
+        why,
+        bytes,
+        codes,
+        max_bytes: None,
+    };
     vec![
         inv("empty", "a file with no bytes", Vec::new(), &["SMG-E002"]),
-        inv("wrong-magic", "a ZIP file's magic", b"PK\x03\x04rest".to_vec(), &["SMG-E003"]),
-        inv("unknown-envelope-encoding", "encoding byte 7 is not defined", patched(&zstd, 5, 7), &["SMG-E003"]),
-        inv("envelope-version-2", "a newer envelope version", patched(&zstd, 4, 2), &["SMG-E004"]),
-        inv("truncated-header", "the envelope header is cut at 12 bytes", zstd[..12].to_vec(), &["SMG-E005"]),
-        inv("truncated-brotli", "the brotli payload is cut short", brotli[..brotli.len() / 2].to_vec(), &["SMG-E006"]),
-        inv("bad-checksum", "the header's CRC-32 does not match", patched(&zstd, 16, zstd[16] ^ 0xff), &["SMG-E008"]),
-        inv("reserved-flags", "a reserved flag bit is set", patched(&zstd, 6, 1), &["SMG-E015"]),
-        inv("invalid-utf8", "a string holds byte 0xff", b"{\"@context\":\"\xff\"}".to_vec(), &["SMG-E009"]),
-        inv("syntax-error", "the JSON text stops mid-object", pretty(&full())[..200].to_vec(), &["SMG-E010"]),
-        inv("nesting-100000", "arrays nested 100,000 deep", [b"{\"x\":".as_slice(), &[b'['; 100_000]].concat(), &["SMG-E011"]),
+        inv(
+            "wrong-magic",
+            "a ZIP file's magic",
+            b"PK\x03\x04rest".to_vec(),
+            &["SMG-E003"],
+        ),
+        inv(
+            "unknown-envelope-encoding",
+            "encoding byte 7 is not defined",
+            patched(&zstd, 5, 7),
+            &["SMG-E003"],
+        ),
+        inv(
+            "envelope-version-2",
+            "a newer envelope version",
+            patched(&zstd, 4, 2),
+            &["SMG-E004"],
+        ),
+        inv(
+            "truncated-header",
+            "the envelope header is cut at 12 bytes",
+            zstd[..12].to_vec(),
+            &["SMG-E005"],
+        ),
+        inv(
+            "truncated-brotli",
+            "the brotli payload is cut short",
+            brotli[..brotli.len() / 2].to_vec(),
+            &["SMG-E006"],
+        ),
+        inv(
+            "bad-checksum",
+            "the header's CRC-32 does not match",
+            patched(&zstd, 16, zstd[16] ^ 0xff),
+            &["SMG-E008"],
+        ),
+        inv(
+            "reserved-flags",
+            "a reserved flag bit is set",
+            patched(&zstd, 6, 1),
+            &["SMG-E015"],
+        ),
+        inv(
+            "invalid-utf8",
+            "a string holds byte 0xff",
+            b"{\"@context\":\"\xff\"}".to_vec(),
+            &["SMG-E009"],
+        ),
+        inv(
+            "syntax-error",
+            "the JSON text stops mid-object",
+            pretty(&full())[..200].to_vec(),
+            &["SMG-E010"],
+        ),
+        inv(
+            "nesting-100000",
+            "arrays nested 100,000 deep",
+            [b"{\"x\":".as_slice(), &[b'['; 100_000]].concat(),
+            &["SMG-E011"],
+        ),
         Invalid {
             name: "brotli-bomb",
             why: "8 MiB of JSON in a tiny brotli payload, read with a 1 MiB limit",
@@ -320,38 +416,176 @@ fn byte_level() -> Vec<Invalid> {
 }
 
 fn content_level() -> Vec<Invalid> {
-    let inv = |name, why, bytes, codes| Invalid { name, why, bytes, codes, max_bytes: None };
+    let inv = |name, why, bytes, codes| Invalid {
+        name,
+        why,
+        bytes,
+        codes,
+        max_bytes: None,
+    };
     vec![
-        inv("missing-metadata", "no metadata", mutated(|d| { d.as_object_mut().unwrap().remove("metadata"); }), &["SMG-E100"]),
-        inv("wrong-type", "importance is a string", mutated(|d| *at(d, "/semanticGraph/nodes/0/importance") = json!("high")), &["SMG-E101"]),
-        inv("unknown-scope", "scope `secret` is not a tier", mutated(|d| *at(d, "/semanticGraph/nodes/6/scope") = json!("secret")), &["SMG-E102"]),
-        inv("importance-out-of-range", "importance 1.3", mutated(|d| *at(d, "/semanticGraph/nodes/1/importance") = json!(1.3)), &["SMG-E103"]),
-        inv("strength-negative", "edge strength -0.1", mutated(|d| *at(d, "/semanticGraph/edges/1/strength") = json!(-0.1)), &["SMG-E103"]),
-        inv("bad-hash-form", "artifact hash is not sha256:<64 hex>", mutated(|d| *at(d, "/artifactVault/artifacts/art_002/hash") = json!("sha256:a3f2b8...")), &["SMG-E104"]),
-        inv("version-2", "a v2 document", mutated(|d| d["version"] = json!("2.0")), &["SMG-E013"]),
-        inv("duplicate-node-id", "two nodes named n_stripe (one in the shared graph)", mutated(|d| *at(d, "/sharedGraph/nodes/0/id") = json!("n_stripe")), &["SMG-E110", "SMG-E111"]),
-        inv("dangling-edge", "an edge to a node that does not exist", mutated(|d| *at(d, "/semanticGraph/edges/0/to") = json!("n_missing")), &["SMG-E111"]),
-        inv("bad-timestamp", "a timestamp that is not RFC 3339", mutated(|d| *at(d, "/semanticGraph/nodes/1/timestamp") = json!("yesterday at noon")), &["SMG-E113"]),
-        inv("bad-turn-range", "turnRange 50-1", mutated(|d| *at(d, "/deepArchive/blocks/1/turnRange") = json!("50-1")), &["SMG-E114"]),
-        inv("mentioned-backwards", "lastMentioned before firstMentioned", mutated(|d| *at(d, "/semanticGraph/nodes/0/lastMentioned") = json!(0)), &["SMG-E114"]),
-        inv("artifact-hash-mismatch", "the artifact hash is of another content", mutated(|d| *at(d, "/artifactVault/artifacts/art_001/hash") = json!(content_hash("other"))), &["SMG-E115"]),
-        inv("delta-does-not-apply", "version 2's diff does not fit version 1", mutated(|d| {
-            *at(d, "/artifactVault/artifacts/art_001/versions/0/content") = json!("something else\n");
-            at(d, "/artifactVault/artifacts/art_001/versions/0").as_object_mut().unwrap().remove("hash");
-        }), &["SMG-E116"]),
-        inv("corrupt-block", "block 2's data is not brotli", mutated(|d| *at(d, "/deepArchive/blocks/1/compressedData") = json!("AAAAAAAA")), &["SMG-E117"]),
-        inv("turn-archived-twice", "both blocks claim turns 1-4", mutated(|d| {
-            let b0 = at(d, "/deepArchive/blocks/0").clone();
-            *at(d, "/deepArchive/blocks/1/compressedData") = b0["compressedData"].clone();
-            *at(d, "/deepArchive/blocks/1/turnRange") = json!("1-4");
-        }), &["SMG-E118"]),
-        inv("turn-outside-range", "block 1 says 1-3 but holds turn 4", mutated(|d| *at(d, "/deepArchive/blocks/0/turnRange") = json!("1-3")), &["SMG-E119"]),
-        inv("departmental-low-confidence", "departmental knowledge at confidence 0.6", mutated(|d| *at(d, "/semanticGraph/nodes/9/confidence") = json!(0.6)), &["SMG-E120"]),
-        inv("global-without-approver", "global knowledge nobody approved", mutated(|d| { at(d, "/semanticGraph/nodes/10").as_object_mut().unwrap().remove("approvedBy"); }), &["SMG-E121"]),
-        inv("expiry-before-effective", "expires before it takes effect", mutated(|d| *at(d, "/semanticGraph/nodes/10/expiryDate") = json!("2025-10-01")), &["SMG-E122"]),
-        inv("dangling-artifact-ref", "a node refers to a missing artifact", mutated(|d| *at(d, "/semanticGraph/nodes/2/artifactRef") = json!("art_404")), &["SMG-E123"]),
-        inv("vector-dimensions", "a 3-dimensional vector in a 4-dimensional index", mutated(|d| *at(d, "/deepArchive/vectorIndex/embeddings/0/vector") = json!([0.1, 0.2, 0.3])), &["SMG-E125"]),
-        inv("jsonld-dropped-key", "a key JSON-LD cannot expand to an IRI", mutated(|d| d["bad key"] = json!("dropped")), &["SMG-E130"]),
+        inv(
+            "missing-metadata",
+            "no metadata",
+            mutated(|d| {
+                d.as_object_mut().unwrap().remove("metadata");
+            }),
+            &["SMG-E100"],
+        ),
+        inv(
+            "wrong-type",
+            "importance is a string",
+            mutated(|d| *at(d, "/semanticGraph/nodes/0/importance") = json!("high")),
+            &["SMG-E101"],
+        ),
+        inv(
+            "unknown-scope",
+            "scope `secret` is not a tier",
+            mutated(|d| *at(d, "/semanticGraph/nodes/6/scope") = json!("secret")),
+            &["SMG-E102"],
+        ),
+        inv(
+            "importance-out-of-range",
+            "importance 1.3",
+            mutated(|d| *at(d, "/semanticGraph/nodes/1/importance") = json!(1.3)),
+            &["SMG-E103"],
+        ),
+        inv(
+            "strength-negative",
+            "edge strength -0.1",
+            mutated(|d| *at(d, "/semanticGraph/edges/1/strength") = json!(-0.1)),
+            &["SMG-E103"],
+        ),
+        inv(
+            "bad-hash-form",
+            "artifact hash is not sha256:<64 hex>",
+            mutated(|d| {
+                *at(d, "/artifactVault/artifacts/art_002/hash") = json!("sha256:a3f2b8...")
+            }),
+            &["SMG-E104"],
+        ),
+        inv(
+            "version-2",
+            "a v2 document",
+            mutated(|d| d["version"] = json!("2.0")),
+            &["SMG-E013"],
+        ),
+        inv(
+            "duplicate-node-id",
+            "two nodes named n_stripe (one in the shared graph)",
+            mutated(|d| *at(d, "/sharedGraph/nodes/0/id") = json!("n_stripe")),
+            &["SMG-E110", "SMG-E111"],
+        ),
+        inv(
+            "dangling-edge",
+            "an edge to a node that does not exist",
+            mutated(|d| *at(d, "/semanticGraph/edges/0/to") = json!("n_missing")),
+            &["SMG-E111"],
+        ),
+        inv(
+            "bad-timestamp",
+            "a timestamp that is not RFC 3339",
+            mutated(|d| *at(d, "/semanticGraph/nodes/1/timestamp") = json!("yesterday at noon")),
+            &["SMG-E113"],
+        ),
+        inv(
+            "bad-turn-range",
+            "turnRange 50-1",
+            mutated(|d| *at(d, "/deepArchive/blocks/1/turnRange") = json!("50-1")),
+            &["SMG-E114"],
+        ),
+        inv(
+            "mentioned-backwards",
+            "lastMentioned before firstMentioned",
+            mutated(|d| *at(d, "/semanticGraph/nodes/0/lastMentioned") = json!(0)),
+            &["SMG-E114"],
+        ),
+        inv(
+            "artifact-hash-mismatch",
+            "the artifact hash is of another content",
+            mutated(|d| {
+                *at(d, "/artifactVault/artifacts/art_001/hash") = json!(content_hash("other"))
+            }),
+            &["SMG-E115"],
+        ),
+        inv(
+            "delta-does-not-apply",
+            "version 2's diff does not fit version 1",
+            mutated(|d| {
+                *at(d, "/artifactVault/artifacts/art_001/versions/0/content") =
+                    json!("something else\n");
+                at(d, "/artifactVault/artifacts/art_001/versions/0")
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("hash");
+            }),
+            &["SMG-E116"],
+        ),
+        inv(
+            "corrupt-block",
+            "block 2's data is not brotli",
+            mutated(|d| *at(d, "/deepArchive/blocks/1/compressedData") = json!("AAAAAAAA")),
+            &["SMG-E117"],
+        ),
+        inv(
+            "turn-archived-twice",
+            "both blocks claim turns 1-4",
+            mutated(|d| {
+                let b0 = at(d, "/deepArchive/blocks/0").clone();
+                *at(d, "/deepArchive/blocks/1/compressedData") = b0["compressedData"].clone();
+                *at(d, "/deepArchive/blocks/1/turnRange") = json!("1-4");
+            }),
+            &["SMG-E118"],
+        ),
+        inv(
+            "turn-outside-range",
+            "block 1 says 1-3 but holds turn 4",
+            mutated(|d| *at(d, "/deepArchive/blocks/0/turnRange") = json!("1-3")),
+            &["SMG-E119"],
+        ),
+        inv(
+            "departmental-low-confidence",
+            "departmental knowledge at confidence 0.6",
+            mutated(|d| *at(d, "/semanticGraph/nodes/9/confidence") = json!(0.6)),
+            &["SMG-E120"],
+        ),
+        inv(
+            "global-without-approver",
+            "global knowledge nobody approved",
+            mutated(|d| {
+                at(d, "/semanticGraph/nodes/10")
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("approvedBy");
+            }),
+            &["SMG-E121"],
+        ),
+        inv(
+            "expiry-before-effective",
+            "expires before it takes effect",
+            mutated(|d| *at(d, "/semanticGraph/nodes/10/expiryDate") = json!("2025-10-01")),
+            &["SMG-E122"],
+        ),
+        inv(
+            "dangling-artifact-ref",
+            "a node refers to a missing artifact",
+            mutated(|d| *at(d, "/semanticGraph/nodes/2/artifactRef") = json!("art_404")),
+            &["SMG-E123"],
+        ),
+        inv(
+            "vector-dimensions",
+            "a 3-dimensional vector in a 4-dimensional index",
+            mutated(|d| {
+                *at(d, "/deepArchive/vectorIndex/embeddings/0/vector") = json!([0.1, 0.2, 0.3])
+            }),
+            &["SMG-E125"],
+        ),
+        inv(
+            "jsonld-dropped-key",
+            "a key JSON-LD cannot expand to an IRI",
+            mutated(|d| d["bad key"] = json!("dropped")),
+            &["SMG-E130"],
+        ),
     ]
 }
 

@@ -1,0 +1,127 @@
+//! Canonical JSON: RFC 8785 (JSON Canonicalization Scheme), kept lossless for integers.
+//!
+//! RFC 8785 formats every number as an IEEE-754 double, which would round integers
+//! beyond 2^53 that a newer writer put in an unknown field. smg writes such an
+//! integer with all its digits instead; for every other value the output is exactly
+//! RFC 8785's (spec §2.3).
+
+use std::io::Write;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// Largest integer magnitude an IEEE-754 double holds exactly.
+const EXACT_DOUBLE: u64 = 1 << 53;
+
+/// Canonical bytes of any serialisable value.
+pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    let value = serde_json::to_value(value)
+        .map_err(|e| Error::InvalidArgument(format!("value cannot be serialised: {e}")))?;
+    Ok(to_canonical_json_value(&value))
+}
+
+/// Canonical bytes of a JSON value (RFC 8785, integers kept exact; spec §2.3).
+///
+/// ```
+/// let v = serde_json::json!({"b": 1.50, "a": [true, null]});
+/// assert_eq!(smg_format::to_canonical_json_value(&v), br#"{"a":[true,null],"b":1.5}"#);
+/// ```
+pub fn to_canonical_json_value(value: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    write_value(value, &mut out);
+    out
+}
+
+fn write_value(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => write_number(n, out),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            // The map is sorted by UTF-8 bytes; RFC 8785 sorts by UTF-16 code units,
+            // which differs only when a key holds characters beyond U+FFFF.
+            if entries.iter().any(|(k, _)| !k.is_ascii()) {
+                entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            }
+            out.push(b'{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_string(k, out);
+                out.push(b':');
+                write_value(v, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) {
+    let exact = |m: u64| m > EXACT_DOUBLE;
+    if let Some(u) = n.as_u64().filter(|u| exact(*u)) {
+        let _ = write!(out, "{u}");
+    } else if let Some(i) = n.as_i64().filter(|i| exact(i.unsigned_abs())) {
+        let _ = write!(out, "{i}");
+    } else {
+        let f = n.as_f64().unwrap_or(0.0);
+        out.extend_from_slice(ryu_js::Buffer::new().format_finite(f).as_bytes());
+    }
+}
+
+/// RFC 8785 string escaping is serde_json's: `"`, `\` and control characters only,
+/// with short escapes where JSON has them and lowercase `\u00xx` otherwise.
+fn write_string(s: &str, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(json: &str) -> String {
+        let v: Value = serde_json::from_str(json).unwrap();
+        String::from_utf8(to_vec(&v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn rfc_8785_section_3_2_example() {
+        let input = r#"{
+          "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+          "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+          "literals": [null, true, false]
+        }"#;
+        assert_eq!(
+            canon(input),
+            r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
+        );
+    }
+
+    #[test]
+    fn keys_sort_by_utf16_code_units() {
+        // U+1F600 is D83D DE00 in UTF-16, which sorts before U+FB01 (FB01).
+        assert_eq!(canon(r#"{"ﬁ":1,"😀":2,"a":3}"#), r#"{"a":3,"😀":2,"ﬁ":1}"#);
+    }
+
+    #[test]
+    fn integers_keep_every_digit() {
+        assert_eq!(
+            canon("[9007199254740993, -9007199254740993, 18446744073709551615, 1.0, -0.0]"),
+            "[9007199254740993,-9007199254740993,18446744073709551615,1,0]"
+        );
+    }
+}
