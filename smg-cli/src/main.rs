@@ -1,4 +1,5 @@
 //! `smg`: the command-line tool over the smg-format and smg-engine crates.
+#![forbid(unsafe_code)]
 
 mod cli;
 mod commands;

@@ -1,1 +1,135 @@
-//! placeholder
+//! The C ABI of smg.
+//!
+//! Conventions (rustls-ffi's): inputs before outputs; byte spans as pointer + length;
+//! outputs written only on success; fixed `#[repr(u32)]` status codes; no panic ever
+//! crosses the boundary. Every function here is safe to call from any thread.
+#![deny(missing_docs)]
+
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Status of every call. Numbers are fixed and never reused.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmgStatus {
+    /// Success; outputs were written.
+    Ok = 0,
+    /// A required pointer was null.
+    NullArgument = 1,
+    /// The input is not a valid `.smg` file (the report says why).
+    Invalid = 2,
+    /// smg panicked; this is a bug, and no output was written.
+    Panic = 99,
+}
+
+/// The library version as a NUL-terminated string owned by the library.
+#[no_mangle]
+pub extern "C" fn smg_version() -> *const c_char {
+    static VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => c"unknown",
+        };
+    VERSION.as_ptr()
+}
+
+/// Validate the bytes of a `.smg` file; on return `*report_out` holds the report as
+/// JSON (`{"valid":…,"encoding":…,"findings":[…]}`), to be freed with
+/// [`smg_string_free`]. Returns `Ok` for a valid file and `Invalid` otherwise.
+///
+/// # Safety
+/// `bytes` must point to `len` readable bytes (or be null with `len == 0`), and
+/// `report_out` must be a valid pointer to write one pointer to.
+#[no_mangle]
+pub unsafe extern "C" fn smg_validate(
+    bytes: *const u8,
+    len: usize,
+    report_out: *mut *mut c_char,
+) -> SmgStatus {
+    if report_out.is_null() || (bytes.is_null() && len != 0) {
+        return SmgStatus::NullArgument;
+    }
+    let input: &[u8] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees `bytes` points to `len` readable bytes.
+        unsafe { std::slice::from_raw_parts(bytes, len) }
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let report = smg_format::validate(input, &smg_format::ValidateOptions::default());
+        let json = serde_json::json!({
+            "valid": report.is_valid(),
+            "encoding": report.encoding.map(|e| e.name()),
+            "findings": report.findings,
+        });
+        (
+            report.is_valid(),
+            CString::new(json.to_string()).unwrap_or_default(),
+        )
+    }));
+    match result {
+        Ok((valid, text)) => {
+            // SAFETY: checked non-null above; the caller guarantees it is writable.
+            unsafe { *report_out = text.into_raw() };
+            if valid {
+                SmgStatus::Ok
+            } else {
+                SmgStatus::Invalid
+            }
+        }
+        Err(_) => SmgStatus::Panic,
+    }
+}
+
+/// Free a string returned by this library. Null is a no-op.
+///
+/// # Safety
+/// `s` must be null or a pointer returned by this library and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn smg_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: the caller guarantees `s` came from `CString::into_raw` here.
+        drop(unsafe { CString::from_raw(s) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(bytes: &[u8]) -> (SmgStatus, serde_json::Value) {
+        let mut out: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a live slice and a local out-pointer.
+        let status = unsafe { smg_validate(bytes.as_ptr(), bytes.len(), &mut out) };
+        // SAFETY: `out` was just written by smg_validate.
+        let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
+        // SAFETY: `out` came from this library and is freed once.
+        unsafe { smg_string_free(out) };
+        (status, serde_json::from_str(&text).unwrap())
+    }
+
+    #[test]
+    fn version_matches_cargo() {
+        // SAFETY: smg_version returns a static NUL-terminated string.
+        let v = unsafe { CStr::from_ptr(smg_version()) };
+        assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    }
+
+    #[test]
+    fn validates_through_the_abi() {
+        let doc = br#"{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{"created":"2025-12-04T10:30:00Z"}}"#;
+        assert_eq!(validate(doc).0, SmgStatus::Ok);
+        let (status, report) = validate(b"");
+        assert_eq!(status, SmgStatus::Invalid);
+        assert_eq!(report["findings"][0]["code"], "SMG-E002");
+    }
+
+    #[test]
+    fn null_arguments_are_refused() {
+        // SAFETY: null pointers are what is being tested; nothing is dereferenced.
+        let status = unsafe { smg_validate(std::ptr::null(), 5, std::ptr::null_mut()) };
+        assert_eq!(status, SmgStatus::NullArgument);
+        // SAFETY: freeing null is a documented no-op.
+        unsafe { smg_string_free(std::ptr::null_mut()) };
+    }
+}

@@ -14,6 +14,7 @@
 //! assert_eq!((back, encoding), (doc, Encoding::Brotli));
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod archive;
 mod canonical;

@@ -603,7 +603,7 @@ fn invalid(dir: &Path) {
 }
 
 /// Write every fixture under `out/valid` and `out/invalid`.
-pub fn write_all(out: &Path) {
+pub(crate) fn write_all(out: &Path) {
     valid(out);
     invalid(out);
 }

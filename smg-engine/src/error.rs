@@ -1,0 +1,38 @@
+//! The engine's error type, with stable `SMG-` codes.
+
+/// What can go wrong in the engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The document could not be read or is not valid.
+    #[error(transparent)]
+    Format(#[from] smg_format::Error),
+    /// Two nodes share an id.
+    #[error("node id `{0}` is used twice")]
+    DuplicateNode(String),
+    /// An edge names a node that does not exist.
+    #[error("edge {from} -[{relation}]-> {to} names a node that does not exist")]
+    DanglingEdge {
+        /// Source id.
+        from: String,
+        /// Target id.
+        to: String,
+        /// Relation.
+        relation: String,
+    },
+    /// A node id the caller asked for does not exist.
+    #[error("no node has id `{0}`")]
+    UnknownNode(String),
+}
+
+impl Error {
+    /// The stable code, shared with the validator's codes for the same problem.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Format(e) => e.code(),
+            Error::DuplicateNode(_) => "SMG-E110",
+            Error::DanglingEdge { .. } => "SMG-E111",
+            Error::UnknownNode(_) => "SMG-E201",
+        }
+    }
+}
