@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test: format, lints, docs, and the
+# Rust suites (unit, conformance fixtures, property tests, CLI, doc tests).
+# Run from anywhere: `bash scripts/test.sh`. CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo is required (https://rustup.rs)" >&2
+  exit 2
+fi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+echo "== cargo test"
+cargo test --workspace --all-targets --locked
+cargo test --workspace --doc --locked
