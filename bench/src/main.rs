@@ -1,1 +1,191 @@
-fn main() {}
+//! `smg-bench`: benchmarks recorded in bench/RESULTS.md.
+//!
+//! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
+//! of canonical JSON, then measures smg's write and read of it in every encoding next
+//! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
+//! and prints a Markdown table.
+#![forbid(unsafe_code)]
+
+mod generate;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use smg_format::{Encoding, Limits, WriteOptions};
+
+const MB: f64 = 1_000_000.0;
+
+fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed())
+}
+
+/// Median of `n` runs.
+fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
+    let mut runs: Vec<Duration> = (0..n).map(|_| time(&mut f).1).collect();
+    runs.sort();
+    runs[n / 2]
+}
+
+struct Row {
+    what: String,
+    bytes: usize,
+    write: Option<Duration>,
+    read: Option<Duration>,
+}
+
+fn rate(json: usize, d: Option<Duration>) -> String {
+    d.map_or("—".into(), |d| {
+        format!(
+            "{:.1} s ({:.0} MB/s)",
+            d.as_secs_f64(),
+            json as f64 / MB / d.as_secs_f64()
+        )
+    })
+}
+
+fn tool(dir: &Path, name: &str, args: &[&str], input: &Path, output: &Path) -> Option<Duration> {
+    let out = std::fs::File::create(output).ok()?;
+    let (status, d) = time(|| {
+        Command::new(name)
+            .args(args)
+            .arg(input)
+            .stdout(out)
+            .status()
+    });
+    status.ok().filter(|s| s.success()).map(|_| d).or_else(|| {
+        eprintln!("{name} not available in {}", dir.display());
+        None
+    })
+}
+
+fn codec(size_mb: usize, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("bench dir");
+    let (doc, gen) = time(|| generate::document(size_mb * 1_000_000, 42));
+    let json = smg_format::to_canonical_json(&doc).expect("serialise");
+    let n = json.len();
+    eprintln!(
+        "generated {:.1} MB in {:.1} s",
+        n as f64 / MB,
+        gen.as_secs_f64()
+    );
+    let json_path = dir.join("doc.json");
+    std::fs::write(&json_path, &json).expect("write json");
+    let limits = Limits::default();
+    let mut rows = Vec::new();
+
+    let canon = median(3, || {
+        smg_format::to_canonical_json(&doc).expect("serialise")
+    });
+    let parse = median(3, || smg_format::from_json_slice(&json).expect("parse"));
+    rows.push(Row {
+        what: "smg canonical JSON ↔ model (no compression)".into(),
+        bytes: n,
+        write: Some(canon),
+        read: Some(parse),
+    });
+    let value_parse = median(3, || {
+        serde_json::from_slice::<serde_json::Value>(&json).expect("parse")
+    });
+    let value: serde_json::Value = serde_json::from_slice(&json).expect("parse");
+    let value_write = median(3, || serde_json::to_vec(&value).expect("write"));
+    rows.push(Row {
+        what: "serde_json::Value (baseline, no canonical form, no model)".into(),
+        bytes: n,
+        write: Some(value_write),
+        read: Some(value_parse),
+    });
+
+    for (name, options) in [
+        ("smg json", WriteOptions::new(Encoding::Json)),
+        (
+            "smg brotli (default, q5)",
+            WriteOptions::new(Encoding::Brotli),
+        ),
+        ("smg brotli q9", WriteOptions::new(Encoding::Brotli).with_level(9)),
+        (
+            "smg brotli q11",
+            WriteOptions::new(Encoding::Brotli).with_level(11),
+        ),
+        ("smg zstd (default, 9)", WriteOptions::new(Encoding::Zstd)),
+        (
+            "smg zstd 19",
+            WriteOptions::new(Encoding::Zstd).with_level(19),
+        ),
+    ] {
+        eprintln!("{name}…");
+        let (bytes, write) = time(|| smg_format::to_bytes(&doc, &options).expect("write"));
+        let read = median(3, || smg_format::from_bytes(&bytes, &limits).expect("read"));
+        rows.push(Row {
+            what: name.into(),
+            bytes: bytes.len(),
+            write: Some(write),
+            read: Some(read),
+        });
+    }
+    for (name, cmd, cargs, dargs, ext) in [
+        (
+            "`brotli -q 11` (CLI)",
+            "brotli",
+            &["-q", "11", "-c"][..],
+            &["-d", "-c"][..],
+            "br",
+        ),
+        (
+            "`zstd -19` (CLI)",
+            "zstd",
+            &["-19", "-q", "-c"][..],
+            &["-d", "-q", "-c"][..],
+            "zst",
+        ),
+    ] {
+        eprintln!("{name}…");
+        let packed = dir.join(format!("doc.json.{ext}"));
+        let write = tool(dir, cmd, cargs, &json_path, &packed);
+        let read = write.and_then(|_| tool(dir, cmd, dargs, &packed, &dir.join("roundtrip.json")));
+        let bytes = std::fs::metadata(&packed).map_or(0, |m| m.len() as usize);
+        rows.push(Row {
+            what: format!("{name} of the same JSON bytes (compression only)"),
+            bytes,
+            write,
+            read,
+        });
+    }
+    println!("Document: {:.1} MB canonical JSON ({} nodes, {} archive blocks, {} artifacts); generated in {:.1} s.\n",
+        n as f64 / MB,
+        doc.semantic_graph.as_ref().map_or(0, |g| g.nodes().len()),
+        doc.deep_archive.as_ref().map_or(0, |a| a.blocks().len()),
+        doc.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref()).map_or(0, |a| a.len()),
+        gen.as_secs_f64());
+    println!("| what | size on disk | write (MB/s of JSON) | read (MB/s of JSON) |");
+    println!("|---|---|---|---|");
+    for r in rows {
+        println!(
+            "| {} | {:.2} MB ({:.1} %) | {} | {} |",
+            r.what,
+            r.bytes as f64 / MB,
+            100.0 * r.bytes as f64 / n as f64,
+            rate(n, r.write),
+            rate(n, r.read)
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("codec") => {
+            let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+            let dir = args
+                .get(2)
+                .map_or_else(|| PathBuf::from("bench/out"), PathBuf::from);
+            codec(size, &dir);
+        }
+        _ => {
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR]");
+            std::process::exit(2);
+        }
+    }
+}

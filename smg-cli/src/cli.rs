@@ -72,7 +72,7 @@ pub(crate) struct EncodeArgs {
     /// Encoding to write.
     #[arg(long, value_enum, default_value_t = EncodingArg::Brotli)]
     pub(crate) encoding: EncodingArg,
-    /// Compression level (brotli 0-11, default 9; zstd 1-22, default 19).
+    /// Compression level (brotli 0-11, default 5; zstd 1-22, default 9).
     #[arg(long)]
     pub(crate) level: Option<i32>,
 }

@@ -78,7 +78,7 @@ impl std::fmt::Display for Encoding {
 pub struct WriteOptions {
     /// The encoding to write.
     pub encoding: Encoding,
-    /// Compression level: Brotli 0–11 (default 9), Zstandard 1–22 (default 19).
+    /// Compression level: Brotli 0–11 (default 5), Zstandard 1–22 (default 9).
     /// `None` takes the encoding's default.
     pub level: Option<i32>,
 }
@@ -265,8 +265,8 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(json).to_le_bytes());
     match options.encoding {
-        Encoding::Brotli => brotli_compress(json, options.level.unwrap_or(9), &mut out)?,
-        _ => zstd_compress(json, options.level.unwrap_or(19), &mut out)?,
+        Encoding::Brotli => brotli_compress(json, options.level.unwrap_or(5), &mut out)?,
+        _ => zstd_compress(json, options.level.unwrap_or(9), &mut out)?,
     }
     Ok(out)
 }

@@ -48,6 +48,8 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
         )));
         return findings;
     }
+    let bundled = value.get("@context").and_then(Value::as_str) == Some(CONTEXT_IRI);
+    keyword_like_keys(value, String::new(), bundled, &mut findings);
     let input = RemoteDocument::new(None, None, LdValue::from_serde_json(value.clone()));
     let options = json_ld::Options {
         expansion_policy: json_ld::expansion::Policy {
@@ -92,6 +94,41 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
         findings.push(Finding::warning("SMG-W021", "", format!("JSON-LD: {w}")));
     }
     findings
+}
+
+/// JSON-LD 1.1 keywords; any other key of the form `@name` is ignored by expansion.
+const KEYWORDS: &[&str] = &[
+    "@base", "@container", "@context", "@direction", "@graph", "@id", "@import", "@included",
+    "@index", "@json", "@language", "@list", "@nest", "@none", "@prefix", "@propagate",
+    "@protected", "@reverse", "@set", "@type", "@value", "@version", "@vocab",
+];
+
+/// Keys that look like keywords but are not: expansion drops them silently (JSON-LD 1.1
+/// §4.1.2), so the processor's error path never sees them. Under the bundled context,
+/// a node's `metadata` and a `vector` are JSON literals and are not expanded at all.
+fn keyword_like_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Finding>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let here = format!("{at}/{}", escape_pointer(k));
+                if k.starts_with('@') && !KEYWORDS.contains(&k.as_str()) {
+                    out.push(Finding::error("SMG-E130", here.clone(), format!(
+                        "JSON-LD expansion would drop key `{k}`: it has the form of a keyword but is none"
+                    )));
+                }
+                let literal = bundled && (k == "vector" || (k == "metadata" && at.contains("/nodes/")));
+                if k != "@context" && !literal {
+                    keyword_like_keys(v, here, bundled, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                keyword_like_keys(v, format!("{at}/{i}"), bundled, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The first context IRI the document refers to that is not bundled.
@@ -159,6 +196,15 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, "SMG-E130");
         assert_eq!(f[0].pointer, "/bad key");
+    }
+
+    #[test]
+    fn keyword_like_keys_are_reported_except_inside_json_literals() {
+        let mut d = doc(json!({"x": {"@bar": 2}}));
+        d["semanticGraph"]["nodes"][0]["metadata"]["@kept"] = json!(true);
+        let f = check(&d);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].code, f[0].pointer.as_str()), ("SMG-E130", "/x/@bar"));
     }
 
     #[test]

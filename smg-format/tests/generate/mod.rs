@@ -586,6 +586,12 @@ fn content_level() -> Vec<Invalid> {
             mutated(|d| d["bad key"] = json!("dropped")),
             &["SMG-E130"],
         ),
+        inv(
+            "jsonld-keyword-like-key",
+            "`@note` looks like a keyword, so JSON-LD expansion ignores it",
+            mutated(|d| d["metadata"]["@note"] = json!("dropped")),
+            &["SMG-E130"],
+        ),
     ]
 }
 
