@@ -104,7 +104,10 @@ fn codec(size_mb: usize, dir: &Path) {
             "smg brotli (default, q5)",
             WriteOptions::new(Encoding::Brotli),
         ),
-        ("smg brotli q9", WriteOptions::new(Encoding::Brotli).with_level(9)),
+        (
+            "smg brotli q9",
+            WriteOptions::new(Encoding::Brotli).with_level(9),
+        ),
         (
             "smg brotli q11",
             WriteOptions::new(Encoding::Brotli).with_level(11),

@@ -98,9 +98,29 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
 
 /// JSON-LD 1.1 keywords; any other key of the form `@name` is ignored by expansion.
 const KEYWORDS: &[&str] = &[
-    "@base", "@container", "@context", "@direction", "@graph", "@id", "@import", "@included",
-    "@index", "@json", "@language", "@list", "@nest", "@none", "@prefix", "@propagate",
-    "@protected", "@reverse", "@set", "@type", "@value", "@version", "@vocab",
+    "@base",
+    "@container",
+    "@context",
+    "@direction",
+    "@graph",
+    "@id",
+    "@import",
+    "@included",
+    "@index",
+    "@json",
+    "@language",
+    "@list",
+    "@nest",
+    "@none",
+    "@prefix",
+    "@propagate",
+    "@protected",
+    "@reverse",
+    "@set",
+    "@type",
+    "@value",
+    "@version",
+    "@vocab",
 ];
 
 /// Keys that look like keywords but are not: expansion drops them silently (JSON-LD 1.1
@@ -116,7 +136,8 @@ fn keyword_like_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
                         "JSON-LD expansion would drop key `{k}`: it has the form of a keyword but is none"
                     )));
                 }
-                let literal = bundled && (k == "vector" || (k == "metadata" && at.contains("/nodes/")));
+                let literal =
+                    bundled && (k == "vector" || (k == "metadata" && at.contains("/nodes/")));
                 if k != "@context" && !literal {
                     keyword_like_keys(v, here, bundled, out);
                 }
