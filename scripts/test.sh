@@ -10,6 +10,14 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 2
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+# GNU patch: the vault's diffs are tested against it.
+if ! command -v patch >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq patch >/dev/null
+  else
+    sudo apt-get update -qq && sudo apt-get install -y -qq patch >/dev/null
+  fi
+fi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

@@ -181,10 +181,7 @@ fn add_artifact(
         let at = rng.below(lines.len() as u64) as usize;
         lines[at] = format!("    let changed{v} = \"{}\";", words.sentence(rng, 5));
         let next = lines.join("\n") + "\n";
-        let delta = similar::TextDiff::from_lines(&prev, &next)
-            .unified_diff()
-            .header("a", "b")
-            .to_string();
+        let delta = smg_format::unified_diff(&prev, &next, "f");
         bytes += delta.len();
         versions.push(ArtifactVersion {
             v,

@@ -44,6 +44,114 @@ pub(crate) enum Command {
     /// Check files against the v1 spec: schema, references, hashes, blocks, JSON-LD.
     #[command(after_help = EXIT_CODES)]
     Validate(ValidateArgs),
+    /// The artifact vault: code and documents, stored once, versions as diffs.
+    #[command(subcommand)]
+    Vault(VaultCommand),
+    /// The deep archive: every original turn, in compressed blocks.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum VaultCommand {
+    /// Add a file's content: stored once; under a known name it becomes the next version.
+    #[command(after_help = EXIT_CODES)]
+    Add {
+        /// The memory file, changed in place (atomically, keeping its encoding).
+        file: PathBuf,
+        /// The file to add (`-` for stdin; UTF-8 text).
+        path: PathBuf,
+        /// Name in the vault (default: PATH's file name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Programming language.
+        #[arg(long)]
+        language: Option<String>,
+        /// Artifact type: code, document, canvas, data.
+        #[arg(long, default_value = "code")]
+        kind: String,
+    },
+    /// List the artifacts.
+    #[command(after_help = EXIT_CODES)]
+    List {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List an artifact's versions.
+    #[command(after_help = EXIT_CODES)]
+    Log {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Artifact id or name.
+        artifact: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one version's content, byte for byte.
+    #[command(after_help = EXIT_CODES)]
+    Show {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Artifact id or name.
+        artifact: String,
+        /// Version, from 1 (default: the newest).
+        #[arg(long)]
+        version: Option<u64>,
+    },
+    /// Write one version to a file; a folder gets the artifact's own (checked) name.
+    #[command(after_help = EXIT_CODES)]
+    Export {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Artifact id or name.
+        artifact: String,
+        /// Version, from 1 (default: the newest).
+        #[arg(long)]
+        version: Option<u64>,
+        /// A file, or an existing folder (never written outside of).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// A unified diff between two versions (GNU patch applies it).
+    #[command(after_help = EXIT_CODES)]
+    Diff {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Artifact id or name.
+        artifact: String,
+        /// Older version.
+        v1: u64,
+        /// Newer version.
+        v2: u64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ArchiveCommand {
+    /// List the blocks: turn and time ranges, size, summary.
+    #[command(after_help = EXIT_CODES)]
+    List {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one turn's original text, byte for byte (only its block is read).
+    #[command(after_help = EXIT_CODES)]
+    Show {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// Turn number.
+        turn: u64,
+        /// Print the whole turn as JSON (role, time, provenance).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// File encodings smg writes.
@@ -67,12 +175,24 @@ impl From<EncodingArg> for smg_format::Encoding {
     }
 }
 
+/// How the archive's blocks are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LayoutArg {
+    /// Blocks as base64 inside the JSON document.
+    Json,
+    /// Sections read on demand: a reader opens the index and one block per turn.
+    Packed,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct EncodeArgs {
-    /// Encoding to write.
-    #[arg(long, value_enum, default_value_t = EncodingArg::Brotli)]
-    pub(crate) encoding: EncodingArg,
-    /// Compression level (brotli 0-11, default 5; zstd 1-22, default 9).
+    /// Encoding to write (json layout only) [default: brotli].
+    #[arg(long, value_enum)]
+    pub(crate) encoding: Option<EncodingArg>,
+    /// Layout: json (one JSON document) or packed (sections read on demand).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Json)]
+    pub(crate) layout: LayoutArg,
+    /// Compression level (brotli 0-11, default 5; zstd 1-22, default 9; packed: brotli, default 9).
     #[arg(long)]
     pub(crate) level: Option<i32>,
 }

@@ -90,12 +90,18 @@ pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
 
 /// Decode and parse a whole file's bytes, returning the document and its encoding.
 pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<(Document, Encoding)> {
+    if envelope::detect(bytes)? == Encoding::Packed {
+        return Ok((crate::packed::unpack(bytes, limits)?, Encoding::Packed));
+    }
     let (encoding, json) = envelope::decode(bytes, limits)?;
     Ok((from_json_slice(&json)?, encoding))
 }
 
 /// Serialise a document canonically and wrap it in the requested encoding.
 pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
+    if options.encoding == Encoding::Packed {
+        return crate::packed::pack(doc, options.level.unwrap_or(9));
+    }
     let json = to_canonical_json(doc)?;
     envelope::encode(&json, options)
 }

@@ -30,6 +30,8 @@ pub enum Encoding {
     /// A bare Zstandard frame with no envelope (read-only, for interoperability
     /// with the `zstd` tool; smg writes [`Encoding::Zstd`] instead).
     ZstdFrame,
+    /// The packed layout (encoding byte 3): sections read on demand (spec §2.5).
+    Packed,
 }
 
 impl Encoding {
@@ -40,6 +42,7 @@ impl Encoding {
             Encoding::Brotli => "brotli",
             Encoding::Zstd => "zstd",
             Encoding::ZstdFrame => "zstd-frame",
+            Encoding::Packed => "packed",
         }
     }
 
@@ -47,7 +50,7 @@ impl Encoding {
         match self {
             Encoding::Brotli => Some(1),
             Encoding::Zstd => Some(2),
-            Encoding::Json | Encoding::ZstdFrame => None,
+            Encoding::Json | Encoding::ZstdFrame | Encoding::Packed => None,
         }
     }
 }
@@ -59,8 +62,9 @@ impl std::str::FromStr for Encoding {
             "json" => Ok(Encoding::Json),
             "brotli" => Ok(Encoding::Brotli),
             "zstd" => Ok(Encoding::Zstd),
+            "packed" => Ok(Encoding::Packed),
             other => Err(Error::InvalidArgument(format!(
-                "unknown encoding `{other}` (expected json, brotli or zstd)"
+                "unknown encoding `{other}` (expected json, brotli, zstd or packed)"
             ))),
         }
     }
@@ -114,8 +118,9 @@ pub fn detect(bytes: &[u8]) -> Result<Encoding> {
         return match bytes[5] {
             1 => Ok(Encoding::Brotli),
             2 => Ok(Encoding::Zstd),
+            crate::packed::PACKED => Ok(Encoding::Packed),
             other => Err(Error::UnknownEncoding(format!(
-                "envelope encoding byte {other} is not defined in format v1 (1 = brotli, 2 = zstd)"
+                "envelope encoding byte {other} is not defined in format v1 (1 = brotli, 2 = zstd, 3 = packed)"
             ))),
         };
     }
@@ -167,6 +172,10 @@ pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a,
             Cow::Owned(read_bounded(decoder, limits.max_bytes, "zstd", 0)?)
         }
         Encoding::Brotli | Encoding::Zstd => Cow::Owned(decode_enveloped(bytes, encoding, limits)?),
+        Encoding::Packed => {
+            let doc = crate::packed::unpack(bytes, limits)?;
+            Cow::Owned(crate::canonical::to_vec(&doc)?)
+        }
     };
     Ok((encoding, json))
 }
@@ -252,6 +261,10 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
     let Some(code) = options.encoding.byte() else {
         return match options.encoding {
             Encoding::Json => Ok(json.to_vec()),
+            Encoding::Packed => {
+                let doc = crate::codec::from_json_slice(json)?;
+                crate::packed::pack(&doc, options.level.unwrap_or(9))
+            }
             _ => Err(Error::InvalidArgument(
                 "zstd-frame is read-only; write `zstd` instead".into(),
             )),

@@ -23,11 +23,15 @@ mod envelope;
 mod error;
 mod limits;
 mod model;
+mod packed;
 mod stats;
 mod validate;
 mod vault;
 
-pub use archive::{decode_block, encode_turns, parse_turn_range};
+pub use archive::{
+    append_turns, decode_block, encode_turns, find_turn, parse_turn_range, AppendReport,
+    ArchiveOptions,
+};
 pub use canonical::to_canonical_json_value;
 pub use codec::{
     from_bytes, from_json_slice, read_file, to_bytes, to_canonical_json, write_atomic, write_file,
@@ -41,9 +45,13 @@ pub use limits::{Limits, MAX_DEPTH};
 pub use model::{
     Artifact, ArtifactVault, ArtifactVersion, Block, Collaborator, CompressionMethod, DeepArchive,
     Document, Edge, Embedding, Extra, Graph, LifecycleTier, Metadata, Node, PrivateContext,
-    Provenance, Scope, Turn, VectorIndex, WorkingMemory, CONTEXT_IRI, DOCUMENT_TYPE,
+    Provenance, Scope, TimeRange, Turn, VectorIndex, WorkingMemory, CONTEXT_IRI, DOCUMENT_TYPE,
     FORMAT_VERSION,
 };
+pub use packed::PackedArchive;
 pub use stats::{stats, Stats};
 pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
-pub use vault::{content_hash, rebuild_versions};
+pub use vault::{
+    content_hash, export_path, rebuild_version, rebuild_versions, unified_diff, NewContent, Stored,
+    VaultWriter,
+};

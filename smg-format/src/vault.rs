@@ -1,9 +1,17 @@
-//! Rebuilding artifact versions from full contents and unified diffs.
+//! The artifact vault's operations: store content once by SHA-256, store each new
+//! version of an artifact as a unified diff, and rebuild any version.
+//!
+//! Like git's delta chains, rebuild cost is bounded: a version is stored in full when
+//! the chain of diffs since the last full version reaches [`VaultWriter::MAX_CHAIN`],
+//! or when its diff would not be smaller than its content.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::model::Artifact;
+use crate::model::{Artifact, ArtifactVault, ArtifactVersion};
 
 /// `sha256:` + lowercase hex SHA-256 of `content`, the form of every vault hash.
 ///
@@ -25,36 +33,75 @@ pub fn content_hash(content: &str) -> String {
 pub fn rebuild_versions(id: &str, artifact: &Artifact) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::with_capacity(artifact.versions.len());
     for (i, version) in artifact.versions.iter().enumerate() {
-        let fail = |detail: String| Error::Artifact {
-            artifact: id.to_string(),
-            version: version.v,
-            detail,
-        };
-        if version.v != i as u64 + 1 {
-            return Err(fail(format!(
-                "is at position {}; versions must be numbered 1, 2, 3…",
-                i + 1
-            )));
-        }
-        let content = match (&version.content, &version.delta, out.last()) {
-            (Some(c), _, _) => c.clone(),
-            (None, Some(delta), Some(prev)) => apply_unified_diff(prev, delta).map_err(fail)?,
-            (None, Some(_), None) => {
-                return Err(fail("the first version needs full `content`".into()))
-            }
-            (None, None, _) => return Err(fail("has neither `content` nor `delta`".into())),
-        };
-        if let Some(h) = &version.hash {
-            let actual = content_hash(&content);
-            if *h != actual {
-                return Err(fail(format!(
-                    "hash is {h} but the content hashes to {actual}"
-                )));
-            }
-        }
+        check_number(id, version, i)?;
+        let content = step(id, version, out.last().map(String::as_str))?;
         out.push(content);
     }
     Ok(out)
+}
+
+/// Rebuild one version (numbered from 1), starting from the nearest full version at or
+/// before it, so the cost is bounded by the chain length, not by the history.
+pub fn rebuild_version(id: &str, artifact: &Artifact, version: u64) -> Result<String> {
+    let n = usize::try_from(version).unwrap_or(usize::MAX);
+    if n == 0 || n > artifact.versions.len() {
+        return Err(Error::Artifact {
+            artifact: id.to_string(),
+            version,
+            detail: format!(
+                "does not exist (the artifact has {} versions)",
+                artifact.versions.len()
+            ),
+        });
+    }
+    let start = artifact.versions[..n]
+        .iter()
+        .rposition(|v| v.content.is_some())
+        .unwrap_or(0);
+    let mut current: Option<String> = None;
+    for (i, v) in artifact.versions[..n].iter().enumerate().skip(start) {
+        check_number(id, v, i)?;
+        current = Some(step(id, v, current.as_deref())?);
+    }
+    Ok(current.unwrap_or_default())
+}
+
+fn check_number(id: &str, version: &ArtifactVersion, index: usize) -> Result<()> {
+    if version.v == index as u64 + 1 {
+        return Ok(());
+    }
+    Err(Error::Artifact {
+        artifact: id.to_string(),
+        version: version.v,
+        detail: format!(
+            "is at position {}; versions must be numbered 1, 2, 3…",
+            index + 1
+        ),
+    })
+}
+
+/// One version's full content, given the previous version's.
+fn step(id: &str, version: &ArtifactVersion, prev: Option<&str>) -> Result<String> {
+    let fail = |detail: String| Error::Artifact {
+        artifact: id.to_string(),
+        version: version.v,
+        detail,
+    };
+    let content = match (&version.content, &version.delta, prev) {
+        (Some(c), _, _) => c.clone(),
+        (None, Some(delta), Some(prev)) => apply_unified_diff(prev, delta).map_err(fail)?,
+        (None, Some(_), None) => return Err(fail("the first version needs full `content`".into())),
+        (None, None, _) => return Err(fail("has neither `content` nor `delta`".into())),
+    };
+    if let Some(h) = &version.hash {
+        let actual = content_hash(&content);
+        if *h != actual {
+            return Err(fail(format!(
+                "hash is {h} but the content hashes to {actual}"
+            )));
+        }
+    }
+    Ok(content)
 }
 
 /// Apply a unified diff to `base`, failing if any hunk does not match.
@@ -65,10 +112,327 @@ pub(crate) fn apply_unified_diff(base: &str, delta: &str) -> Result<String, Stri
         .map_err(|e| format!("delta does not apply to the previous version: {e}"))
 }
 
+/// A unified diff from `old` to `new` that GNU `patch` and [`rebuild_version`] apply.
+///
+/// ```
+/// let d = smg_format::unified_diff("a\nb\n", "a\nc\n", "x.txt");
+/// assert!(d.starts_with("--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@"));
+/// ```
+pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
+    // diffy rather than `similar`: similar 2.x can emit a hunk whose header does not
+    // match its lines (e.g. " \n\n" → "\n\n" gives "@@ -1 +2 @@"), which GNU patch
+    // rejects; the property tests in tests/patch_compat.rs hold diffy to it.
+    diffy::DiffOptions::new()
+        .set_context_len(3)
+        .set_original_filename(format!("a/{name}"))
+        .set_modified_filename(format!("b/{name}"))
+        .create_patch(old, new)
+        .to_string()
+}
+
+/// Where to write an artifact named `name` (untrusted) inside `dir`: never outside it.
+///
+/// The name's folders are kept; absolute paths, `..`, drive prefixes and empty names
+/// are refused, and so is a path that leaves `dir` through a symbolic link.
+///
+/// ```
+/// use std::path::Path;
+/// let dir = Path::new("out");
+/// assert_eq!(smg_format::export_path(dir, "src/a.rs").unwrap(), dir.join("src").join("a.rs"));
+/// assert!(smg_format::export_path(dir, "../etc/passwd").is_err());
+/// assert!(smg_format::export_path(dir, "/etc/passwd").is_err());
+/// ```
+pub fn export_path(dir: &std::path::Path, name: &str) -> Result<std::path::PathBuf> {
+    let refuse = |why: &str| {
+        Err(Error::InvalidArgument(format!(
+            "artifact name `{name}` {why}; refusing to export it"
+        )))
+    };
+    let parts: Vec<&str> = name.split(['/', '\\']).collect();
+    if name.is_empty() || name.starts_with(['/', '\\']) || name.contains(':') || name.contains('\0')
+    {
+        return refuse("is empty, absolute, or names a drive");
+    }
+    if parts
+        .iter()
+        .any(|p| *p == ".." || p.is_empty() || *p == ".")
+    {
+        return refuse("has an empty, `.` or `..` component");
+    }
+    let path = parts.iter().fold(dir.to_path_buf(), |p, c| p.join(c));
+    // A folder inside `dir` may be a link to elsewhere: check the deepest existing one.
+    let base = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+    let mut probe = path.parent().map(std::path::Path::to_path_buf);
+    while let Some(p) = probe {
+        if let Ok(real) = std::fs::canonicalize(&p) {
+            if !real.starts_with(&base) {
+                return refuse("leads outside the export folder through a link");
+            }
+            break;
+        }
+        probe = p.parent().map(std::path::Path::to_path_buf);
+    }
+    Ok(path)
+}
+
+/// Where some content ended up in the vault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The artifact's id.
+    pub artifact: String,
+    /// The version holding the content.
+    pub version: u64,
+    /// False when identical content was already in the vault and is referenced instead.
+    pub added: bool,
+}
+
+/// What is known about content being added.
+#[derive(Debug, Clone, Default)]
+pub struct NewContent<'a> {
+    /// File name; content under a name the vault knows becomes that artifact's next version.
+    pub name: Option<&'a str>,
+    /// Artifact type (`code`, `document`…); `code` when absent.
+    pub kind: Option<&'a str>,
+    /// Programming language.
+    pub language: Option<&'a str>,
+    /// When the content was made (RFC 3339).
+    pub timestamp: Option<&'a str>,
+    /// An existing artifact to add a version to, overriding the name lookup.
+    pub artifact: Option<&'a str>,
+}
+
+/// Adds content to a vault, with indexes built once so that adding many pieces of
+/// content stays linear.
+///
+/// ```
+/// use smg_format::{ArtifactVault, NewContent, VaultWriter};
+/// let mut vault = ArtifactVault::default();
+/// let mut w = VaultWriter::new(&mut vault);
+/// let named = NewContent { name: Some("a.py"), ..NewContent::default() };
+/// let first = w.add("print(1)\n", &named).unwrap();
+/// let second = w.add("print(2)\n", &named).unwrap();
+/// let again = w.add("print(1)\n", &NewContent::default()).unwrap();
+/// assert_eq!((first.version, second.version), (1, 2));
+/// assert_eq!(second.artifact, first.artifact);
+/// assert!(!again.added);
+/// assert_eq!(w.content(&first.artifact, 1).unwrap(), "print(1)\n");
+/// ```
+#[derive(Debug)]
+pub struct VaultWriter<'v> {
+    vault: &'v mut ArtifactVault,
+    by_hash: HashMap<String, (String, u64)>,
+    by_name: HashMap<String, String>,
+    latest: HashMap<String, String>,
+    /// Hash of a significant line → artifacts whose content had it, to find revisions.
+    lines: HashMap<u64, BTreeSet<String>>,
+}
+
+/// Hashes of the distinct lines long enough to tell files apart.
+fn significant_lines(content: &str) -> BTreeSet<u64> {
+    content
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() >= 8)
+        .map(|l| {
+            // SipHash with fixed keys: the same line hashes the same in every run.
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            l.hash(&mut h);
+            h.finish()
+        })
+        .collect()
+}
+
+impl<'v> VaultWriter<'v> {
+    /// The longest run of diffs between two full versions.
+    pub const MAX_CHAIN: usize = 32;
+
+    /// Index an existing vault (every version is rebuilt once to learn its hash).
+    pub fn new(vault: &'v mut ArtifactVault) -> Self {
+        let mut w = VaultWriter {
+            by_hash: HashMap::new(),
+            by_name: HashMap::new(),
+            latest: HashMap::new(),
+            lines: HashMap::new(),
+            vault,
+        };
+        for (id, art) in w.vault.artifacts.iter().flatten() {
+            if let Some(name) = &art.filename {
+                w.by_name.entry(name.clone()).or_insert_with(|| id.clone());
+            }
+            if let Ok(all) = rebuild_versions(id, art) {
+                for (i, c) in all.iter().enumerate() {
+                    w.by_hash
+                        .entry(content_hash(c))
+                        .or_insert_with(|| (id.clone(), i as u64 + 1));
+                }
+                if let Some(last) = all.into_iter().last() {
+                    for h in significant_lines(&last) {
+                        w.lines.entry(h).or_default().insert(id.clone());
+                    }
+                    w.latest.insert(id.clone(), last);
+                }
+            }
+        }
+        w
+    }
+
+    /// Resolve an artifact given by id or by file name.
+    pub fn resolve(&self, id_or_name: &str) -> Option<String> {
+        let arts = self.vault.artifacts.as_ref()?;
+        if arts.contains_key(id_or_name) {
+            return Some(id_or_name.to_string());
+        }
+        self.by_name.get(id_or_name).cloned()
+    }
+
+    /// The newest content of an artifact.
+    pub fn latest(&self, id: &str) -> Option<&str> {
+        self.latest.get(id).map(String::as_str)
+    }
+
+    /// The artifact `content` is most likely a revision of: the one whose newest
+    /// version shares the most significant lines with it, if they share at least half
+    /// of the larger of the two line sets.
+    pub fn similar(&self, content: &str) -> Option<String> {
+        let mine = significant_lines(content);
+        let mut shared: BTreeMap<&str, usize> = BTreeMap::new();
+        for h in &mine {
+            for id in self.lines.get(h).into_iter().flatten() {
+                *shared.entry(id).or_default() += 1;
+            }
+        }
+        let (best, n) = shared
+            .into_iter()
+            .fold(None, |best: Option<(&str, usize)>, (id, n)| match best {
+                Some((_, m)) if m >= n => best,
+                _ => Some((id, n)),
+            })?;
+        let theirs = self
+            .latest
+            .get(best)
+            .map_or(0, |c| significant_lines(c).len());
+        (n * 2 >= mine.len().max(theirs) && n > 0).then(|| best.to_string())
+    }
+
+    /// Full content of one version.
+    pub fn content(&self, id: &str, version: u64) -> Result<String> {
+        let art = self.vault.artifacts.as_ref().and_then(|a| a.get(id));
+        let art =
+            art.ok_or_else(|| Error::InvalidArgument(format!("no artifact `{id}` in the vault")))?;
+        rebuild_version(id, art, version)
+    }
+
+    /// Store `content`: referenced if identical content exists, a new version of the
+    /// artifact named by `meta`, or a new artifact.
+    pub fn add(&mut self, content: &str, meta: &NewContent<'_>) -> Result<Stored> {
+        let hash = content_hash(content);
+        let target = match meta.artifact {
+            Some(a) => Some(self.resolve(a).ok_or_else(|| {
+                Error::InvalidArgument(format!("no artifact `{a}` in the vault"))
+            })?),
+            None => meta.name.and_then(|n| self.by_name.get(n).cloned()),
+        };
+        if let Some((id, v)) = self.by_hash.get(&hash) {
+            if target.as_ref().is_none_or(|t| t == id) {
+                return Ok(Stored {
+                    artifact: id.clone(),
+                    version: *v,
+                    added: false,
+                });
+            }
+        }
+        let id = match target {
+            Some(id) => {
+                self.push_version(&id, content, &hash, meta.timestamp);
+                id
+            }
+            None => self.new_artifact(content, &hash, meta),
+        };
+        let version = self
+            .vault
+            .artifacts
+            .as_ref()
+            .and_then(|a| a.get(&id))
+            .map_or(1, |a| a.versions.len() as u64);
+        self.by_hash
+            .entry(hash)
+            .or_insert_with(|| (id.clone(), version));
+        for h in significant_lines(content) {
+            self.lines.entry(h).or_default().insert(id.clone());
+        }
+        self.latest.insert(id.clone(), content.to_string());
+        Ok(Stored {
+            artifact: id,
+            version,
+            added: true,
+        })
+    }
+
+    fn new_artifact(&mut self, content: &str, hash: &str, meta: &NewContent<'_>) -> String {
+        let seed = match meta.name {
+            Some(n) => content_hash(&format!("name:{n}")),
+            None => hash.to_string(),
+        };
+        let arts = self.vault.artifacts.get_or_insert_with(Default::default);
+        let base = format!("art_{}", &seed["sha256:".len().."sha256:".len() + 12]);
+        let mut id = base.clone();
+        let mut n = 2;
+        while arts.contains_key(&id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        arts.insert(
+            id.clone(),
+            Artifact {
+                kind: meta.kind.unwrap_or("code").to_string(),
+                language: meta.language.map(str::to_string),
+                filename: meta.name.map(str::to_string),
+                hash: hash.to_string(),
+                versions: vec![ArtifactVersion {
+                    v: 1,
+                    timestamp: meta.timestamp.map(str::to_string),
+                    content: Some(content.to_string()),
+                    hash: Some(hash.to_string()),
+                    ..ArtifactVersion::default()
+                }],
+                ..Artifact::default()
+            },
+        );
+        if let Some(name) = meta.name {
+            self.by_name.insert(name.to_string(), id.clone());
+        }
+        id
+    }
+
+    fn push_version(&mut self, id: &str, content: &str, hash: &str, timestamp: Option<&str>) {
+        let prev = self.latest.get(id).cloned().unwrap_or_default();
+        let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
+            return;
+        };
+        let chain = art
+            .versions
+            .iter()
+            .rev()
+            .take_while(|v| v.content.is_none())
+            .count();
+        let name = art.filename.clone().unwrap_or_else(|| id.to_string());
+        let delta = unified_diff(&prev, content, &name);
+        let full = chain >= Self::MAX_CHAIN || delta.len() >= content.len();
+        art.versions.push(ArtifactVersion {
+            v: art.versions.len() as u64 + 1,
+            timestamp: timestamp.map(str::to_string),
+            content: full.then(|| content.to_string()),
+            delta: (!full).then_some(delta),
+            hash: Some(hash.to_string()),
+            ..ArtifactVersion::default()
+        });
+        art.hash = hash.to_string();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ArtifactVersion;
 
     fn version(v: u64, content: Option<&str>, delta: Option<String>) -> ArtifactVersion {
         ArtifactVersion {
@@ -83,23 +447,32 @@ mod tests {
     fn rebuilds_a_delta_chain() {
         let v1 = "a\nb\nc\n";
         let v2 = "a\nB\nc\nd\n";
-        let diff = diffy::create_patch(v1, v2).to_string();
         let art = Artifact {
             kind: "code".into(),
             hash: content_hash(v2),
-            versions: vec![version(1, Some(v1), None), version(2, None, Some(diff))],
+            versions: vec![
+                version(1, Some(v1), None),
+                version(2, None, Some(unified_diff(v1, v2, "f"))),
+            ],
             ..Artifact::default()
         };
         assert_eq!(rebuild_versions("a1", &art).unwrap(), vec![v1, v2]);
+        assert_eq!(rebuild_version("a1", &art, 2).unwrap(), v2);
+        assert_eq!(
+            rebuild_version("a1", &art, 3).unwrap_err().code(),
+            "SMG-E116"
+        );
     }
 
     #[test]
     fn a_delta_that_does_not_apply_names_artifact_and_version() {
-        let diff = diffy::create_patch("x\ny\n", "x\nz\n").to_string();
         let art = Artifact {
             kind: "code".into(),
             hash: String::new(),
-            versions: vec![version(1, Some("q\n"), None), version(2, None, Some(diff))],
+            versions: vec![
+                version(1, Some("q\n"), None),
+                version(2, None, Some(unified_diff("x\ny\n", "x\nz\n", "f"))),
+            ],
             ..Artifact::default()
         };
         let err = rebuild_versions("art_9", &art).unwrap_err();
@@ -108,5 +481,80 @@ mod tests {
             err.to_string().starts_with("artifact art_9 version 2"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn long_histories_are_bounded_by_snapshots() {
+        let mut vault = ArtifactVault::default();
+        let mut w = VaultWriter::new(&mut vault);
+        let meta = NewContent {
+            name: Some("log.md"),
+            ..NewContent::default()
+        };
+        let mut text = String::new();
+        for i in 0..100 {
+            text.push_str(&format!(
+                "line {i} of a growing file that is long enough to diff\n"
+            ));
+            w.add(&text, &meta).unwrap();
+        }
+        let art = &vault
+            .artifacts
+            .as_ref()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()
+            .clone();
+        let fulls: Vec<u64> = art
+            .versions
+            .iter()
+            .filter(|v| v.content.is_some())
+            .map(|v| v.v)
+            .collect();
+        let longest_run = fulls
+            .windows(2)
+            .map(|w| w[1] - w[0] - 1)
+            .chain([100 - fulls[fulls.len() - 1]])
+            .max();
+        assert_eq!(
+            longest_run,
+            Some(VaultWriter::MAX_CHAIN as u64),
+            "{fulls:?}"
+        );
+        assert!(fulls.len() <= 8, "{fulls:?}");
+        assert_eq!(rebuild_version("x", art, 100).unwrap(), text);
+        assert_eq!(rebuild_versions("x", art).unwrap().len(), 100);
+    }
+
+    #[test]
+    fn reopening_a_vault_keeps_dedup_and_names() {
+        let mut vault = ArtifactVault::default();
+        let a = VaultWriter::new(&mut vault)
+            .add(
+                "x = 1\n",
+                &NewContent {
+                    name: Some("a.py"),
+                    ..NewContent::default()
+                },
+            )
+            .unwrap();
+        let mut w = VaultWriter::new(&mut vault);
+        assert_eq!(w.resolve("a.py"), Some(a.artifact.clone()));
+        let same = w.add("x = 1\n", &NewContent::default()).unwrap();
+        assert_eq!(
+            (same.artifact.as_str(), same.version, same.added),
+            (a.artifact.as_str(), 1, false)
+        );
+        let next = w
+            .add(
+                "x = 2\n",
+                &NewContent {
+                    name: Some("a.py"),
+                    ..NewContent::default()
+                },
+            )
+            .unwrap();
+        assert_eq!((next.version, next.added), (2, true));
     }
 }

@@ -133,8 +133,38 @@ proptest! {
     #[test]
     fn archived_turns_come_back_byte_for_byte(turns in prop::collection::vec(turn(), 0..8)) {
         let block = Block { id: 1, turn_range: "1-1".into(), compressed_data: smg_format::encode_turns(&turns, 5).unwrap(), ..Block::default() };
-        let back = smg_format::decode_block(&block, smg_format::CompressionMethod::Brotli, &Limits::default()).unwrap();
+        let back = smg_format::decode_block(&block, smg_format::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
         prop_assert_eq!(back, turns);
+    }
+
+    #[test]
+    fn archived_chats_with_code_come_back_byte_for_byte(
+        chunks in prop::collection::vec((text(), any::<bool>(), 0..4usize, "(rust|py|js)?", any::<bool>()), 1..12),
+    ) {
+        let bodies = ["fn main() {\n    run();\n}\n\n", "import os\nimport sys\n\nprint(os.name)\n", "a\nb\nc\nd\ne\n", "x = 1\r\ny = 2\r\nz = 3\r\nw = 4\r\n"];
+        let turns: Vec<Turn> = chunks
+            .into_iter()
+            .enumerate()
+            .map(|(i, (prose, fenced, which, lang, tilde))| {
+                let fence = if tilde { "~~~" } else { "```" };
+                let content = if fenced {
+                    format!("{prose}\n{fence}{lang}\n{}{fence}\n{prose}", bodies[which])
+                } else {
+                    prose
+                };
+                Turn { turn: i as u64 + 1, role: "user".into(), content, ..Turn::default() }
+            })
+            .collect();
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let options = smg_format::ArchiveOptions::default();
+        smg_format::append_turns(&mut doc, &turns, &options).unwrap();
+        for enc in [Encoding::Json, Encoding::Packed] {
+            let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(enc)).unwrap();
+            let (back, _) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
+            for t in &turns {
+                prop_assert_eq!(&smg_format::find_turn(&back, t.turn, &Limits::default()).unwrap(), t);
+            }
+        }
     }
 
     #[test]
@@ -146,7 +176,7 @@ proptest! {
     #[test]
     fn arbitrary_payloads_behind_a_valid_header_never_panic(
         payload in prop::collection::vec(any::<u8>(), 0..512),
-        encoding in 1u8..=2,
+        encoding in 1u8..=3,
         declared in 0u64..4096,
     ) {
         let mut bytes = smg_format::MAGIC.to_vec();

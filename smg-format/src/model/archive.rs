@@ -50,12 +50,28 @@ pub struct Block {
     pub id: u64,
     /// Inclusive turn range, `"first-last"` (e.g. `"1-50"`).
     pub turn_range: String,
+    /// Timestamps of the block's first and last turns that have one.
+    pub time_range: Option<TimeRange>,
     /// What the block is about.
     pub summary: Option<String>,
     /// Key points of the block.
     pub key_points: Option<Vec<String>>,
     /// Base64 (RFC 4648, with padding) of the compressed turns.
     pub compressed_data: String,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A span of time (RFC 3339 date-times).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeRange {
+    /// First instant.
+    pub start: String,
+    /// Last instant.
+    pub end: String,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
-pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, VectorIndex};
+pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
 pub use graph::{Edge, Graph, LifecycleTier, Node, Provenance, Scope};
 pub use memory::{Turn, WorkingMemory};
 pub use vault::{Artifact, ArtifactVault, ArtifactVersion};

@@ -360,7 +360,8 @@ impl<'a> Checker<'a> {
                     ),
                 );
             }
-            let turns = match decode_block(b, method, self.limits) {
+            let vault = self.doc.artifact_vault.as_ref();
+            let turns = match decode_block(b, method, vault, self.limits) {
                 Ok(t) => t,
                 Err(e) => {
                     self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());

@@ -42,10 +42,7 @@ const V3: &str = "const stripe = require('stripe');\nconst secret = process.env.
 const DOC: &str = "# Checkout\n\nPayments go through Stripe Elements.\n";
 
 fn unified(a: &str, b: &str) -> String {
-    similar::TextDiff::from_lines(a, b)
-        .unified_diff()
-        .header("a/stripe-webhook-handler.js", "b/stripe-webhook-handler.js")
-        .to_string()
+    smg_format::unified_diff(a, b, "stripe-webhook-handler.js")
 }
 
 fn block(id: u64, range: &str, turns: &[Turn], summary: &str) -> Value {
@@ -262,6 +259,32 @@ fn enveloped(v: &Value, enc: Encoding) -> Vec<u8> {
     encode_envelope(&canonical(v), &WriteOptions::new(enc)).unwrap()
 }
 
+fn packed(v: &Value) -> Vec<u8> {
+    let doc = smg_format::from_json_slice(&canonical(v)).unwrap();
+    smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap()
+}
+
+/// A coding chat archived by smg: code blocks moved to the vault, revisions as diffs,
+/// turns stored as `parts`.
+fn code_chat() -> smg_format::Document {
+    let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+    let revisions = [V1, V2, V3, V2];
+    let turns: Vec<Turn> = revisions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, code)| {
+            let n = i as u64 * 2 + 1;
+            [
+                turn(n, 30 + i as u32, "user", &format!("Revision {i} of the handler, please review:\n```js stripe-webhook-handler.js\n{code}```\n")),
+                turn(n + 1, 31 + i as u32, "assistant", &format!("Looks right. Same code without the name:\n```js\n{code}```\nDone.")),
+            ]
+        })
+        .collect();
+    let options = smg_format::ArchiveOptions::default();
+    smg_format::append_turns(&mut doc, &turns, &options).unwrap();
+    doc
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
 }
@@ -285,6 +308,17 @@ fn valid(dir: &Path) {
         &zstd::encode_all(&canonical(&full())[..], 19).unwrap(),
     );
     write(&dir, "seed-appendix-a.smg", &pretty(&seed_appendix_a()));
+    write(&dir, "full-packed.smg", &packed(&full()));
+    write(
+        &dir,
+        "code-chat.smg",
+        &pretty(&serde_json::to_value(code_chat()).unwrap()),
+    );
+    write(
+        &dir,
+        "code-chat-packed.smg",
+        &packed(&serde_json::to_value(code_chat()).unwrap()),
+    );
     write(
         &dir,
         "unknown-fields-v1.3.smg",
@@ -327,6 +361,52 @@ fn at<'a>(d: &'a mut Value, ptr: &str) -> &'a mut Value {
 }
 
 fn byte_level() -> Vec<Invalid> {
+    let mut packed_list = byte_level_packed();
+    packed_list.extend(byte_level_envelope());
+    packed_list
+}
+
+fn byte_level_packed() -> Vec<Invalid> {
+    let good = packed(&full());
+    let mut corrupt_block = good.clone();
+    // The first archive block's section starts right after the artifacts' sections;
+    // find it through the index to flip a byte inside it.
+    let offset = u64::from_le_bytes(good[8..16].try_into().unwrap()) as usize;
+    let index: Value = serde_json::from_slice(&good[offset..]).unwrap();
+    let at = index["blocks"][1]["section"]["offset"].as_u64().unwrap() as usize;
+    corrupt_block[at] ^= 0x55;
+    let mut past_end = good.clone();
+    past_end[8..16].copy_from_slice(&(good.len() as u64 + 10).to_le_bytes());
+    let inv = |name, why, bytes, codes| Invalid {
+        name,
+        why,
+        bytes,
+        codes,
+        max_bytes: None,
+    };
+    vec![
+        inv(
+            "packed-corrupt-block",
+            "a byte of block 2's section is flipped (its CRC-32 fails)",
+            corrupt_block,
+            &["SMG-E006"],
+        ),
+        inv(
+            "packed-index-past-end",
+            "the index offset points past the end of the file",
+            past_end,
+            &["SMG-E005"],
+        ),
+        inv(
+            "packed-truncated",
+            "a packed file cut in half",
+            good[..good.len() / 2].to_vec(),
+            &["SMG-E005"],
+        ),
+    ]
+}
+
+fn byte_level_envelope() -> Vec<Invalid> {
     let zstd = enveloped(&full(), Encoding::Zstd);
     let brotli = enveloped(&full(), Encoding::Brotli);
     let patched = |bytes: &[u8], at: usize, value: u8| {

@@ -1,0 +1,226 @@
+use std::fmt::Write as _;
+
+use serde_json::json;
+use smg_format::{Document, Error, Limits, NewContent, VaultWriter};
+
+use super::same_encoding;
+use crate::cli::VaultCommand;
+use crate::io::{is_stdio, read_document, read_input, write_output, write_stdout};
+use crate::Outcome;
+
+pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> {
+    match cmd {
+        VaultCommand::Add {
+            file,
+            path,
+            name,
+            language,
+            kind,
+        } => {
+            let (mut doc, encoding) = read_document(&file, limits)?;
+            let bytes = read_input(&path)?;
+            let content = String::from_utf8(bytes).map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "{} is not UTF-8 text (byte {}); v1 vaults hold text only",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            let default_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = name.or(if is_stdio(&path) { None } else { default_name });
+            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            let meta = NewContent {
+                name: name.as_deref(),
+                kind: Some(&kind),
+                language: language.as_deref(),
+                timestamp: Some(&now),
+                ..NewContent::default()
+            };
+            let stored = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default))
+                .add(&content, &meta)?;
+            if stored.added {
+                doc.metadata.modified = Some(now);
+                write_output(
+                    &file,
+                    &smg_format::to_bytes(&doc, &same_encoding(encoding))?,
+                )?;
+            }
+            let what = if stored.added {
+                "stored as"
+            } else {
+                "already stored as"
+            };
+            write_stdout(
+                format!("{what} {} version {}\n", stored.artifact, stored.version).as_bytes(),
+            )?;
+        }
+        VaultCommand::List { file, json } => list(&read_document(&file, limits)?.0, json)?,
+        VaultCommand::Log {
+            file,
+            artifact,
+            json,
+        } => log(&read_document(&file, limits)?.0, &artifact, json)?,
+        VaultCommand::Show {
+            file,
+            artifact,
+            version,
+        } => {
+            let (_, content) =
+                version_content(&mut read_document(&file, limits)?.0, &artifact, version)?;
+            write_stdout(content.as_bytes())?;
+        }
+        VaultCommand::Export {
+            file,
+            artifact,
+            version,
+            output,
+        } => {
+            let mut doc = read_document(&file, limits)?.0;
+            let (id, content) = version_content(&mut doc, &artifact, version)?;
+            let target = if output.is_dir() {
+                let art = &doc
+                    .artifact_vault
+                    .as_ref()
+                    .and_then(|v| v.artifacts.as_ref())
+                    .expect("resolved")[&id];
+                let name = art.filename.clone().unwrap_or_else(|| id.clone());
+                let path = smg_format::export_path(&output, &name)?;
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| Error::Io {
+                        path: parent.to_path_buf(),
+                        source: e,
+                    })?;
+                }
+                path
+            } else {
+                output
+            };
+            write_output(&target, content.as_bytes())?;
+            if !is_stdio(&target) {
+                eprintln!("wrote {}", target.display());
+            }
+        }
+        VaultCommand::Diff {
+            file,
+            artifact,
+            v1,
+            v2,
+        } => {
+            let mut doc = read_document(&file, limits)?.0;
+            let (id, old) = version_content(&mut doc, &artifact, Some(v1))?;
+            let (_, new) = version_content(&mut doc, &id, Some(v2))?;
+            let art = &doc
+                .artifact_vault
+                .as_ref()
+                .and_then(|v| v.artifacts.as_ref())
+                .expect("resolved")[&id];
+            let name = art.filename.clone().unwrap_or(id);
+            write_stdout(smg_format::unified_diff(&old, &new, &name).as_bytes())?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The artifact's id and one version's content (the newest when `version` is None).
+fn version_content(
+    doc: &mut Document,
+    artifact: &str,
+    version: Option<u64>,
+) -> Result<(String, String), Error> {
+    let w = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default));
+    let id = w.resolve(artifact).ok_or_else(|| {
+        Error::InvalidArgument(format!("no artifact with id or name `{artifact}`"))
+    })?;
+    let content = match version {
+        Some(v) => w.content(&id, v)?,
+        None => w
+            .latest(&id)
+            .map(str::to_string)
+            .ok_or_else(|| Error::InvalidArgument(format!("artifact `{id}` cannot be rebuilt")))?,
+    };
+    Ok((id, content))
+}
+
+fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
+    let arts = doc
+        .artifact_vault
+        .as_ref()
+        .and_then(|v| v.artifacts.as_ref());
+    let rows: Vec<_> = arts
+        .into_iter()
+        .flatten()
+        .map(|(id, a)| {
+            json!({"id": id, "name": a.filename, "type": a.kind, "language": a.language,
+                   "versions": a.versions.len(), "hash": a.hash})
+        })
+        .collect();
+    let out = if as_json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&rows).unwrap_or_default()
+        )
+    } else {
+        let mut s = String::new();
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "{:<20} {:>4} versions  {:<8} {}",
+                r["id"].as_str().unwrap_or(""),
+                r["versions"],
+                r["type"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or("-")
+            );
+        }
+        let _ = writeln!(s, "{} artifacts", rows.len());
+        s
+    };
+    write_stdout(out.as_bytes())
+}
+
+fn log(doc: &Document, artifact: &str, as_json: bool) -> Result<(), Error> {
+    let mut doc = doc.clone();
+    let w = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default));
+    let id = w.resolve(artifact).ok_or_else(|| {
+        Error::InvalidArgument(format!("no artifact with id or name `{artifact}`"))
+    })?;
+    let art = &doc
+        .artifact_vault
+        .as_ref()
+        .and_then(|v| v.artifacts.as_ref())
+        .expect("resolved")[&id];
+    let contents = smg_format::rebuild_versions(&id, art)?;
+    let rows: Vec<_> = art
+        .versions
+        .iter()
+        .zip(&contents)
+        .map(|(v, c)| {
+            let stored = if v.content.is_some() { "full" } else { "delta" };
+            let stored_bytes = v.content.as_ref().or(v.delta.as_ref()).map_or(0, String::len);
+            json!({"version": v.v, "timestamp": v.timestamp, "stored": stored, "storedBytes": stored_bytes,
+                   "bytes": c.len(), "hash": smg_format::content_hash(c)})
+        })
+        .collect();
+    let out = if as_json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({"artifact": id, "versions": rows}))
+                .unwrap_or_default()
+        )
+    } else {
+        let mut s = format!("{id} ({})\n", art.filename.as_deref().unwrap_or("unnamed"));
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "  v{:<4} {:<5} {:>8} bytes stored, {:>8} bytes  {}  {}",
+                r["version"],
+                r["stored"].as_str().unwrap_or(""),
+                r["storedBytes"],
+                r["bytes"],
+                r["timestamp"].as_str().unwrap_or("-"),
+                &r["hash"].as_str().unwrap_or("")[..19]
+            );
+        }
+        s
+    };
+    write_stdout(out.as_bytes())
+}

@@ -1,0 +1,247 @@
+//! Deep-archive blocks: base64 of the compressed UTF-8 JSON array of a block's turns.
+
+use std::collections::HashMap;
+
+use base64::Engine;
+
+use crate::envelope::{brotli_compress, read_bounded};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::{ArtifactVault, Block, CompressionMethod, Turn};
+
+mod code;
+mod writer;
+
+pub use writer::{append_turns, AppendReport, ArchiveOptions};
+
+/// Resolves an artifact version's full content, for turns stored as `parts`.
+pub(crate) type Resolve<'r> = dyn FnMut(&str, u64) -> Result<String> + 'r;
+
+/// Decode one block's turns, bounded by `limits`; turns stored as `parts` get their
+/// code back from `vault`.
+///
+/// Only this block is decompressed; the rest of the archive is not touched.
+pub fn decode_block(
+    block: &Block,
+    method: CompressionMethod,
+    vault: Option<&ArtifactVault>,
+    limits: &Limits,
+) -> Result<Vec<Turn>> {
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(block.compressed_data.as_bytes())
+        .map_err(|e| Error::Block {
+            block: block.id,
+            detail: format!("compressedData is not valid base64: {e}"),
+        })?;
+    let mut resolve = |id: &str, v: u64| {
+        let art = vault
+            .and_then(|a| a.artifacts.as_ref())
+            .and_then(|a| a.get(id));
+        let art = art.ok_or_else(|| Error::Block {
+            block: block.id,
+            detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
+        })?;
+        crate::vault::rebuild_version(id, art, v)
+    };
+    decode_raw_block(block.id, &raw, method, limits, &mut resolve)
+}
+
+/// Decode a block's compressed bytes (not base64) into turns.
+pub(crate) fn decode_raw_block(
+    id: u64,
+    raw: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+    resolve: &mut Resolve<'_>,
+) -> Result<Vec<Turn>> {
+    let fail = |detail: String| Error::Block { block: id, detail };
+    let json = match method {
+        CompressionMethod::None => raw.to_vec(),
+        CompressionMethod::Brotli => read_bounded(
+            brotli::Decompressor::new(raw, 1 << 16),
+            limits.max_bytes,
+            "brotli",
+            0,
+        )
+        .map_err(|e| fail(e.to_string()))?,
+        CompressionMethod::Gzip => read_bounded(
+            flate2::read::GzDecoder::new(raw),
+            limits.max_bytes,
+            "gzip",
+            0,
+        )
+        .map_err(|e| fail(e.to_string()))?,
+    };
+    let stored: Vec<serde_json::Value> = serde_json::from_slice(&json)
+        .map_err(|e| fail(format!("decoded data is not a JSON array of turns: {e}")))?;
+    let mut cache: HashMap<(String, u64), String> = HashMap::new();
+    stored
+        .into_iter()
+        .map(|mut t| {
+            if let Some(parts) = t.as_object_mut().and_then(|o| o.remove("parts")) {
+                let content = join_parts(&parts, &mut cache, resolve).map_err(|e| match e {
+                    Error::Block { .. } | Error::Artifact { .. } => e,
+                    other => fail(other.to_string()),
+                })?;
+                t["content"] = serde_json::Value::String(content);
+            }
+            serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))
+        })
+        .collect()
+}
+
+/// A turn's content from its `parts`: text as is, artifacts by version.
+fn join_parts(
+    parts: &serde_json::Value,
+    cache: &mut HashMap<(String, u64), String>,
+    resolve: &mut Resolve<'_>,
+) -> Result<String> {
+    let parts = parts
+        .as_array()
+        .ok_or_else(|| Error::InvalidArgument("`parts` is not an array".into()))?;
+    let mut out = String::new();
+    for p in parts {
+        if let Some(text) = p.get("text").and_then(|t| t.as_str()) {
+            out.push_str(text);
+        } else if let (Some(id), Some(v)) = (
+            p.get("artifact").and_then(|a| a.as_str()),
+            p.get("version").and_then(|v| v.as_u64()),
+        ) {
+            let key = (id.to_string(), v);
+            if !cache.contains_key(&key) {
+                let content = resolve(id, v)?;
+                cache.insert(key.clone(), content);
+            }
+            out.push_str(&cache[&key]);
+        } else {
+            return Err(Error::InvalidArgument(format!(
+                "a part is neither text nor an artifact reference: {p}"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// One archived turn of a fully loaded document (only its block is decompressed).
+pub fn find_turn(doc: &crate::Document, n: u64, limits: &Limits) -> Result<Turn> {
+    let missing = || Error::InvalidArgument(format!("turn {n} is not in the archive"));
+    let archive = doc.deep_archive.as_ref().ok_or_else(missing)?;
+    let block = archive
+        .blocks()
+        .iter()
+        .find(|b| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
+        .ok_or_else(missing)?;
+    let method = archive.compression_method.unwrap_or_default();
+    decode_block(block, method, doc.artifact_vault.as_ref(), limits)?
+        .into_iter()
+        .find(|t| t.turn == n)
+        .ok_or_else(missing)
+}
+
+/// Encode turns as a block's `compressedData` (Brotli at `quality`).
+pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<String> {
+    encode_values(
+        &serde_json::to_value(turns).map_err(|e| Error::InvalidArgument(e.to_string()))?,
+        quality,
+    )
+}
+
+/// Encode stored turns (turns or their `parts` form) as Brotli + base64.
+pub(crate) fn encode_values(turns: &serde_json::Value, quality: i32) -> Result<String> {
+    let json = crate::canonical::to_canonical_json_value(turns);
+    let mut out = Vec::with_capacity(json.len() / 4);
+    brotli_compress(&json, quality, &mut out)?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(out))
+}
+
+/// Parse a `turnRange` of the form `"first-last"` with `first <= last`.
+///
+/// ```
+/// assert_eq!(smg_format::parse_turn_range("1-50"), Some((1, 50)));
+/// assert_eq!(smg_format::parse_turn_range("7"), Some((7, 7)));
+/// assert_eq!(smg_format::parse_turn_range("9-3"), None);
+/// ```
+pub fn parse_turn_range(range: &str) -> Option<(u64, u64)> {
+    let num = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+    };
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => {
+            let n = num(range)?;
+            (n, n)
+        }
+    };
+    (a <= b).then_some((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(n: u64, content: &str) -> Turn {
+        Turn {
+            turn: n,
+            role: "user".into(),
+            content: content.into(),
+            ..Turn::default()
+        }
+    }
+
+    #[test]
+    fn block_round_trip_is_byte_exact() {
+        let turns = vec![
+            turn(1, "héllo\r\n\u{0}tabs\t"),
+            turn(2, "```rust\nfn main() {}\n```"),
+        ];
+        let block = Block {
+            id: 1,
+            turn_range: "1-2".into(),
+            compressed_data: encode_turns(&turns, 9).unwrap(),
+            ..Block::default()
+        };
+        let back =
+            decode_block(&block, CompressionMethod::Brotli, None, &Limits::default()).unwrap();
+        assert_eq!(back, turns);
+    }
+
+    #[test]
+    fn corrupt_blocks_name_the_block() {
+        let block = Block {
+            id: 7,
+            turn_range: "1-1".into(),
+            compressed_data: "!!!".into(),
+            ..Block::default()
+        };
+        let err =
+            decode_block(&block, CompressionMethod::Brotli, None, &Limits::default()).unwrap_err();
+        assert_eq!(err.code(), "SMG-E117");
+        assert!(err.to_string().contains("block 7"));
+    }
+
+    #[test]
+    fn gzip_and_stored_blocks_decode() {
+        use std::io::Write;
+        let json = br#"[{"turn":1,"role":"user","content":"hi"}]"#;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(json).unwrap();
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        for (method, data) in [
+            (CompressionMethod::Gzip, b64(&gz.finish().unwrap())),
+            (CompressionMethod::None, b64(json)),
+        ] {
+            let block = Block {
+                id: 1,
+                turn_range: "1".into(),
+                compressed_data: data,
+                ..Block::default()
+            };
+            assert_eq!(
+                decode_block(&block, method, None, &Limits::default()).unwrap()[0].content,
+                "hi"
+            );
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Appending turns to the deep archive: blocks by turn count and size, code moved to
+//! the vault (stored once, revisions as diffs), and an index per block.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::code;
+use crate::archive::{encode_values, parse_turn_range};
+use crate::error::{Error, Result};
+use crate::model::{Block, DeepArchive, Document, TimeRange, Turn};
+use crate::vault::{NewContent, VaultWriter};
+
+/// How turns are cut into blocks and compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArchiveOptions {
+    /// Most turns in one block.
+    pub max_turns: usize,
+    /// Most bytes of (stored) JSON in one block, so one turn never costs more than
+    /// decompressing this much.
+    pub max_block_bytes: usize,
+    /// Brotli quality of the blocks (0–11).
+    pub quality: i32,
+    /// Move fenced code blocks of at least [`ArchiveOptions::min_code_lines`] lines into
+    /// the vault, so that code pasted again and again is stored once, and its revisions
+    /// as diffs.
+    pub extract_code: bool,
+    /// Shortest code block moved to the vault, in lines.
+    pub min_code_lines: usize,
+}
+
+impl Default for ArchiveOptions {
+    fn default() -> Self {
+        ArchiveOptions {
+            max_turns: 100,
+            max_block_bytes: 128 << 10,
+            quality: 11,
+            extract_code: true,
+            min_code_lines: 4,
+        }
+    }
+}
+
+/// What [`append_turns`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AppendReport {
+    /// Turns archived.
+    pub turns: usize,
+    /// Blocks written.
+    pub blocks: usize,
+    /// Code blocks moved into the vault.
+    pub code_blocks: usize,
+    /// Of those, how many were already in the vault byte for byte.
+    pub code_deduplicated: usize,
+}
+
+/// Archive `turns` (in order, numbered after every turn already archived) as new blocks.
+///
+/// Every turn comes back from [`crate::decode_block`] byte for byte.
+pub fn append_turns(
+    doc: &mut Document,
+    turns: &[Turn],
+    options: &ArchiveOptions,
+) -> Result<AppendReport> {
+    let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
+    let last = archive
+        .blocks()
+        .iter()
+        .filter_map(|b| parse_turn_range(&b.turn_range))
+        .map(|r| r.1)
+        .max();
+    let mut expected_after = last.unwrap_or(0);
+    for t in turns {
+        if t.turn <= expected_after {
+            return Err(Error::InvalidArgument(format!(
+                "turn {} is not after turn {expected_after}: turns are archived in increasing order, once",
+                t.turn
+            )));
+        }
+        expected_after = t.turn;
+    }
+    let mut next_id = archive.blocks().iter().map(|b| b.id + 1).max().unwrap_or(1);
+    let vault = doc.artifact_vault.get_or_insert_with(Default::default);
+    let mut writer = VaultWriter::new(vault);
+    let mut report = AppendReport::default();
+    let mut blocks = Vec::new();
+    let mut pending: Vec<(&Turn, Value)> = Vec::new();
+    let mut pending_bytes = 0;
+    for t in turns {
+        let stored = store_turn(t, options, &mut writer, &mut report)?;
+        let size = crate::canonical::to_canonical_json_value(&stored).len();
+        if !pending.is_empty()
+            && (pending.len() >= options.max_turns
+                || pending_bytes + size > options.max_block_bytes)
+        {
+            blocks.push(make_block(next_id, &pending, options.quality)?);
+            next_id += 1;
+            pending.clear();
+            pending_bytes = 0;
+        }
+        pending_bytes += size;
+        pending.push((t, stored));
+    }
+    if !pending.is_empty() {
+        blocks.push(make_block(next_id, &pending, options.quality)?);
+    }
+    report.turns = turns.len();
+    report.blocks = blocks.len();
+    let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
+    archive.blocks.get_or_insert_with(Vec::new).extend(blocks);
+    if doc
+        .artifact_vault
+        .as_ref()
+        .is_some_and(|v| v.artifacts.is_none() && v.extra.is_empty())
+    {
+        doc.artifact_vault = None;
+    }
+    Ok(report)
+}
+
+/// The JSON stored for a turn: the turn itself, or with `content` replaced by `parts`
+/// when code moved to the vault.
+fn store_turn(
+    t: &Turn,
+    options: &ArchiveOptions,
+    vault: &mut VaultWriter<'_>,
+    report: &mut AppendReport,
+) -> Result<Value> {
+    let mut value = serde_json::to_value(t).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    if !options.extract_code {
+        return Ok(value);
+    }
+    let text = t.content.as_str();
+    let fences: Vec<_> = code::fences(text)
+        .into_iter()
+        .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
+        .collect();
+    if fences.is_empty() {
+        return Ok(value);
+    }
+    let mut parts = Vec::new();
+    let mut at = 0;
+    for f in fences {
+        let body = &text[f.body.clone()];
+        let language = code::language(f.info);
+        let name = code::file_name(f.info, body);
+        let similar = if name.is_none() {
+            vault.similar(body)
+        } else {
+            None
+        };
+        let meta = NewContent {
+            name,
+            language,
+            timestamp: t.timestamp.as_deref(),
+            artifact: similar.as_deref(),
+            ..NewContent::default()
+        };
+        let stored = vault.add(body, &meta)?;
+        report.code_blocks += 1;
+        report.code_deduplicated += usize::from(!stored.added);
+        if f.body.start > at {
+            parts.push(json!({"text": &text[at..f.body.start]}));
+        }
+        parts.push(json!({"artifact": stored.artifact, "version": stored.version}));
+        at = f.body.end;
+    }
+    if at < text.len() {
+        parts.push(json!({"text": &text[at..]}));
+    }
+    let obj = value
+        .as_object_mut()
+        .expect("a turn serialises to an object");
+    obj.remove("content");
+    obj.insert("parts".into(), Value::Array(parts));
+    Ok(value)
+}
+
+fn make_block(id: u64, turns: &[(&Turn, Value)], quality: i32) -> Result<Block> {
+    let first = turns.first().map_or(0, |t| t.0.turn);
+    let last = turns.last().map_or(0, |t| t.0.turn);
+    let times: Vec<&str> = turns
+        .iter()
+        .filter_map(|t| t.0.timestamp.as_deref())
+        .collect();
+    let stored = Value::Array(turns.iter().map(|t| t.1.clone()).collect());
+    Ok(Block {
+        id,
+        turn_range: format!("{first}-{last}"),
+        time_range: match (times.first(), times.last()) {
+            (Some(a), Some(b)) => Some(TimeRange {
+                start: a.to_string(),
+                end: b.to_string(),
+                ..TimeRange::default()
+            }),
+            _ => None,
+        },
+        summary: summary(turns.iter().map(|t| t.0)),
+        key_points: Some(key_points(turns.iter().map(|t| t.0))),
+        compressed_data: encode_values(&stored, quality)?,
+        ..Block::default()
+    })
+}
+
+/// The first sentence (up to 160 characters) of the first turn with five words or more.
+fn summary<'a>(turns: impl Iterator<Item = &'a Turn>) -> Option<String> {
+    let text = turns
+        .map(|t| t.content.trim())
+        .find(|c| c.split_whitespace().count() >= 5)?;
+    let end = text
+        .find(['.', '?', '!', '\n'])
+        .map_or(text.len(), |i| i + 1);
+    let sentence: String = text[..end].chars().take(160).collect();
+    Some(sentence.trim().to_string())
+}
+
+const STOPWORDS: &[&str] = &[
+    "about", "after", "again", "also", "because", "been", "before", "being", "could", "does",
+    "doing", "from", "have", "here", "into", "just", "like", "make", "more", "most", "much",
+    "need", "only", "other", "over", "really", "same", "should", "some", "such", "than", "that",
+    "their", "them", "then", "there", "these", "they", "this", "those", "very", "want", "were",
+    "what", "when", "where", "which", "while", "will", "with", "would", "your", "yours", "yeah",
+    "thanks",
+];
+
+/// Up to five most frequent words of four letters or more (ties alphabetical).
+fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for t in turns {
+        for w in t.content.split(|c: char| !c.is_alphanumeric()) {
+            let w = w.to_lowercase();
+            if w.chars().count() >= 4
+                && w.chars().all(char::is_alphabetic)
+                && !STOPWORDS.contains(&w.as_str())
+            {
+                *counts.entry(w).or_default() += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.into_iter().take(5).map(|(w, _)| w).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::model::CompressionMethod;
+
+    fn turn(n: u64, content: &str) -> Turn {
+        Turn {
+            turn: n,
+            role: "user".into(),
+            content: content.into(),
+            ..Turn::default()
+        }
+    }
+
+    fn all_turns(doc: &Document) -> Vec<Turn> {
+        let a = doc.deep_archive.as_ref().unwrap();
+        a.blocks()
+            .iter()
+            .flat_map(|b| {
+                crate::decode_block(
+                    b,
+                    CompressionMethod::Brotli,
+                    doc.artifact_vault.as_ref(),
+                    &Limits::default(),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn code_moves_to_the_vault_and_comes_back_byte_for_byte() {
+        let code1 = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
+        let code2 = "fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n";
+        let turns = vec![
+            turn(1, &format!("Here:\n```rust src/main.rs\n{code1}```\nok?")),
+            turn(2, &format!("Again, same file:\n```rust\n{code1}```")),
+            turn(3, &format!("Changed x\r\n```rust\n{code2}```\n")),
+            turn(4, "thanks"),
+        ];
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let r = append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
+        assert_eq!(
+            (r.turns, r.blocks, r.code_blocks, r.code_deduplicated),
+            (4, 1, 3, 1)
+        );
+        let arts = doc
+            .artifact_vault
+            .as_ref()
+            .unwrap()
+            .artifacts
+            .as_ref()
+            .unwrap();
+        assert_eq!(
+            arts.len(),
+            1,
+            "the revision is a version of the same artifact"
+        );
+        assert_eq!(arts.values().next().unwrap().versions.len(), 2);
+        assert_eq!(all_turns(&doc), turns);
+        let report = crate::validate(
+            &crate::to_canonical_json(&doc).unwrap(),
+            &crate::ValidateOptions::default(),
+        );
+        assert!(report.is_valid(), "{:?}", report.findings);
+    }
+
+    #[test]
+    fn blocks_split_by_count_and_size_and_appends_continue() {
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let opts = ArchiveOptions {
+            max_turns: 3,
+            max_block_bytes: 200,
+            ..ArchiveOptions::default()
+        };
+        let turns: Vec<Turn> = (1..=7)
+            .map(|n| turn(n, &"word ".repeat(n as usize * 5)))
+            .collect();
+        append_turns(&mut doc, &turns[..5], &opts).unwrap();
+        append_turns(&mut doc, &turns[5..], &opts).unwrap();
+        let ranges: Vec<_> = doc
+            .deep_archive
+            .as_ref()
+            .unwrap()
+            .blocks()
+            .iter()
+            .map(|b| b.turn_range.clone())
+            .collect();
+        assert!(ranges.len() >= 3, "{ranges:?}");
+        assert_eq!(all_turns(&doc), turns);
+        let err = append_turns(&mut doc, &turns[..1], &opts).unwrap_err();
+        assert_eq!(err.code(), "SMG-E020");
+    }
+}

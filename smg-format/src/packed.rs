@@ -1,0 +1,462 @@
+//! The packed layout (envelope encoding 3): the document's head, each artifact and each
+//! archive block in its own section, and an index at the end, so that a reader opens
+//! the index and reads only the sections it needs (spec §2.5).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::Path;
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+use crate::archive::{decode_raw_block, parse_turn_range};
+use crate::envelope::{brotli_compress, read_bounded, HEADER_LEN, MAGIC};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::{Artifact, CompressionMethod, Document, Turn};
+
+pub(crate) const PACKED: u8 = 3;
+
+/// Where a section lies in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Section {
+    offset: u64,
+    length: u64,
+    crc32: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexBlock {
+    id: u64,
+    turn_range: String,
+    section: Section,
+}
+
+/// The index at the end of a packed file (canonical JSON, uncompressed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Index {
+    head: Section,
+    compression_method: CompressionMethod,
+    artifacts: BTreeMap<String, Section>,
+    blocks: Vec<IndexBlock>,
+}
+
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn section(&mut self, bytes: &[u8]) -> Section {
+        let s = Section {
+            offset: self.out.len() as u64,
+            length: bytes.len() as u64,
+            crc32: crc32fast::hash(bytes),
+        };
+        self.out.extend_from_slice(bytes);
+        s
+    }
+
+    fn brotli_section(&mut self, json: &[u8], quality: i32) -> Result<Section> {
+        let mut buf = Vec::with_capacity(json.len() / 4);
+        brotli_compress(json, quality, &mut buf)?;
+        Ok(self.section(&buf))
+    }
+}
+
+/// Write `doc` in the packed layout; sections of JSON are Brotli at `quality`.
+pub(crate) fn pack(doc: &Document, quality: i32) -> Result<Vec<u8>> {
+    let mut head = doc.clone();
+    let mut w = Writer {
+        out: Vec::with_capacity(1 << 20),
+    };
+    w.out.extend_from_slice(&MAGIC);
+    w.out.extend_from_slice(&[1, PACKED, 0, 0]);
+    w.out.extend_from_slice(&[0; 12]);
+    let mut artifacts = BTreeMap::new();
+    if let Some(arts) = head
+        .artifact_vault
+        .as_mut()
+        .and_then(|v| v.artifacts.as_mut())
+    {
+        if !arts.is_empty() {
+            for (id, art) in std::mem::take(arts) {
+                artifacts.insert(
+                    id,
+                    w.brotli_section(&crate::canonical::to_vec(&art)?, quality)?,
+                );
+            }
+        }
+    }
+    let mut blocks = Vec::new();
+    let method = head
+        .deep_archive
+        .as_ref()
+        .and_then(|a| a.compression_method)
+        .unwrap_or_default();
+    for b in head
+        .deep_archive
+        .iter_mut()
+        .flat_map(|a| a.blocks.iter_mut().flatten())
+    {
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(std::mem::take(&mut b.compressed_data))
+            .map_err(|e| Error::Block {
+                block: b.id,
+                detail: format!("compressedData is not valid base64: {e}"),
+            })?;
+        blocks.push(IndexBlock {
+            id: b.id,
+            turn_range: b.turn_range.clone(),
+            section: w.section(&raw),
+        });
+    }
+    let head = w.brotli_section(&crate::canonical::to_vec(&head)?, quality)?;
+    let index = Index {
+        head,
+        compression_method: method,
+        artifacts,
+        blocks,
+    };
+    let index_json = crate::canonical::to_vec(&index)?;
+    let index_offset = w.out.len() as u64;
+    w.out.extend_from_slice(&index_json);
+    w.out[8..16].copy_from_slice(&index_offset.to_le_bytes());
+    w.out[16..20].copy_from_slice(&crc32fast::hash(&index_json).to_le_bytes());
+    Ok(w.out)
+}
+
+fn read_index(header: &[u8], index_bytes: &[u8], limits: &Limits) -> Result<Index> {
+    let crc = u32::from_le_bytes(header[16..20].try_into().expect("4 bytes"));
+    let actual = crc32fast::hash(index_bytes);
+    if crc != actual {
+        return Err(Error::Checksum {
+            expected: crc,
+            actual,
+        });
+    }
+    if index_bytes.len() as u64 > limits.max_bytes {
+        return Err(Error::TooLarge {
+            limit: limits.max_bytes,
+        });
+    }
+    serde_json::from_slice(index_bytes)
+        .map_err(|e| Error::Truncated(format!("the packed index is malformed: {e}")))
+}
+
+fn index_offset(header: &[u8], file_len: u64) -> Result<u64> {
+    let offset = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
+    if offset < HEADER_LEN as u64 || offset > file_len {
+        return Err(Error::Truncated(format!(
+            "the packed index offset {offset} lies outside the file ({file_len} bytes)"
+        )));
+    }
+    Ok(offset)
+}
+
+/// Check a section against the bytes it points into and return them.
+fn slice<'a>(bytes: &'a [u8], s: &Section, what: &dyn Fn() -> String) -> Result<&'a [u8]> {
+    let end = s
+        .offset
+        .checked_add(s.length)
+        .filter(|e| *e <= bytes.len() as u64);
+    let Some(end) = end else {
+        return Err(Error::Truncated(format!(
+            "{} lies past the end of the file",
+            what()
+        )));
+    };
+    let data = &bytes[s.offset as usize..end as usize];
+    let actual = crc32fast::hash(data);
+    if actual != s.crc32 {
+        return Err(Error::Decompress {
+            encoding: "packed",
+            detail: format!("{} fails its CRC-32 check", what()),
+        });
+    }
+    Ok(data)
+}
+
+fn brotli_json<T: serde::de::DeserializeOwned>(
+    data: &[u8],
+    limits: &Limits,
+    what: &dyn Fn() -> String,
+) -> Result<T> {
+    let json = read_bounded(
+        brotli::Decompressor::new(data, 1 << 16),
+        limits.max_bytes,
+        "brotli",
+        0,
+    )
+    .map_err(|e| Error::Decompress {
+        encoding: "packed",
+        detail: format!("{}: {e}", what()),
+    })?;
+    serde_json::from_slice(&json).map_err(|e| Error::Shape {
+        pointer: String::new(),
+        detail: format!("{}: {e}", what()),
+    })
+}
+
+/// Read a whole packed file back into the document it was packed from.
+pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
+    let offset = index_offset(bytes, bytes.len() as u64)? as usize;
+    let index = read_index(bytes, &bytes[offset..], limits)?;
+    let mut doc: Document = brotli_json(
+        slice(bytes, &index.head, &|| "the head section".into())?,
+        limits,
+        &|| "the head section".into(),
+    )?;
+    if !index.artifacts.is_empty() {
+        let mut arts = BTreeMap::new();
+        for (id, s) in &index.artifacts {
+            let what = || format!("artifact {id}'s section");
+            let art: Artifact = brotli_json(slice(bytes, s, &what)?, limits, &what)?;
+            arts.insert(id.clone(), art);
+        }
+        doc.artifact_vault
+            .get_or_insert_with(Default::default)
+            .artifacts = Some(arts);
+    }
+    let blocks: Vec<_> = doc
+        .deep_archive
+        .iter_mut()
+        .flat_map(|a| a.blocks.iter_mut().flatten())
+        .collect();
+    let ids = |i: &Index| i.blocks.iter().map(|b| b.id).collect::<Vec<_>>();
+    if blocks.iter().map(|b| b.id).collect::<Vec<_>>() != ids(&index) {
+        return Err(Error::Truncated(
+            "the packed index and the head list different archive blocks".into(),
+        ));
+    }
+    for (b, entry) in blocks.into_iter().zip(&index.blocks) {
+        let data = slice(bytes, &entry.section, &|| {
+            format!("archive block {}'s section", entry.id)
+        })?;
+        b.compressed_data = base64::engine::general_purpose::STANDARD.encode(data);
+    }
+    Ok(doc)
+}
+
+/// A packed file opened for reading single turns: only the index is read at open, and
+/// each turn costs reading and decompressing its own block (and any artifact its code
+/// is stored in).
+#[derive(Debug)]
+pub struct PackedArchive {
+    file: File,
+    len: u64,
+    index: Index,
+    limits: Limits,
+}
+
+impl PackedArchive {
+    /// Open a packed file and read its index.
+    pub fn open(path: &Path, limits: &Limits) -> Result<Self> {
+        let io = |e| Error::io(path, e);
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut header = [0u8; HEADER_LEN];
+        read_at(&file, &mut header, 0)
+            .map_err(|_| Error::Truncated(format!("the header needs {HEADER_LEN} bytes")))?;
+        if header[..4] != MAGIC || header[5] != PACKED {
+            return Err(Error::InvalidArgument(format!(
+                "{} is not a packed .smg file",
+                path.display()
+            )));
+        }
+        let offset = index_offset(&header, len)?;
+        let mut index_bytes = vec![0u8; (len - offset) as usize];
+        read_at(&file, &mut index_bytes, offset).map_err(io)?;
+        let index = read_index(&header, &index_bytes, limits)?;
+        Ok(PackedArchive {
+            file,
+            len,
+            index,
+            limits: *limits,
+        })
+    }
+
+    /// Turn ranges of the blocks, in file order.
+    pub fn block_ranges(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.index
+            .blocks
+            .iter()
+            .map(|b| (b.id, b.turn_range.as_str()))
+    }
+
+    fn read_section(&self, s: &Section, what: &dyn Fn() -> String) -> Result<Vec<u8>> {
+        if s.offset.checked_add(s.length).is_none_or(|e| e > self.len) {
+            return Err(Error::Truncated(format!(
+                "{} lies past the end of the file",
+                what()
+            )));
+        }
+        let mut buf = vec![0u8; s.length as usize];
+        read_at(&self.file, &mut buf, s.offset).map_err(|e| Error::io("packed file", e))?;
+        if crc32fast::hash(&buf) != s.crc32 {
+            return Err(Error::Decompress {
+                encoding: "packed",
+                detail: format!("{} fails its CRC-32 check", what()),
+            });
+        }
+        Ok(buf)
+    }
+
+    /// One archived turn, byte for byte, reading only its block.
+    pub fn turn(&self, n: u64) -> Result<Turn> {
+        let block = self
+            .index
+            .blocks
+            .iter()
+            .find(|b| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
+            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
+        let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
+        let mut resolve = |id: &str, v: u64| {
+            let s = self.index.artifacts.get(id).ok_or_else(|| Error::Block {
+                block: block.id,
+                detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
+            })?;
+            let what = || format!("artifact {id}'s section");
+            let art: Artifact = brotli_json(&self.read_section(s, &what)?, &self.limits, &what)?;
+            crate::vault::rebuild_version(id, &art, v)
+        };
+        let turns = decode_raw_block(
+            block.id,
+            &raw,
+            self.index.compression_method,
+            &self.limits,
+            &mut resolve,
+        )?;
+        turns
+            .into_iter()
+            .find(|t| t.turn == n)
+            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{append_turns, ArchiveOptions, Encoding, WriteOptions};
+
+    fn doc_with_code() -> (Document, Vec<Turn>) {
+        let mut doc = crate::read_file(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid/full.smg"),
+            &Limits::default(),
+        )
+        .unwrap()
+        .0;
+        let turns: Vec<Turn> = (7..40)
+            .map(|n| Turn {
+                turn: n,
+                role: "assistant".into(),
+                content: format!(
+                    "v{n}:\n```python app.py\nimport os\n\ndef main():\n    return {}\n```\n",
+                    n % 5
+                ),
+                ..Turn::default()
+            })
+            .collect();
+        let opts = ArchiveOptions {
+            max_turns: 10,
+            ..ArchiveOptions::default()
+        };
+        append_turns(&mut doc, &turns, &opts).unwrap();
+        (doc, turns)
+    }
+
+    #[test]
+    fn packs_and_unpacks_losslessly() {
+        let (doc, _) = doc_with_code();
+        let packed = crate::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+        let (back, enc) = crate::from_bytes(&packed, &Limits::default()).unwrap();
+        assert_eq!(enc, Encoding::Packed);
+        assert_eq!(back, doc);
+        assert_eq!(
+            crate::to_bytes(&back, &WriteOptions::new(Encoding::Packed)).unwrap(),
+            packed
+        );
+        let report = crate::validate(&packed, &crate::ValidateOptions::default());
+        assert!(report.is_valid(), "{:?}", report.findings);
+    }
+
+    #[test]
+    fn reads_single_turns_lazily_and_survives_a_corrupt_block() {
+        let (doc, turns) = doc_with_code();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.smg");
+        let mut bytes = crate::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let archive = PackedArchive::open(&path, &Limits::default()).unwrap();
+        for t in &turns {
+            assert_eq!(&archive.turn(t.turn).unwrap(), t);
+        }
+        assert_eq!(
+            archive.turn(1).unwrap().content,
+            "Let's build the checkout with Stripe."
+        );
+        assert_eq!(archive.turn(10_000).unwrap_err().code(), "SMG-E020");
+
+        let last = archive.index.blocks.last().unwrap().clone();
+        bytes[last.section.offset as usize + 3] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let archive = PackedArchive::open(&path, &Limits::default()).unwrap();
+        let (first, _) = parse_turn_range(&last.turn_range).unwrap();
+        let err = archive.turn(first).unwrap_err();
+        assert_eq!(err.code(), "SMG-E006");
+        assert!(
+            err.to_string()
+                .contains(&format!("archive block {}", last.id)),
+            "{err}"
+        );
+        assert_eq!(
+            archive.turn(7).unwrap(),
+            turns[0],
+            "other blocks stay readable"
+        );
+    }
+
+    #[test]
+    fn a_truncated_or_lying_file_is_refused_clearly() {
+        let (doc, _) = doc_with_code();
+        let bytes = crate::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+        let cut = &bytes[..bytes.len() / 2];
+        assert_eq!(
+            crate::from_bytes(cut, &Limits::default())
+                .unwrap_err()
+                .code(),
+            "SMG-E005"
+        );
+        let mut lying = bytes.clone();
+        lying[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(
+            crate::from_bytes(&lying, &Limits::default())
+                .unwrap_err()
+                .code(),
+            "SMG-E005"
+        );
+        let mut bad_index = bytes;
+        let n = bad_index.len();
+        bad_index[n - 2] ^= 1;
+        assert_eq!(
+            crate::from_bytes(&bad_index, &Limits::default())
+                .unwrap_err()
+                .code(),
+            "SMG-E008"
+        );
+    }
+}
