@@ -1,12 +1,16 @@
 //! `smg-bench`: benchmarks recorded in bench/RESULTS.md.
 //!
+//! `smg-bench vault [VERSIONS]` stores a file's history in the vault (bench/src/vault.rs);
+//! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
 //! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
 //! and prints a Markdown table.
 #![forbid(unsafe_code)]
 
+mod archive;
 mod generate;
+mod vault;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,14 +20,23 @@ use smg_format::{Encoding, Limits, WriteOptions};
 
 const MB: f64 = 1_000_000.0;
 
-fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+/// Bytes as kB or MB, for tables.
+pub(crate) fn kb(bytes: usize) -> String {
+    if bytes >= 10_000_000 {
+        format!("{:.1} MB", bytes as f64 / MB)
+    } else {
+        format!("{:.1} kB", bytes as f64 / 1e3)
+    }
+}
+
+pub(crate) fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let start = Instant::now();
     let out = f();
     (out, start.elapsed())
 }
 
 /// Median of `n` runs.
-fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
+pub(crate) fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
     let mut runs: Vec<Duration> = (0..n).map(|_| time(&mut f).1).collect();
     runs.sort();
     runs[n / 2]
@@ -186,8 +199,19 @@ fn main() {
                 .map_or_else(|| PathBuf::from("bench/out"), PathBuf::from);
             codec(size, &dir);
         }
+        Some("vault") => {
+            let versions = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(150);
+            vault::run(versions, &PathBuf::from("bench/out/vault"));
+        }
+        Some("archive") => {
+            let locomo = args
+                .get(1)
+                .map_or_else(|| PathBuf::from("../shared/data/locomo-dev"), PathBuf::from);
+            let size = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
+            archive::run(&locomo, size, &PathBuf::from("bench/out/archive"));
+        }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB]");
             std::process::exit(2);
         }
     }

@@ -2,14 +2,14 @@
 //! archive block in its own section, and an index at the end, so that a reader opens
 //! the index and reads only the sections it needs (spec §2.5).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::Path;
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::archive::{decode_raw_block, parse_turn_range};
+use crate::archive::parse_turn_range;
 use crate::envelope::{brotli_compress, read_bounded, HEADER_LEN, MAGIC};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
@@ -39,9 +39,16 @@ struct IndexBlock {
 struct Index {
     head: Section,
     compression_method: CompressionMethod,
-    artifacts: BTreeMap<String, Section>,
+    /// Artifact id → the section (in `artifact_sections`) that holds it.
+    artifacts: BTreeMap<String, usize>,
+    /// Brotli streams of JSON objects `{id: artifact}`, grouped up to
+    /// [`ARTIFACT_GROUP_BYTES`] so small files share one compression context.
+    artifact_sections: Vec<Section>,
     blocks: Vec<IndexBlock>,
 }
+
+/// Raw JSON bytes of artifacts grouped into one section (one artifact may exceed it).
+const ARTIFACT_GROUP_BYTES: usize = 256 << 10;
 
 struct Writer {
     out: Vec<u8>,
@@ -65,7 +72,16 @@ impl Writer {
     }
 }
 
-/// Write `doc` in the packed layout; sections of JSON are Brotli at `quality`.
+/// Artifacts are read often and their sections are small: always the best quality.
+fn artifact_group(
+    w: &mut Writer,
+    group: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<Section> {
+    let all = serde_json::Value::Object(std::mem::take(group));
+    w.brotli_section(&crate::canonical::to_canonical_json_value(&all), 11)
+}
+
+/// Write `doc` in the packed layout; the head is Brotli at `quality`.
 pub(crate) fn pack(doc: &Document, quality: i32) -> Result<Vec<u8>> {
     let mut head = doc.clone();
     let mut w = Writer {
@@ -75,18 +91,27 @@ pub(crate) fn pack(doc: &Document, quality: i32) -> Result<Vec<u8>> {
     w.out.extend_from_slice(&[1, PACKED, 0, 0]);
     w.out.extend_from_slice(&[0; 12]);
     let mut artifacts = BTreeMap::new();
+    let mut artifact_sections = Vec::new();
     if let Some(arts) = head
         .artifact_vault
         .as_mut()
         .and_then(|v| v.artifacts.as_mut())
     {
-        if !arts.is_empty() {
-            for (id, art) in std::mem::take(arts) {
-                artifacts.insert(
-                    id,
-                    w.brotli_section(&crate::canonical::to_vec(&art)?, quality)?,
-                );
+        let mut group = serde_json::Map::new();
+        let mut group_bytes = 0;
+        for (id, art) in std::mem::take(arts) {
+            let value =
+                serde_json::to_value(&art).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            group_bytes += crate::canonical::to_canonical_json_value(&value).len();
+            artifacts.insert(id.clone(), artifact_sections.len());
+            group.insert(id, value);
+            if group_bytes >= ARTIFACT_GROUP_BYTES {
+                artifact_sections.push(artifact_group(&mut w, &mut group)?);
+                group_bytes = 0;
             }
+        }
+        if !group.is_empty() {
+            artifact_sections.push(artifact_group(&mut w, &mut group)?);
         }
     }
     let mut blocks = Vec::new();
@@ -117,6 +142,7 @@ pub(crate) fn pack(doc: &Document, quality: i32) -> Result<Vec<u8>> {
         head,
         compression_method: method,
         artifacts,
+        artifact_sections,
         blocks,
     };
     let index_json = crate::canonical::to_vec(&index)?;
@@ -210,10 +236,18 @@ pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
     )?;
     if !index.artifacts.is_empty() {
         let mut arts = BTreeMap::new();
-        for (id, s) in &index.artifacts {
-            let what = || format!("artifact {id}'s section");
-            let art: Artifact = brotli_json(slice(bytes, s, &what)?, limits, &what)?;
-            arts.insert(id.clone(), art);
+        for (i, s) in index.artifact_sections.iter().enumerate() {
+            let what = || format!("artifact section {i}");
+            let group: BTreeMap<String, Artifact> =
+                brotli_json(slice(bytes, s, &what)?, limits, &what)?;
+            arts.extend(group);
+        }
+        if arts.len() != index.artifacts.len()
+            || index.artifacts.keys().any(|k| !arts.contains_key(k))
+        {
+            return Err(Error::Truncated(
+                "the packed index and the artifact sections list different artifacts".into(),
+            ));
         }
         doc.artifact_vault
             .get_or_insert_with(Default::default)
@@ -312,26 +346,26 @@ impl PackedArchive {
             .find(|b| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
             .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
         let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
+        let method = self.index.compression_method;
+        let stored = crate::archive::stored_turns(block.id, &raw, method, &self.limits)?;
+        let wanted = stored
+            .into_iter()
+            .find(|t| t.get("turn").and_then(serde_json::Value::as_u64) == Some(n))
+            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
         let mut resolve = |id: &str, v: u64| {
-            let s = self.index.artifacts.get(id).ok_or_else(|| Error::Block {
+            let missing = || Error::Block {
                 block: block.id,
                 detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
-            })?;
-            let what = || format!("artifact {id}'s section");
-            let art: Artifact = brotli_json(&self.read_section(s, &what)?, &self.limits, &what)?;
+            };
+            let n = *self.index.artifacts.get(id).ok_or_else(missing)?;
+            let s = self.index.artifact_sections.get(n).ok_or_else(missing)?;
+            let what = || format!("artifact section {n}");
+            let mut group: BTreeMap<String, Artifact> =
+                brotli_json(&self.read_section(s, &what)?, &self.limits, &what)?;
+            let art = group.remove(id).ok_or_else(missing)?;
             crate::vault::rebuild_version(id, &art, v)
         };
-        let turns = decode_raw_block(
-            block.id,
-            &raw,
-            self.index.compression_method,
-            &self.limits,
-            &mut resolve,
-        )?;
-        turns
-            .into_iter()
-            .find(|t| t.turn == n)
-            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))
+        crate::archive::materialize(block.id, wanted, &mut HashMap::new(), &mut resolve)
     }
 }
 

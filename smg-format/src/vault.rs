@@ -119,11 +119,18 @@ pub(crate) fn apply_unified_diff(base: &str, delta: &str) -> Result<String, Stri
 /// assert!(d.starts_with("--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@"));
 /// ```
 pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
+    diff_with_context(old, new, name, 3)
+}
+
+/// A unified diff with `context` lines around each change. Stored deltas use none: they
+/// are only ever applied to the exact version they were made from (its hash is known),
+/// and context lines would cost more than the change itself.
+fn diff_with_context(old: &str, new: &str, name: &str, context: usize) -> String {
     // diffy rather than `similar`: similar 2.x can emit a hunk whose header does not
     // match its lines (e.g. " \n\n" → "\n\n" gives "@@ -1 +2 @@"), which GNU patch
     // rejects; the property tests in tests/patch_compat.rs hold diffy to it.
     diffy::DiffOptions::new()
-        .set_context_len(3)
+        .set_context_len(context)
         .set_original_filename(format!("a/{name}"))
         .set_modified_filename(format!("b/{name}"))
         .create_patch(old, new)
@@ -136,8 +143,7 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
 /// are refused, and so is a path that leaves `dir` through a symbolic link.
 ///
 /// ```
-/// use std::path::Path;
-/// let dir = Path::new("out");
+/// let dir = &std::env::temp_dir();
 /// assert_eq!(smg_format::export_path(dir, "src/a.rs").unwrap(), dir.join("src").join("a.rs"));
 /// assert!(smg_format::export_path(dir, "../etc/passwd").is_err());
 /// assert!(smg_format::export_path(dir, "/etc/passwd").is_err());
@@ -285,6 +291,21 @@ impl<'v> VaultWriter<'v> {
         self.by_name.get(id_or_name).cloned()
     }
 
+    /// Give an unnamed artifact a file name (a later paste named the file).
+    pub fn name_artifact(&mut self, id: &str, name: &str) {
+        if let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) {
+            if art.filename.is_none() {
+                art.filename = Some(name.to_string());
+                self.by_name.insert(name.to_string(), id.to_string());
+            }
+        }
+    }
+
+    /// The file name of an artifact, if it has one.
+    pub fn filename(&self, id: &str) -> Option<&str> {
+        self.vault.artifacts.as_ref()?.get(id)?.filename.as_deref()
+    }
+
     /// The newest content of an artifact.
     pub fn latest(&self, id: &str) -> Option<&str> {
         self.latest.get(id).map(String::as_str)
@@ -392,7 +413,6 @@ impl<'v> VaultWriter<'v> {
                     v: 1,
                     timestamp: meta.timestamp.map(str::to_string),
                     content: Some(content.to_string()),
-                    hash: Some(hash.to_string()),
                     ..ArtifactVersion::default()
                 }],
                 ..Artifact::default()
@@ -416,14 +436,13 @@ impl<'v> VaultWriter<'v> {
             .take_while(|v| v.content.is_none())
             .count();
         let name = art.filename.clone().unwrap_or_else(|| id.to_string());
-        let delta = unified_diff(&prev, content, &name);
+        let delta = diff_with_context(&prev, content, &name, 0);
         let full = chain >= Self::MAX_CHAIN || delta.len() >= content.len();
         art.versions.push(ArtifactVersion {
             v: art.versions.len() as u64 + 1,
             timestamp: timestamp.map(str::to_string),
             content: full.then(|| content.to_string()),
             delta: (!full).then_some(delta),
-            hash: Some(hash.to_string()),
             ..ArtifactVersion::default()
         });
         art.hash = hash.to_string();

@@ -99,8 +99,7 @@ proptest! {
             stored.push(w.add(v, &meta).unwrap());
         }
         let (id, art) = vault.artifacts.as_ref().unwrap().iter().next().unwrap();
-        for s in &stored {
-            let expected = versions.iter().find(|v| smg_format::content_hash(v) == art.versions[s.version as usize - 1].hash.clone().unwrap()).unwrap();
+        for (s, expected) in stored.iter().zip(&versions) {
             prop_assert_eq!(&rebuild_version(id, art, s.version).unwrap(), expected);
         }
         let contents = smg_format::rebuild_versions(id, art).unwrap();

@@ -54,6 +54,20 @@ pub(crate) fn decode_raw_block(
     limits: &Limits,
     resolve: &mut Resolve<'_>,
 ) -> Result<Vec<Turn>> {
+    let mut cache = HashMap::new();
+    stored_turns(id, raw, method, limits)?
+        .into_iter()
+        .map(|t| materialize(id, t, &mut cache, resolve))
+        .collect()
+}
+
+/// A block's turns as stored (with `parts` where code moved to the vault).
+pub(crate) fn stored_turns(
+    id: u64,
+    raw: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+) -> Result<Vec<serde_json::Value>> {
     let fail = |detail: String| Error::Block { block: id, detail };
     let json = match method {
         CompressionMethod::None => raw.to_vec(),
@@ -72,22 +86,26 @@ pub(crate) fn decode_raw_block(
         )
         .map_err(|e| fail(e.to_string()))?,
     };
-    let stored: Vec<serde_json::Value> = serde_json::from_slice(&json)
-        .map_err(|e| fail(format!("decoded data is not a JSON array of turns: {e}")))?;
-    let mut cache: HashMap<(String, u64), String> = HashMap::new();
-    stored
-        .into_iter()
-        .map(|mut t| {
-            if let Some(parts) = t.as_object_mut().and_then(|o| o.remove("parts")) {
-                let content = join_parts(&parts, &mut cache, resolve).map_err(|e| match e {
-                    Error::Block { .. } | Error::Artifact { .. } => e,
-                    other => fail(other.to_string()),
-                })?;
-                t["content"] = serde_json::Value::String(content);
-            }
-            serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))
-        })
-        .collect()
+    serde_json::from_slice(&json)
+        .map_err(|e| fail(format!("decoded data is not a JSON array of turns: {e}")))
+}
+
+/// One stored turn as the turn that was said: `parts` joined back into `content`.
+pub(crate) fn materialize(
+    block: u64,
+    mut t: serde_json::Value,
+    cache: &mut HashMap<(String, u64), String>,
+    resolve: &mut Resolve<'_>,
+) -> Result<Turn> {
+    let fail = |detail: String| Error::Block { block, detail };
+    if let Some(parts) = t.as_object_mut().and_then(|o| o.remove("parts")) {
+        let content = join_parts(&parts, cache, resolve).map_err(|e| match e {
+            Error::Block { .. } | Error::Artifact { .. } => e,
+            other => fail(other.to_string()),
+        })?;
+        t["content"] = serde_json::Value::String(content);
+    }
+    serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))
 }
 
 /// A turn's content from its `parts`: text as is, artifacts by version.

@@ -33,8 +33,8 @@ pub struct ArchiveOptions {
 impl Default for ArchiveOptions {
     fn default() -> Self {
         ArchiveOptions {
-            max_turns: 100,
-            max_block_bytes: 128 << 10,
+            max_turns: 250,
+            max_block_bytes: 256 << 10,
             quality: 11,
             extract_code: true,
             min_code_lines: 4,
@@ -146,10 +146,20 @@ fn store_turn(
         let body = &text[f.body.clone()];
         let language = code::language(f.info);
         let name = code::file_name(f.info, body);
-        let similar = if name.is_none() {
-            vault.similar(body)
-        } else {
-            None
+        // A paste is a revision of the file it names, or else of the file it most
+        // resembles; a name seen for the first time names an unnamed look-alike.
+        let similar = match name {
+            Some(n) if vault.resolve(n).is_some() => None,
+            Some(n) => {
+                let found = vault
+                    .similar(body)
+                    .filter(|id| vault.filename(id).is_none());
+                if let Some(id) = &found {
+                    vault.name_artifact(id, n);
+                }
+                found
+            }
+            None => vault.similar(body),
         };
         let meta = NewContent {
             name,
@@ -337,5 +347,38 @@ mod tests {
         assert_eq!(all_turns(&doc), turns);
         let err = append_turns(&mut doc, &turns[..1], &opts).unwrap_err();
         assert_eq!(err.code(), "SMG-E020");
+    }
+}
+#[cfg(test)]
+mod similarity_tests {
+    use super::*;
+
+    #[test]
+    fn an_unlabelled_revision_joins_the_named_file() {
+        let code: Vec<String> = (0..40)
+            .map(|i| format!("    let value_{i} = x + {i};"))
+            .collect();
+        let v1 = code.join("\n") + "\n";
+        let mut c2 = code.clone();
+        c2[7] = "    let changed = 1;".into();
+        let v2 = c2.join("\n") + "\n";
+        let turns = vec![
+            Turn {
+                turn: 1,
+                role: "user".into(),
+                content: format!("```rust src/a.rs\n{v1}```"),
+                ..Turn::default()
+            },
+            Turn {
+                turn: 2,
+                role: "user".into(),
+                content: format!("```rust\n{v2}```"),
+                ..Turn::default()
+            },
+        ];
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
+        let arts = doc.artifact_vault.unwrap().artifacts.unwrap();
+        assert_eq!(arts.len(), 1, "{arts:#?}");
     }
 }

@@ -349,6 +349,10 @@ impl<'a> Checker<'a> {
                     format!("block id {} is used twice", b.id),
                 );
             }
+            if let Some(tr) = &b.time_range {
+                self.time(|| format!("{ptr}/timeRange/start"), Some(&tr.start));
+                self.time(|| format!("{ptr}/timeRange/end"), Some(&tr.end));
+            }
             let range = parse_turn_range(&b.turn_range);
             if range.is_none() {
                 self.err(

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs one benchmark and prints Markdown with the machine and command (record it in
+# bench/RESULTS.md). Every benchmark runs its peer (brotli, zstd, git…) in the same run.
+#   bash bench/run.sh codec [SIZE_MB]                 # read/write throughput, default 100 MB
+#   bash bench/run.sh vault [VERSIONS]                # a file's history in the vault, default 150
+#   bash bench/run.sh archive [LOCOMO_DIR] [SIZE_MB]  # chats in the archive, default 50 MB
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v brotli >/dev/null || need+=(brotli)
+command -v zstd >/dev/null || need+=(zstd)
+command -v git >/dev/null || need+=(git)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release --locked -q -p smg-bench
+echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "Command: bash bench/run.sh $*    ($(date -u +%Y-%m-%d), $(rustc --version))"
+echo
+case "${1:-}" in
+  codec) target/release/smg-bench codec "${2:-100}" bench/out ;;
+  vault) target/release/smg-bench vault "${2:-150}" ;;
+  archive) target/release/smg-bench archive "${2:-../shared/data/locomo-dev}" "${3:-50}" ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive [ARGS]" >&2; exit 2 ;;
+esac
