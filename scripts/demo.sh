@@ -20,10 +20,19 @@ echo "== smg info fixtures/valid/full.smg"
 for enc in brotli zstd json; do
   "$smg" convert fixtures/valid/full.smg -o "$out/full.$enc.smg" --encoding "$enc"
 done
+"$smg" convert fixtures/valid/full.smg -o "$out/full.packed.smg" --layout packed
 echo
 echo "== sizes by encoding"
 ls -l "$out" | awk 'NR>1 {print "  " $9 "  " $5 " bytes"}'
-for enc in brotli zstd json; do
+for enc in brotli zstd json packed; do
   cmp <("$smg" cat fixtures/valid/full.smg) <("$smg" cat "$out/full.$enc.smg")
 done
-echo "== every encoding holds the same canonical document"
+echo "== every encoding and layout holds the same canonical document"
+echo
+echo "== the vault of a coding chat: each file once, revisions as diffs"
+"$smg" vault list fixtures/valid/code-chat.smg
+"$smg" vault log fixtures/valid/code-chat.smg stripe-webhook-handler.js
+echo
+echo "== one archived turn, read from the packed layout (only its block is read)"
+"$smg" convert fixtures/valid/code-chat.smg -o "$out/chat.smg" --layout packed
+"$smg" archive show "$out/chat.smg" 3

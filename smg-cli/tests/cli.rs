@@ -178,3 +178,145 @@ fn help_lists_exit_codes() {
         assert!(text(&out.stdout).contains("Exit codes:"), "{args:?}");
     }
 }
+
+#[test]
+fn vault_add_log_show_diff_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(smg(&["init", "m.smg", "--encoding", "zstd"], d)
+        .status
+        .success());
+    let base: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(d.join("app.py"), &base).unwrap();
+    let out = smg(
+        &["vault", "add", "m.smg", "app.py", "--language", "python"],
+        d,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v2 = base.replace("line 7\n", "line seven\n");
+    std::fs::write(d.join("app.py"), &v2).unwrap();
+    assert!(text(&smg(&["vault", "add", "m.smg", "app.py"], d).stdout).contains("version 2"));
+    assert!(
+        text(&smg(&["vault", "add", "m.smg", "app.py"], d).stdout).starts_with("already stored")
+    );
+    assert_eq!(
+        smg(&["info", "m.smg", "--json"], d)
+            .stdout
+            .windows(6)
+            .filter(|w| w == b"\"zstd\"")
+            .count(),
+        1,
+        "encoding kept"
+    );
+
+    let log = smg(&["vault", "log", "m.smg", "app.py", "--json"], d);
+    let v: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    assert_eq!(v["versions"][1]["stored"], "delta");
+    assert_eq!(
+        smg(&["vault", "show", "m.smg", "app.py", "--version", "1"], d).stdout,
+        base.as_bytes()
+    );
+    assert_eq!(
+        smg(&["vault", "show", "m.smg", "app.py"], d).stdout,
+        v2.as_bytes()
+    );
+
+    let diff = smg(&["vault", "diff", "m.smg", "app.py", "1", "2"], d).stdout;
+    std::fs::write(d.join("old.py"), &base).unwrap();
+    std::fs::write(d.join("d.patch"), &diff).unwrap();
+    let patched = Command::new("patch")
+        .args(["-s", "old.py", "d.patch"])
+        .current_dir(d)
+        .status()
+        .unwrap();
+    assert!(patched.success());
+    assert_eq!(std::fs::read_to_string(d.join("old.py")).unwrap(), v2);
+
+    std::fs::create_dir(d.join("out")).unwrap();
+    assert!(smg(&["vault", "export", "m.smg", "app.py", "-o", "out"], d)
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(d.join("out/app.py")).unwrap(), v2);
+}
+
+#[test]
+fn export_never_writes_outside_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(smg(&["init", "m.smg"], d).status.success());
+    for evil in ["../escape.txt", "/tmp/abs.txt", "a/../../b.txt"] {
+        std::fs::write(d.join("x.txt"), format!("secret for {evil}\n")).unwrap();
+        let out = smg(&["vault", "add", "m.smg", "x.txt", "--name", evil], d);
+        assert!(out.status.success());
+        std::fs::create_dir_all(d.join("out")).unwrap();
+        let out = smg(&["vault", "export", "m.smg", evil, "-o", "out"], d);
+        assert_eq!(out.status.code(), Some(1), "{evil}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("refusing to export"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    assert!(!d.join("escape.txt").exists() && !d.parent().unwrap().join("escape.txt").exists());
+}
+
+#[test]
+fn archive_show_is_byte_exact_in_both_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let full = fixtures().join("valid/code-chat.smg");
+    let conv = smg(
+        &[
+            "convert",
+            full.to_str().unwrap(),
+            "-o",
+            "p.smg",
+            "--layout",
+            "packed",
+        ],
+        d,
+    );
+    assert!(conv.status.success(), "{}", text(&conv.stderr));
+    let bad = smg(
+        &[
+            "convert",
+            full.to_str().unwrap(),
+            "-o",
+            "q.smg",
+            "--layout",
+            "packed",
+            "--encoding",
+            "zstd",
+        ],
+        d,
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    for n in 1..=8 {
+        let a = smg(
+            &["archive", "show", full.to_str().unwrap(), &n.to_string()],
+            d,
+        );
+        let b = smg(&["archive", "show", "p.smg", &n.to_string()], d);
+        assert!(a.status.success() && b.status.success());
+        assert_eq!(a.stdout, b.stdout);
+        assert!(
+            text(&a.stdout).contains("```js"),
+            "turn {n}: {}",
+            text(&a.stdout)
+        );
+    }
+    let list = smg(&["archive", "list", "p.smg", "--json"], d);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(v[0]["turnRange"], "1-8");
+    let back = smg(
+        &["convert", "p.smg", "-o", "j.smg", "--encoding", "json"],
+        d,
+    );
+    assert!(back.status.success());
+    assert_eq!(
+        smg(&["cat", "j.smg"], d).stdout,
+        smg(&["cat", full.to_str().unwrap()], d).stdout
+    );
+    let missing = smg(&["archive", "show", "p.smg", "99"], d);
+    assert_eq!(missing.status.code(), Some(1));
+}
