@@ -9,7 +9,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is required (https://rustup.rs)" >&2
   exit 2
 fi
-rustup component add rustfmt clippy >/dev/null 2>&1 || true
+timeout 120 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # GNU patch: the vault's diffs are tested against it.
 if ! command -v patch >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

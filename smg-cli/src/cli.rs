@@ -34,7 +34,7 @@ pub(crate) enum Command {
     Init(InitArgs),
     /// Show a file's encoding, version, counts and bytes per section.
     #[command(after_help = EXIT_CODES)]
-    Info(InfoArgs),
+    Info(FileJson),
     /// Print a file's document as canonical JSON (RFC 8785).
     #[command(after_help = EXIT_CODES)]
     Cat(CatArgs),
@@ -73,13 +73,7 @@ pub(crate) enum VaultCommand {
     },
     /// List the artifacts.
     #[command(after_help = EXIT_CODES)]
-    List {
-        /// The memory file (`-` for stdin).
-        file: PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(FileJson),
     /// List an artifact's versions.
     #[command(after_help = EXIT_CODES)]
     Log {
@@ -134,13 +128,7 @@ pub(crate) enum VaultCommand {
 pub(crate) enum ArchiveCommand {
     /// List the blocks: turn and time ranges, size, summary.
     #[command(after_help = EXIT_CODES)]
-    List {
-        /// The memory file (`-` for stdin).
-        file: PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(FileJson),
     /// Print one turn's original text, byte for byte (only its block is read).
     #[command(after_help = EXIT_CODES)]
     Show {
@@ -211,11 +199,12 @@ pub(crate) struct InitArgs {
     pub(crate) encode: EncodeArgs,
 }
 
+/// A memory file to read, and whether to print JSON.
 #[derive(Debug, Args)]
-pub(crate) struct InfoArgs {
-    /// The file to describe (`-` for stdin).
+pub(crate) struct FileJson {
+    /// The memory file (`-` for stdin).
     pub(crate) file: PathBuf,
-    /// Print JSON instead of text.
+    /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -3,13 +3,13 @@ use std::fmt::Write as _;
 use serde_json::json;
 use smg_format::{Encoding, Error, Limits, PackedArchive};
 
-use crate::cli::ArchiveCommand;
+use crate::cli::{ArchiveCommand, FileJson};
 use crate::io::{is_stdio, read_input, write_stdout};
 use crate::Outcome;
 
 pub(crate) fn run(cmd: ArchiveCommand, limits: &Limits) -> Result<Outcome, Error> {
     match cmd {
-        ArchiveCommand::List { file, json } => {
+        ArchiveCommand::List(FileJson { file, json }) => {
             let (doc, _) = smg_format::from_bytes(&read_input(&file)?, limits)?;
             let blocks = doc
                 .deep_archive

@@ -2,11 +2,11 @@ use std::fmt::Write as _;
 
 use smg_format::{Error, Limits};
 
-use crate::cli::{CatArgs, InfoArgs};
+use crate::cli::{CatArgs, FileJson};
 use crate::io::{read_input, write_stdout};
 use crate::Outcome;
 
-pub(crate) fn run(args: &InfoArgs, limits: &Limits) -> Result<Outcome, Error> {
+pub(crate) fn run(args: &FileJson, limits: &Limits) -> Result<Outcome, Error> {
     let bytes = read_input(&args.file)?;
     let (doc, encoding) = smg_format::from_bytes(&bytes, limits)?;
     let stats = smg_format::stats(&doc);

@@ -4,7 +4,7 @@ use serde_json::json;
 use smg_format::{Document, Error, Limits, NewContent, VaultWriter};
 
 use super::same_encoding;
-use crate::cli::VaultCommand;
+use crate::cli::{FileJson, VaultCommand};
 use crate::io::{is_stdio, read_document, read_input, write_output, write_stdout};
 use crate::Outcome;
 
@@ -54,7 +54,9 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
                 format!("{what} {} version {}\n", stored.artifact, stored.version).as_bytes(),
             )?;
         }
-        VaultCommand::List { file, json } => list(&read_document(&file, limits)?.0, json)?,
+        VaultCommand::List(FileJson { file, json }) => {
+            list(&read_document(&file, limits)?.0, json)?
+        }
         VaultCommand::Log {
             file,
             artifact,

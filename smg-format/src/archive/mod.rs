@@ -196,10 +196,10 @@ pub fn parse_turn_range(range: &str) -> Option<(u64, u64)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn turn(n: u64, content: &str) -> Turn {
+    pub(crate) fn turn(n: u64, content: &str) -> Turn {
         Turn {
             turn: n,
             role: "user".into(),

@@ -257,17 +257,9 @@ fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::archive::tests::turn;
     use crate::limits::Limits;
     use crate::model::CompressionMethod;
-
-    fn turn(n: u64, content: &str) -> Turn {
-        Turn {
-            turn: n,
-            role: "user".into(),
-            content: content.into(),
-            ..Turn::default()
-        }
-    }
 
     fn all_turns(doc: &Document) -> Vec<Turn> {
         let a = doc.deep_archive.as_ref().unwrap();
