@@ -28,3 +28,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== cargo test"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+
+echo "== Python interop tests (pytest, cryptography)"
+python3 -m pip install -q --disable-pip-version-check pytest cryptography
+cargo build --locked -q -p smg-cli
+SMG_BIN="$PWD/target/debug/smg" python3 -m pytest -q tests/python

@@ -25,6 +25,10 @@ pub(crate) struct Global {
     /// Largest decompressed size accepted, in bytes (guards against decompression bombs).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = smg_format::Limits::DEFAULT_MAX_BYTES)]
     pub(crate) max_bytes: u64,
+    /// Read the passphrase of encrypted files from this file (first line). Otherwise
+    /// SMG_PASSPHRASE, otherwise a prompt; never from a command-line value.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) passphrase_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +48,15 @@ pub(crate) enum Command {
     /// Check files against the v1 spec: schema, references, hashes, blocks, JSON-LD.
     #[command(after_help = EXIT_CODES)]
     Validate(ValidateArgs),
+    /// Encrypt a file (AES-256-GCM, key from PBKDF2-HMAC-SHA256).
+    #[command(after_help = EXIT_CODES)]
+    Encrypt(EncryptArgs),
+    /// Decrypt a file back to the file it wraps.
+    #[command(after_help = EXIT_CODES)]
+    Decrypt(InOut),
+    /// Change an encrypted file's passphrase (new salt, nonce and key).
+    #[command(after_help = EXIT_CODES)]
+    Rekey(RekeyArgs),
     /// The artifact vault: code and documents, stored once, versions as diffs.
     #[command(subcommand)]
     Vault(VaultCommand),
@@ -197,6 +210,40 @@ pub(crate) struct InitArgs {
     pub(crate) force: bool,
     #[command(flatten)]
     pub(crate) encode: EncodeArgs,
+}
+
+/// An input and an output file.
+#[derive(Debug, Args)]
+pub(crate) struct InOut {
+    /// The file to read (`-` for stdin).
+    pub(crate) input: PathBuf,
+    /// The file to write (`-` for stdout); written atomically.
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EncryptArgs {
+    #[command(flatten)]
+    pub(crate) files: InOut,
+    /// PBKDF2 iterations (600000 to 10000000).
+    #[arg(long, default_value_t = smg_format::MIN_ITERATIONS)]
+    pub(crate) iterations: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RekeyArgs {
+    /// The encrypted file.
+    pub(crate) file: PathBuf,
+    /// Where to write (default: replace FILE atomically).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// PBKDF2 iterations of the new key (default: keep the file's).
+    #[arg(long)]
+    pub(crate) iterations: Option<u64>,
+    /// Read the new passphrase from this file. Otherwise SMG_NEW_PASSPHRASE, otherwise a prompt.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) new_passphrase_file: Option<PathBuf>,
 }
 
 /// A memory file to read, and whether to print JSON.

@@ -3,7 +3,10 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use smg_format::{Document, Encoding, Error, Limits};
+use smg_format::{Document, Encoding, Error};
+
+use crate::commands::Context;
+use crate::secret::Secret;
 
 pub(crate) fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -27,9 +30,50 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Read and parse a document.
-pub(crate) fn read_document(path: &Path, limits: &Limits) -> Result<(Document, Encoding), Error> {
-    smg_format::from_bytes(&read_input(path)?, limits)
+/// A document as read, with what is needed to write it back the same way.
+pub(crate) struct Loaded {
+    pub(crate) doc: Document,
+    /// The encoding of the document (inside the encryption, if any).
+    pub(crate) encoding: Encoding,
+    /// Size of the file on disk.
+    pub(crate) file_bytes: usize,
+    /// The passphrase and iteration count, when the file is encrypted.
+    pub(crate) encryption: Option<(Secret, u64)>,
+}
+
+/// Read and parse a document, asking for the passphrase if it is encrypted.
+pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
+    let bytes = read_input(path)?;
+    let encryption = if smg_format::is_encrypted(&bytes) {
+        Some((
+            ctx.secrets.get()?,
+            smg_format::encrypted_iterations(&bytes)?,
+        ))
+    } else {
+        None
+    };
+    let pass = encryption.as_ref().map(|(p, _)| p.as_slice());
+    let (doc, encoding) = smg_format::from_bytes_with(&bytes, &ctx.limits, pass)?;
+    Ok(Loaded {
+        doc,
+        encoding,
+        file_bytes: bytes.len(),
+        encryption,
+    })
+}
+
+/// Write `doc` back as `loaded` was: same encoding, encrypted again with the same
+/// passphrase (a fresh salt and nonce) if it was encrypted.
+pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
+    let encoding = match loaded.encoding {
+        Encoding::ZstdFrame => Encoding::Zstd,
+        other => other,
+    };
+    let mut bytes = smg_format::to_bytes(doc, &smg_format::WriteOptions::new(encoding))?;
+    if let Some((pass, iterations)) = &loaded.encryption {
+        bytes = smg_format::encrypt(&bytes, pass, *iterations)?;
+    }
+    write_output(path, &bytes)
 }
 
 /// Write bytes to a file atomically, or to stdout for `-`.

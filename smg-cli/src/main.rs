@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod io;
+mod secret;
 
 use std::process::ExitCode;
 

@@ -320,3 +320,79 @@ fn archive_show_is_byte_exact_in_both_layouts() {
     let missing = smg(&["archive", "show", "p.smg", "99"], d);
     assert_eq!(missing.status.code(), Some(1));
 }
+
+#[test]
+fn encrypted_files_open_with_the_passphrase_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("valid/full.smg"), d.join("m.smg")).unwrap();
+    std::fs::write(d.join("pass.txt"), "file secret\nignored line\n").unwrap();
+    let enc = smg(
+        &[
+            "--passphrase-file",
+            "pass.txt",
+            "encrypt",
+            "m.smg",
+            "-o",
+            "m.enc",
+        ],
+        d,
+    );
+    assert!(enc.status.success(), "{}", text(&enc.stderr));
+
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_smg"));
+    let wrong = cmd
+        .args(["decrypt", "m.enc", "-o", "out.smg"])
+        .current_dir(d)
+        .env("SMG_PASSPHRASE", "nope")
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(text(&wrong.stderr).contains("SMG-E141"));
+    assert!(!d.join("out.smg").exists(), "no partial plaintext");
+
+    let info = Command::new(env!("CARGO_BIN_EXE_smg"))
+        .args(["info", "m.enc", "--json"])
+        .current_dir(d)
+        .env("SMG_PASSPHRASE", "file secret")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(v["encrypted"], true);
+    assert_eq!(v["stats"]["nodes"], 15);
+
+    std::fs::write(d.join("note.md"), "kept secret\n").unwrap();
+    let add = smg(
+        &[
+            "--passphrase-file",
+            "pass.txt",
+            "vault",
+            "add",
+            "m.enc",
+            "note.md",
+        ],
+        d,
+    );
+    assert!(add.status.success(), "{}", text(&add.stderr));
+    let raw = std::fs::read(d.join("m.enc")).unwrap();
+    assert_eq!(&raw[4..6], &[1, 4], "still encrypted after the change");
+    let show = smg(
+        &[
+            "--passphrase-file",
+            "pass.txt",
+            "vault",
+            "show",
+            "m.enc",
+            "note.md",
+        ],
+        d,
+    );
+    assert_eq!(show.stdout, b"kept secret\n");
+
+    let plain = smg(&["validate", "m.enc"], d);
+    assert_eq!(
+        plain.status.code(),
+        Some(1),
+        "no passphrase and no terminal: reported, not hung"
+    );
+}

@@ -90,6 +90,26 @@ pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
 
 /// Decode and parse a whole file's bytes, returning the document and its encoding.
 pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<(Document, Encoding)> {
+    from_bytes_with(bytes, limits, None)
+}
+
+/// [`from_bytes`] for files that may be encrypted: an encrypted file is opened with
+/// `passphrase` and the encoding returned is the one inside it.
+pub fn from_bytes_with(
+    bytes: &[u8],
+    limits: &Limits,
+    passphrase: Option<&[u8]>,
+) -> Result<(Document, Encoding)> {
+    if crate::crypto::is_encrypted(bytes) {
+        let pass = passphrase.ok_or(Error::NeedPassphrase)?;
+        let inner = crate::crypto::decrypt(bytes, pass, limits)?;
+        if crate::crypto::is_encrypted(&inner) {
+            return Err(Error::InvalidArgument(
+                "an encrypted file inside an encrypted file is not allowed".into(),
+            ));
+        }
+        return from_bytes_with(&inner, limits, None);
+    }
     if envelope::detect(bytes)? == Encoding::Packed {
         return Ok((crate::packed::unpack(bytes, limits)?, Encoding::Packed));
     }

@@ -30,8 +30,10 @@ pub enum Encoding {
     /// A bare Zstandard frame with no envelope (read-only, for interoperability
     /// with the `zstd` tool; smg writes [`Encoding::Zstd`] instead).
     ZstdFrame,
-    /// The packed layout (encoding byte 3): sections read on demand (spec §2.5).
+    /// The packed layout (encoding byte 3): sections read on demand (spec §2.3).
     Packed,
+    /// An encrypted file (encoding byte 4) wrapping a file of another encoding (spec §2.6).
+    Encrypted,
 }
 
 impl Encoding {
@@ -43,6 +45,7 @@ impl Encoding {
             Encoding::Zstd => "zstd",
             Encoding::ZstdFrame => "zstd-frame",
             Encoding::Packed => "packed",
+            Encoding::Encrypted => "encrypted",
         }
     }
 
@@ -50,7 +53,7 @@ impl Encoding {
         match self {
             Encoding::Brotli => Some(1),
             Encoding::Zstd => Some(2),
-            Encoding::Json | Encoding::ZstdFrame | Encoding::Packed => None,
+            Encoding::Json | Encoding::ZstdFrame | Encoding::Packed | Encoding::Encrypted => None,
         }
     }
 }
@@ -119,8 +122,9 @@ pub fn detect(bytes: &[u8]) -> Result<Encoding> {
             1 => Ok(Encoding::Brotli),
             2 => Ok(Encoding::Zstd),
             crate::packed::PACKED => Ok(Encoding::Packed),
+            crate::crypto::ENCRYPTED => Ok(Encoding::Encrypted),
             other => Err(Error::UnknownEncoding(format!(
-                "envelope encoding byte {other} is not defined in format v1 (1 = brotli, 2 = zstd, 3 = packed)"
+                "envelope encoding byte {other} is not defined in format v1 (1 = brotli, 2 = zstd, 3 = packed, 4 = encrypted)"
             ))),
         };
     }
@@ -176,6 +180,7 @@ pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a,
             let doc = crate::packed::unpack(bytes, limits)?;
             Cow::Owned(crate::canonical::to_vec(&doc)?)
         }
+        Encoding::Encrypted => return Err(Error::NeedPassphrase),
     };
     Ok((encoding, json))
 }
@@ -265,6 +270,9 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
                 let doc = crate::codec::from_json_slice(json)?;
                 crate::packed::pack(&doc, options.level.unwrap_or(9))
             }
+            Encoding::Encrypted => Err(Error::InvalidArgument(
+                "encryption needs a passphrase: use smg_format::encrypt on the encoded file".into(),
+            )),
             _ => Err(Error::InvalidArgument(
                 "zstd-frame is read-only; write `zstd` instead".into(),
             )),

@@ -116,6 +116,32 @@ pub enum Error {
         /// What is wrong.
         detail: String,
     },
+    /// The file is encrypted and no passphrase was given.
+    #[error("the file is encrypted: give its passphrase (SMG_PASSPHRASE, --passphrase-file, or the prompt)")]
+    NeedPassphrase,
+    /// The passphrase does not open the file.
+    #[error("wrong passphrase (or the header's salt or iteration count was altered)")]
+    WrongPassphrase,
+    /// The encrypted content does not authenticate.
+    #[error(
+        "the encrypted file was altered or damaged after it was written; nothing was decrypted"
+    )]
+    Tampered,
+    /// Too few key-derivation iterations to be safe.
+    #[error("{iterations} PBKDF2 iterations is too weak (v1 requires at least 600000)")]
+    WeakKdf {
+        /// The count in the header.
+        iterations: u64,
+    },
+    /// Too many key-derivation iterations: a file could stall its reader.
+    #[error("{iterations} PBKDF2 iterations is more than a reader accepts (at most 10000000)")]
+    KdfTooCostly {
+        /// The count in the header.
+        iterations: u64,
+    },
+    /// An algorithm the header names is not defined in v1.
+    #[error("unknown algorithm: {0}")]
+    UnknownAlgorithm(String),
     /// The caller asked for something the format cannot do.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -147,6 +173,12 @@ impl Error {
             Error::Block { .. } => "SMG-E117",
             Error::Artifact { .. } => "SMG-E116",
             Error::InvalidArgument(_) => "SMG-E020",
+            Error::NeedPassphrase => "SMG-E140",
+            Error::WrongPassphrase => "SMG-E141",
+            Error::Tampered => "SMG-E142",
+            Error::WeakKdf { .. } => "SMG-E143",
+            Error::KdfTooCostly { .. } => "SMG-E144",
+            Error::UnknownAlgorithm(_) => "SMG-E145",
         }
     }
 

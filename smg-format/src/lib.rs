@@ -19,6 +19,7 @@
 mod archive;
 mod canonical;
 mod codec;
+mod crypto;
 mod envelope;
 mod error;
 mod limits;
@@ -34,7 +35,12 @@ pub use archive::{
 };
 pub use canonical::to_canonical_json_value;
 pub use codec::{
-    from_bytes, from_json_slice, read_file, to_bytes, to_canonical_json, write_atomic, write_file,
+    from_bytes, from_bytes_with, from_json_slice, read_file, to_bytes, to_canonical_json,
+    write_atomic, write_file,
+};
+pub use crypto::{
+    decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
+    MAX_ITERATIONS, MIN_ITERATIONS,
 };
 pub use envelope::{
     decode as decode_envelope, detect as detect_encoding, encode as encode_envelope, Encoding,

@@ -1,16 +1,17 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use smg_format::{Encoding, Error, Limits, PackedArchive};
+use smg_format::{Encoding, Error, PackedArchive};
 
+use super::Context;
 use crate::cli::{ArchiveCommand, FileJson};
-use crate::io::{is_stdio, read_input, write_stdout};
+use crate::io::{is_stdio, load, write_stdout};
 use crate::Outcome;
 
-pub(crate) fn run(cmd: ArchiveCommand, limits: &Limits) -> Result<Outcome, Error> {
+pub(crate) fn run(cmd: ArchiveCommand, ctx: &Context) -> Result<Outcome, Error> {
     match cmd {
         ArchiveCommand::List(FileJson { file, json }) => {
-            let (doc, _) = smg_format::from_bytes(&read_input(&file)?, limits)?;
+            let doc = load(&file, ctx)?.doc;
             let blocks = doc
                 .deep_archive
                 .as_ref()
@@ -53,10 +54,10 @@ pub(crate) fn run(cmd: ArchiveCommand, limits: &Limits) -> Result<Outcome, Error
         ArchiveCommand::Show { file, turn, json } => {
             let packed = !is_stdio(&file) && is_packed(&file);
             let t = if packed {
-                PackedArchive::open(&file, limits)?.turn(turn)?
+                PackedArchive::open(&file, &ctx.limits)?.turn(turn)?
             } else {
-                let (doc, _) = smg_format::from_bytes(&read_input(&file)?, limits)?;
-                smg_format::find_turn(&doc, turn, limits)?
+                let doc = load(&file, ctx)?.doc;
+                smg_format::find_turn(&doc, turn, &ctx.limits)?
             };
             if json {
                 let v =

@@ -1,20 +1,23 @@
 use std::fmt::Write as _;
 
-use smg_format::{Error, Limits};
+use smg_format::Error;
 
+use super::Context;
 use crate::cli::{CatArgs, FileJson};
-use crate::io::{read_input, write_stdout};
+use crate::io::{load, write_stdout};
 use crate::Outcome;
 
-pub(crate) fn run(args: &FileJson, limits: &Limits) -> Result<Outcome, Error> {
-    let bytes = read_input(&args.file)?;
-    let (doc, encoding) = smg_format::from_bytes(&bytes, limits)?;
-    let stats = smg_format::stats(&doc);
+pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
+    let loaded = load(&args.file, ctx)?;
+    let (doc, encoding) = (&loaded.doc, loaded.encoding);
+    let encrypted = loaded.encryption.is_some();
+    let stats = smg_format::stats(doc);
     let out = if args.json {
         let value = serde_json::json!({
             "file": args.file.display().to_string(),
             "encoding": encoding.name(),
-            "fileBytes": bytes.len(),
+            "encrypted": encrypted,
+            "fileBytes": loaded.file_bytes,
             "stats": stats,
         });
         format!(
@@ -24,13 +27,17 @@ pub(crate) fn run(args: &FileJson, limits: &Limits) -> Result<Outcome, Error> {
     } else {
         let mut s = String::new();
         let _ = writeln!(s, "file        {}", args.file.display());
-        let _ = writeln!(s, "encoding    {encoding}");
+        let sealed = if encrypted {
+            ", encrypted (AES-256-GCM)"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "encoding    {encoding}{sealed}");
         let _ = writeln!(s, "version     {}", stats.version);
         let _ = writeln!(
             s,
             "bytes       {} on disk, {} as canonical JSON",
-            bytes.len(),
-            stats.json_bytes
+            loaded.file_bytes, stats.json_bytes
         );
         let _ = writeln!(s, "nodes       {}", stats.nodes);
         let _ = writeln!(s, "edges       {}", stats.edges);
@@ -56,8 +63,8 @@ pub(crate) fn run(args: &FileJson, limits: &Limits) -> Result<Outcome, Error> {
     Ok(Outcome::Success)
 }
 
-pub(crate) fn cat(args: &CatArgs, limits: &Limits) -> Result<Outcome, Error> {
-    let (doc, _) = smg_format::from_bytes(&read_input(&args.file)?, limits)?;
+pub(crate) fn cat(args: &CatArgs, ctx: &Context) -> Result<Outcome, Error> {
+    let doc = load(&args.file, ctx)?.doc;
     let mut out = if args.pretty {
         let value =
             serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;

@@ -2,6 +2,7 @@
 
 mod archive;
 mod convert;
+mod crypt;
 mod info;
 mod init;
 mod validate;
@@ -10,18 +11,31 @@ mod vault;
 use smg_format::{Error, Limits};
 
 use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, LayoutArg};
+use crate::secret::Secrets;
 use crate::Outcome;
 
+/// What every command gets: decoding limits and the passphrase source.
+pub(crate) struct Context {
+    pub(crate) limits: Limits,
+    pub(crate) secrets: Secrets,
+}
+
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Error> {
-    let limits = Limits::default().with_max_bytes(cli.global.max_bytes);
+    let ctx = Context {
+        limits: Limits::default().with_max_bytes(cli.global.max_bytes),
+        secrets: Secrets::new(cli.global.passphrase_file),
+    };
     match cli.command {
         Command::Init(a) => init::run(&a),
-        Command::Info(a) => info::run(&a, &limits),
-        Command::Cat(a) => info::cat(&a, &limits),
-        Command::Convert(a) => convert::run(&a, &limits),
-        Command::Validate(a) => validate::run(&a, &limits),
-        Command::Vault(c) => vault::run(c, &limits),
-        Command::Archive(c) => archive::run(c, &limits),
+        Command::Info(a) => info::run(&a, &ctx),
+        Command::Cat(a) => info::cat(&a, &ctx),
+        Command::Convert(a) => convert::run(&a, &ctx),
+        Command::Validate(a) => validate::run(&a, &ctx),
+        Command::Encrypt(a) => crypt::encrypt(&a, &ctx),
+        Command::Decrypt(a) => crypt::decrypt(&a, &ctx),
+        Command::Rekey(a) => crypt::rekey(&a, &ctx),
+        Command::Vault(c) => vault::run(c, &ctx),
+        Command::Archive(c) => archive::run(c, &ctx),
     }
 }
 
@@ -40,13 +54,4 @@ fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {
         Some(level) => options.with_level(level),
         None => options,
     })
-}
-
-/// Options that write a document back in the encoding it was read in.
-fn same_encoding(found: smg_format::Encoding) -> smg_format::WriteOptions {
-    let encoding = match found {
-        smg_format::Encoding::ZstdFrame => smg_format::Encoding::Zstd,
-        other => other,
-    };
-    smg_format::WriteOptions::new(encoding)
 }

@@ -2,8 +2,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use smg_format::{Error, Finding, Limits, Report, Severity, ValidateOptions};
+use smg_format::{Error, Finding, Report, Severity, ValidateOptions};
 
+use super::Context;
 use crate::cli::ValidateArgs;
 use crate::io::{is_stdio, read_input, write_stdout};
 use crate::Outcome;
@@ -14,13 +15,13 @@ struct Checked {
     result: Result<Report, Error>,
 }
 
-pub(crate) fn run(args: &ValidateArgs, limits: &Limits) -> Result<Outcome, Error> {
+pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> {
     let mut options = ValidateOptions::default();
-    options.limits = *limits;
+    options.limits = ctx.limits;
     options.jsonld = !args.no_jsonld;
     let mut checked = Vec::new();
     for path in expand(&args.files)? {
-        let result = read_input(&path).map(|bytes| smg_format::validate(&bytes, &options));
+        let result = read_input(&path).map(|bytes| validate_maybe_encrypted(&bytes, &options, ctx));
         checked.push(Checked { path, result });
     }
     let out = if args.json {
@@ -38,6 +39,30 @@ pub(crate) fn run(args: &ValidateArgs, limits: &Limits) -> Result<Outcome, Error
         (false, true) => Outcome::Invalid,
         (false, false) => Outcome::Success,
     })
+}
+
+/// Validate a file; an encrypted one is opened with the passphrase and its content
+/// validated (a wrong passphrase or a tampered file is the finding).
+fn validate_maybe_encrypted(bytes: &[u8], options: &ValidateOptions, ctx: &Context) -> Report {
+    if !smg_format::is_encrypted(bytes) {
+        return smg_format::validate(bytes, options);
+    }
+    let inner = ctx
+        .secrets
+        .get()
+        .and_then(|p| smg_format::decrypt(bytes, &p, &options.limits));
+    match inner {
+        Ok(inner) => smg_format::validate(&inner, options),
+        Err(e) => Report {
+            encoding: Some(smg_format::Encoding::Encrypted),
+            findings: vec![Finding {
+                code: e.code(),
+                severity: Severity::Error,
+                pointer: String::new(),
+                message: e.to_string(),
+            }],
+        },
+    }
 }
 
 /// Files as given; folders become their `*.smg` files, recursively, in sorted order.

@@ -1,14 +1,14 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use smg_format::{Document, Error, Limits, NewContent, VaultWriter};
+use smg_format::{Document, Error, NewContent, VaultWriter};
 
-use super::same_encoding;
+use super::Context;
 use crate::cli::{FileJson, VaultCommand};
-use crate::io::{is_stdio, read_document, read_input, write_output, write_stdout};
+use crate::io::{is_stdio, load, read_input, save_like, write_output, write_stdout};
 use crate::Outcome;
 
-pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> {
+pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
     match cmd {
         VaultCommand::Add {
             file,
@@ -17,7 +17,8 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
             language,
             kind,
         } => {
-            let (mut doc, encoding) = read_document(&file, limits)?;
+            let loaded = load(&file, ctx)?;
+            let mut doc = loaded.doc.clone();
             let bytes = read_input(&path)?;
             let content = String::from_utf8(bytes).map_err(|e| {
                 Error::InvalidArgument(format!(
@@ -40,10 +41,7 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
                 .add(&content, &meta)?;
             if stored.added {
                 doc.metadata.modified = Some(now);
-                write_output(
-                    &file,
-                    &smg_format::to_bytes(&doc, &same_encoding(encoding))?,
-                )?;
+                save_like(&file, &doc, &loaded)?;
             }
             let what = if stored.added {
                 "stored as"
@@ -54,21 +52,18 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
                 format!("{what} {} version {}\n", stored.artifact, stored.version).as_bytes(),
             )?;
         }
-        VaultCommand::List(FileJson { file, json }) => {
-            list(&read_document(&file, limits)?.0, json)?
-        }
+        VaultCommand::List(FileJson { file, json }) => list(&load(&file, ctx)?.doc, json)?,
         VaultCommand::Log {
             file,
             artifact,
             json,
-        } => log(&read_document(&file, limits)?.0, &artifact, json)?,
+        } => log(&load(&file, ctx)?.doc, &artifact, json)?,
         VaultCommand::Show {
             file,
             artifact,
             version,
         } => {
-            let (_, content) =
-                version_content(&mut read_document(&file, limits)?.0, &artifact, version)?;
+            let (_, content) = version_content(&mut load(&file, ctx)?.doc, &artifact, version)?;
             write_stdout(content.as_bytes())?;
         }
         VaultCommand::Export {
@@ -77,7 +72,7 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
             version,
             output,
         } => {
-            let mut doc = read_document(&file, limits)?.0;
+            let mut doc = load(&file, ctx)?.doc;
             let (id, content) = version_content(&mut doc, &artifact, version)?;
             let target = if output.is_dir() {
                 let art = &doc
@@ -108,7 +103,7 @@ pub(crate) fn run(cmd: VaultCommand, limits: &Limits) -> Result<Outcome, Error> 
             v1,
             v2,
         } => {
-            let mut doc = read_document(&file, limits)?.0;
+            let mut doc = load(&file, ctx)?.doc;
             let (id, old) = version_content(&mut doc, &artifact, Some(v1))?;
             let (_, new) = version_content(&mut doc, &id, Some(v2))?;
             let art = &doc

@@ -384,7 +384,21 @@ fn byte_level_packed() -> Vec<Invalid> {
         codes,
         max_bytes: None,
     };
+    let encrypted = smg_format::encrypt_with(
+        &canonical(&full()),
+        b"fixture passphrase",
+        smg_format::MIN_ITERATIONS,
+        &[3; 16],
+        &[5; 12],
+    )
+    .unwrap();
     vec![
+        inv(
+            "encrypted-without-passphrase",
+            "an encrypted file (passphrase `fixture passphrase`) read without one",
+            encrypted,
+            &["SMG-E140"],
+        ),
         inv(
             "packed-corrupt-block",
             "a byte of block 2's section is flipped (its CRC-32 fails)",

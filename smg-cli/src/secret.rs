@@ -1,0 +1,103 @@
+//! Passphrases: from a file, from the environment, or from a prompt without echo —
+//! never from a command-line value, which other users can read in the process list.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use smg_format::Error;
+use zeroize::Zeroizing;
+
+pub(crate) type Secret = Zeroizing<Vec<u8>>;
+
+/// The passphrase of the files being read, asked for at most once.
+pub(crate) struct Secrets {
+    file: Option<PathBuf>,
+    cached: RefCell<Option<Secret>>,
+}
+
+impl Secrets {
+    pub(crate) fn new(file: Option<PathBuf>) -> Self {
+        Secrets {
+            file,
+            cached: RefCell::new(None),
+        }
+    }
+
+    /// The passphrase: `--passphrase-file`, else `SMG_PASSPHRASE`, else a prompt.
+    pub(crate) fn get(&self) -> Result<Secret, Error> {
+        if let Some(s) = self.cached.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let s = match (&self.file, std::env::var_os("SMG_PASSPHRASE")) {
+            (Some(path), _) => from_file(path)?,
+            (None, Some(v)) => Zeroizing::new(v.into_encoded_bytes()),
+            (None, None) => prompt("Passphrase: ")?,
+        };
+        *self.cached.borrow_mut() = Some(s.clone());
+        Ok(s)
+    }
+
+    /// A passphrase for new encryption; a prompt asks twice.
+    pub(crate) fn get_new(&self) -> Result<Secret, Error> {
+        if self.file.is_some() || std::env::var_os("SMG_PASSPHRASE").is_some() {
+            return self.get();
+        }
+        confirmed_prompt()
+    }
+}
+
+/// The new passphrase of `smg rekey`: a file, else `SMG_NEW_PASSPHRASE`, else a prompt.
+pub(crate) fn new_passphrase(file: Option<&Path>) -> Result<Secret, Error> {
+    match (file, std::env::var_os("SMG_NEW_PASSPHRASE")) {
+        (Some(path), _) => from_file(path),
+        (None, Some(v)) => Ok(Zeroizing::new(v.into_encoded_bytes())),
+        (None, None) => confirmed_prompt(),
+    }
+}
+
+fn from_file(path: &Path) -> Result<Secret, Error> {
+    let text = Zeroizing::new(std::fs::read(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?);
+    let line = text.split(|b| *b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the passphrase file's first line is empty",
+            path.display()
+        )));
+    }
+    Ok(Zeroizing::new(line.to_vec()))
+}
+
+fn prompt(label: &str) -> Result<Secret, Error> {
+    use std::io::IsTerminal;
+    // Scripts and CI have no one to answer: fail at once rather than wait on the terminal.
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::InvalidArgument(
+            "the file is encrypted and no passphrase was given; set SMG_PASSPHRASE or pass --passphrase-file".into(),
+        ));
+    }
+    rpassword::prompt_password(label)
+        .map(|s| Zeroizing::new(s.into_bytes()))
+        .map_err(|e| {
+            Error::InvalidArgument(format!(
+                "cannot ask for the passphrase ({e}); set SMG_PASSPHRASE or pass --passphrase-file"
+            ))
+        })
+}
+
+fn confirmed_prompt() -> Result<Secret, Error> {
+    let first = prompt("New passphrase: ")?;
+    let again = prompt("Repeat it: ")?;
+    if first != again {
+        return Err(Error::InvalidArgument("the two passphrases differ".into()));
+    }
+    if first.is_empty() {
+        return Err(Error::InvalidArgument(
+            "an empty passphrase protects nothing".into(),
+        ));
+    }
+    Ok(first)
+}
