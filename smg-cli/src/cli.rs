@@ -57,6 +57,34 @@ pub(crate) enum Command {
     /// Change an encrypted file's passphrase (new salt, nonce and key).
     #[command(after_help = EXIT_CODES)]
     Rekey(RekeyArgs),
+    /// Make an Ed25519 key pair for signing: KEY (secret, mode 0600) and KEY.pub.
+    #[command(after_help = EXIT_CODES)]
+    Keygen {
+        /// Where to write the secret key; the public key goes to the same path + `.pub`.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Sign a file's document (Ed25519 over a hash of each section).
+    #[command(after_help = EXIT_CODES)]
+    Sign {
+        /// The memory file, changed in place unless -o is given.
+        file: PathBuf,
+        /// The secret key file from `smg keygen`.
+        #[arg(long)]
+        key: PathBuf,
+        /// Where to write (default: replace FILE atomically).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Check a file's signature; on failure, name the sections that changed.
+    #[command(after_help = EXIT_CODES)]
+    Verify {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// The signer's public key file; without it only integrity is checked.
+        #[arg(long)]
+        public_key: Option<PathBuf>,
+    },
     /// The artifact vault: code and documents, stored once, versions as diffs.
     #[command(subcommand)]
     Vault(VaultCommand),

@@ -396,3 +396,43 @@ fn encrypted_files_open_with_the_passphrase_only() {
         "no passphrase and no terminal: reported, not hung"
     );
 }
+
+#[test]
+fn sign_and_verify_name_the_changed_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("valid/full.smg"), d.join("m.smg")).unwrap();
+    assert!(smg(&["keygen", "-o", "k"], d).status.success());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(d.join("k")).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    assert_eq!(
+        smg(&["keygen", "-o", "k"], d).status.code(),
+        Some(1),
+        "never overwrites a key"
+    );
+    assert!(smg(&["sign", "m.smg", "--key", "k"], d).status.success());
+    let ok = smg(&["verify", "m.smg", "--public-key", "k.pub"], d);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert!(
+        smg(&["validate", "m.smg"], d).status.success(),
+        "a signed file stays valid"
+    );
+
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&smg(&["cat", "m.smg"], d).stdout).unwrap();
+    doc["workingMemory"]["summary"] = "tampered".into();
+    std::fs::write(d.join("m.smg"), serde_json::to_vec(&doc).unwrap()).unwrap();
+    let bad = smg(&["verify", "m.smg", "--public-key", "k.pub"], d);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("SMG-E151") && text(&bad.stderr).contains("workingMemory"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

@@ -142,6 +142,12 @@ pub enum Error {
     /// An algorithm the header names is not defined in v1.
     #[error("unknown algorithm: {0}")]
     UnknownAlgorithm(String),
+    /// The document carries no signature.
+    #[error("the document is not signed")]
+    Unsigned,
+    /// The signature does not hold.
+    #[error("signature check failed: {0}")]
+    BadSignature(String),
     /// The caller asked for something the format cannot do.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -179,6 +185,8 @@ impl Error {
             Error::WeakKdf { .. } => "SMG-E143",
             Error::KdfTooCostly { .. } => "SMG-E144",
             Error::UnknownAlgorithm(_) => "SMG-E145",
+            Error::Unsigned => "SMG-E150",
+            Error::BadSignature(_) => "SMG-E151",
         }
     }
 

@@ -25,6 +25,7 @@ mod error;
 mod limits;
 mod model;
 mod packed;
+mod sign;
 mod stats;
 mod validate;
 mod vault;
@@ -55,6 +56,7 @@ pub use model::{
     FORMAT_VERSION,
 };
 pub use packed::PackedArchive;
+pub use sign::{generate_key, sign, verify, Verified};
 pub use stats::{stats, Stats};
 pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
 pub use vault::{

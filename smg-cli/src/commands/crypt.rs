@@ -2,7 +2,9 @@ use smg_format::Error;
 
 use super::Context;
 use crate::cli::{EncryptArgs, InOut, RekeyArgs};
-use crate::io::{read_input, write_output};
+use std::path::Path;
+
+use crate::io::{load, read_input, save_like, write_output, write_stdout};
 use crate::secret::new_passphrase;
 use crate::Outcome;
 
@@ -48,5 +50,90 @@ pub(crate) fn rekey(args: &RekeyArgs, ctx: &Context) -> Result<Outcome, Error> {
     let new = new_passphrase(args.new_passphrase_file.as_deref())?;
     let out = args.output.as_ref().unwrap_or(&args.file);
     write_output(out, &smg_format::encrypt(&inner, &new, iterations)?)?;
+    Ok(Outcome::Success)
+}
+
+fn read_text(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })
+}
+
+pub(crate) fn keygen(output: &Path) -> Result<Outcome, Error> {
+    let public_path = {
+        let mut p = output.as_os_str().to_owned();
+        p.push(".pub");
+        std::path::PathBuf::from(p)
+    };
+    for p in [output, public_path.as_path()] {
+        if p.exists() {
+            return Err(Error::InvalidArgument(format!(
+                "{} exists; refusing to overwrite a key",
+                p.display()
+            )));
+        }
+    }
+    let (secret, public) = smg_format::generate_key()?;
+    write_private(output, secret.as_bytes())?;
+    write_output(&public_path, public.as_bytes())?;
+    eprintln!(
+        "secret key: {}\npublic key: {}",
+        output.display(),
+        public_path.display()
+    );
+    Ok(Outcome::Success)
+}
+
+/// Create the secret key file readable by its owner only.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut f = options.open(path).map_err(io)?;
+    f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io)
+}
+
+pub(crate) fn sign(
+    file: &Path,
+    key: &Path,
+    output: Option<&Path>,
+    ctx: &Context,
+) -> Result<Outcome, Error> {
+    let loaded = load(file, ctx)?;
+    let mut doc = loaded.doc.clone();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let secret = zeroize::Zeroizing::new(read_text(key)?);
+    smg_format::sign(&mut doc, &secret, &now)?;
+    save_like(output.unwrap_or(file), &doc, &loaded)?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn verify(
+    file: &Path,
+    public_key: Option<&Path>,
+    ctx: &Context,
+) -> Result<Outcome, Error> {
+    let doc = load(file, ctx)?.doc;
+    let public = public_key.map(read_text).transpose()?;
+    let v = smg_format::verify(&doc, public.as_deref())?;
+    let origin = if public.is_some() {
+        "signed by the given key"
+    } else {
+        "intact; signer not checked (no --public-key)"
+    };
+    write_stdout(
+        format!(
+            "good signature: {origin}, key {}, signed {}\n",
+            v.public_key, v.signed
+        )
+        .as_bytes(),
+    )?;
     Ok(Outcome::Success)
 }
