@@ -22,7 +22,15 @@ struct Manifest {
     algorithm: String,
     public_key: String,
     signed: String,
-    sections: BTreeMap<String, String>,
+    /// In section-name order. A list, not an object keyed by name: names such as
+    /// `@context` must not become JSON-LD keys.
+    sections: Vec<SectionHash>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SectionHash {
+    section: String,
+    sha256: String,
 }
 
 /// The signature block stored at `metadata.signature`.
@@ -88,7 +96,10 @@ pub fn sign(doc: &mut Document, secret_key_text: &str, signed_at: &str) -> Resul
         algorithm: "Ed25519".into(),
         public_key: hex::encode(key.verifying_key().as_bytes()),
         signed: signed_at.to_string(),
-        sections: section_hashes(doc)?,
+        sections: section_hashes(doc)?
+            .into_iter()
+            .map(|(section, sha256)| SectionHash { section, sha256 })
+            .collect(),
     };
     let message = crate::canonical::to_vec(&manifest)?;
     let value = base64::engine::general_purpose::STANDARD.encode(key.sign(&message).to_bytes());
@@ -136,17 +147,20 @@ pub fn verify(doc: &Document, public_key_text: Option<&str>) -> Result<Verified>
     key.verify(&message, &sig)
         .map_err(|_| Error::BadSignature("the signature block itself was altered".into()))?;
     let now = section_hashes(doc)?;
+    let then: BTreeMap<&str, &str> = block
+        .manifest
+        .sections
+        .iter()
+        .map(|s| (s.section.as_str(), s.sha256.as_str()))
+        .collect();
     let mut changed: Vec<String> = now
         .iter()
-        .filter(|(k, h)| block.manifest.sections.get(*k) != Some(h))
+        .filter(|(k, h)| then.get(k.as_str()) != Some(&h.as_str()))
         .map(|(k, _)| k.clone())
         .chain(
-            block
-                .manifest
-                .sections
-                .keys()
-                .filter(|k| !now.contains_key(*k))
-                .cloned(),
+            then.keys()
+                .filter(|k| !now.contains_key(**k))
+                .map(|k| k.to_string()),
         )
         .collect();
     changed.sort();
@@ -181,6 +195,12 @@ mod tests {
         let mut d = doc();
         sign(&mut d, &secret, "2025-12-05T00:00:00Z").unwrap();
         let bytes = crate::to_canonical_json(&d).unwrap();
+        let report = crate::validate(&bytes, &crate::ValidateOptions::default());
+        assert!(
+            report.is_valid(),
+            "a signed document stays valid: {:?}",
+            report.findings
+        );
         let d = crate::from_json_slice(&bytes).unwrap();
         assert_eq!(
             verify(&d, Some(&public)).unwrap().signed,
