@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod archive;
+mod crypt;
 mod generate;
 mod vault;
 
@@ -203,6 +204,10 @@ fn main() {
             let versions = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(150);
             vault::run(versions, &PathBuf::from("bench/out/vault"));
         }
+        Some("crypt") => {
+            let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+            crypt::run(size, &PathBuf::from("bench/out/crypt"));
+        }
         Some("archive") => {
             let locomo = args
                 .get(1)
@@ -211,7 +216,7 @@ fn main() {
             archive::run(&locomo, size, &PathBuf::from("bench/out/archive"));
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB]");
             std::process::exit(2);
         }
     }
