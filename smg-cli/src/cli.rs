@@ -57,6 +57,12 @@ pub(crate) enum Command {
     /// Change an encrypted file's passphrase (new salt, nonce and key).
     #[command(after_help = EXIT_CODES)]
     Rekey(RekeyArgs),
+    /// Seal a collaborator's private context or a memory tier with its own passphrase.
+    #[command(after_help = EXIT_CODES)]
+    Seal(SealArgs),
+    /// Open a sealed section and put its content back.
+    #[command(after_help = EXIT_CODES)]
+    Unseal(UnsealArgs),
     /// Make an Ed25519 key pair for signing: KEY (secret, mode 0600) and KEY.pub.
     #[command(after_help = EXIT_CODES)]
     Keygen {
@@ -272,6 +278,65 @@ pub(crate) struct RekeyArgs {
     /// Read the new passphrase from this file. Otherwise SMG_NEW_PASSPHRASE, otherwise a prompt.
     #[arg(long, value_name = "PATH")]
     pub(crate) new_passphrase_file: Option<PathBuf>,
+}
+
+/// Memory tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TierArg {
+    /// One user's own memory.
+    Personal,
+    /// Curated team knowledge.
+    Departmental,
+    /// Curated organisation-wide knowledge.
+    Global,
+    /// Knowledge most readers must never see.
+    Restricted,
+}
+
+impl From<TierArg> for smg_format::Scope {
+    fn from(t: TierArg) -> Self {
+        match t {
+            TierArg::Personal => smg_format::Scope::Personal,
+            TierArg::Departmental => smg_format::Scope::Departmental,
+            TierArg::Global => smg_format::Scope::Global,
+            TierArg::Restricted => smg_format::Scope::Restricted,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SealArgs {
+    /// The memory file (changed in place unless -o is given).
+    pub(crate) file: PathBuf,
+    /// Seal this collaborator's private context.
+    #[arg(long)]
+    pub(crate) collaborator: Option<String>,
+    /// Seal every node of this tier, with the edges that touch them.
+    #[arg(long, value_enum)]
+    pub(crate) tier: Option<TierArg>,
+    /// Where to write (default: replace FILE atomically).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// PBKDF2 iterations.
+    #[arg(long, default_value_t = smg_format::MIN_ITERATIONS)]
+    pub(crate) iterations: u64,
+    /// Read the section's passphrase from this file. Otherwise SMG_SEAL_PASSPHRASE, otherwise a prompt.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) seal_passphrase_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UnsealArgs {
+    /// The memory file (changed in place unless -o is given).
+    pub(crate) file: PathBuf,
+    /// The sealed section's id (`private:<collaborator>` or `tier:<tier>`; see `smg info`).
+    pub(crate) section: String,
+    /// Where to write (default: replace FILE atomically).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// Read the section's passphrase from this file. Otherwise SMG_SEAL_PASSPHRASE, otherwise a prompt.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) seal_passphrase_file: Option<PathBuf>,
 }
 
 /// A memory file to read, and whether to print JSON.

@@ -46,12 +46,19 @@ impl Secrets {
     }
 }
 
-/// The new passphrase of `smg rekey`: a file, else `SMG_NEW_PASSPHRASE`, else a prompt.
-pub(crate) fn new_passphrase(file: Option<&Path>) -> Result<Secret, Error> {
-    match (file, std::env::var_os("SMG_NEW_PASSPHRASE")) {
+/// A passphrase other than the file's own (a new one for `smg rekey`, a section's for
+/// `smg seal`): `file`, else the environment variable `env`, else a prompt (asked twice
+/// when `confirm`).
+pub(crate) fn other_passphrase(
+    file: Option<&Path>,
+    env: &str,
+    confirm: bool,
+) -> Result<Secret, Error> {
+    match (file, std::env::var_os(env)) {
         (Some(path), _) => from_file(path),
         (None, Some(v)) => Ok(Zeroizing::new(v.into_encoded_bytes())),
-        (None, None) => confirmed_prompt(),
+        (None, None) if confirm => confirmed_prompt(),
+        (None, None) => prompt("Section passphrase: "),
     }
 }
 

@@ -436,3 +436,54 @@ fn sign_and_verify_name_the_changed_section() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn seal_and_unseal_a_tier_and_a_private_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("valid/full.smg"), d.join("m.smg")).unwrap();
+    let before = smg(&["cat", "m.smg"], d).stdout;
+    let run = |args: &[&str], pass: &str| {
+        Command::new(env!("CARGO_BIN_EXE_smg"))
+            .args(args)
+            .current_dir(d)
+            .env("SMG_SEAL_PASSPHRASE", pass)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["seal", "m.smg", "--tier", "restricted"], "exec only")
+        .status
+        .success());
+    assert!(run(&["seal", "m.smg", "--collaborator", "user_b"], "b's")
+        .status
+        .success());
+    let info = text(&smg(&["info", "m.smg"], d).stdout);
+    assert!(
+        info.contains("sealed      tier:restricted") && info.contains("private:user_b"),
+        "{info}"
+    );
+    let cat = text(&smg(&["cat", "m.smg"], d).stdout);
+    assert!(
+        !cat.contains("renegotiation") && !cat.contains("loading spinner"),
+        "sealed content leaked"
+    );
+    assert!(
+        smg(&["validate", "m.smg"], d).status.success(),
+        "a file with sealed sections still validates"
+    );
+
+    let wrong = run(&["unseal", "m.smg", "tier:restricted"], "guess");
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(text(&wrong.stderr).contains("SMG-E141"));
+    assert!(run(&["unseal", "m.smg", "private:user_b"], "b's")
+        .status
+        .success());
+    assert!(run(&["unseal", "m.smg", "tier:restricted"], "exec only")
+        .status
+        .success());
+    assert_eq!(
+        smg(&["cat", "m.smg"], d).stdout,
+        before,
+        "unsealing gives back exactly what was sealed"
+    );
+}

@@ -32,14 +32,18 @@ pub fn is_encrypted(bytes: &[u8]) -> bool {
 }
 
 /// 64 bytes from PBKDF2: the AES-256 key, then the key-check HMAC key.
-fn derive(passphrase: &[u8], salt: &[u8], iterations: u64) -> Result<Zeroizing<[u8; 64]>> {
+pub(crate) fn derive(
+    passphrase: &[u8],
+    salt: &[u8],
+    iterations: u64,
+) -> Result<Zeroizing<[u8; 64]>> {
     let rounds = u32::try_from(iterations).map_err(|_| Error::KdfTooCostly { iterations })?;
     let mut out = Zeroizing::new([0u8; 64]);
     pbkdf2::pbkdf2_hmac::<Sha256>(passphrase, salt, rounds, out.as_mut());
     Ok(out)
 }
 
-fn key_check(check_key: &[u8], header: &[u8]) -> [u8; 16] {
+pub(crate) fn key_check(check_key: &[u8], header: &[u8]) -> [u8; 16] {
     let mut mac =
         <Hmac<Sha256> as Mac>::new_from_slice(check_key).expect("HMAC takes any key length");
     mac.update(header);
@@ -104,7 +108,7 @@ pub fn encrypt_with(
     Ok(out)
 }
 
-fn check_iterations(iterations: u64) -> Result<()> {
+pub(crate) fn check_iterations(iterations: u64) -> Result<()> {
     if iterations < MIN_ITERATIONS {
         return Err(Error::WeakKdf { iterations });
     }
@@ -199,7 +203,7 @@ pub fn decrypt(bytes: &[u8], passphrase: &[u8], limits: &Limits) -> Result<Zeroi
 
 /// AES-256-GCM from ring, whose assembly runs at OpenSSL's speed (bench/RESULTS.md);
 /// the pure-Rust `aes-gcm` crate measured 2.5× slower here.
-fn cipher(key: &[u8]) -> LessSafeKey {
+pub(crate) fn cipher(key: &[u8]) -> LessSafeKey {
     LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).expect("a 32-byte key"))
 }
 

@@ -25,6 +25,7 @@ mod error;
 mod limits;
 mod model;
 mod packed;
+mod seal;
 mod sign;
 mod stats;
 mod validate;
@@ -52,10 +53,11 @@ pub use limits::{Limits, MAX_DEPTH};
 pub use model::{
     Artifact, ArtifactVault, ArtifactVersion, Block, Collaborator, CompressionMethod, DeepArchive,
     Document, Edge, Embedding, Extra, Graph, LifecycleTier, Metadata, Node, PrivateContext,
-    Provenance, Scope, TimeRange, Turn, VectorIndex, WorkingMemory, CONTEXT_IRI, DOCUMENT_TYPE,
-    FORMAT_VERSION,
+    Provenance, Scope, SealParams, SealedSection, TimeRange, Turn, VectorIndex, WorkingMemory,
+    CONTEXT_IRI, DOCUMENT_TYPE, FORMAT_VERSION,
 };
 pub use packed::PackedArchive;
+pub use seal::{seal, seal_with, unseal, SealTarget};
 pub use sign::{generate_key, sign, verify, Verified};
 pub use stats::{stats, Stats};
 pub use validate::{validate, Finding, Report, Severity, ValidateOptions};

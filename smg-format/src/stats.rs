@@ -28,6 +28,8 @@ pub struct Stats {
     pub recent_turns: usize,
     /// Collaborators.
     pub collaborators: usize,
+    /// Sealed sections: id and sealed bytes (their content is not readable here).
+    pub sealed: Vec<(String, u64)>,
     /// Canonical JSON bytes of each top-level field, in key order.
     pub section_bytes: Vec<(String, u64)>,
     /// Canonical JSON bytes of the whole document.
@@ -80,6 +82,12 @@ pub fn stats(doc: &Document) -> Stats {
             .and_then(|w| w.recent_context.as_ref())
             .map_or(0, Vec::len),
         collaborators: doc.collaborators.as_ref().map_or(0, Vec::len),
+        sealed: doc
+            .sealed_sections
+            .iter()
+            .flatten()
+            .map(|s| (s.id.clone(), s.size))
+            .collect(),
         json_bytes: canonical_len(&value),
         section_bytes,
     }

@@ -1,11 +1,11 @@
 use smg_format::Error;
 
 use super::Context;
-use crate::cli::{EncryptArgs, InOut, RekeyArgs};
+use crate::cli::{EncryptArgs, InOut, RekeyArgs, SealArgs, UnsealArgs};
 use std::path::Path;
 
 use crate::io::{load, read_input, save_like, write_output, write_stdout};
-use crate::secret::new_passphrase;
+use crate::secret::other_passphrase;
 use crate::Outcome;
 
 /// The input must be a readable, unencrypted .smg file: encrypting garbage or
@@ -47,7 +47,11 @@ pub(crate) fn rekey(args: &RekeyArgs, ctx: &Context) -> Result<Outcome, Error> {
         .iterations
         .unwrap_or(smg_format::encrypted_iterations(&bytes)?);
     let inner = smg_format::decrypt(&bytes, &ctx.secrets.get()?, &ctx.limits)?;
-    let new = new_passphrase(args.new_passphrase_file.as_deref())?;
+    let new = other_passphrase(
+        args.new_passphrase_file.as_deref(),
+        "SMG_NEW_PASSPHRASE",
+        true,
+    )?;
     let out = args.output.as_ref().unwrap_or(&args.file);
     write_output(out, &smg_format::encrypt(&inner, &new, iterations)?)?;
     Ok(Outcome::Success)
@@ -135,5 +139,41 @@ pub(crate) fn verify(
         )
         .as_bytes(),
     )?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, Error> {
+    let loaded = load(&args.file, ctx)?;
+    let mut doc = loaded.doc.clone();
+    let target = match (&args.collaborator, args.tier) {
+        (Some(c), None) => smg_format::SealTarget::Collaborator(c),
+        (None, Some(t)) => smg_format::SealTarget::Tier(t.into()),
+        _ => {
+            return Err(Error::InvalidArgument(
+                "give exactly one of --collaborator and --tier".into(),
+            ))
+        }
+    };
+    let pass = other_passphrase(
+        args.seal_passphrase_file.as_deref(),
+        "SMG_SEAL_PASSPHRASE",
+        true,
+    )?;
+    let id = smg_format::seal(&mut doc, target, &pass, args.iterations)?;
+    save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
+    eprintln!("sealed {id}");
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn unseal(args: &UnsealArgs, ctx: &Context) -> Result<Outcome, Error> {
+    let loaded = load(&args.file, ctx)?;
+    let mut doc = loaded.doc.clone();
+    let pass = other_passphrase(
+        args.seal_passphrase_file.as_deref(),
+        "SMG_SEAL_PASSPHRASE",
+        false,
+    )?;
+    smg_format::unseal(&mut doc, &args.section, &pass)?;
+    save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
     Ok(Outcome::Success)
 }

@@ -53,6 +53,9 @@ pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
         );
         let _ = writeln!(s, "recent      {} turns", stats.recent_turns);
         let _ = writeln!(s, "people      {} collaborators", stats.collaborators);
+        for (id, size) in &stats.sealed {
+            let _ = writeln!(s, "sealed      {id} ({size} bytes)");
+        }
         let _ = writeln!(s, "sections (canonical JSON bytes):");
         for (name, n) in &stats.section_bytes {
             let _ = writeln!(s, "  {name:<16}{n:>12}");

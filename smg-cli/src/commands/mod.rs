@@ -34,6 +34,8 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Error> {
         Command::Encrypt(a) => crypt::encrypt(&a, &ctx),
         Command::Decrypt(a) => crypt::decrypt(&a, &ctx),
         Command::Rekey(a) => crypt::rekey(&a, &ctx),
+        Command::Seal(a) => crypt::seal(&a, &ctx),
+        Command::Unseal(a) => crypt::unseal(&a, &ctx),
         Command::Keygen { output } => crypt::keygen(&output),
         Command::Sign { file, key, output } => crypt::sign(&file, &key, output.as_deref(), &ctx),
         Command::Verify { file, public_key } => crypt::verify(&file, public_key.as_deref(), &ctx),

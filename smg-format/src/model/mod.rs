@@ -65,6 +65,8 @@ pub struct Document {
     pub shared_graph: Option<Graph>,
     /// Each collaborator's own context, keyed by collaborator id.
     pub private_contexts: Option<BTreeMap<String, PrivateContext>>,
+    /// Parts of the document sealed with their own passphrase (spec §10.2).
+    pub sealed_sections: Option<Vec<SealedSection>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -89,6 +91,7 @@ impl Document {
             collaborators: None,
             shared_graph: None,
             private_contexts: None,
+            sealed_sections: None,
             extra: Extra::new(),
         }
     }
@@ -160,6 +163,48 @@ pub struct Collaborator {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+/// A sealed part of the document: who and what it is, never its content.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedSection {
+    /// `private:<collaborator id>` or `tier:<scope>`.
+    pub id: String,
+    /// `privateContext` or `tier`.
+    pub kind: String,
+    /// The collaborator whose private context this is.
+    pub collaborator: Option<String>,
+    /// The memory tier sealed.
+    pub tier: Option<Scope>,
+    /// Bytes of sealed content (its canonical JSON).
+    pub size: u64,
+    /// Ids of the sealed nodes, so that references to them stay resolvable.
+    pub node_ids: Option<Vec<String>>,
+    /// Key derivation and nonce.
+    pub encryption: SealParams,
+    /// Base64 of the AES-256-GCM ciphertext and its 16-byte tag.
+    pub ciphertext: String,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// How a sealed section was encrypted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealParams {
+    /// `PBKDF2-HMAC-SHA256`.
+    pub kdf: String,
+    /// PBKDF2 iterations.
+    pub iterations: u64,
+    /// Base64 of the 16-byte salt.
+    pub salt: String,
+    /// Base64 of the 12-byte nonce.
+    pub nonce: String,
+    /// Base64 of the 16-byte key check.
+    pub key_check: String,
 }
 
 /// One collaborator's own notes and graph.

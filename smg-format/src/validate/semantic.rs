@@ -128,6 +128,11 @@ impl<'a> Checker<'a> {
                 self.node_ids.insert(&n.id);
             }
         }
+        // Sealed nodes are not visible, but references to them are not dangling.
+        for s in self.doc.sealed_sections.iter().flatten() {
+            self.node_ids
+                .extend(s.node_ids.iter().flatten().map(String::as_str));
+        }
         for (base, g) in &graphs {
             for (i, n) in g.nodes().iter().enumerate() {
                 self.node(&format!("{base}/nodes/{i}"), n);

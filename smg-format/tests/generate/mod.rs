@@ -259,6 +259,18 @@ fn enveloped(v: &Value, enc: Encoding) -> Vec<u8> {
     encode_envelope(&canonical(v), &WriteOptions::new(enc)).unwrap()
 }
 
+/// The full document with the restricted tier sealed (passphrase `restricted`) and
+/// user_a's private context sealed (passphrase `user a`).
+fn sealed() -> smg_format::Document {
+    let mut doc = smg_format::from_json_slice(&canonical(&full())).unwrap();
+    let n = smg_format::MIN_ITERATIONS;
+    let tier = smg_format::SealTarget::Tier(smg_format::Scope::Restricted);
+    smg_format::seal_with(&mut doc, tier, b"restricted", n, &[1; 16], &[2; 12]).unwrap();
+    let user = smg_format::SealTarget::Collaborator("user_a");
+    smg_format::seal_with(&mut doc, user, b"user a", n, &[3; 16], &[4; 12]).unwrap();
+    doc
+}
+
 fn packed(v: &Value) -> Vec<u8> {
     let doc = smg_format::from_json_slice(&canonical(v)).unwrap();
     smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap()
@@ -309,6 +321,11 @@ fn valid(dir: &Path) {
     );
     write(&dir, "seed-appendix-a.smg", &pretty(&seed_appendix_a()));
     write(&dir, "full-packed.smg", &packed(&full()));
+    write(
+        &dir,
+        "sealed-sections.smg",
+        &pretty(&serde_json::to_value(sealed()).unwrap()),
+    );
     write(
         &dir,
         "code-chat.smg",
