@@ -28,7 +28,7 @@ pub const MAX_ITERATIONS: u64 = 10_000_000;
 
 /// Whether `bytes` start with the encrypted envelope.
 pub fn is_encrypted(bytes: &[u8]) -> bool {
-    bytes.len() > 5 && bytes[..4] == MAGIC && bytes[5] == ENCRYPTED
+    bytes.len() > 5 && bytes[..4] == MAGIC && bytes[4] == 1 && bytes[5] == ENCRYPTED
 }
 
 /// 64 bytes from PBKDF2: the AES-256 key, then the key-check HMAC key.
@@ -318,11 +318,7 @@ mod flips {
     fn a_flipped_bit_anywhere_is_refused() {
         let pass = b"pw";
         let bytes = encrypt_with(b"{\"a\":1}", pass, MIN_ITERATIONS, &[7; 16], &[9; 12]).unwrap();
-        let positions: Vec<usize> = (0..bytes.len())
-            .step_by(3)
-            .chain([bytes.len() - 1])
-            .collect();
-        for i in positions {
+        for i in 0..bytes.len() {
             let mut t = bytes.clone();
             t[i] ^= 0x10;
             let err = crate::from_bytes_with(&t, &Limits::default(), Some(pass)).unwrap_err();

@@ -1,4 +1,4 @@
-//! Signatures (spec §11.1): Ed25519 over a manifest of the SHA-256 of every top-level
+//! Signatures (spec §10.1): Ed25519 over a manifest of the SHA-256 of every top-level
 //! section's canonical JSON, so a failed check names the sections that changed.
 
 use std::collections::BTreeMap;
