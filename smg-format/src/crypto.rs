@@ -55,6 +55,12 @@ pub(crate) fn key_check(check_key: &[u8], header: &[u8]) -> [u8; 16] {
 
 /// Encrypt a whole `.smg` file (`inner`, any encoding) with a fresh random salt and nonce.
 pub fn encrypt(inner: &[u8], passphrase: &[u8], iterations: u64) -> Result<Vec<u8>> {
+    let (salt, nonce) = fresh_salt_and_nonce()?;
+    encrypt_with(inner, passphrase, iterations, &salt, &nonce)
+}
+
+/// A random salt and nonce from the operating system.
+pub(crate) fn fresh_salt_and_nonce() -> Result<([u8; 16], [u8; 12])> {
     let mut salt = [0u8; 16];
     let mut nonce = [0u8; 12];
     getrandom::getrandom(&mut salt)
@@ -62,7 +68,7 @@ pub fn encrypt(inner: &[u8], passphrase: &[u8], iterations: u64) -> Result<Vec<u
         .map_err(|e| {
             Error::InvalidArgument(format!("no random numbers from the operating system: {e}"))
         })?;
-    encrypt_with(inner, passphrase, iterations, &salt, &nonce)
+    Ok((salt, nonce))
 }
 
 /// Encrypt with a given salt and nonce. Only for test vectors: a nonce must never be

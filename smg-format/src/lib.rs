@@ -28,6 +28,8 @@ mod packed;
 mod seal;
 mod sign;
 mod stats;
+#[cfg(test)]
+mod test_support;
 mod validate;
 mod vault;
 

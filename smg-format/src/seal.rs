@@ -62,13 +62,7 @@ pub fn seal(
     passphrase: &[u8],
     iterations: u64,
 ) -> Result<String> {
-    let mut salt = [0u8; 16];
-    let mut nonce = [0u8; 12];
-    getrandom::getrandom(&mut salt)
-        .and_then(|_| getrandom::getrandom(&mut nonce))
-        .map_err(|e| {
-            Error::InvalidArgument(format!("no random numbers from the operating system: {e}"))
-        })?;
+    let (salt, nonce) = crate::crypto::fresh_salt_and_nonce()?;
     seal_with(doc, target, passphrase, iterations, &salt, &nonce)
 }
 
@@ -333,13 +327,7 @@ fn restore(doc: &mut Document, content: TierContent) {
 mod tests {
     use super::*;
 
-    fn doc() -> Document {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid/full.smg");
-        crate::read_file(&path, &crate::Limits::default())
-            .unwrap()
-            .0
-    }
+    use crate::test_support::full_fixture as doc;
 
     fn valid(d: &Document) -> bool {
         let r = crate::validate(

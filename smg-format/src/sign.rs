@@ -181,13 +181,7 @@ pub fn verify(doc: &Document, public_key_text: Option<&str>) -> Result<Verified>
 mod tests {
     use super::*;
 
-    fn doc() -> Document {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid/full.smg");
-        crate::read_file(&path, &crate::Limits::default())
-            .unwrap()
-            .0
-    }
+    use crate::test_support::full_fixture as doc;
 
     #[test]
     fn sign_verify_and_name_what_changed() {
