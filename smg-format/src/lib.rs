@@ -64,6 +64,6 @@ pub use sign::{generate_key, sign, verify, Verified};
 pub use stats::{stats, Stats};
 pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
 pub use vault::{
-    content_hash, export_path, rebuild_version, rebuild_versions, unified_diff, NewContent, Stored,
-    VaultWriter,
+    content_hash, export_path, find_artifact, rebuild_version, rebuild_versions, unified_diff,
+    NewContent, Stored, VaultWriter,
 };

@@ -137,6 +137,26 @@ fn diff_with_context(old: &str, new: &str, name: &str, context: usize) -> String
         .to_string()
 }
 
+/// The artifact with this id, or else the first (by id) with this file name.
+///
+/// A lookup that rebuilds nothing: reading one version costs only that version's chain.
+pub fn find_artifact<'a>(
+    vault: Option<&'a ArtifactVault>,
+    id_or_name: &str,
+) -> Result<(&'a str, &'a Artifact)> {
+    let arts = vault.and_then(|v| v.artifacts.as_ref());
+    arts.and_then(|a| a.get_key_value(id_or_name))
+        .or_else(|| {
+            arts?
+                .iter()
+                .find(|(_, a)| a.filename.as_deref() == Some(id_or_name))
+        })
+        .map(|(id, a)| (id.as_str(), a))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!("no artifact with id or name `{id_or_name}`"))
+        })
+}
+
 /// Where to write an artifact named `name` (untrusted) inside `dir`: never outside it.
 ///
 /// The name's folders are kept; absolute paths, `..`, drive prefixes and empty names

@@ -63,7 +63,7 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             artifact,
             version,
         } => {
-            let (_, content) = version_content(&mut load(&file, ctx)?.doc, &artifact, version)?;
+            let (_, _, content) = version_content(&load(&file, ctx)?.doc, &artifact, version)?;
             write_stdout(content.as_bytes())?;
         }
         VaultCommand::Export {
@@ -72,15 +72,9 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             version,
             output,
         } => {
-            let mut doc = load(&file, ctx)?.doc;
-            let (id, content) = version_content(&mut doc, &artifact, version)?;
+            let doc = load(&file, ctx)?.doc;
+            let (_, name, content) = version_content(&doc, &artifact, version)?;
             let target = if output.is_dir() {
-                let art = &doc
-                    .artifact_vault
-                    .as_ref()
-                    .and_then(|v| v.artifacts.as_ref())
-                    .expect("resolved")[&id];
-                let name = art.filename.clone().unwrap_or_else(|| id.clone());
                 let path = smg_format::export_path(&output, &name)?;
                 if let Some(parent) = path.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| Error::Io {
@@ -103,39 +97,30 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             v1,
             v2,
         } => {
-            let mut doc = load(&file, ctx)?.doc;
-            let (id, old) = version_content(&mut doc, &artifact, Some(v1))?;
-            let (_, new) = version_content(&mut doc, &id, Some(v2))?;
-            let art = &doc
-                .artifact_vault
-                .as_ref()
-                .and_then(|v| v.artifacts.as_ref())
-                .expect("resolved")[&id];
-            let name = art.filename.clone().unwrap_or(id);
+            let doc = load(&file, ctx)?.doc;
+            let (id, name, old) = version_content(&doc, &artifact, Some(v1))?;
+            let (_, _, new) = version_content(&doc, &id, Some(v2))?;
             write_stdout(smg_format::unified_diff(&old, &new, &name).as_bytes())?;
         }
     }
     Ok(Outcome::Success)
 }
 
-/// The artifact's id and one version's content (the newest when `version` is None).
+/// The artifact's id, file name (or id) and one version's content (the newest when
+/// `version` is None). Only that version's chain is rebuilt.
 fn version_content(
-    doc: &mut Document,
+    doc: &Document,
     artifact: &str,
     version: Option<u64>,
-) -> Result<(String, String), Error> {
-    let w = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default));
-    let id = w.resolve(artifact).ok_or_else(|| {
-        Error::InvalidArgument(format!("no artifact with id or name `{artifact}`"))
-    })?;
-    let content = match version {
-        Some(v) => w.content(&id, v)?,
-        None => w
-            .latest(&id)
-            .map(str::to_string)
-            .ok_or_else(|| Error::InvalidArgument(format!("artifact `{id}` cannot be rebuilt")))?,
-    };
-    Ok((id, content))
+) -> Result<(String, String, String), Error> {
+    let (id, art) = smg_format::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
+    let v = version.unwrap_or(art.versions.len() as u64);
+    let content = smg_format::rebuild_version(id, art, v)?;
+    Ok((
+        id.to_string(),
+        art.filename.clone().unwrap_or_else(|| id.to_string()),
+        content,
+    ))
 }
 
 fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
@@ -175,17 +160,8 @@ fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
 }
 
 fn log(doc: &Document, artifact: &str, as_json: bool) -> Result<(), Error> {
-    let mut doc = doc.clone();
-    let w = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default));
-    let id = w.resolve(artifact).ok_or_else(|| {
-        Error::InvalidArgument(format!("no artifact with id or name `{artifact}`"))
-    })?;
-    let art = &doc
-        .artifact_vault
-        .as_ref()
-        .and_then(|v| v.artifacts.as_ref())
-        .expect("resolved")[&id];
-    let contents = smg_format::rebuild_versions(&id, art)?;
+    let (id, art) = smg_format::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
+    let contents = smg_format::rebuild_versions(id, art)?;
     let rows: Vec<_> = art
         .versions
         .iter()
