@@ -97,6 +97,9 @@ pub(crate) enum Command {
     /// The deep archive: every original turn, in compressed blocks.
     #[command(subcommand)]
     Archive(ArchiveCommand),
+    /// Turn chat transcripts and exports into memory (ChatGPT, Claude, LoCoMo, JSONL).
+    #[command(after_help = EXIT_CODES)]
+    Ingest(IngestArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -230,6 +233,55 @@ pub(crate) struct EncodeArgs {
     /// Compression level (brotli 0-11, default 5; zstd 1-22, default 9; packed: brotli, default 9).
     #[arg(long)]
     pub(crate) level: Option<i32>,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("target").required(true).args(["output", "append"]))]
+pub(crate) struct IngestArgs {
+    /// Transcripts or exports to read (`-` for stdin).
+    #[arg(required = true)]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// Write a new memory file (`-` for stdout).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// Add to this memory file instead: turns it already holds are skipped.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) append: Option<PathBuf>,
+    /// Input format.
+    #[arg(long = "from", value_enum, default_value_t = FormatArg::Auto)]
+    pub(crate) format: FormatArg,
+    /// Fail on the first malformed record instead of skipping it.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Brotli quality of archive blocks (0-11) [default: 9].
+    #[arg(long = "block-level", value_name = "N")]
+    pub(crate) block_level: Option<i32>,
+    /// Turns kept verbatim in working memory.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) recent: usize,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) encode: EncodeArgs,
+}
+
+/// Input formats of `smg ingest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    /// Detect from the content.
+    Auto,
+    /// One JSON message per line (spec §16).
+    Jsonl,
+    /// ChatGPT data export (conversations.json).
+    Chatgpt,
+    /// Claude.ai data export (conversations.json).
+    Claude,
+    /// LoCoMo conversation file.
+    Locomo,
 }
 
 #[derive(Debug, Args)]

@@ -23,6 +23,16 @@ pub enum Error {
     /// A node id the caller asked for does not exist.
     #[error("no node has id `{0}`")]
     UnknownNode(String),
+    /// An input to ingest could not be read as its format.
+    #[error("{file}, {position}: {detail}")]
+    Import {
+        /// The input file.
+        file: String,
+        /// Where in it.
+        position: String,
+        /// What is wrong.
+        detail: String,
+    },
 }
 
 impl Error {
@@ -33,6 +43,16 @@ impl Error {
             Error::DuplicateNode(_) => "SMG-E110",
             Error::DanglingEdge { .. } => "SMG-E111",
             Error::UnknownNode(_) => "SMG-E201",
+            Error::Import { .. } => "SMG-E210",
         }
     }
+
+    /// Whether the error is about reading or writing bytes at all (exit code 2)
+    /// rather than about their content (exit code 1).
+    pub fn is_io(&self) -> bool {
+        matches!(self, Error::Format(e) if e.is_io())
+    }
 }
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -20,6 +20,8 @@
 
 mod error;
 mod graph;
+pub mod ingest;
+mod text;
 
-pub use error::Error;
+pub use error::{Error, Result};
 pub use graph::MemoryGraph;

@@ -34,8 +34,8 @@ mod validate;
 mod vault;
 
 pub use archive::{
-    append_turns, decode_block, encode_turns, find_turn, parse_turn_range, AppendReport,
-    ArchiveOptions,
+    append_turns, decode_block, encode_turns, find_turn, parse_turn_range, read_archive,
+    AppendReport, ArchiveOptions, ArchivedTurn,
 };
 pub use canonical::to_canonical_json_value;
 pub use codec::{

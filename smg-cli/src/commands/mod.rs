@@ -4,6 +4,7 @@ mod archive;
 mod convert;
 mod crypt;
 mod info;
+mod ingest;
 mod init;
 mod validate;
 mod vault;
@@ -20,12 +21,13 @@ pub(crate) struct Context {
     pub(crate) secrets: Secrets,
 }
 
-pub(crate) fn run(cli: Cli) -> Result<Outcome, Error> {
+pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     let ctx = Context {
         limits: Limits::default().with_max_bytes(cli.global.max_bytes),
         secrets: Secrets::new(cli.global.passphrase_file),
     };
-    match cli.command {
+    Ok(match cli.command {
+        Command::Ingest(a) => return ingest::run(&a, &ctx),
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),
@@ -41,7 +43,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Error> {
         Command::Verify { file, public_key } => crypt::verify(&file, public_key.as_deref(), &ctx),
         Command::Vault(c) => vault::run(c, &ctx),
         Command::Archive(c) => archive::run(c, &ctx),
-    }
+    }?)
 }
 
 fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {

@@ -156,6 +156,76 @@ pub fn find_turn(doc: &crate::Document, n: u64, limits: &Limits) -> Result<Turn>
         .ok_or_else(missing)
 }
 
+/// An archived turn as said, with the artifact versions its content holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ArchivedTurn {
+    /// The turn, content byte for byte.
+    pub turn: Turn,
+    /// `(artifact id, version)` of each vault part of the stored turn, in order.
+    pub artifacts: Vec<(String, u64)>,
+}
+
+/// Every turn of the archive in order, blocks decoded in parallel.
+pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<ArchivedTurn>> {
+    use rayon::prelude::*;
+    let Some(archive) = doc.deep_archive.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let method = archive.compression_method.unwrap_or_default();
+    let vault = doc.artifact_vault.as_ref();
+    let blocks: Vec<Vec<ArchivedTurn>> = archive
+        .blocks()
+        .par_iter()
+        .map(|block| read_block(block, method, vault, limits))
+        .collect::<Result<_>>()?;
+    Ok(blocks.into_iter().flatten().collect())
+}
+
+fn read_block(
+    block: &Block,
+    method: CompressionMethod,
+    vault: Option<&ArtifactVault>,
+    limits: &Limits,
+) -> Result<Vec<ArchivedTurn>> {
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(block.compressed_data.as_bytes())
+        .map_err(|e| Error::Block {
+            block: block.id,
+            detail: format!("compressedData is not valid base64: {e}"),
+        })?;
+    let mut resolve = |id: &str, v: u64| {
+        let art = vault
+            .and_then(|a| a.artifacts.as_ref())
+            .and_then(|a| a.get(id))
+            .ok_or_else(|| Error::Block {
+                block: block.id,
+                detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
+            })?;
+        crate::vault::rebuild_version(id, art, v)
+    };
+    let mut cache = HashMap::new();
+    stored_turns(block.id, &raw, method, limits)?
+        .into_iter()
+        .map(|stored| {
+            let artifacts = stored
+                .get("parts")
+                .and_then(|p| p.as_array())
+                .into_iter()
+                .flatten()
+                .filter_map(|p| {
+                    Some((
+                        p.get("artifact")?.as_str()?.to_string(),
+                        p.get("version")?.as_u64()?,
+                    ))
+                })
+                .collect();
+            let turn = materialize(block.id, stored, &mut cache, &mut resolve)?;
+            Ok(ArchivedTurn { turn, artifacts })
+        })
+        .collect()
+}
+
 /// Encode turns as a block's `compressedData` (Brotli at `quality`).
 pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<String> {
     encode_values(

@@ -5,10 +5,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use base64::Engine;
+use rayon::prelude::*;
+
 use super::code;
-use crate::archive::{encode_values, parse_turn_range};
+use crate::archive::{decode_block, encode_values, parse_turn_range, stored_turns};
 use crate::error::{Error, Result};
-use crate::model::{Block, DeepArchive, Document, TimeRange, Turn};
+use crate::model::{Block, CompressionMethod, DeepArchive, Document, TimeRange, Turn};
 use crate::vault::{NewContent, VaultWriter};
 
 /// How turns are cut into blocks and compressed.
@@ -56,9 +59,12 @@ pub struct AppendReport {
     pub code_deduplicated: usize,
 }
 
-/// Archive `turns` (in order, numbered after every turn already archived) as new blocks.
+/// Archive `turns` (in order, numbered after every turn already archived).
 ///
-/// Every turn comes back from [`crate::decode_block`] byte for byte.
+/// The last block is filled up first when it has room (it is decoded and written
+/// again), so that archiving turns in two calls gives the same blocks as one call.
+/// Blocks are compressed in parallel. Every turn comes back from
+/// [`crate::decode_block`] byte for byte.
 pub fn append_turns(
     doc: &mut Document,
     turns: &[Turn],
@@ -81,13 +87,20 @@ pub fn append_turns(
         }
         expected_after = t.turn;
     }
+    if turns.is_empty() {
+        return Ok(AppendReport::default());
+    }
+    let mut pending = reopen_last_block(doc, options)?;
+    let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
     let mut next_id = archive.blocks().iter().map(|b| b.id + 1).max().unwrap_or(1);
     let vault = doc.artifact_vault.get_or_insert_with(Default::default);
     let mut writer = VaultWriter::new(vault);
     let mut report = AppendReport::default();
-    let mut blocks = Vec::new();
-    let mut pending: Vec<(&Turn, Value)> = Vec::new();
-    let mut pending_bytes = 0;
+    let mut groups: Vec<(u64, Vec<(Turn, Value)>)> = Vec::new();
+    let mut pending_bytes: usize = pending
+        .iter()
+        .map(|t| crate::canonical::to_canonical_json_value(&t.1).len())
+        .sum();
     for t in turns {
         let stored = store_turn(t, options, &mut writer, &mut report)?;
         let size = crate::canonical::to_canonical_json_value(&stored).len();
@@ -95,17 +108,20 @@ pub fn append_turns(
             && (pending.len() >= options.max_turns
                 || pending_bytes + size > options.max_block_bytes)
         {
-            blocks.push(make_block(next_id, &pending, options.quality)?);
+            groups.push((next_id, std::mem::take(&mut pending)));
             next_id += 1;
-            pending.clear();
             pending_bytes = 0;
         }
         pending_bytes += size;
-        pending.push((t, stored));
+        pending.push((t.clone(), stored));
     }
     if !pending.is_empty() {
-        blocks.push(make_block(next_id, &pending, options.quality)?);
+        groups.push((next_id, pending));
     }
+    let blocks = groups
+        .par_iter()
+        .map(|(id, turns)| make_block(*id, turns, options.quality))
+        .collect::<Result<Vec<Block>>>()?;
     report.turns = turns.len();
     report.blocks = blocks.len();
     let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
@@ -118,6 +134,44 @@ pub fn append_turns(
         doc.artifact_vault = None;
     }
     Ok(report)
+}
+
+/// Take the last block out of the archive when it has room for more turns, and give
+/// back its turns (as said, and as stored) to be written again with the new ones.
+fn reopen_last_block(doc: &mut Document, options: &ArchiveOptions) -> Result<Vec<(Turn, Value)>> {
+    let Some(archive) = doc.deep_archive.as_mut() else {
+        return Ok(Vec::new());
+    };
+    let method = archive.compression_method.unwrap_or_default();
+    let Some(last) = archive.blocks.as_ref().and_then(|b| b.last()) else {
+        return Ok(Vec::new());
+    };
+    if method != CompressionMethod::Brotli {
+        return Ok(Vec::new());
+    }
+    let limits = crate::limits::Limits::default();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(last.compressed_data.as_bytes())
+        .map_err(|e| Error::Block {
+            block: last.id,
+            detail: format!("compressedData is not valid base64: {e}"),
+        })?;
+    let stored = stored_turns(last.id, &raw, method, &limits)?;
+    let size: usize = stored
+        .iter()
+        .map(|t| crate::canonical::to_canonical_json_value(t).len())
+        .sum();
+    if stored.len() >= options.max_turns || size >= options.max_block_bytes {
+        return Ok(Vec::new());
+    }
+    let said = decode_block(last, method, doc.artifact_vault.as_ref(), &limits)?;
+    if said.len() != stored.len() {
+        return Ok(Vec::new());
+    }
+    if let Some(blocks) = doc.deep_archive.as_mut().and_then(|a| a.blocks.as_mut()) {
+        blocks.pop();
+    }
+    Ok(said.into_iter().zip(stored).collect())
 }
 
 /// The JSON stored for a turn: the turn itself, or with `content` replaced by `parts`
@@ -188,7 +242,7 @@ fn store_turn(
     Ok(value)
 }
 
-fn make_block(id: u64, turns: &[(&Turn, Value)], quality: i32) -> Result<Block> {
+fn make_block(id: u64, turns: &[(Turn, Value)], quality: i32) -> Result<Block> {
     let first = turns.first().map_or(0, |t| t.0.turn);
     let last = turns.last().map_or(0, |t| t.0.turn);
     let times: Vec<&str> = turns
@@ -207,8 +261,8 @@ fn make_block(id: u64, turns: &[(&Turn, Value)], quality: i32) -> Result<Block> 
             }),
             _ => None,
         },
-        summary: summary(turns.iter().map(|t| t.0)),
-        key_points: Some(key_points(turns.iter().map(|t| t.0))),
+        summary: summary(turns.iter().map(|t| &t.0)),
+        key_points: Some(key_points(turns.iter().map(|t| &t.0))),
         compressed_data: encode_values(&stored, quality)?,
         ..Block::default()
     })
@@ -312,6 +366,28 @@ mod tests {
             &crate::ValidateOptions::default(),
         );
         assert!(report.is_valid(), "{:?}", report.findings);
+    }
+
+    #[test]
+    fn archiving_in_two_calls_gives_the_bytes_of_one_call() {
+        let opts = ArchiveOptions {
+            max_turns: 4,
+            ..ArchiveOptions::default()
+        };
+        let code = |v: usize| format!("```rust src/a.rs\nfn a() {{\n    {v};\n}}\n// end\n```");
+        let turns: Vec<Turn> = (1..=11)
+            .map(|n| turn(n, &format!("turn {n} {}", code(n as usize % 3))))
+            .collect();
+        let mut whole = Document::new("2025-01-01T00:00:00Z");
+        append_turns(&mut whole, &turns, &opts).unwrap();
+        let expected = crate::to_canonical_json_value(&serde_json::to_value(&whole).unwrap());
+        for cut in [1, 2, 4, 6, 10] {
+            let mut doc = Document::new("2025-01-01T00:00:00Z");
+            append_turns(&mut doc, &turns[..cut], &opts).unwrap();
+            append_turns(&mut doc, &turns[cut..], &opts).unwrap();
+            let got = crate::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
+            assert!(got == expected, "cut at {cut}");
+        }
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! `smg ingest`: transcripts and exports into a new memory file, or appended to one.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Progress};
+use smg_format::{Document, Error};
+
+use super::{write_options, Context};
+use crate::cli::{FormatArg, IngestArgs};
+use crate::io::{load, read_input, save_like, write_output, write_stdout};
+use crate::Outcome;
+
+/// Skipped records listed on stderr before "… and N more".
+const SHOWN_SKIPS: usize = 20;
+
+pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|p| {
+            Ok(Input {
+                name: p.display().to_string(),
+                bytes: read_input(p)?,
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut options = IngestOptions::default();
+    options.format = match args.format {
+        FormatArg::Auto => Format::Auto,
+        FormatArg::Jsonl => Format::Jsonl,
+        FormatArg::Chatgpt => Format::Chatgpt,
+        FormatArg::Claude => Format::Claude,
+        FormatArg::Locomo => Format::Locomo,
+    };
+    options.strict = args.strict;
+    options.recent_turns = args.recent;
+    options.limits = ctx.limits;
+    if let Some(level) = args.block_level {
+        if !(0..=11).contains(&level) {
+            return Err(
+                Error::InvalidArgument(format!("--block-level {level} is outside 0..=11")).into(),
+            );
+        }
+        options.archive.quality = level;
+    }
+    let bar = Bar::new(args.quiet);
+    let (report, path, written) = match (&args.append, &args.output) {
+        (Some(path), _) => {
+            let loaded = load(path, ctx)?;
+            let mut doc = loaded.doc.clone();
+            let report = ingest(&mut doc, &inputs, &options, &bar)?;
+            bar.done();
+            save_like(path, &doc, &loaded)?;
+            (
+                report,
+                path.as_path(),
+                std::fs::metadata(path).map_or(0, |m| m.len()),
+            )
+        }
+        (None, Some(path)) => {
+            let mut doc = Document::new("1970-01-01T00:00:00Z");
+            let report = ingest(&mut doc, &inputs, &options, &bar)?;
+            bar.done();
+            let bytes = smg_format::to_bytes(&doc, &write_options(&args.encode)?)?;
+            write_output(path, &bytes)?;
+            (report, path.as_path(), bytes.len() as u64)
+        }
+        (None, None) => unreachable!("clap requires --output or --append"),
+    };
+    print_report(&report, path, written, args.json)?;
+    Ok(Outcome::Success)
+}
+
+fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> Result<(), Error> {
+    for s in r.skipped.iter().take(SHOWN_SKIPS) {
+        eprintln!(
+            "smg: warning: skipped {}, {}: {}",
+            s.file, s.position, s.reason
+        );
+    }
+    if r.skipped.len() > SHOWN_SKIPS {
+        eprintln!(
+            "smg: warning: … and {} more skipped records",
+            r.skipped.len() - SHOWN_SKIPS
+        );
+    }
+    let to_stdout = path.as_os_str() == "-";
+    if as_json {
+        let value = json!({
+            "file": path.display().to_string(),
+            "bytesIn": r.bytes_in, "bytesOut": written,
+            "conversations": r.conversations, "messages": r.messages,
+            "turnsAdded": r.turns_added, "turnsKnown": r.turns_known, "duplicates": r.duplicates,
+            "skipped": r.skipped.iter().map(|s| json!({"file": s.file, "position": s.position, "reason": s.reason})).collect::<Vec<_>>(),
+            "turns": r.turns_total, "nodes": r.nodes, "edges": r.edges, "artifacts": r.artifacts,
+            "blocksWritten": r.blocks_written,
+        });
+        let text = format!("{value}\n");
+        return if to_stdout {
+            eprint!("{text}");
+            Ok(())
+        } else {
+            write_stdout(text.as_bytes())
+        };
+    }
+    let line = format!(
+        "{} turns added ({} already there, {} duplicates, {} skipped) from {} conversations, {} in; {} turns, {} nodes, {} edges, {} artifacts; {} → {}\n",
+        r.turns_added,
+        r.turns_known,
+        r.duplicates,
+        r.skipped.len(),
+        r.conversations,
+        size(r.bytes_in),
+        r.turns_total,
+        r.nodes,
+        r.edges,
+        r.artifacts,
+        path.display(),
+        size(written),
+    );
+    // The memory file itself may be on stdout: the summary then goes to stderr.
+    if to_stdout {
+        eprint!("{line}");
+        Ok(())
+    } else {
+        write_stdout(line.as_bytes())
+    }
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / 1e6),
+        b if b >= 1 << 10 => format!("{:.1} kB", b as f64 / 1e3),
+        b => format!("{b} B"),
+    }
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new(quiet: bool) -> Self {
+        let target = if quiet || !std::io::stderr().is_terminal() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(Some(0), target);
+        bar.set_style(
+            ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Bar(bar)
+    }
+
+    fn done(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, stage: &str, total: u64) {
+        self.0.set_message(stage.to_string());
+        self.0.set_length(total);
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+}

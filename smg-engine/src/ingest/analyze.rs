@@ -1,0 +1,493 @@
+//! What one turn says, found by rules (no model): its M3S segment type, decisions,
+//! typed memories, goals, names and technical terms.
+
+use crate::ingest::lexicon::{cues, Cue, Found};
+use crate::ingest::MemoryType;
+use crate::text::{self, clip};
+
+/// The M3S segment types (§2.2), in the order they are tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Code,
+    ShortExchange,
+    Docs,
+    Design,
+    LlmOutput,
+    Explanation,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Code => "code",
+            Kind::ShortExchange => "short_exchange",
+            Kind::Docs => "docs",
+            Kind::Design => "design",
+            Kind::LlmOutput => "llm_output",
+            Kind::Explanation => "explanation",
+        }
+    }
+}
+
+/// A decision stated in a sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Decision {
+    pub(crate) sentence: String,
+    pub(crate) outcome: String,
+    pub(crate) rationale: Option<String>,
+    pub(crate) options: Option<String>,
+    /// Says it replaces an earlier choice ("instead", "switch to").
+    pub(crate) changes: bool,
+}
+
+/// The kind of thing a name refers to, from the words around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum NameKind {
+    Person,
+    Place,
+    Organization,
+    Other,
+}
+
+/// Everything the rules found in one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Facts {
+    pub(crate) kind: Kind,
+    /// "thanks", "ok": archived, but no memory comes of it.
+    pub(crate) filler: bool,
+    pub(crate) words: usize,
+    /// Decision cues (SMG §9.1 decision density).
+    pub(crate) decision_cues: usize,
+    /// Content words of the prose, deduplicated, in order of first use.
+    pub(crate) terms: Vec<String>,
+    pub(crate) decisions: Vec<Decision>,
+    pub(crate) memories: Vec<(MemoryType, String)>,
+    pub(crate) goals: Vec<String>,
+    /// Capitalised names in the prose (display form) with what they seem to be.
+    pub(crate) names: Vec<(String, NameKind)>,
+    /// Technical terms: `inline code`, snake_case, CamelCase, dotted.names, ACRONYMS.
+    pub(crate) technical: Vec<String>,
+    /// (needer, needed) technical terms: "A requires B".
+    pub(crate) requires: Vec<(String, String)>,
+}
+
+const FILLER: &[&str] = &[
+    "ok", "okay", "k", "kk", "thanks", "thank", "you", "thx", "ty", "cool", "great", "nice", "got",
+    "it", "sure", "yes", "no", "yep", "yup", "nope", "lol", "haha", "sounds", "good", "perfect",
+    "awesome", "alright", "right", "fine", "wow", "hmm", "hi", "hello", "hey", "bye", "cheers",
+    "much", "so", "very", "a", "lot", "agreed", "exactly", "true", "indeed", "np",
+];
+
+/// Analyse one turn's text; `ai` says the speaker is an assistant (its first-person
+/// sentences are not memories about the user).
+pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
+    let prose = text::prose(content);
+    let words: Vec<String> = text::words(&prose).collect();
+    let filler =
+        !words.is_empty() && words.len() <= 6 && words.iter().all(|w| FILLER.contains(&w.as_str()));
+    let mut facts = Facts {
+        kind: classify(content, &prose, words.len()),
+        filler,
+        words: words.len(),
+        decision_cues: 0,
+        terms: dedup(text::terms(&prose)),
+        decisions: Vec::new(),
+        memories: Vec::new(),
+        goals: Vec::new(),
+        names: Vec::new(),
+        technical: technical_terms(&prose),
+        requires: Vec::new(),
+    };
+    if filler {
+        return facts;
+    }
+    let sentences = text::sentences(&prose);
+    for (i, s) in sentences.iter().enumerate() {
+        let lower = s.to_lowercase();
+        let found = cues(&lower);
+        let mut end = 0;
+        for f in found
+            .iter()
+            .filter(|f| matches!(f.cue, Cue::Decision | Cue::Comparison | Cue::Justification))
+        {
+            // "we decided to" is one cue, not "we decided" and "decided to".
+            if f.start >= end {
+                facts.decision_cues += 1;
+                end = f.end;
+            }
+        }
+        if let Some(d) = decision(s, &lower, &found, sentences.get(i + 1).copied()) {
+            facts.decisions.push(d);
+        }
+        let memory = found
+            .iter()
+            .filter_map(|f| match f.cue {
+                Cue::Memory(t) => Some(t),
+                _ => None,
+            })
+            .min();
+        if let (Some(t), false) = (memory, ai) {
+            if s.split_whitespace().count() >= 4 {
+                facts.memories.push((t, clip(s, 400)));
+            }
+        }
+        if !ai && found.iter().any(|f| f.cue == Cue::Goal) {
+            facts.goals.push(clip(s, 200));
+        }
+        if found.iter().any(|f| f.cue == Cue::Requires) {
+            facts.requires.extend(requirement(s, &found));
+        }
+        facts.names.extend(names(s));
+    }
+    facts
+}
+
+fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    items.filter(|t| seen.insert(t.clone())).collect()
+}
+
+/// M3S §2.2: code, short exchange, docs, design, LLM output, explanation.
+fn classify(content: &str, prose: &str, words: usize) -> Kind {
+    let lines = content.lines().count();
+    let code_cues = ["def ", "class ", "function", "import "]
+        .iter()
+        .filter(|c| content.contains(**c))
+        .count();
+    if content.contains("```") || content.contains("~~~") || (code_cues >= 2 && lines >= 3) {
+        return Kind::Code;
+    }
+    if words < 20 {
+        return Kind::ShortExchange;
+    }
+    let lower = prose.to_lowercase();
+    let count = |list: &[&str]| list.iter().filter(|w| lower.contains(**w)).count();
+    if words > 100 && count(&["documentation", "spec", " api", "requirements", "reference"]) >= 1 {
+        return Kind::Docs;
+    }
+    if count(&[
+        "architecture",
+        "component",
+        "system",
+        "flow",
+        "design",
+        "module",
+    ]) >= 2
+    {
+        return Kind::Design;
+    }
+    let structured = prose.contains("\n1. ") || prose.contains("**") || prose.contains("###");
+    if structured && words > 100 {
+        return Kind::LlmOutput;
+    }
+    Kind::Explanation
+}
+
+/// SMG §4: "let's use", "we'll go with", "decided to", or options compared with a
+/// reason. The outcome is what follows the cue up to the reason; the rationale is the
+/// reason, or the next sentence when it gives one.
+fn decision(sentence: &str, lower: &str, found: &[Found], next: Option<&str>) -> Option<Decision> {
+    let trigger = found.iter().find(|f| f.cue == Cue::Decision);
+    let compared = found.iter().find(|f| f.cue == Cue::Comparison);
+    let reason = found.iter().find(|f| f.cue == Cue::Justification);
+    if trigger.is_none() && !(compared.is_some() && reason.is_some()) {
+        return None;
+    }
+    let from = trigger.map_or(0, |t| t.end);
+    let to = reason
+        .filter(|r| r.start >= from)
+        .map_or(lower.len(), |r| r.start);
+    let outcome = sentence
+        .get(from..to)
+        .unwrap_or(sentence)
+        .split([';', ','])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches(['.', '!', '?', ':'])
+        .trim();
+    let outcome = if outcome.is_empty() {
+        sentence
+    } else {
+        outcome
+    };
+    let rationale = reason
+        .and_then(|r| sentence.get(r.end..))
+        .map(|r| r.trim().trim_end_matches(['.', '!']).to_string())
+        .filter(|r| !r.is_empty())
+        .or_else(|| {
+            let n = next?;
+            let l = n.to_lowercase();
+            ["because", "since", "it's", "it is", "this", "that's"]
+                .iter()
+                .any(|p| l.starts_with(p))
+                .then(|| clip(n, 300))
+        });
+    Some(Decision {
+        sentence: clip(sentence, 400),
+        outcome: clip(outcome, 160),
+        rationale: rationale.map(|r| clip(&r, 300)),
+        options: compared.map(|_| clip(sentence, 200)),
+        changes: found.iter().any(|f| f.cue == Cue::Change),
+    })
+}
+
+/// "A requires B": the last technical term before the cue needs the first after it.
+fn requirement(sentence: &str, found: &[Found]) -> Vec<(String, String)> {
+    let Some(cue) = found.iter().find(|f| f.cue == Cue::Requires) else {
+        return Vec::new();
+    };
+    let before = technical_terms(sentence.get(..cue.start).unwrap_or_default());
+    let after = technical_terms(sentence.get(cue.end..).unwrap_or_default());
+    match (before.last(), after.first()) {
+        (Some(a), Some(b)) if a != b => vec![(a.clone(), b.clone())],
+        _ => Vec::new(),
+    }
+}
+
+/// Technical-looking tokens of prose, deduplicated in order.
+pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inline = prose.split('`');
+    inline.next();
+    while let (Some(code), Some(_)) = (inline.next(), inline.next()) {
+        let code = code.trim();
+        if (2..=40).contains(&code.len()) && !code.contains(char::is_whitespace) {
+            out.push(code.trim_end_matches("()").to_string());
+        }
+    }
+    for raw in prose.split(|c: char| c.is_whitespace() || "`,;:!?()[]{}\"<>*".contains(c)) {
+        let t = raw
+            .trim_end_matches(['.', '\''])
+            .trim_start_matches(['.', '\'']);
+        let t = t.strip_suffix("'s").unwrap_or(t);
+        if t.len() < 2 || t.len() > 40 || !t.starts_with(|c: char| c.is_alphabetic()) {
+            continue;
+        }
+        let chars: Vec<char> = t.chars().collect();
+        let camel = chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+        let joined = t.contains('_') || t.contains("::") || inner_dot(t);
+        let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+        let acronym = (2..=6).contains(&chars.len())
+            && chars.iter().all(|c| c.is_uppercase() || c.is_ascii_digit())
+            && letters >= 2;
+        let digits = chars.iter().any(char::is_ascii_digit) && letters >= 2 && chars.len() <= 12;
+        if camel || joined || acronym || digits {
+            out.push(t.to_string());
+        }
+    }
+    dedup(out.into_iter())
+}
+
+fn inner_dot(t: &str) -> bool {
+    t.split('.').count() > 1
+        && t.split('.')
+            .all(|p| p.chars().next().is_some_and(char::is_alphabetic))
+}
+
+const NOT_NAMES: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "english",
+    "god",
+    "mom",
+    "dad",
+    "ok",
+    "okay",
+    "hey",
+    "thanks",
+    "yes",
+    "no",
+    "oh",
+    "wow",
+    "hi",
+    "hello",
+    "lol",
+    "omg",
+    "congrats",
+    "congratulations",
+];
+const PLACE_CUES: &[&str] = &[
+    "in", "at", "from", "to", "visited", "near", "around", "across", "into",
+];
+const PERSON_CUES: &[&str] = &[
+    "with", "met", "named", "called", "friend", "sister", "brother", "son", "daughter", "wife",
+    "husband", "mom", "dad", "told",
+];
+const ORG_SUFFIXES: &[&str] = &[
+    "inc",
+    "corp",
+    "ltd",
+    "llc",
+    "university",
+    "college",
+    "company",
+    "foundation",
+    "group",
+    "labs",
+    "institute",
+    "school",
+    "club",
+    "association",
+    "society",
+    "center",
+    "centre",
+];
+
+/// Capitalised words and runs of them, not at the start of the sentence.
+pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let clean = |t: &str| {
+        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+        t.strip_suffix("'s")
+            .or_else(|| t.strip_suffix("’s"))
+            .unwrap_or(t)
+            .to_string()
+    };
+    let capital = |t: &str| {
+        let c = clean(t);
+        let mut chars = c.chars();
+        chars.next().is_some_and(char::is_uppercase)
+            && c.chars().count() >= 3
+            && c.chars().skip(1).any(char::is_lowercase)
+            && c.chars().all(|ch| ch.is_alphabetic() || ch == '-')
+            && !text::is_stopword(&c.to_lowercase())
+            && !NOT_NAMES.contains(&c.to_lowercase().as_str())
+    };
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < tokens.len() {
+        if !capital(tokens[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut parts = vec![clean(tokens[i])];
+        while i + 1 < tokens.len()
+            && parts.len() < 3
+            && capital(tokens[i + 1])
+            && !ends_clause(tokens[i])
+        {
+            i += 1;
+            parts.push(clean(tokens[i]));
+        }
+        let name = parts.join(" ");
+        let prev = clean(tokens[start - 1]).to_lowercase();
+        let last = parts.last().map(|p| p.to_lowercase()).unwrap_or_default();
+        let kind = if ORG_SUFFIXES.contains(&last.as_str()) {
+            NameKind::Organization
+        } else if PLACE_CUES.contains(&prev.as_str()) {
+            NameKind::Place
+        } else if PERSON_CUES.contains(&prev.as_str()) {
+            NameKind::Person
+        } else {
+            NameKind::Other
+        };
+        out.push((name, kind));
+        i += 1;
+    }
+    out
+}
+
+fn ends_clause(token: &str) -> bool {
+    token.ends_with([',', '.', ';', ':', '!', '?'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_have_outcome_rationale_and_options() {
+        let f = analyze(
+            "After a long talk we'll go with PostgreSQL because it has JSONB. MySQL vs PostgreSQL was close.",
+            false,
+        );
+        assert_eq!(f.decisions.len(), 1);
+        let d = &f.decisions[0];
+        assert_eq!(d.outcome, "PostgreSQL");
+        assert_eq!(d.rationale.as_deref(), Some("it has JSONB"));
+        assert!(f.decision_cues >= 3);
+        let f = analyze(
+            "Let's use Redis instead of Memcached, since we need persistence.",
+            true,
+        );
+        let d = &f.decisions[0];
+        assert_eq!(d.outcome, "Redis instead of Memcached");
+        assert!(d.changes && d.options.is_some());
+    }
+
+    #[test]
+    fn memories_goals_and_names() {
+        let f = analyze(
+            "I love hiking with my sister Anna in the Rocky Mountains. I want to run a marathon next year.",
+            false,
+        );
+        let types: Vec<_> = f.memories.iter().map(|m| m.0).collect();
+        assert_eq!(types, [MemoryType::Preference, MemoryType::Event]);
+        assert_eq!(f.goals.len(), 1);
+        let names: Vec<_> = f.names.iter().map(|n| (n.0.as_str(), n.1)).collect();
+        assert_eq!(
+            names,
+            [
+                ("Anna", NameKind::Person),
+                ("Rocky Mountains", NameKind::Other)
+            ]
+        );
+        assert!(analyze("I love hiking and camping a lot.", true)
+            .memories
+            .is_empty());
+    }
+
+    #[test]
+    fn filler_and_classification() {
+        assert!(analyze("Thanks!", false).filler);
+        assert!(analyze("ok, got it", false).filler);
+        assert!(!analyze("ok, use Rust", false).filler);
+        assert_eq!(analyze("```rust\nfn main() {}\n```", true).kind, Kind::Code);
+        assert_eq!(analyze("short one", true).kind, Kind::ShortExchange);
+        let design = "The architecture has one component per system boundary and a data flow that is easy to follow for everyone involved here";
+        assert_eq!(analyze(design, true).kind, Kind::Design);
+    }
+
+    #[test]
+    fn technical_terms_and_requirements() {
+        let t = technical_terms(
+            "Use `tokio::spawn` with serde_json, JSON and Neo4j in JavaScript or node.js. End.",
+        );
+        assert_eq!(
+            t,
+            [
+                "tokio::spawn",
+                "serde_json",
+                "JSON",
+                "Neo4j",
+                "JavaScript",
+                "node.js"
+            ]
+        );
+        let f = analyze("The WebSocket layer requires OAuth2 tokens.", true);
+        assert_eq!(
+            f.requires,
+            [("WebSocket".to_string(), "OAuth2".to_string())]
+        );
+    }
+}

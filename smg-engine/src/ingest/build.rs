@@ -1,0 +1,592 @@
+//! The semantic graph built from every archived turn: segments (semantic chunks),
+//! decisions, typed memories, entities, concepts and artifacts, their edges, and
+//! importance by SMG §9.1.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use smg_format::{ArchivedTurn, ArtifactVault, Edge, Node, Provenance, Turn};
+
+use super::analyze::{analyze, Facts, NameKind};
+use super::chunk::{chunk, ChunkTurn};
+use super::memories::Memories;
+use crate::text::{self, clip};
+
+/// `createdBy` of every node ingest makes: a later ingest replaces exactly these.
+pub(crate) const CREATED_BY: &str = "smg ingest";
+
+/// The graph and what working memory needs from the analysis.
+pub(crate) struct Built {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) edges: Vec<Edge>,
+    /// Goals stated in the turns, with their turn number, in order.
+    pub(crate) goals: Vec<(u64, String)>,
+}
+
+/// Graph under construction: nodes by id, edges without duplicates.
+#[derive(Default)]
+pub(crate) struct Graph {
+    pub(crate) nodes: Vec<Node>,
+    index: HashMap<String, usize>,
+    pub(crate) edges: Vec<Edge>,
+    seen: HashSet<(String, String, &'static str)>,
+}
+
+impl Graph {
+    pub(crate) fn add(&mut self, node: Node) -> usize {
+        let at = self.nodes.len();
+        self.index.insert(node.id.clone(), at);
+        self.nodes.push(node);
+        at
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Node> {
+        self.index.get(id).map(|i| &mut self.nodes[*i])
+    }
+
+    pub(crate) fn has(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    pub(crate) fn link(&mut self, from: &str, to: &str, relation: &'static str, strength: f64) {
+        if from != to
+            && self
+                .seen
+                .insert((from.to_string(), to.to_string(), relation))
+        {
+            self.edges.push(Edge {
+                from: from.to_string(),
+                to: to.to_string(),
+                relation: relation.to_string(),
+                strength: Some(round(strength)),
+                ..Edge::default()
+            });
+        }
+    }
+}
+
+/// A name or term counted over the file.
+struct Mention {
+    display: String,
+    count: usize,
+    technical: usize,
+    kinds: [usize; 4],
+    first: u64,
+    last: u64,
+}
+
+impl Mention {
+    fn new(display: &str, turn: u64) -> Self {
+        Mention {
+            display: display.to_string(),
+            count: 0,
+            technical: 0,
+            kinds: [0; 4],
+            first: turn,
+            last: turn,
+        }
+    }
+}
+
+/// Per turn: its facts, whether it makes memories, and its segment.
+struct TurnInfo {
+    facts: Facts,
+    memorable: bool,
+    segment: usize,
+}
+
+/// Build the graph of `turns` (the whole archive, in order).
+pub(crate) fn build(turns: &[ArchivedTurn], vault: Option<&ArtifactVault>) -> Built {
+    let facts: Vec<Facts> = turns
+        .par_iter()
+        .map(|t| analyze(&t.turn.content, is_ai(&t.turn)))
+        .collect();
+    let mut seen_content = HashSet::new();
+    let mut info: Vec<TurnInfo> = facts
+        .into_iter()
+        .zip(turns)
+        .map(|(facts, t)| {
+            let fresh = seen_content.insert(hash(t.turn.content.trim()));
+            TurnInfo {
+                memorable: fresh && !facts.filler,
+                facts,
+                segment: 0,
+            }
+        })
+        .collect();
+    let mut g = Graph::default();
+    let segments = segments(&mut g, turns, &mut info);
+    let total = turns.last().map_or(0, |t| t.turn.turn);
+    let mut names: Vec<(String, Mention)> = Vec::new();
+    let mut name_index: HashMap<String, usize> = HashMap::new();
+    let mut terms: Vec<(String, Mention)> = Vec::new();
+    let mut term_index: HashMap<String, usize> = HashMap::new();
+    let mut memories = Memories::default();
+    let mut decisions: Vec<(usize, String, bool, Vec<String>)> = Vec::new();
+    let mut goals = Vec::new();
+    for (i, (t, inf)) in turns.iter().zip(&info).enumerate() {
+        let n = t.turn.turn;
+        let seg = segments[inf.segment].clone();
+        let technical_turn = !matches!(
+            inf.facts.kind,
+            super::analyze::Kind::Explanation | super::analyze::Kind::ShortExchange
+        );
+        if let Some(s) = &t.turn.speaker {
+            count(
+                &mut names,
+                &mut name_index,
+                s,
+                n,
+                Some(NameKind::Person),
+                false,
+            );
+        }
+        if !inf.memorable {
+            continue;
+        }
+        for (name, kind) in &inf.facts.names {
+            count(
+                &mut names,
+                &mut name_index,
+                name,
+                n,
+                Some(*kind),
+                technical_turn,
+            );
+        }
+        for term in &inf.facts.technical {
+            count(&mut terms, &mut term_index, term, n, None, true);
+        }
+        for (k, d) in inf.facts.decisions.iter().enumerate() {
+            let id = format!("dec-{n}-{}", k + 1);
+            let node = decision_node(&id, d, &t.turn, &inf.facts);
+            g.add(node);
+            g.link(&id, &seg, "part_of", 1.0);
+            decisions.push((i, id, d.changes, text::terms(&d.outcome).collect()));
+        }
+        for (kind, sentence) in &inf.facts.memories {
+            memories.add(&mut g, *kind, sentence, &t.turn, &seg);
+        }
+        goals.extend(inf.facts.goals.iter().map(|s| (n, s.clone())));
+    }
+    let concepts = concepts(&mut g, &names, &terms, total);
+    entities(&mut g, &names, &concepts, total);
+    link_mentions(&mut g, turns, &info, &segments, &concepts);
+    supersede(&mut g, turns, &decisions);
+    artifacts(
+        &mut g, turns, &info, &segments, vault, &decisions, &concepts,
+    );
+    requirements(&mut g, &info, &concepts);
+    memories.finish(&mut g, &concepts);
+    super::importance::score(
+        &mut g,
+        turns,
+        &info.iter().map(|i| &i.facts).collect::<Vec<_>>(),
+        total,
+    );
+    Built {
+        nodes: g.nodes,
+        edges: g.edges,
+        goals,
+    }
+}
+
+/// An assistant (not a named person) speaks: its first-person sentences are not the
+/// user's memories.
+fn is_ai(t: &Turn) -> bool {
+    t.role != "user" && t.speaker.is_none()
+}
+
+fn hash(s: &str) -> [u8; 32] {
+    Sha256::digest(s.as_bytes()).into()
+}
+
+/// Entity ids (spec §11): SHA-256 of the trimmed, lower-cased name, in hex.
+pub(crate) fn entity_id(name: &str) -> String {
+    hex::encode(Sha256::digest(name.trim().to_lowercase().as_bytes()))
+}
+
+pub(crate) fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+fn count(
+    list: &mut Vec<(String, Mention)>,
+    index: &mut HashMap<String, usize>,
+    display: &str,
+    turn: u64,
+    kind: Option<NameKind>,
+    technical: bool,
+) {
+    let key = display.trim().to_lowercase();
+    let at = *index.entry(key.clone()).or_insert_with(|| {
+        list.push((key, Mention::new(display, turn)));
+        list.len() - 1
+    });
+    let m = &mut list[at].1;
+    m.count += 1;
+    m.technical += usize::from(technical);
+    m.last = turn;
+    if let Some(k) = kind {
+        m.kinds[k as usize] += 1;
+    }
+}
+
+/// Chunk each conversation and add a `segment` node per chunk, `next` between them.
+fn segments(g: &mut Graph, turns: &[ArchivedTurn], info: &mut [TurnInfo]) -> Vec<String> {
+    let mut by_conversation: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<Option<&str>, usize> = HashMap::new();
+    for (i, t) in turns.iter().enumerate() {
+        let at = *index
+            .entry(t.turn.conversation_id.as_deref())
+            .or_insert_with(|| {
+                by_conversation.push(Vec::new());
+                by_conversation.len() - 1
+            });
+        by_conversation[at].push(i);
+    }
+    let mut ids = Vec::new();
+    for members in &by_conversation {
+        let input: Vec<ChunkTurn<'_>> = members
+            .iter()
+            .map(|&i| ChunkTurn {
+                session: turns[i].turn.session_id.as_deref(),
+                tokens: text::tokens(&turns[i].turn.content),
+                terms: &info[i].facts.terms,
+                question: turns[i].turn.content.trim_end().ends_with('?'),
+            })
+            .collect();
+        let mut previous: Option<String> = None;
+        for range in chunk(&input) {
+            let chunk_turns: Vec<usize> = members[range].to_vec();
+            let id = segment_node(g, turns, info, &chunk_turns);
+            for &i in &chunk_turns {
+                info[i].segment = ids.len();
+            }
+            if let Some(p) = &previous {
+                g.link(p, &id, "next", 1.0);
+            }
+            previous = Some(id.clone());
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+fn segment_node(
+    g: &mut Graph,
+    turns: &[ArchivedTurn],
+    info: &[TurnInfo],
+    members: &[usize],
+) -> String {
+    let first = &turns[members[0]].turn;
+    let last = &turns[members[members.len() - 1]].turn;
+    // Named by the first turn only: appending turns may grow the last chunk, never
+    // move where a chunk starts, so the id stays.
+    let id = format!("seg-{}", first.turn);
+    let mut freq: HashMap<&str, usize> = HashMap::new();
+    let mut kinds: HashMap<&'static str, usize> = HashMap::new();
+    for &i in members {
+        for t in &info[i].facts.terms {
+            *freq.entry(t.as_str()).or_default() += 1;
+        }
+        *kinds.entry(info[i].facts.kind.name()).or_default() += 1;
+    }
+    let mut ranked: Vec<(&str, usize)> = freq.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let kind = kinds
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .map(|k| k.0);
+    let speaker = |t: &Turn| t.speaker.clone().unwrap_or_else(|| t.role.clone());
+    let label = members
+        .iter()
+        .map(|&i| &turns[i].turn)
+        .find(|t| t.content.split_whitespace().count() >= 3)
+        .unwrap_or(first);
+    g.add(Node {
+        id: id.clone(),
+        kind: "segment".into(),
+        label: Some(clip(&format!("{}: {}", speaker(label), label.content), 100)),
+        confidence: Some(1.0),
+        first_mentioned: Some(first.turn),
+        last_mentioned: Some(last.turn),
+        timestamp: first.timestamp.clone(),
+        keywords: Some(
+            ranked
+                .into_iter()
+                .take(8)
+                .map(|(w, _)| w.to_string())
+                .collect(),
+        ),
+        tags: kind.map(|k| vec![k.to_string()]),
+        provenance: Some(vec![provenance(members.iter().map(|&i| &turns[i].turn))]),
+        created_by: Some(CREATED_BY.into()),
+        ..Node::default()
+    });
+    id
+}
+
+/// Provenance of consecutive turns of one conversation.
+pub(crate) fn provenance<'a>(turns: impl Iterator<Item = &'a Turn> + Clone) -> Provenance {
+    let first = turns.clone().next();
+    Provenance {
+        conversation_id: first.and_then(|t| t.conversation_id.clone()),
+        session_id: first.and_then(|t| t.session_id.clone()),
+        message_ids: Some(turns.clone().filter_map(|t| t.message_id.clone()).collect())
+            .filter(|v: &Vec<String>| !v.is_empty()),
+        turns: Some(turns.map(|t| t.turn).collect()),
+        timestamp: first.and_then(|t| t.timestamp.clone()),
+        ..Provenance::default()
+    }
+}
+
+fn decision_node(id: &str, d: &super::analyze::Decision, t: &Turn, facts: &Facts) -> Node {
+    let confidence = 0.6
+        + if d.rationale.is_some() { 0.2 } else { 0.0 }
+        + if d.options.is_some() { 0.1 } else { 0.0 };
+    Node {
+        id: id.to_string(),
+        kind: "decision".into(),
+        label: Some(clip(&d.outcome, 80)),
+        description: Some(d.sentence.clone()),
+        outcome: Some(d.outcome.clone()),
+        rationale: d.rationale.clone(),
+        confidence: Some(round(confidence)),
+        first_mentioned: Some(t.turn),
+        last_mentioned: Some(t.turn),
+        timestamp: t.timestamp.clone(),
+        keywords: Some(text::terms(&d.outcome).take(6).collect())
+            .filter(|k: &Vec<String>| !k.is_empty()),
+        tags: Some(vec![facts.kind.name().to_string()]),
+        metadata: d
+            .options
+            .as_ref()
+            .map(|o| serde_json::json!({ "options": o })),
+        provenance: Some(vec![provenance(std::iter::once(t))]),
+        created_by: Some(CREATED_BY.into()),
+        ..Node::default()
+    }
+}
+
+/// Concepts: technical terms used three times or more, and names said mostly in
+/// technical turns three times or more. Returns concept id by lower-cased term.
+fn concepts(
+    g: &mut Graph,
+    names: &[(String, Mention)],
+    terms: &[(String, Mention)],
+    _total: u64,
+) -> HashMap<String, String> {
+    let mut ids = HashMap::new();
+    let technical_names = names
+        .iter()
+        .filter(|(_, m)| m.count >= 3 && m.technical * 2 >= m.count);
+    for (key, m) in terms
+        .iter()
+        .filter(|(_, m)| m.count >= 3)
+        .chain(technical_names)
+    {
+        let slug: String = key
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { '-' })
+            .collect();
+        let id = format!("concept-{slug}");
+        if let Some(node) = g.get_mut(&id) {
+            node.first_mentioned = node.first_mentioned.min(Some(m.first));
+            node.last_mentioned = node.last_mentioned.max(Some(m.last));
+        } else {
+            g.add(Node {
+                id: id.clone(),
+                kind: "concept".into(),
+                label: Some(m.display.clone()),
+                confidence: Some(round((0.4 + 0.1 * m.count as f64).min(1.0))),
+                first_mentioned: Some(m.first),
+                last_mentioned: Some(m.last),
+                keywords: Some(vec![key.clone()]),
+                created_by: Some(CREATED_BY.into()),
+                ..Node::default()
+            });
+        }
+        ids.insert(key.clone(), id);
+    }
+    ids
+}
+
+/// Entities: people, places, organisations; id = SHA-256 of the normalised name.
+fn entities(
+    g: &mut Graph,
+    names: &[(String, Mention)],
+    concepts: &HashMap<String, String>,
+    _total: u64,
+) {
+    for (key, m) in names {
+        if concepts.contains_key(key) || key.chars().count() < 3 {
+            continue;
+        }
+        let kinds = ["person", "place", "organization", "other"];
+        let best = (0..4)
+            .max_by(|a, b| m.kinds[*a].cmp(&m.kinds[*b]).then(b.cmp(a)))
+            .unwrap_or(3);
+        let kind = if m.kinds[best] == 0 {
+            "other"
+        } else {
+            kinds[best]
+        };
+        g.add(Node {
+            id: entity_id(key),
+            kind: "entity".into(),
+            label: Some(m.display.clone()),
+            confidence: Some(round((0.5 + 0.1 * m.count as f64).min(1.0))),
+            first_mentioned: Some(m.first),
+            last_mentioned: Some(m.last),
+            tags: Some(vec![kind.to_string()]),
+            created_by: Some(CREATED_BY.into()),
+            ..Node::default()
+        });
+    }
+}
+
+/// `mentions` from each segment (and the decisions and memories in it) to the
+/// entities and concepts its turns name, and from segments to their speakers.
+fn link_mentions(
+    g: &mut Graph,
+    turns: &[ArchivedTurn],
+    info: &[TurnInfo],
+    segments: &[String],
+    concepts: &HashMap<String, String>,
+) {
+    for (t, inf) in turns.iter().zip(info) {
+        let seg = &segments[inf.segment];
+        let mut targets: Vec<String> = Vec::new();
+        if let Some(s) = &t.turn.speaker {
+            targets.push(entity_id(s));
+        }
+        if inf.memorable {
+            for (name, _) in &inf.facts.names {
+                let key = name.to_lowercase();
+                targets.push(
+                    concepts
+                        .get(&key)
+                        .cloned()
+                        .unwrap_or_else(|| entity_id(&key)),
+                );
+            }
+            targets.extend(
+                inf.facts
+                    .technical
+                    .iter()
+                    .filter_map(|t| concepts.get(&t.to_lowercase()).cloned()),
+            );
+        }
+        for target in targets {
+            if g.has(&target) {
+                g.link(seg, &target, "mentions", 0.8);
+                let n = t.turn.turn;
+                for k in 1..=inf.facts.decisions.len() {
+                    g.link(&format!("dec-{n}-{k}"), &target, "mentions", 0.8);
+                }
+            }
+        }
+    }
+}
+
+/// A decision that says it changes course supersedes the latest earlier decision of
+/// the same conversation on the same subject (sharing an outcome word), or else the
+/// latest one within the ten turns before it.
+fn supersede(
+    g: &mut Graph,
+    turns: &[ArchivedTurn],
+    decisions: &[(usize, String, bool, Vec<String>)],
+) {
+    for (k, (i, id, changes, words)) in decisions.iter().enumerate() {
+        if !changes {
+            continue;
+        }
+        let conv = &turns[*i].turn.conversation_id;
+        let earlier = decisions[..k]
+            .iter()
+            .rev()
+            .filter(|d| &turns[d.0].turn.conversation_id == conv);
+        let same_subject = earlier
+            .clone()
+            .find(|d| d.3.iter().any(|w| words.contains(w)));
+        let recent = earlier
+            .clone()
+            .find(|d| turns[*i].turn.turn - turns[d.0].turn.turn <= 10);
+        if let Some(old) = same_subject.or(recent) {
+            g.link(id, &old.1, "supersedes", 0.9);
+        }
+    }
+}
+
+/// Artifact nodes for the vault's artifacts that turns hold; segments mention them,
+/// a decision made up to two turns before an artifact's version `resulted_in` it,
+/// and an artifact `implements` the concepts named in the turns that carry it.
+fn artifacts(
+    g: &mut Graph,
+    turns: &[ArchivedTurn],
+    info: &[TurnInfo],
+    segments: &[String],
+    vault: Option<&ArtifactVault>,
+    decisions: &[(usize, String, bool, Vec<String>)],
+    concepts: &HashMap<String, String>,
+) {
+    let arts = vault.and_then(|v| v.artifacts.as_ref());
+    for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
+        for (art, version) in &t.artifacts {
+            let id = format!("artifact-{art}");
+            let n = t.turn.turn;
+            match g.get_mut(&id) {
+                Some(node) => {
+                    node.last_mentioned = Some(n);
+                    node.version = node.version.max(Some(*version));
+                }
+                None => {
+                    let a = arts.and_then(|a| a.get(art));
+                    g.add(Node {
+                        id: id.clone(),
+                        kind: "artifact".into(),
+                        label: Some(
+                            a.and_then(|a| a.filename.clone())
+                                .unwrap_or_else(|| art.clone()),
+                        ),
+                        artifact_ref: Some(art.clone()),
+                        version: Some(*version),
+                        confidence: Some(1.0),
+                        first_mentioned: Some(n),
+                        last_mentioned: Some(n),
+                        tags: a.map(|a| vec![a.kind.clone()]),
+                        created_by: Some(CREATED_BY.into()),
+                        ..Node::default()
+                    });
+                }
+            }
+            g.link(&segments[inf.segment], &id, "mentions", 0.8);
+            for d in decisions.iter().filter(|d| d.0 <= i && i - d.0 <= 2) {
+                if turns[d.0].turn.conversation_id == t.turn.conversation_id {
+                    g.link(&d.1, &id, "resulted_in", 0.8);
+                }
+            }
+            for term in &inf.facts.technical {
+                if let Some(c) = concepts.get(&term.to_lowercase()) {
+                    g.link(&id, c, "implements", 0.6);
+                }
+            }
+        }
+    }
+}
+
+/// "A requires B" between two concepts.
+fn requirements(g: &mut Graph, info: &[TurnInfo], concepts: &HashMap<String, String>) {
+    for inf in info.iter().filter(|i| i.memorable) {
+        for (a, b) in &inf.facts.requires {
+            if let (Some(a), Some(b)) = (
+                concepts.get(&a.to_lowercase()),
+                concepts.get(&b.to_lowercase()),
+            ) {
+                g.link(a, b, "requires", 0.7);
+            }
+        }
+    }
+}

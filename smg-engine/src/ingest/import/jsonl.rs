@@ -1,0 +1,146 @@
+//! The generic JSON Lines transcript (spec §16): one message per line.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{rfc3339, str_field, unix_time, Conversation, Message, Records};
+use crate::error::Result;
+
+/// Whether a lone JSON object reads as one message of this format.
+pub(super) fn looks_like(v: &Value) -> bool {
+    let any = |keys: &[&str]| keys.iter().any(|k| v.get(*k).is_some());
+    any(&["conversation_id", "conversationId"]) && any(&["content", "text"])
+}
+
+fn field<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().find_map(|k| v.get(*k))
+}
+
+pub(super) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+    let mut conversations: Vec<Conversation> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_start_matches('\u{feff}');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let position = format!("line {}", n + 1);
+        let record: Value = match serde_json::from_str(line) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => {
+                records.skip(position, "not a JSON object")?;
+                continue;
+            }
+            Err(e) => {
+                records.skip(position, format!("not JSON: {e}"))?;
+                continue;
+            }
+        };
+        match message(&record) {
+            Ok((conversation, message)) => {
+                let at = *index.entry(conversation.clone()).or_insert_with(|| {
+                    conversations.push(Conversation {
+                        id: conversation,
+                        header: None,
+                        messages: Vec::new(),
+                    });
+                    conversations.len() - 1
+                });
+                conversations[at].messages.push(message);
+            }
+            Err(reason) => records.skip(position, reason)?,
+        }
+    }
+    Ok(conversations)
+}
+
+fn message(record: &Value) -> std::result::Result<(String, Message), String> {
+    let text_of = |keys: &[&str], what: &str| match field(record, keys) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) if what == "an id" => Ok(Some(n.to_string())),
+        Some(_) => Err(format!("`{}` is not {what}", keys[0])),
+    };
+    let conversation =
+        text_of(&["conversation_id", "conversationId"], "an id")?.ok_or("no `conversation_id`")?;
+    let message_id =
+        text_of(&["message_id", "messageId", "id"], "an id")?.ok_or("no `message_id`")?;
+    let mut content = text_of(&["content", "text"], "a string")?.ok_or("no `content`")?;
+    let speaker = text_of(&["speaker", "name"], "a string")?;
+    let role = text_of(&["role"], "a string")?
+        .or_else(|| speaker.as_ref().map(|_| "user".to_string()))
+        .ok_or("neither `role` nor `speaker`")?;
+    let timestamp = match field(record, &["timestamp", "created_at", "time"]) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            Some(rfc3339(s).ok_or(format!("`timestamp` {s:?} is not an RFC 3339 date-time"))?)
+        }
+        Some(v) => Some(unix_time(v).ok_or("`timestamp` is neither a date-time nor Unix seconds")?),
+    };
+    if let Some(list) = field(record, &["attachments"]) {
+        let list = list.as_array().ok_or("`attachments` is not an array")?;
+        for a in list {
+            let name = str_field(a, "name").or_else(|| str_field(a, "file_name"));
+            let body = str_field(a, "content").or_else(|| str_field(a, "extracted_content"));
+            if let Some(body) = body {
+                content.push_str(&super::claude::attachment(
+                    name.unwrap_or("attachment"),
+                    body,
+                ));
+            }
+        }
+    }
+    let session_id = text_of(&["session_id", "sessionId"], "an id")?;
+    Ok((
+        conversation,
+        Message {
+            message_id,
+            session_id,
+            role,
+            speaker,
+            content,
+            timestamp,
+            record: record.clone(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_group_by_conversation_and_bad_lines_are_counted() {
+        let text = concat!(
+            "{\"conversation_id\":\"a\",\"message_id\":\"1\",\"role\":\"user\",\"content\":\"hi\",\"timestamp\":\"2025-01-01T10:00:00Z\"}\n",
+            "not json\n",
+            "{\"conversation_id\":\"b\",\"message_id\":\"1\",\"speaker\":\"Ann\",\"content\":\"yo\",\"timestamp\":1700000000}\n",
+            "{\"conversation_id\":\"a\",\"message_id\":\"2\",\"role\":\"assistant\",\"content\":\"hello\",",
+            "\"attachments\":[{\"name\":\"notes.md\",\"content\":\"# Notes\\n\"}]}\n",
+            "{\"conversation_id\":\"a\",\"role\":\"user\",\"content\":\"no id\"}\n",
+        );
+        let mut records = Records::new("t.jsonl", false);
+        let convs = read(text, &mut records).unwrap();
+        assert_eq!(convs.len(), 2);
+        assert_eq!(convs[0].messages.len(), 2);
+        assert_eq!(convs[1].messages[0].role, "user");
+        assert_eq!(
+            convs[1].messages[0].timestamp.as_deref(),
+            Some("2023-11-14T22:13:20Z")
+        );
+        assert!(convs[0].messages[1]
+            .content
+            .contains("```name=notes.md\n# Notes\n```"));
+        let lines: Vec<_> = records
+            .skipped
+            .iter()
+            .map(|s| s.position.as_str())
+            .collect();
+        assert_eq!(lines, ["line 2", "line 5"]);
+        assert!(records.skipped[1].reason.contains("message_id"));
+        let mut strict = Records::new("t.jsonl", true);
+        let err = read(text, &mut strict).unwrap_err();
+        assert!(err.to_string().contains("t.jsonl, line 2"), "{err}");
+    }
+}

@@ -1,0 +1,172 @@
+//! LoCoMo conversation files: two speakers, numbered sessions with a date-time each,
+//! turns with `speaker`, `dia_id`, `text` and sometimes a shared photo's caption.
+//!
+//! Only the dialogue is read: questions, answers, evidence, event annotations,
+//! observations and summaries are left out, so nothing derived from the answers
+//! reaches the memory.
+
+use serde_json::{Map, Value};
+
+use super::{str_field, Conversation, Message, Records};
+use crate::error::Result;
+
+pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+    let samples: Vec<&Value> = match value {
+        Value::Array(list) => list.iter().collect(),
+        v => vec![v],
+    };
+    let mut out = Vec::new();
+    for (i, sample) in samples.into_iter().enumerate() {
+        let conv = sample.get("conversation").unwrap_or(sample);
+        let (Some(a), Some(_)) = (str_field(conv, "speaker_a"), str_field(conv, "speaker_b"))
+        else {
+            records.skip(
+                format!("sample {}", i + 1),
+                "no `speaker_a` and `speaker_b`",
+            )?;
+            continue;
+        };
+        let id = match sample.get("sample_id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(v @ Value::Number(_)) => v.to_string(),
+            _ => records.stem().to_string(),
+        };
+        let mut header = Map::new();
+        let mut messages = Vec::new();
+        for key in ["sample_id", "speaker_a", "speaker_b"] {
+            if let Some(v) = sample.get(key).or_else(|| conv.get(key)) {
+                header.insert(key.into(), v.clone());
+            }
+        }
+        for n in 1..=session_count(conv) {
+            let date_key = format!("session_{n}_date_time");
+            let date = str_field(conv, &date_key);
+            if let Some(d) = date {
+                header.insert(date_key, Value::String(d.to_string()));
+            }
+            let Some(turns) = conv.get(format!("session_{n}")).and_then(Value::as_array) else {
+                continue;
+            };
+            let timestamp = date.and_then(session_time);
+            for (t, turn) in turns.iter().enumerate() {
+                let at = format!("sample {}, session {n}, turn {}", i + 1, t + 1);
+                match message(turn, a, n, t, timestamp.as_deref()) {
+                    Ok(m) => messages.push(m),
+                    Err(reason) => records.skip(at, reason)?,
+                }
+            }
+        }
+        out.push(Conversation {
+            id,
+            header: Some(Value::Object(header)),
+            messages,
+        });
+    }
+    Ok(out)
+}
+
+/// The highest session number present.
+fn session_count(conv: &Value) -> usize {
+    conv.as_object().map_or(0, |o| {
+        o.keys()
+            .filter_map(|k| k.strip_prefix("session_"))
+            .filter_map(|k| k.split('_').next()?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0)
+    })
+}
+
+fn message(
+    turn: &Value,
+    speaker_a: &str,
+    session: usize,
+    index: usize,
+    timestamp: Option<&str>,
+) -> std::result::Result<Message, String> {
+    let speaker = str_field(turn, "speaker").ok_or("no `speaker`")?;
+    let text = str_field(turn, "text").ok_or("no `text`")?;
+    let mut content = text.to_string();
+    if let Some(caption) = str_field(turn, "blip_caption") {
+        content.push_str(&format!(" [shares a photo: {caption}]"));
+    }
+    Ok(Message {
+        message_id: str_field(turn, "dia_id")
+            .map_or_else(|| format!("D{session}:{}", index + 1), str::to_string),
+        session_id: Some(format!("session_{session}")),
+        role: if speaker == speaker_a {
+            "user"
+        } else {
+            "assistant"
+        }
+        .to_string(),
+        speaker: Some(speaker.to_string()),
+        content,
+        timestamp: timestamp.map(str::to_string),
+        record: turn.clone(),
+    })
+}
+
+/// "1:56 pm on 8 May, 2023" as RFC 3339 (the dataset gives no zone: UTC).
+fn session_time(s: &str) -> Option<String> {
+    let t = chrono::NaiveDateTime::parse_from_str(s.trim(), "%I:%M %p on %d %B, %Y").ok()?;
+    Some(t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_times_parse() {
+        assert_eq!(
+            session_time("1:56 pm on 8 May, 2023").unwrap(),
+            "2023-05-08T13:56:00Z"
+        );
+        assert_eq!(
+            session_time("10:37 am on 27 June, 2023").unwrap(),
+            "2023-06-27T10:37:00Z"
+        );
+        assert_eq!(
+            session_time("12:09 am on 13 September, 2023").unwrap(),
+            "2023-09-13T00:09:00Z"
+        );
+        assert_eq!(session_time("sometime"), None);
+    }
+
+    #[test]
+    fn dialogue_is_read_and_answers_are_not() {
+        let v = json!({
+            "sample_id": "conv-1",
+            "conversation": {
+                "speaker_a": "Ann", "speaker_b": "Bob",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [
+                    {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Bob"},
+                    {"speaker": "Bob", "dia_id": "D1:2", "text": "Look", "blip_caption": "a dog", "img_url": ["u"]},
+                    {"speaker": "Bob"}
+                ],
+                "session_2_date_time": "2:00 pm on 9 May, 2023"
+            },
+            "qa": [{"question": "q", "answer": "secret answer", "evidence": ["D1:1"]}]
+        });
+        let mut records = Records::new("locomo.json", false);
+        let convs = read(&v, &mut records).unwrap();
+        let c = &convs[0];
+        assert_eq!(c.id, "conv-1");
+        assert_eq!(c.messages.len(), 2);
+        assert_eq!(c.messages[1].content, "Look [shares a photo: a dog]");
+        assert_eq!(c.messages[1].role, "assistant");
+        assert_eq!(
+            c.messages[0].timestamp.as_deref(),
+            Some("2023-05-08T13:56:00Z")
+        );
+        assert_eq!(records.skipped[0].position, "sample 1, session 1, turn 3");
+        let all = serde_json::to_string(&(
+            c.header.clone(),
+            c.messages.iter().map(|m| &m.record).collect::<Vec<_>>(),
+        ))
+        .unwrap();
+        assert!(!all.contains("secret answer"));
+    }
+}

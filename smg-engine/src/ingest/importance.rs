@@ -1,0 +1,113 @@
+//! Importance by SMG §9.1:
+//! `0.3 × recency + 0.4 × decision density + 0.2 × artifact presence + 0.1 × centrality`,
+//! with recency = 1 / (1 + age in turns), decision density = decision cues / words,
+//! artifact presence = 1 when the node is or holds an artifact, and centrality =
+//! out-degree / the graph's largest out-degree.
+
+use std::collections::HashMap;
+
+use smg_format::ArchivedTurn;
+
+use super::analyze::Facts;
+use super::build::{round, Graph};
+
+/// Set `importance` on every node of `g`; `total` is the last turn number.
+pub(crate) fn score(g: &mut Graph, turns: &[ArchivedTurn], facts: &[&Facts], total: u64) {
+    let mut degree: HashMap<&str, usize> = HashMap::new();
+    for e in &g.edges {
+        *degree.entry(e.from.as_str()).or_default() += 1;
+    }
+    let max_degree = degree.values().copied().max().unwrap_or(0).max(1) as f64;
+    let degree: HashMap<String, usize> = degree
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let index: HashMap<u64, usize> = turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.turn.turn, i))
+        .collect();
+    for node in &mut g.nodes {
+        let age = total.saturating_sub(node.last_mentioned.unwrap_or(total));
+        let recency = 1.0 / (1.0 + age as f64);
+        let own: Vec<usize> = node
+            .provenance
+            .iter()
+            .flatten()
+            .flat_map(|p| p.turns.iter().flatten())
+            .filter_map(|n| index.get(n).copied())
+            .collect();
+        let (cues, words) = own.iter().fold((0, 0), |(c, w), &i| {
+            (c + facts[i].decision_cues, w + facts[i].words)
+        });
+        let density = if words == 0 {
+            0.0
+        } else {
+            (cues as f64 / words as f64).min(1.0)
+        };
+        let artifact =
+            node.kind == "artifact" || own.iter().any(|&i| !turns[i].artifacts.is_empty());
+        let centrality = degree.get(&node.id).copied().unwrap_or(0) as f64 / max_degree;
+        let importance =
+            0.3 * recency + 0.4 * density + 0.2 * f64::from(u8::from(artifact)) + 0.1 * centrality;
+        node.importance = Some(round(importance.clamp(0.0, 1.0)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::analyze::analyze;
+    use smg_format::{Node, Provenance, Turn};
+
+    #[test]
+    fn the_formula_of_smg_9_1() {
+        let turn = |n: u64, content: &str, arts: bool| {
+            let mut t = ArchivedTurn::default();
+            t.turn = Turn {
+                turn: n,
+                role: "user".into(),
+                content: content.into(),
+                ..Turn::default()
+            };
+            if arts {
+                t.artifacts.push(("a".into(), 1));
+            }
+            t
+        };
+        let turns = vec![
+            turn(1, "We decided to use Rust because it is fast", true),
+            turn(2, "fine", false),
+        ];
+        let facts: Vec<Facts> = turns
+            .iter()
+            .map(|t| analyze(&t.turn.content, false))
+            .collect();
+        let mut g = Graph::default();
+        let prov = |n: u64| {
+            Some(vec![Provenance {
+                turns: Some(vec![n]),
+                ..Provenance::default()
+            }])
+        };
+        g.add(Node {
+            id: "d".into(),
+            kind: "decision".into(),
+            last_mentioned: Some(1),
+            provenance: prov(1),
+            ..Node::default()
+        });
+        g.add(Node {
+            id: "x".into(),
+            kind: "concept".into(),
+            last_mentioned: Some(2),
+            ..Node::default()
+        });
+        g.link("d", "x", "mentions", 1.0);
+        score(&mut g, &turns, &facts.iter().collect::<Vec<_>>(), 2);
+        // d: recency 1/2, density 2 cues / 9 words, artifact 1, centrality 1.
+        let expected = 0.3 * 0.5 + 0.4 * (2.0 / 9.0) + 0.2 + 0.1;
+        assert_eq!(g.nodes[0].importance, Some(round(expected)));
+        assert_eq!(g.nodes[1].importance, Some(0.3));
+    }
+}

@@ -1,0 +1,341 @@
+//! Ingest: chat transcripts and exports into a `.smg` document — every original turn
+//! in the deep archive, code and documents in the vault, and a semantic graph built
+//! by rules (no model needed).
+//!
+//! Turns are archived in time order (turns without a time keep the place of the turn
+//! before them), so that ingesting a grown export with `append` gives the same
+//! document as ingesting the whole export at once. Messages already in the document
+//! (same conversation and message id) are skipped.
+
+mod analyze;
+mod build;
+mod chunk;
+mod import;
+mod importance;
+mod lexicon;
+mod memories;
+mod working;
+
+use std::collections::HashSet;
+
+use rayon::prelude::*;
+use serde_json::json;
+use smg_format::{
+    append_turns, read_archive, ArchiveOptions, Document, Edge, Graph, Limits, Node, Turn,
+};
+
+use crate::error::Result;
+pub use import::{Format, Skipped};
+
+/// The memory types of the memgraph seed, plus `event`; the order is the precedence
+/// when a sentence says more than one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum MemoryType {
+    /// "I prefer…", "my favourite…".
+    Preference,
+    /// "my sister…", "my team…".
+    Relationship,
+    /// "must", "deadline", "budget".
+    Constraint,
+    /// "went to", "last week", "yesterday".
+    Event,
+    /// "working on", "my project".
+    Project,
+    /// "I am…", "I work…", "I live…".
+    Fact,
+}
+
+impl MemoryType {
+    /// The name stored in a node's `memoryType`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryType::Preference => "preference",
+            MemoryType::Relationship => "relationship",
+            MemoryType::Constraint => "constraint",
+            MemoryType::Event => "event",
+            MemoryType::Project => "project",
+            MemoryType::Fact => "fact",
+        }
+    }
+}
+
+/// One input: its name (for messages) and its bytes.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// File name or `-`.
+    pub name: String,
+    /// The content.
+    pub bytes: Vec<u8>,
+}
+
+/// How to ingest.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct IngestOptions {
+    /// The input format, or `Auto` to detect it per input.
+    pub format: Format,
+    /// Fail on the first malformed record instead of skipping it.
+    pub strict: bool,
+    /// How turns are archived (block size, Brotli quality, code to the vault).
+    pub archive: ArchiveOptions,
+    /// Turns kept verbatim in working memory.
+    pub recent_turns: usize,
+    /// Bounds when reading the archive back.
+    pub limits: Limits,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        let mut archive = ArchiveOptions::default();
+        archive.quality = DEFAULT_QUALITY;
+        IngestOptions {
+            format: Format::Auto,
+            strict: false,
+            archive,
+            recent_turns: 8,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Brotli quality of the blocks ingest writes: 9 keeps ingest above 20 MB/s on two
+/// cores (quality 11 is about 4 MB/s; see bench/RESULTS.md). `smg ingest --level 11`
+/// trades speed for the smallest archive.
+pub const DEFAULT_QUALITY: i32 = 9;
+
+/// Reports progress of long work; every method has a silent default.
+pub trait Progress: Sync {
+    /// A stage starts, with `total` units of work (bytes or turns).
+    fn start(&self, _stage: &str, _total: u64) {}
+    /// `n` more units are done.
+    fn advance(&self, _n: u64) {}
+}
+
+/// Progress that reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct IngestReport {
+    /// Bytes read from the inputs.
+    pub bytes_in: u64,
+    /// Conversations in the inputs.
+    pub conversations: usize,
+    /// Messages the importers read.
+    pub messages: usize,
+    /// Turns added to the archive.
+    pub turns_added: usize,
+    /// Messages already in the document, skipped.
+    pub turns_known: usize,
+    /// Messages given twice in the inputs (same conversation and id), taken once.
+    pub duplicates: usize,
+    /// Malformed records skipped (empty under `strict`).
+    pub skipped: Vec<Skipped>,
+    /// Turns in the archive now.
+    pub turns_total: usize,
+    /// Nodes and edges of the semantic graph now.
+    pub nodes: usize,
+    /// Edges of the semantic graph now.
+    pub edges: usize,
+    /// Artifacts in the vault now.
+    pub artifacts: usize,
+    /// Archive blocks written (a partly filled last block is written again).
+    pub blocks_written: usize,
+}
+
+/// A message on its way to the archive, with the key that orders it.
+struct Pending {
+    order: (i64, usize, usize, usize),
+    format: Format,
+    conversation: String,
+    message: import::Message,
+}
+
+/// Ingest `inputs` into `doc` (empty or not): new turns are archived, then the graph
+/// and working memory are built again from the whole archive.
+pub fn ingest(
+    doc: &mut Document,
+    inputs: &[Input],
+    options: &IngestOptions,
+    progress: &dyn Progress,
+) -> Result<IngestReport> {
+    let mut report = IngestReport {
+        bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
+        ..IngestReport::default()
+    };
+    progress.start("reading", report.bytes_in);
+    let imported = inputs
+        .par_iter()
+        .map(|input| {
+            let got = import::import(&input.name, &input.bytes, options.format, options.strict)?;
+            progress.advance(input.bytes.len() as u64);
+            Ok(got)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let existing = read_archive(doc, &options.limits)?;
+    let pending = pending(&imported, &existing, &mut report);
+    keep_conversation_headers(doc, &imported);
+    let first = existing.last().map_or(1, |t| t.turn.turn + 1);
+    let turns: Vec<Turn> = pending
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| p.into_turn(first + i as u64))
+        .collect();
+    progress.start("archiving", turns.len() as u64);
+    let appended = append_turns(doc, &turns, &options.archive)?;
+    progress.advance(turns.len() as u64);
+    report.turns_added = turns.len();
+    report.blocks_written = appended.blocks;
+    let all = read_archive(doc, &options.limits)?;
+    progress.start("analysing", all.len() as u64);
+    let built = build::build(&all, doc.artifact_vault.as_ref());
+    progress.advance(all.len() as u64);
+    working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
+    replace_graph(doc, built.nodes, built.edges);
+    report.turns_total = all.len();
+    let graph = doc.semantic_graph.as_ref();
+    report.nodes = graph.map_or(0, |g| g.nodes.as_ref().map_or(0, Vec::len));
+    report.edges = graph.map_or(0, |g| g.edges.as_ref().map_or(0, Vec::len));
+    report.artifacts = doc
+        .artifact_vault
+        .as_ref()
+        .and_then(|v| v.artifacts.as_ref())
+        .map_or(0, |a| a.len());
+    Ok(report)
+}
+
+/// The messages that are new, in archive order.
+fn pending(
+    imported: &[import::Imported],
+    existing: &[smg_format::ArchivedTurn],
+    report: &mut IngestReport,
+) -> Vec<Pending> {
+    let key = |c: &str, m: &str| (c.to_string(), m.to_string());
+    let known: HashSet<(String, String)> = existing
+        .iter()
+        .filter_map(|t| {
+            Some(key(
+                t.turn.conversation_id.as_deref()?,
+                t.turn.message_id.as_deref()?,
+            ))
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (input, got) in imported.iter().enumerate() {
+        report.skipped.extend(got.skipped.iter().cloned());
+        report.conversations += got.conversations.len();
+        for (c, conv) in got.conversations.iter().enumerate() {
+            let mut time = i64::MIN;
+            for (m, message) in conv.messages.iter().enumerate() {
+                report.messages += 1;
+                if let Some(t) = message.timestamp.as_deref().and_then(millis) {
+                    time = t;
+                }
+                let k = key(&conv.id, &message.message_id);
+                if known.contains(&k) {
+                    report.turns_known += 1;
+                    continue;
+                }
+                if !seen.insert(k) {
+                    report.duplicates += 1;
+                    continue;
+                }
+                out.push(Pending {
+                    order: (time, input, c, m),
+                    format: got.format,
+                    conversation: conv.id.clone(),
+                    message: message.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|p| p.order);
+    out
+}
+
+fn millis(t: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+impl Pending {
+    fn into_turn(self, n: u64) -> Turn {
+        let m = self.message;
+        let source = json!({ "format": self.format.name(), "record": m.record });
+        let mut turn = Turn {
+            turn: n,
+            timestamp: m.timestamp,
+            role: m.role,
+            content: m.content,
+            speaker: m.speaker,
+            conversation_id: Some(self.conversation),
+            session_id: m.session_id,
+            message_id: Some(m.message_id),
+            ..Turn::default()
+        };
+        turn.extra.insert("source".into(), source);
+        turn
+    }
+}
+
+/// Each conversation's own fields (title, times, speakers…) in
+/// `deepArchive.conversations`, keyed by id; a later export of the same conversation
+/// replaces them.
+fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) {
+    let mut headers = imported
+        .iter()
+        .flat_map(|got| got.conversations.iter().map(move |c| (got.format, c)))
+        .filter_map(|(format, c)| {
+            Some((
+                c.id.clone(),
+                json!({"format": format.name(), "header": c.header.clone()?}),
+            ))
+        })
+        .peekable();
+    if headers.peek().is_none() {
+        return;
+    }
+    let archive = doc.deep_archive.get_or_insert_with(Default::default);
+    let entry = archive
+        .extra
+        .entry("conversations")
+        .or_insert_with(|| json!({}));
+    // Anything else under that name is someone's data: left as it is.
+    if let Some(map) = entry.as_object_mut() {
+        map.extend(headers);
+    }
+}
+
+/// Put the new graph in place of the nodes and edges an earlier ingest made; nodes
+/// and edges from elsewhere stay (a node of the same id wins over a generated one).
+fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
+    let graph = doc.semantic_graph.get_or_insert_with(Graph::default);
+    let old = graph.nodes.take().unwrap_or_default();
+    let (ours, mut kept): (Vec<Node>, Vec<Node>) = old
+        .into_iter()
+        .partition(|n| n.created_by.as_deref() == Some(build::CREATED_BY));
+    let ours: HashSet<String> = ours.into_iter().map(|n| n.id).collect();
+    let taken: HashSet<String> = kept.iter().map(|n| n.id.clone()).collect();
+    kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
+    let ids: HashSet<&str> = kept.iter().map(|n| n.id.as_str()).collect();
+    let mut seen = HashSet::new();
+    let all_edges: Vec<Edge> = graph
+        .edges
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| !(ours.contains(&e.from) && ours.contains(&e.to)))
+        .chain(edges)
+        .filter(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()))
+        .filter(|e| seen.insert((e.from.clone(), e.to.clone(), e.relation.clone())))
+        .collect();
+    graph.edges = (!all_edges.is_empty()).then_some(all_edges);
+    graph.nodes = (!kept.is_empty()).then_some(kept);
+}

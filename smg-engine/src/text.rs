@@ -1,0 +1,339 @@
+//! Plain-text helpers shared by ingest and retrieval: words, stopwords, sentences,
+//! and prose with fenced code taken out.
+
+/// English function words that carry no topic.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "aren't",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "can't",
+    "cannot",
+    "could",
+    "couldn't",
+    "did",
+    "didn't",
+    "do",
+    "does",
+    "doesn't",
+    "doing",
+    "don't",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "got",
+    "had",
+    "hadn't",
+    "has",
+    "hasn't",
+    "have",
+    "haven't",
+    "having",
+    "he",
+    "he'd",
+    "he'll",
+    "he's",
+    "her",
+    "here",
+    "here's",
+    "hers",
+    "herself",
+    "hey",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "how's",
+    "i",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn't",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "just",
+    "let's",
+    "like",
+    "me",
+    "more",
+    "most",
+    "much",
+    "mustn't",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "oh",
+    "ok",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "ought",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "really",
+    "same",
+    "she",
+    "she'd",
+    "she'll",
+    "she's",
+    "should",
+    "shouldn't",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "that's",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "there's",
+    "these",
+    "they",
+    "they'd",
+    "they'll",
+    "they're",
+    "they've",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "us",
+    "very",
+    "was",
+    "wasn't",
+    "we",
+    "we'd",
+    "we'll",
+    "we're",
+    "we've",
+    "were",
+    "weren't",
+    "what",
+    "what's",
+    "when",
+    "when's",
+    "where",
+    "where's",
+    "which",
+    "while",
+    "who",
+    "who's",
+    "whom",
+    "why",
+    "why's",
+    "will",
+    "with",
+    "won't",
+    "would",
+    "wouldn't",
+    "yeah",
+    "yes",
+    "you",
+    "you'd",
+    "you'll",
+    "you're",
+    "you've",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "wow",
+    "thanks",
+    "thank",
+    "lot",
+    "well",
+    "way",
+    "gonna",
+    "definitely",
+    "totally",
+    "sure",
+    "great",
+    "awesome",
+    "cool",
+    "nice",
+    "amazing",
+];
+
+/// Whether `word` (lower case) is a stopword.
+pub(crate) fn is_stopword(word: &str) -> bool {
+    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
+    SET.contains(word)
+}
+
+/// Lower-case words: runs of letters, digits and inner apostrophes.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.replace('’', "'").to_lowercase())
+}
+
+/// Content words: words that are not stopwords, of two characters or more.
+pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
+    words(text).filter(|w| w.chars().count() >= 2 && !is_stopword(w))
+}
+
+/// The prose of a message: fenced code blocks removed (their lines would read as
+/// sentences and names).
+pub(crate) fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<&str> = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            (None, None) => out.push_str(line),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Sentences of prose: split after `.`, `!` or `?` followed by a space, and at line
+/// breaks; trimmed, empty ones left out.
+pub(crate) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut start = 0;
+        let bytes = line.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            let end = matches!(b, b'.' | b'!' | b'?')
+                && bytes.get(i + 1).is_none_or(|n| *n == b' ')
+                && !abbreviation(&line[start..=i]);
+            if end {
+                push_sentence(&mut out, &line[start..=i]);
+                start = i + 1;
+            }
+        }
+        push_sentence(&mut out, &line[start..]);
+    }
+    out
+}
+
+fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+    let s = s.trim().trim_start_matches(['-', '*', '>', '#']).trim();
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+/// "e.g." and "Mr." do not end a sentence.
+fn abbreviation(s: &str) -> bool {
+    let last = s.rsplit(' ').next().unwrap_or(s).to_ascii_lowercase();
+    matches!(
+        last.as_str(),
+        "e.g." | "i.e." | "mr." | "mrs." | "ms." | "dr." | "vs." | "etc." | "st." | "jr." | "sr."
+    )
+}
+
+/// Tokens estimated as characters / 4 (rounded up), the budget unit of the specs.
+pub(crate) fn tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// At most `max` characters of `text` on one line, with an ellipsis when cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_terms_and_sentences() {
+        let w: Vec<_> = words("I’m using Rust's serde_json (v1.0)!").collect();
+        assert_eq!(w, ["i'm", "using", "rust's", "serde", "json", "v1", "0"]);
+        let t: Vec<_> = terms("The cat and I went to Paris").collect();
+        assert_eq!(t, ["cat", "went", "paris"]);
+        let s =
+            sentences("Hi there. We use Postgres, e.g. for logs! Why?\n- a list item\nv1.2 is out");
+        assert_eq!(
+            s,
+            [
+                "Hi there.",
+                "We use Postgres, e.g. for logs!",
+                "Why?",
+                "a list item",
+                "v1.2 is out"
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_drops_fenced_code() {
+        let t = "Look:\n```rust\nfn main() {}\n```\nDone.\n~~~\nx\n~~~\n";
+        assert_eq!(prose(t), "Look:\nDone.\n");
+    }
+
+    #[test]
+    fn clip_and_tokens() {
+        assert_eq!(clip("a  b\nc", 10), "a b c");
+        assert_eq!(clip("abcdefghijkl", 5), "abcd…");
+        assert_eq!(tokens("abcde"), 2);
+    }
+}
