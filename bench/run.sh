@@ -5,6 +5,7 @@
 #   bash bench/run.sh vault [VERSIONS]                # a file's history in the vault, default 150
 #   bash bench/run.sh archive [LOCOMO_DIR] [SIZE_MB]  # chats in the archive, default 50 MB
 #   bash bench/run.sh crypt [SIZE_MB]                 # encryption vs Python cryptography, 100 MB
+#   bash bench/run.sh ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]  # ingest throughput and memory
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -22,7 +23,9 @@ case "${1:-}" in
   codec) target/release/smg-bench codec "${2:-100}" bench/out ;;
   vault) target/release/smg-bench vault "${2:-150}" ;;
   archive) target/release/smg-bench archive "${2:-../shared/data/locomo-dev}" "${3:-50}" ;;
+  ingest) cargo build --release --locked -q -p smg-cli
+          target/release/smg-bench ingest "${2:-../shared/data/locomo-dev}" "${3:-50}" "${4:-10000}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest [ARGS]" >&2; exit 2 ;;
 esac

@@ -9,6 +9,20 @@ smg=target/release/smg
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+echo "== smg ingest: a coding chat into memory, then the same export grown by two turns"
+head -n 10 fixtures/ingest/sample-chat.jsonl > "$out/early.jsonl"
+"$smg" ingest "$out/early.jsonl" -o "$out/memory.smg"
+"$smg" ingest --append "$out/memory.smg" fixtures/ingest/sample-chat.jsonl
+"$smg" validate "$out/memory.smg"
+"$smg" cat "$out/memory.smg" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+print("summary:", doc["workingMemory"]["summary"])
+for n in doc["semanticGraph"]["nodes"]:
+    if n["type"] in ("decision", "memory"):
+        print(" ", n["type"], n.get("memoryType", ""), "|", n.get("outcome") or n.get("label"), "|", n.get("rationale", ""))
+'
+echo
 echo "== smg validate fixtures/valid"
 "$smg" validate fixtures/valid
 echo

@@ -2,6 +2,7 @@
 //!
 //! `smg-bench vault [VERSIONS]` stores a file's history in the vault (bench/src/vault.rs);
 //! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
+//! `smg-bench ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]` ingests chats (bench/src/ingest.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
 //! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
@@ -11,6 +12,7 @@
 mod archive;
 mod crypt;
 mod generate;
+mod ingest;
 mod vault;
 
 use std::path::{Path, PathBuf};
@@ -215,8 +217,23 @@ fn main() {
             let size = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
             archive::run(&locomo, size, &PathBuf::from("bench/out/archive"));
         }
+        Some("ingest") => {
+            let locomo = args
+                .get(1)
+                .map_or_else(|| PathBuf::from("../shared/data/locomo-dev"), PathBuf::from);
+            let size = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
+            let conversations = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+            let smg = PathBuf::from("target/release/smg");
+            ingest::run(
+                &locomo,
+                size,
+                conversations,
+                &smg,
+                &PathBuf::from("bench/out/ingest"),
+            );
+        }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]");
             std::process::exit(2);
         }
     }

@@ -253,7 +253,7 @@ pub(crate) struct IngestArgs {
     /// Fail on the first malformed record instead of skipping it.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Brotli quality of archive blocks (0-11) [default: 9].
+    /// Brotli quality of archive blocks (0-11) [default: 5].
     #[arg(long = "block-level", value_name = "N")]
     pub(crate) block_level: Option<i32>,
     /// Turns kept verbatim in working memory.

@@ -10,6 +10,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+// Ingest and search allocate many small strings from several threads; mimalloc keeps
+// them faster and the peak memory lower than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How a command ended, mapped to the documented exit codes.
 pub(crate) enum Outcome {
     /// Exit 0.

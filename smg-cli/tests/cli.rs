@@ -487,3 +487,80 @@ fn seal_and_unseal_a_tier_and_a_private_context() {
         "unsealing gives back exactly what was sealed"
     );
 }
+
+#[test]
+fn ingest_append_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = fixtures().join("ingest/sample-chat.jsonl");
+    let full = std::fs::read_to_string(&sample).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    std::fs::write(d.join("early.jsonl"), lines[..7].join("\n")).unwrap();
+    std::fs::write(d.join("all.jsonl"), &full).unwrap();
+
+    let out = smg(&["ingest", "all.jsonl", "-o", "whole.smg", "--json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["turnsAdded"], lines.len());
+    assert!(report["nodes"].as_u64().unwrap() > 5, "{report}");
+
+    let out = smg(&["ingest", "early.jsonl", "-o", "grown.smg", "-q"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = smg(&["ingest", "--append", "grown.smg", "all.jsonl"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with(&format!("{} turns added (7 already there", lines.len() - 7))
+    );
+    assert_eq!(
+        std::fs::read(d.join("grown.smg")).unwrap(),
+        std::fs::read(d.join("whole.smg")).unwrap(),
+        "appending the grown export gives the bytes of a whole ingest"
+    );
+    let valid = smg(&["validate", "whole.smg"], d);
+    assert!(valid.status.success(), "{}", text(&valid.stdout));
+    let shown = smg(&["archive", "show", "whole.smg", "4"], d);
+    let original: serde_json::Value = serde_json::from_str(lines[3]).unwrap();
+    assert_eq!(text(&shown.stdout), original["content"].as_str().unwrap());
+
+    // From stdin, to stdout; the summary then goes to stderr.
+    let piped = smg_stdin(
+        &["ingest", "-", "-o", "-", "--from", "jsonl"],
+        d,
+        full.as_bytes(),
+    );
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert_eq!(&piped.stdout[..4], b"\x89SMG");
+    assert!(text(&piped.stderr).contains("turns added"));
+}
+
+#[test]
+fn ingest_reports_bad_records_and_strict_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bad = "{\"conversation_id\":\"c\",\"message_id\":\"1\",\"role\":\"user\",\"content\":\"hi there\"}\n{oops\n";
+    std::fs::write(d.join("bad.jsonl"), bad).unwrap();
+    let out = smg(&["ingest", "bad.jsonl", "-o", "m.smg"], d);
+    assert!(out.status.success());
+    assert!(
+        text(&out.stderr).contains("skipped bad.jsonl, line 2: not JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+    let strict = smg(&["ingest", "bad.jsonl", "-o", "s.smg", "--strict"], d);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        text(&strict.stderr).contains("error[SMG-E210]: bad.jsonl, line 2"),
+        "{}",
+        text(&strict.stderr)
+    );
+    assert!(!d.join("s.smg").exists(), "a failed ingest writes nothing");
+    let unknown = smg(&["ingest", "m.smg", "-o", "x.smg"], d);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        text(&unknown.stderr).contains("SMG-E210"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    let missing = smg(&["ingest", "nope.json", "-o", "x.smg"], d);
+    assert_eq!(missing.status.code(), Some(2));
+}

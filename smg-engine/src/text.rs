@@ -217,17 +217,34 @@ pub(crate) fn is_stopword(word: &str) -> bool {
     SET.contains(word)
 }
 
-/// Lower-case words: runs of letters, digits and inner apostrophes.
-pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// Words as they are written: runs of letters, digits and inner apostrophes.
+pub(crate) fn word_slices(text: &str) -> impl Iterator<Item = &str> + '_ {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
         .filter(|w| !w.is_empty())
-        .map(|w| w.replace('’', "'").to_lowercase())
+}
+
+/// Lower-case words: runs of letters, digits and inner apostrophes.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    word_slices(text).map(normalize)
+}
+
+fn normalize(w: &str) -> String {
+    if w.bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'\'')
+    {
+        w.to_string()
+    } else {
+        w.replace('’', "'").to_lowercase()
+    }
 }
 
 /// Content words: words that are not stopwords, of two characters or more.
 pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
-    words(text).filter(|w| w.chars().count() >= 2 && !is_stopword(w))
+    word_slices(text)
+        .filter(|w| w.len() >= 2)
+        .map(normalize)
+        .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
 }
 
 /// The prose of a message: fenced code blocks removed (their lines would read as
@@ -292,12 +309,32 @@ pub(crate) fn tokens(text: &str) -> usize {
 
 /// At most `max` characters of `text` on one line, with an ellipsis when cut.
 pub(crate) fn clip(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
+    let mut out = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        let n = word.chars().count() + usize::from(chars > 0);
+        if chars + n > max {
+            // Cut inside the first word that does not fit, keeping room for "…".
+            let room = max.saturating_sub(1).saturating_sub(chars);
+            if chars > 0 && room > 0 {
+                out.push(' ');
+            }
+            out.extend(
+                word.chars()
+                    .take(room.saturating_sub(usize::from(chars > 0))),
+            );
+            let trimmed = out.trim_end().len();
+            out.truncate(trimmed);
+            out.push('…');
+            return out;
+        }
+        if chars > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        chars += n;
     }
-    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", cut.trim_end())
+    out
 }
 
 #[cfg(test)]
@@ -334,6 +371,9 @@ mod tests {
     fn clip_and_tokens() {
         assert_eq!(clip("a  b\nc", 10), "a b c");
         assert_eq!(clip("abcdefghijkl", 5), "abcd…");
+        assert_eq!(clip("ab cd ef", 7), "ab cd…");
+        assert_eq!(clip("ab cd ef", 8), "ab cd ef");
+        assert_eq!(clip("ab cdefgh", 6), "ab cd…");
         assert_eq!(tokens("abcde"), 2);
     }
 }

@@ -103,14 +103,13 @@ fn every_sample_validates_and_gives_back_every_original_turn() {
             .map(canonical)
             .collect();
         for t in &archived {
-            let source = &t.turn.extra["source"];
+            let record = smg_engine::ingest::source_record(&t.turn).unwrap();
             assert!(
-                records.contains(&canonical(&source["record"])),
+                records.contains(&canonical(&record)),
                 "{name}: turn {} has a record not in the input",
                 t.turn.turn
             );
             // Claude's `text` is a plain rendering; its content blocks are the message.
-            let record = &source["record"];
             let first_block = record.pointer("/content/0/text").and_then(Value::as_str);
             let text = first_block
                 .or_else(|| record.get("text").and_then(Value::as_str))

@@ -58,7 +58,7 @@ pub(crate) struct Facts {
     pub(crate) words: usize,
     /// Decision cues (SMG §9.1 decision density).
     pub(crate) decision_cues: usize,
-    /// Content words of the prose, deduplicated, in order of first use.
+    /// Content words of the prose, sorted, each once.
     pub(crate) terms: Vec<String>,
     pub(crate) decisions: Vec<Decision>,
     pub(crate) memories: Vec<(MemoryType, String)>,
@@ -82,15 +82,18 @@ const FILLER: &[&str] = &[
 /// sentences are not memories about the user).
 pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let prose = text::prose(content);
-    let words: Vec<String> = text::words(&prose).collect();
+    let words = text::word_slices(&prose).count();
     let filler =
-        !words.is_empty() && words.len() <= 6 && words.iter().all(|w| FILLER.contains(&w.as_str()));
+        words > 0 && words <= 6 && text::words(&prose).all(|w| FILLER.contains(&w.as_str()));
+    let mut terms: Vec<String> = text::terms(&prose).collect();
+    terms.sort_unstable();
+    terms.dedup();
     let mut facts = Facts {
-        kind: classify(content, &prose, words.len()),
+        kind: classify(content, &prose, words),
         filler,
-        words: words.len(),
+        words,
         decision_cues: 0,
-        terms: dedup(text::terms(&prose)),
+        terms,
         decisions: Vec::new(),
         memories: Vec::new(),
         goals: Vec::new(),
@@ -103,8 +106,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     }
     let sentences = text::sentences(&prose);
     for (i, s) in sentences.iter().enumerate() {
-        let lower = s.to_lowercase();
-        let found = cues(&lower);
+        let found = cues(s);
         let mut end = 0;
         for f in found
             .iter()
@@ -116,7 +118,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
                 end = f.end;
             }
         }
-        if let Some(d) = decision(s, &lower, &found, sentences.get(i + 1).copied()) {
+        if let Some(d) = decision(s, &found, sentences.get(i + 1).copied()) {
             facts.decisions.push(d);
         }
         let memory = found
@@ -160,7 +162,7 @@ fn classify(content: &str, prose: &str, words: usize) -> Kind {
     if words < 20 {
         return Kind::ShortExchange;
     }
-    let lower = prose.to_lowercase();
+    let lower = prose.to_ascii_lowercase();
     let count = |list: &[&str]| list.iter().filter(|w| lower.contains(**w)).count();
     if words > 100 && count(&["documentation", "spec", " api", "requirements", "reference"]) >= 1 {
         return Kind::Docs;
@@ -186,17 +188,25 @@ fn classify(content: &str, prose: &str, words: usize) -> Kind {
 /// SMG §4: "let's use", "we'll go with", "decided to", or options compared with a
 /// reason. The outcome is what follows the cue up to the reason; the rationale is the
 /// reason, or the next sentence when it gives one.
-fn decision(sentence: &str, lower: &str, found: &[Found], next: Option<&str>) -> Option<Decision> {
+fn decision(sentence: &str, found: &[Found], next: Option<&str>) -> Option<Decision> {
     let trigger = found.iter().find(|f| f.cue == Cue::Decision);
     let compared = found.iter().find(|f| f.cue == Cue::Comparison);
     let reason = found.iter().find(|f| f.cue == Cue::Justification);
     if trigger.is_none() && !(compared.is_some() && reason.is_some()) {
         return None;
     }
-    let from = trigger.map_or(0, |t| t.end);
+    // "we decided to use X": the outcome starts after the longest cue run.
+    let from = trigger.map_or(0, |t| {
+        found
+            .iter()
+            .filter(|f| f.cue == Cue::Decision && f.start < t.end)
+            .map(|f| f.end)
+            .max()
+            .unwrap_or(t.end)
+    });
     let to = reason
         .filter(|r| r.start >= from)
-        .map_or(lower.len(), |r| r.start);
+        .map_or(sentence.len(), |r| r.start);
     let outcome = sentence
         .get(from..to)
         .unwrap_or(sentence)
@@ -206,6 +216,10 @@ fn decision(sentence: &str, lower: &str, found: &[Found], next: Option<&str>) ->
         .trim()
         .trim_end_matches(['.', '!', '?', ':'])
         .trim();
+    let outcome = ["to use ", "use ", "to go with ", "go with ", "to "]
+        .iter()
+        .find_map(|p| outcome.strip_prefix(p))
+        .unwrap_or(outcome);
     let outcome = if outcome.is_empty() {
         sentence
     } else {
@@ -264,16 +278,21 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
         if t.len() < 2 || t.len() > 40 || !t.starts_with(|c: char| c.is_alphabetic()) {
             continue;
         }
-        let chars: Vec<char> = t.chars().collect();
-        let camel = chars
-            .windows(2)
-            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+        // Plain lower-case words, the great majority, are none of the shapes below.
+        if t.bytes().all(|b| b.is_ascii_lowercase()) {
+            continue;
+        }
+        let len = t.chars().count();
+        let camel = t
+            .chars()
+            .zip(t.chars().skip(1))
+            .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
         let joined = t.contains('_') || t.contains("::") || inner_dot(t);
-        let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
-        let acronym = (2..=6).contains(&chars.len())
-            && chars.iter().all(|c| c.is_uppercase() || c.is_ascii_digit())
+        let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+        let acronym = (2..=6).contains(&len)
+            && t.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())
             && letters >= 2;
-        let digits = chars.iter().any(char::is_ascii_digit) && letters >= 2 && chars.len() <= 12;
+        let digits = t.chars().any(|c| c.is_ascii_digit()) && letters >= 2 && len <= 12;
         if camel || joined || acronym || digits {
             out.push(t.to_string());
         }
@@ -293,6 +312,28 @@ const NOT_NAMES: &[&str] = &[
     "wednesday",
     "thursday",
     "friday",
+    "mon",
+    "tue",
+    "tues",
+    "wed",
+    "thu",
+    "thur",
+    "thurs",
+    "fri",
+    "sat",
+    "sun",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
     "saturday",
     "sunday",
     "january",
@@ -355,22 +396,23 @@ const ORG_SUFFIXES: &[&str] = &[
 /// Capitalised words and runs of them, not at the start of the sentence.
 pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
-    let clean = |t: &str| {
+    fn clean(t: &str) -> &str {
         let t = t.trim_matches(|c: char| !c.is_alphanumeric());
         t.strip_suffix("'s")
             .or_else(|| t.strip_suffix("’s"))
             .unwrap_or(t)
-            .to_string()
-    };
+    }
     let capital = |t: &str| {
         let c = clean(t);
-        let mut chars = c.chars();
-        chars.next().is_some_and(char::is_uppercase)
-            && c.chars().count() >= 3
-            && c.chars().skip(1).any(char::is_lowercase)
+        // Cheap tests first: most words are not capitalised.
+        if !c.chars().next().is_some_and(char::is_uppercase) || c.len() < 3 {
+            return false;
+        }
+        let lower = c.to_lowercase();
+        c.chars().skip(1).any(char::is_lowercase)
             && c.chars().all(|ch| ch.is_alphabetic() || ch == '-')
-            && !text::is_stopword(&c.to_lowercase())
-            && !NOT_NAMES.contains(&c.to_lowercase().as_str())
+            && !text::is_stopword(&lower)
+            && !NOT_NAMES.contains(&lower.as_str())
     };
     let mut out = Vec::new();
     let mut i = 1;
@@ -380,7 +422,7 @@ pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
             continue;
         }
         let start = i;
-        let mut parts = vec![clean(tokens[i])];
+        let mut parts: Vec<&str> = vec![clean(tokens[i])];
         while i + 1 < tokens.len()
             && parts.len() < 3
             && capital(tokens[i + 1])

@@ -6,7 +6,9 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
-use smg_format::{ArchivedTurn, ArtifactVault, Edge, Node, Provenance, Turn};
+use smg_format::{ArtifactVault, Edge, Node, Provenance, Turn};
+
+use super::TurnView;
 
 use super::analyze::{analyze, Facts, NameKind};
 use super::chunk::{chunk, ChunkTurn};
@@ -30,7 +32,7 @@ pub(crate) struct Graph {
     pub(crate) nodes: Vec<Node>,
     index: HashMap<String, usize>,
     pub(crate) edges: Vec<Edge>,
-    seen: HashSet<(String, String, &'static str)>,
+    seen: HashSet<(usize, usize, &'static str)>,
 }
 
 impl Graph {
@@ -49,12 +51,12 @@ impl Graph {
         self.index.contains_key(id)
     }
 
+    /// Add an edge between two nodes of the graph, once per relation.
     pub(crate) fn link(&mut self, from: &str, to: &str, relation: &'static str, strength: f64) {
-        if from != to
-            && self
-                .seen
-                .insert((from.to_string(), to.to_string(), relation))
-        {
+        let (Some(&a), Some(&b)) = (self.index.get(from), self.index.get(to)) else {
+            return;
+        };
+        if a != b && self.seen.insert((a, b, relation)) {
             self.edges.push(Edge {
                 from: from.to_string(),
                 to: to.to_string(),
@@ -97,17 +99,17 @@ struct TurnInfo {
 }
 
 /// Build the graph of `turns` (the whole archive, in order).
-pub(crate) fn build(turns: &[ArchivedTurn], vault: Option<&ArtifactVault>) -> Built {
+pub(crate) fn build(turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Built {
     let facts: Vec<Facts> = turns
         .par_iter()
-        .map(|t| analyze(&t.turn.content, is_ai(&t.turn)))
+        .map(|t| analyze(&t.turn.content, is_ai(t.turn)))
         .collect();
-    let mut seen_content = HashSet::new();
+    let mut seen_content: HashSet<&str> = HashSet::new();
     let mut info: Vec<TurnInfo> = facts
         .into_iter()
         .zip(turns)
         .map(|(facts, t)| {
-            let fresh = seen_content.insert(hash(t.turn.content.trim()));
+            let fresh = seen_content.insert(t.turn.content.trim());
             TurnInfo {
                 memorable: fresh && !facts.filler,
                 facts,
@@ -117,6 +119,10 @@ pub(crate) fn build(turns: &[ArchivedTurn], vault: Option<&ArtifactVault>) -> Bu
         .collect();
     let mut g = Graph::default();
     let segments = segments(&mut g, turns, &mut info);
+    // Content words served the chunking; a large archive should not hold them longer.
+    for i in &mut info {
+        i.facts.terms = Vec::new();
+    }
     let total = turns.last().map_or(0, |t| t.turn.turn);
     let mut names: Vec<(String, Mention)> = Vec::new();
     let mut name_index: HashMap<String, usize> = HashMap::new();
@@ -160,13 +166,13 @@ pub(crate) fn build(turns: &[ArchivedTurn], vault: Option<&ArtifactVault>) -> Bu
         }
         for (k, d) in inf.facts.decisions.iter().enumerate() {
             let id = format!("dec-{n}-{}", k + 1);
-            let node = decision_node(&id, d, &t.turn, &inf.facts);
+            let node = decision_node(&id, d, t.turn, &inf.facts);
             g.add(node);
             g.link(&id, &seg, "part_of", 1.0);
             decisions.push((i, id, d.changes, text::terms(&d.outcome).collect()));
         }
         for (kind, sentence) in &inf.facts.memories {
-            memories.add(&mut g, *kind, sentence, &t.turn, &seg);
+            memories.add(&mut g, *kind, sentence, t.turn, &seg);
         }
         goals.extend(inf.facts.goals.iter().map(|s| (n, s.clone())));
     }
@@ -198,10 +204,6 @@ fn is_ai(t: &Turn) -> bool {
     t.role != "user" && t.speaker.is_none()
 }
 
-fn hash(s: &str) -> [u8; 32] {
-    Sha256::digest(s.as_bytes()).into()
-}
-
 /// Entity ids (spec §11): SHA-256 of the trimmed, lower-cased name, in hex.
 pub(crate) fn entity_id(name: &str) -> String {
     hex::encode(Sha256::digest(name.trim().to_lowercase().as_bytes()))
@@ -220,10 +222,14 @@ fn count(
     technical: bool,
 ) {
     let key = display.trim().to_lowercase();
-    let at = *index.entry(key.clone()).or_insert_with(|| {
-        list.push((key, Mention::new(display, turn)));
-        list.len() - 1
-    });
+    let at = match index.get(&key) {
+        Some(&at) => at,
+        None => {
+            index.insert(key.clone(), list.len());
+            list.push((key, Mention::new(display, turn)));
+            list.len() - 1
+        }
+    };
     let m = &mut list[at].1;
     m.count += 1;
     m.technical += usize::from(technical);
@@ -234,7 +240,7 @@ fn count(
 }
 
 /// Chunk each conversation and add a `segment` node per chunk, `next` between them.
-fn segments(g: &mut Graph, turns: &[ArchivedTurn], info: &mut [TurnInfo]) -> Vec<String> {
+fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec<String> {
     let mut by_conversation: Vec<Vec<usize>> = Vec::new();
     let mut index: HashMap<Option<&str>, usize> = HashMap::new();
     for (i, t) in turns.iter().enumerate() {
@@ -276,7 +282,7 @@ fn segments(g: &mut Graph, turns: &[ArchivedTurn], info: &mut [TurnInfo]) -> Vec
 
 fn segment_node(
     g: &mut Graph,
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     info: &[TurnInfo],
     members: &[usize],
 ) -> String {
@@ -321,7 +327,7 @@ fn segment_node(
                 .collect(),
         ),
         tags: kind.map(|k| vec![k.to_string()]),
-        provenance: Some(vec![provenance(members.iter().map(|&i| &turns[i].turn))]),
+        provenance: Some(vec![provenance(members.iter().map(|&i| turns[i].turn))]),
         created_by: Some(CREATED_BY.into()),
         ..Node::default()
     });
@@ -451,7 +457,7 @@ fn entities(
 /// entities and concepts its turns name, and from segments to their speakers.
 fn link_mentions(
     g: &mut Graph,
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     info: &[TurnInfo],
     segments: &[String],
     concepts: &HashMap<String, String>,
@@ -496,7 +502,7 @@ fn link_mentions(
 /// latest one within the ten turns before it.
 fn supersede(
     g: &mut Graph,
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     decisions: &[(usize, String, bool, Vec<String>)],
 ) {
     for (k, (i, id, changes, words)) in decisions.iter().enumerate() {
@@ -525,7 +531,7 @@ fn supersede(
 /// and an artifact `implements` the concepts named in the turns that carry it.
 fn artifacts(
     g: &mut Graph,
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     info: &[TurnInfo],
     segments: &[String],
     vault: Option<&ArtifactVault>,
@@ -534,7 +540,7 @@ fn artifacts(
 ) {
     let arts = vault.and_then(|v| v.artifacts.as_ref());
     for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
-        for (art, version) in &t.artifacts {
+        for (art, version) in t.artifacts {
             let id = format!("artifact-{art}");
             let n = t.turn.turn;
             match g.get_mut(&id) {

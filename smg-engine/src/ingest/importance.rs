@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
-use smg_format::ArchivedTurn;
+use super::TurnView;
 
 use super::analyze::Facts;
 use super::build::{round, Graph};
 
 /// Set `importance` on every node of `g`; `total` is the last turn number.
-pub(crate) fn score(g: &mut Graph, turns: &[ArchivedTurn], facts: &[&Facts], total: u64) {
+pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], total: u64) {
     let mut degree: HashMap<&str, usize> = HashMap::new();
     for e in &g.edges {
         *degree.entry(e.from.as_str()).or_default() += 1;
@@ -62,22 +62,26 @@ mod tests {
 
     #[test]
     fn the_formula_of_smg_9_1() {
-        let turn = |n: u64, content: &str, arts: bool| {
-            let mut t = ArchivedTurn::default();
-            t.turn = Turn {
-                turn: n,
-                role: "user".into(),
-                content: content.into(),
-                ..Turn::default()
-            };
-            if arts {
-                t.artifacts.push(("a".into(), 1));
-            }
-            t
+        let turn = |n: u64, content: &str| Turn {
+            turn: n,
+            role: "user".into(),
+            content: content.into(),
+            ..Turn::default()
         };
-        let turns = vec![
-            turn(1, "We decided to use Rust because it is fast", true),
-            turn(2, "fine", false),
+        let owned = [
+            turn(1, "We decided to use Rust because it is fast"),
+            turn(2, "fine"),
+        ];
+        let artifacts = [("a".to_string(), 1)];
+        let turns = [
+            TurnView {
+                turn: &owned[0],
+                artifacts: &artifacts,
+            },
+            TurnView {
+                turn: &owned[1],
+                artifacts: &[],
+            },
         ];
         let facts: Vec<Facts> = turns
             .iter()

@@ -290,7 +290,10 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         }
     }
     Lexicon {
-        matcher: AhoCorasick::new(patterns).expect("the phrase lists are valid patterns"),
+        matcher: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(patterns)
+            .expect("the phrase lists are valid patterns"),
         cues,
     }
 });
@@ -303,9 +306,10 @@ pub(crate) struct Found {
     pub(crate) end: usize,
 }
 
-/// Every cue in `lower` (an already lower-cased text) that stands at word boundaries.
-pub(crate) fn cues(lower: &str) -> Vec<Found> {
-    let bytes = lower.as_bytes();
+/// Every cue in `text` (ASCII case ignored) that stands at word boundaries; ranges
+/// are byte ranges of `text`.
+pub(crate) fn cues(text: &str) -> Vec<Found> {
+    let bytes = text.as_bytes();
     let word = |i: usize| {
         bytes
             .get(i)
@@ -313,7 +317,7 @@ pub(crate) fn cues(lower: &str) -> Vec<Found> {
     };
     LEXICON
         .matcher
-        .find_overlapping_iter(lower)
+        .find_overlapping_iter(text)
         .filter(|m| (m.start() == 0 || !word(m.start() - 1)) && !word(m.end()))
         .map(|m| Found {
             cue: LEXICON.cues[m.pattern().as_usize()],

@@ -17,7 +17,7 @@ const MERGE_THRESHOLD: f64 = 0.70;
 /// Similarity at which two memories are related.
 const RELATED_THRESHOLD: f64 = 0.65;
 /// Terms used by more memories than this are too common to find near-duplicates by.
-const MAX_POSTINGS: usize = 400;
+const MAX_POSTINGS: usize = 64;
 
 struct Item {
     id: String,

@@ -19,7 +19,7 @@ mod working;
 use std::collections::HashSet;
 
 use rayon::prelude::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use smg_format::{
     append_turns, read_archive, ArchiveOptions, Document, Edge, Graph, Limits, Node, Turn,
 };
@@ -99,10 +99,11 @@ impl Default for IngestOptions {
     }
 }
 
-/// Brotli quality of the blocks ingest writes: 9 keeps ingest above 20 MB/s on two
-/// cores (quality 11 is about 4 MB/s; see bench/RESULTS.md). `smg ingest --level 11`
+/// Brotli quality of the blocks ingest writes: 5 keeps ingest above 20 MB/s on two
+/// cores for 1-2 % more bytes than 9 (quality 11 runs at about 4 MB/s; see
+/// bench/RESULTS.md). `smg ingest --block-level 11`
 /// trades speed for the smallest archive.
-pub const DEFAULT_QUALITY: i32 = 9;
+pub const DEFAULT_QUALITY: i32 = 5;
 
 /// Reports progress of long work; every method has a silent default.
 pub trait Progress: Sync {
@@ -148,6 +149,14 @@ pub struct IngestReport {
     pub blocks_written: usize,
 }
 
+/// An archived turn as the analysis sees it: the turn and the artifact versions its
+/// content holds.
+#[derive(Clone, Copy)]
+pub(crate) struct TurnView<'a> {
+    pub(crate) turn: &'a Turn,
+    pub(crate) artifacts: &'a [(String, u64)],
+}
+
 /// A message on its way to the archive, with the key that orders it.
 struct Pending {
     order: (i64, usize, usize, usize),
@@ -178,8 +187,8 @@ pub fn ingest(
         })
         .collect::<Result<Vec<_>>>()?;
     let existing = read_archive(doc, &options.limits)?;
-    let pending = pending(&imported, &existing, &mut report);
     keep_conversation_headers(doc, &imported);
+    let pending = pending(imported, &existing, &mut report);
     let first = existing.last().map_or(1, |t| t.turn.turn + 1);
     let turns: Vec<Turn> = pending
         .into_iter()
@@ -191,7 +200,19 @@ pub fn ingest(
     progress.advance(turns.len() as u64);
     report.turns_added = turns.len();
     report.blocks_written = appended.blocks;
-    let all = read_archive(doc, &options.limits)?;
+    let all: Vec<TurnView<'_>> = existing
+        .iter()
+        .map(|t| TurnView {
+            turn: &t.turn,
+            artifacts: &t.artifacts,
+        })
+        .chain(
+            turns
+                .iter()
+                .zip(&appended.artifacts)
+                .map(|(turn, a)| TurnView { turn, artifacts: a }),
+        )
+        .collect();
     progress.start("analysing", all.len() as u64);
     let built = build::build(&all, doc.artifact_vault.as_ref());
     progress.advance(all.len() as u64);
@@ -211,7 +232,7 @@ pub fn ingest(
 
 /// The messages that are new, in archive order.
 fn pending(
-    imported: &[import::Imported],
+    imported: Vec<import::Imported>,
     existing: &[smg_format::ArchivedTurn],
     report: &mut IngestReport,
 ) -> Vec<Pending> {
@@ -227,12 +248,12 @@ fn pending(
         .collect();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for (input, got) in imported.iter().enumerate() {
-        report.skipped.extend(got.skipped.iter().cloned());
+    for (input, got) in imported.into_iter().enumerate() {
+        report.skipped.extend(got.skipped);
         report.conversations += got.conversations.len();
-        for (c, conv) in got.conversations.iter().enumerate() {
+        for (c, conv) in got.conversations.into_iter().enumerate() {
             let mut time = i64::MIN;
-            for (m, message) in conv.messages.iter().enumerate() {
+            for (m, message) in conv.messages.into_iter().enumerate() {
                 report.messages += 1;
                 if let Some(t) = message.timestamp.as_deref().and_then(millis) {
                     time = t;
@@ -250,7 +271,7 @@ fn pending(
                     order: (time, input, c, m),
                     format: got.format,
                     conversation: conv.id.clone(),
-                    message: message.clone(),
+                    message,
                 });
             }
         }
@@ -268,7 +289,19 @@ fn millis(t: &str) -> Option<i64> {
 impl Pending {
     fn into_turn(self, n: u64) -> Turn {
         let m = self.message;
-        let source = json!({ "format": self.format.name(), "record": m.record });
+        let mut record = m.record;
+        let mut source = json!({ "format": self.format.name() });
+        // The message text is the turn's content already: the record keeps a null in
+        // its place and says where, instead of a second copy.
+        if m.content.len() >= MIN_SHARED_CONTENT {
+            if let Some(at) = find_string(&record, &m.content) {
+                if let Some(slot) = record.pointer_mut(&at) {
+                    *slot = Value::Null;
+                    source["contentAt"] = Value::String(at);
+                }
+            }
+        }
+        source["record"] = record;
         let mut turn = Turn {
             turn: n,
             timestamp: m.timestamp,
@@ -311,6 +344,46 @@ fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) 
     if let Some(map) = entry.as_object_mut() {
         map.extend(headers);
     }
+}
+
+/// Shortest message text worth replacing by a pointer in `source.record`.
+const MIN_SHARED_CONTENT: usize = 32;
+
+/// The JSON Pointer (RFC 6901) of the first string in `v` equal to `s`.
+fn find_string(v: &Value, s: &str) -> Option<String> {
+    let escape = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    match v {
+        Value::String(x) if x == s => Some(String::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| find_string(item, s).map(|p| format!("/{i}{p}"))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, item)| find_string(item, s).map(|p| format!("/{}{p}", escape(k)))),
+        _ => None,
+    }
+}
+
+/// The source system's record of an ingested turn, whole: `source.record` with the
+/// turn's content put back where `source.contentAt` points.
+///
+/// ```
+/// use smg_format::Turn;
+/// let mut turn = Turn { turn: 1, role: "user".into(), content: "hello there".into(), ..Turn::default() };
+/// turn.extra.insert("source".into(), serde_json::json!({
+///     "format": "jsonl", "contentAt": "/content", "record": {"content": null, "id": "m1"}
+/// }));
+/// let record = smg_engine::ingest::source_record(&turn).unwrap();
+/// assert_eq!(record, serde_json::json!({"content": "hello there", "id": "m1"}));
+/// ```
+pub fn source_record(turn: &Turn) -> Option<Value> {
+    let source = turn.extra.get("source")?;
+    let mut record = source.get("record")?.clone();
+    if let Some(at) = source.get("contentAt").and_then(Value::as_str) {
+        *record.pointer_mut(at)? = Value::String(turn.content.clone());
+    }
+    Some(record)
 }
 
 /// Put the new graph in place of the nodes and edges an earlier ingest made; nodes

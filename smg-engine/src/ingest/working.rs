@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use smg_format::{ArchivedTurn, Document, WorkingMemory};
+use smg_format::{Document, WorkingMemory};
+
+use super::TurnView;
 
 use super::build::Built;
 use crate::text::clip;
@@ -16,7 +18,7 @@ const ACTIVE_WINDOW: u64 = 50;
 /// Update `doc`'s working memory and metadata from the whole archive `turns`.
 pub(crate) fn update(
     doc: &mut Document,
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     built: &Built,
     recent: usize,
     fresh: bool,
@@ -74,7 +76,7 @@ pub(crate) fn update(
 
 /// "N conversations, M turns (dates). Main topics: …. Latest decision: …."
 fn summary(
-    turns: &[ArchivedTurn],
+    turns: &[TurnView<'_>],
     built: &Built,
     earliest: Option<&str>,
     latest: Option<&str>,

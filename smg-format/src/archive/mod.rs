@@ -236,9 +236,13 @@ pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<String> {
 
 /// Encode stored turns (turns or their `parts` form) as Brotli + base64.
 pub(crate) fn encode_values(turns: &serde_json::Value, quality: i32) -> Result<String> {
-    let json = crate::canonical::to_canonical_json_value(turns);
+    encode_json(&crate::canonical::to_canonical_json_value(turns), quality)
+}
+
+/// Brotli + base64 of a block's JSON.
+pub(crate) fn encode_json(json: &[u8], quality: i32) -> Result<String> {
     let mut out = Vec::with_capacity(json.len() / 4);
-    brotli_compress(&json, quality, &mut out)?;
+    brotli_compress(json, quality, &mut out)?;
     Ok(base64::engine::general_purpose::STANDARD.encode(out))
 }
 

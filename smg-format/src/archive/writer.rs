@@ -1,6 +1,7 @@
 //! Appending turns to the deep archive: blocks by turn count and size, code moved to
 //! the vault (stored once, revisions as diffs), and an index per block.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -9,7 +10,7 @@ use base64::Engine;
 use rayon::prelude::*;
 
 use super::code;
-use crate::archive::{decode_block, encode_values, parse_turn_range, stored_turns};
+use crate::archive::{decode_block, encode_json, parse_turn_range, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{Block, CompressionMethod, DeepArchive, Document, TimeRange, Turn};
 use crate::vault::{NewContent, VaultWriter};
@@ -57,6 +58,8 @@ pub struct AppendReport {
     pub code_blocks: usize,
     /// Of those, how many were already in the vault byte for byte.
     pub code_deduplicated: usize,
+    /// For each turn given, in order: the `(artifact id, version)` its code went to.
+    pub artifacts: Vec<Vec<(String, u64)>>,
 }
 
 /// Archive `turns` (in order, numbered after every turn already archived).
@@ -96,32 +99,34 @@ pub fn append_turns(
     let vault = doc.artifact_vault.get_or_insert_with(Default::default);
     let mut writer = VaultWriter::new(vault);
     let mut report = AppendReport::default();
-    let mut groups: Vec<(u64, Vec<(Turn, Value)>)> = Vec::new();
-    let mut pending_bytes: usize = pending
-        .iter()
-        .map(|t| crate::canonical::to_canonical_json_value(&t.1).len())
-        .sum();
+    // Blocks are compressed a batch at a time, in parallel, so that only a few
+    // blocks' stored turns are held at once.
+    let batch = rayon::current_num_threads().max(1) * 2;
+    let mut groups: Vec<(u64, Vec<StoredTurn<'_>>)> = Vec::new();
+    let mut blocks = Vec::new();
+    let mut pending_bytes: usize = pending.iter().map(|t| t.1.len()).sum();
     for t in turns {
-        let stored = store_turn(t, options, &mut writer, &mut report)?;
-        let size = crate::canonical::to_canonical_json_value(&stored).len();
+        let (stored, artifacts) = store_turn(t, options, &mut writer, &mut report)?;
+        report.artifacts.push(artifacts);
+        let bytes = crate::canonical::to_canonical_json_value(&stored);
         if !pending.is_empty()
             && (pending.len() >= options.max_turns
-                || pending_bytes + size > options.max_block_bytes)
+                || pending_bytes + bytes.len() > options.max_block_bytes)
         {
             groups.push((next_id, std::mem::take(&mut pending)));
             next_id += 1;
             pending_bytes = 0;
+            if groups.len() >= batch {
+                blocks.extend(encode_groups(&mut groups, options.quality)?);
+            }
         }
-        pending_bytes += size;
-        pending.push((t.clone(), stored));
+        pending_bytes += bytes.len();
+        pending.push((Cow::Borrowed(t), bytes));
     }
     if !pending.is_empty() {
         groups.push((next_id, pending));
     }
-    let blocks = groups
-        .par_iter()
-        .map(|(id, turns)| make_block(*id, turns, options.quality))
-        .collect::<Result<Vec<Block>>>()?;
+    blocks.extend(encode_groups(&mut groups, options.quality)?);
     report.turns = turns.len();
     report.blocks = blocks.len();
     let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
@@ -136,9 +141,25 @@ pub fn append_turns(
     Ok(report)
 }
 
+/// A turn as said, with the canonical JSON it is stored as.
+type StoredTurn<'t> = (Cow<'t, Turn>, Vec<u8>);
+
+/// Compress the blocks of `groups` in parallel (and empty it).
+fn encode_groups(groups: &mut Vec<(u64, Vec<StoredTurn<'_>>)>, quality: i32) -> Result<Vec<Block>> {
+    let blocks = groups
+        .par_iter()
+        .map(|(id, turns)| make_block(*id, turns, quality))
+        .collect::<Result<Vec<Block>>>()?;
+    groups.clear();
+    Ok(blocks)
+}
+
 /// Take the last block out of the archive when it has room for more turns, and give
 /// back its turns (as said, and as stored) to be written again with the new ones.
-fn reopen_last_block(doc: &mut Document, options: &ArchiveOptions) -> Result<Vec<(Turn, Value)>> {
+fn reopen_last_block(
+    doc: &mut Document,
+    options: &ArchiveOptions,
+) -> Result<Vec<StoredTurn<'static>>> {
     let Some(archive) = doc.deep_archive.as_mut() else {
         return Ok(Vec::new());
     };
@@ -157,10 +178,11 @@ fn reopen_last_block(doc: &mut Document, options: &ArchiveOptions) -> Result<Vec
             detail: format!("compressedData is not valid base64: {e}"),
         })?;
     let stored = stored_turns(last.id, &raw, method, &limits)?;
-    let size: usize = stored
+    let stored: Vec<Vec<u8>> = stored
         .iter()
-        .map(|t| crate::canonical::to_canonical_json_value(t).len())
-        .sum();
+        .map(crate::canonical::to_canonical_json_value)
+        .collect();
+    let size: usize = stored.iter().map(Vec::len).sum();
     if stored.len() >= options.max_turns || size >= options.max_block_bytes {
         return Ok(Vec::new());
     }
@@ -171,7 +193,7 @@ fn reopen_last_block(doc: &mut Document, options: &ArchiveOptions) -> Result<Vec
     if let Some(blocks) = doc.deep_archive.as_mut().and_then(|a| a.blocks.as_mut()) {
         blocks.pop();
     }
-    Ok(said.into_iter().zip(stored).collect())
+    Ok(said.into_iter().map(Cow::Owned).zip(stored).collect())
 }
 
 /// The JSON stored for a turn: the turn itself, or with `content` replaced by `parts`
@@ -181,10 +203,10 @@ fn store_turn(
     options: &ArchiveOptions,
     vault: &mut VaultWriter<'_>,
     report: &mut AppendReport,
-) -> Result<Value> {
+) -> Result<(Value, Vec<(String, u64)>)> {
     let mut value = serde_json::to_value(t).map_err(|e| Error::InvalidArgument(e.to_string()))?;
     if !options.extract_code {
-        return Ok(value);
+        return Ok((value, Vec::new()));
     }
     let text = t.content.as_str();
     let fences: Vec<_> = code::fences(text)
@@ -192,9 +214,10 @@ fn store_turn(
         .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
         .collect();
     if fences.is_empty() {
-        return Ok(value);
+        return Ok((value, Vec::new()));
     }
     let mut parts = Vec::new();
+    let mut artifacts = Vec::new();
     let mut at = 0;
     for f in fences {
         let body = &text[f.body.clone()];
@@ -229,6 +252,7 @@ fn store_turn(
             parts.push(json!({"text": &text[at..f.body.start]}));
         }
         parts.push(json!({"artifact": stored.artifact, "version": stored.version}));
+        artifacts.push((stored.artifact, stored.version));
         at = f.body.end;
     }
     if at < text.len() {
@@ -239,17 +263,26 @@ fn store_turn(
         .expect("a turn serialises to an object");
     obj.remove("content");
     obj.insert("parts".into(), Value::Array(parts));
-    Ok(value)
+    Ok((value, artifacts))
 }
 
-fn make_block(id: u64, turns: &[(Turn, Value)], quality: i32) -> Result<Block> {
+fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> {
     let first = turns.first().map_or(0, |t| t.0.turn);
     let last = turns.last().map_or(0, |t| t.0.turn);
     let times: Vec<&str> = turns
         .iter()
         .filter_map(|t| t.0.timestamp.as_deref())
         .collect();
-    let stored = Value::Array(turns.iter().map(|t| t.1.clone()).collect());
+    // A canonical array of canonical values is the values joined by commas.
+    let mut json = Vec::with_capacity(turns.iter().map(|t| t.1.len() + 1).sum::<usize>() + 2);
+    json.push(b'[');
+    for (i, t) in turns.iter().enumerate() {
+        if i > 0 {
+            json.push(b',');
+        }
+        json.extend_from_slice(&t.1);
+    }
+    json.push(b']');
     Ok(Block {
         id,
         turn_range: format!("{first}-{last}"),
@@ -261,9 +294,9 @@ fn make_block(id: u64, turns: &[(Turn, Value)], quality: i32) -> Result<Block> {
             }),
             _ => None,
         },
-        summary: summary(turns.iter().map(|t| &t.0)),
-        key_points: Some(key_points(turns.iter().map(|t| &t.0))),
-        compressed_data: encode_values(&stored, quality)?,
+        summary: summary(turns.iter().map(|t| t.0.as_ref())),
+        key_points: Some(key_points(turns.iter().map(|t| t.0.as_ref()))),
+        compressed_data: encode_json(&json, quality)?,
         ..Block::default()
     })
 }
