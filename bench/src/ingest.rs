@@ -220,15 +220,16 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, conversations: usize, smg: &Pat
         .collect();
     files.sort();
     for f in &files {
-        let input = [Input {
-            name: f.display().to_string(),
-            bytes: std::fs::read(f).expect("read"),
-        }];
+        let bytes = std::fs::read(f).expect("read");
         let mut turns = 0;
         let mut out = 0;
         let d = median(5, || {
             let mut doc = Document::new("1970-01-01T00:00:00Z");
-            let r = ingest(&mut doc, &input, &IngestOptions::default(), &Silent).expect("ingest");
+            let input = vec![Input {
+                name: f.display().to_string(),
+                bytes: bytes.clone(),
+            }];
+            let r = ingest(&mut doc, input, &IngestOptions::default(), &Silent).expect("ingest");
             turns = r.turns_added as u64;
             out = smg_format::to_bytes(
                 &doc,
@@ -241,7 +242,7 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, conversations: usize, smg: &Pat
             "LoCoMo {} (in process, median of 5)",
             f.file_name().unwrap_or_default().to_string_lossy()
         );
-        row(&name, input[0].bytes.len(), turns, d, None, out);
+        row(&name, bytes.len(), turns, d, None, out);
     }
     let (text, _) = transcript(size_mb * 1_000_000);
     let many = many(conversations);

@@ -39,7 +39,7 @@ fn input(name: &str, bytes: Vec<u8>) -> Input {
 }
 
 fn run(doc: &mut Document, inputs: &[Input]) -> smg_engine::ingest::IngestReport {
-    ingest(doc, inputs, &IngestOptions::default(), &Silent).unwrap()
+    ingest(doc, inputs.to_vec(), &IngestOptions::default(), &Silent).unwrap()
 }
 
 fn bytes(doc: &Document) -> Vec<u8> {
@@ -225,7 +225,7 @@ fn malformed_records_are_skipped_or_fail_under_strict() {
     options.strict = true;
     let err = ingest(
         &mut fresh(),
-        &[input("chat.jsonl", text.as_bytes().to_vec())],
+        vec![input("chat.jsonl", text.as_bytes().to_vec())],
         &options,
         &Silent,
     )
@@ -238,7 +238,7 @@ fn malformed_records_are_skipped_or_fail_under_strict() {
     options.format = Format::Claude;
     let err = ingest(
         &mut fresh(),
-        &[input("chat.jsonl", text.as_bytes().to_vec())],
+        vec![input("chat.jsonl", text.as_bytes().to_vec())],
         &options,
         &Silent,
     )

@@ -51,7 +51,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         (Some(path), _) => {
             let loaded = load(path, ctx)?;
             let mut doc = loaded.doc.clone();
-            let report = ingest(&mut doc, &inputs, &options, &bar)?;
+            let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
             save_like(path, &doc, &loaded)?;
             (
@@ -62,7 +62,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         (None, Some(path)) => {
             let mut doc = Document::new("1970-01-01T00:00:00Z");
-            let report = ingest(&mut doc, &inputs, &options, &bar)?;
+            let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
             let bytes = smg_format::to_bytes(&doc, &write_options(&args.encode)?)?;
             write_output(path, &bytes)?;

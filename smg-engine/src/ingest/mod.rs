@@ -13,7 +13,9 @@ mod chunk;
 mod import;
 mod importance;
 mod lexicon;
+mod links;
 mod memories;
+mod names;
 mod working;
 
 use std::collections::HashSet;
@@ -166,10 +168,11 @@ struct Pending {
 }
 
 /// Ingest `inputs` into `doc` (empty or not): new turns are archived, then the graph
-/// and working memory are built again from the whole archive.
+/// and working memory are built again from the whole archive. Each input's bytes are
+/// dropped as soon as it is read.
 pub fn ingest(
     doc: &mut Document,
-    inputs: &[Input],
+    inputs: Vec<Input>,
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
@@ -179,7 +182,7 @@ pub fn ingest(
     };
     progress.start("reading", report.bytes_in);
     let imported = inputs
-        .par_iter()
+        .into_par_iter()
         .map(|input| {
             let got = import::import(&input.name, &input.bytes, options.format, options.strict)?;
             progress.advance(input.bytes.len() as u64);

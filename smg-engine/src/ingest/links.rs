@@ -1,0 +1,153 @@
+//! The edges between what the graph builder made: mentions, supersedes,
+//! resulted_in, implements and requires.
+
+use std::collections::HashMap;
+
+use smg_format::{ArtifactVault, Node};
+
+use super::build::{entity_id, Graph, TurnInfo, CREATED_BY};
+use super::TurnView;
+
+/// `mentions` from each segment (and the decisions and memories in it) to the
+/// entities and concepts its turns name, and from segments to their speakers.
+pub(super) fn link_mentions(
+    g: &mut Graph,
+    turns: &[TurnView<'_>],
+    info: &[TurnInfo],
+    segments: &[String],
+    concepts: &HashMap<String, String>,
+) {
+    for (t, inf) in turns.iter().zip(info) {
+        let seg = &segments[inf.segment];
+        let mut targets: Vec<String> = Vec::new();
+        if let Some(s) = &t.turn.speaker {
+            targets.push(entity_id(s));
+        }
+        if inf.memorable {
+            for (name, _) in &inf.facts.names {
+                let key = name.to_lowercase();
+                targets.push(
+                    concepts
+                        .get(&key)
+                        .cloned()
+                        .unwrap_or_else(|| entity_id(&key)),
+                );
+            }
+            targets.extend(
+                inf.facts
+                    .technical
+                    .iter()
+                    .filter_map(|t| concepts.get(&t.to_lowercase()).cloned()),
+            );
+        }
+        for target in targets {
+            if g.has(&target) {
+                g.link(seg, &target, "mentions", 0.8);
+                let n = t.turn.turn;
+                for k in 1..=inf.facts.decisions.len() {
+                    g.link(&format!("dec-{n}-{k}"), &target, "mentions", 0.8);
+                }
+            }
+        }
+    }
+}
+
+/// A decision that says it changes course supersedes the latest earlier decision of
+/// the same conversation on the same subject (sharing an outcome word), or else the
+/// latest one within the ten turns before it.
+pub(super) fn supersede(
+    g: &mut Graph,
+    turns: &[TurnView<'_>],
+    decisions: &[(usize, String, bool, Vec<String>)],
+) {
+    for (k, (i, id, changes, words)) in decisions.iter().enumerate() {
+        if !changes {
+            continue;
+        }
+        let conv = &turns[*i].turn.conversation_id;
+        let earlier = decisions[..k]
+            .iter()
+            .rev()
+            .filter(|d| &turns[d.0].turn.conversation_id == conv);
+        let same_subject = earlier
+            .clone()
+            .find(|d| d.3.iter().any(|w| words.contains(w)));
+        let recent = earlier
+            .clone()
+            .find(|d| turns[*i].turn.turn - turns[d.0].turn.turn <= 10);
+        if let Some(old) = same_subject.or(recent) {
+            g.link(id, &old.1, "supersedes", 0.9);
+        }
+    }
+}
+
+/// Artifact nodes for the vault's artifacts that turns hold; segments mention them,
+/// a decision made up to two turns before an artifact's version `resulted_in` it,
+/// and an artifact `implements` the concepts named in the turns that carry it.
+pub(super) fn artifacts(
+    g: &mut Graph,
+    turns: &[TurnView<'_>],
+    info: &[TurnInfo],
+    segments: &[String],
+    vault: Option<&ArtifactVault>,
+    decisions: &[(usize, String, bool, Vec<String>)],
+    concepts: &HashMap<String, String>,
+) {
+    let arts = vault.and_then(|v| v.artifacts.as_ref());
+    for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
+        for (art, version) in t.artifacts {
+            let id = format!("artifact-{art}");
+            let n = t.turn.turn;
+            match g.get_mut(&id) {
+                Some(node) => {
+                    node.last_mentioned = Some(n);
+                    node.version = node.version.max(Some(*version));
+                }
+                None => {
+                    let a = arts.and_then(|a| a.get(art));
+                    g.add(Node {
+                        id: id.clone(),
+                        kind: "artifact".into(),
+                        label: Some(
+                            a.and_then(|a| a.filename.clone())
+                                .unwrap_or_else(|| art.clone()),
+                        ),
+                        artifact_ref: Some(art.clone()),
+                        version: Some(*version),
+                        confidence: Some(1.0),
+                        first_mentioned: Some(n),
+                        last_mentioned: Some(n),
+                        tags: a.map(|a| vec![a.kind.clone()]),
+                        created_by: Some(CREATED_BY.into()),
+                        ..Node::default()
+                    });
+                }
+            }
+            g.link(&segments[inf.segment], &id, "mentions", 0.8);
+            for d in decisions.iter().filter(|d| d.0 <= i && i - d.0 <= 2) {
+                if turns[d.0].turn.conversation_id == t.turn.conversation_id {
+                    g.link(&d.1, &id, "resulted_in", 0.8);
+                }
+            }
+            for term in &inf.facts.technical {
+                if let Some(c) = concepts.get(&term.to_lowercase()) {
+                    g.link(&id, c, "implements", 0.6);
+                }
+            }
+        }
+    }
+}
+
+/// "A requires B" between two concepts.
+pub(super) fn requirements(g: &mut Graph, info: &[TurnInfo], concepts: &HashMap<String, String>) {
+    for inf in info.iter().filter(|i| i.memorable) {
+        for (a, b) in &inf.facts.requires {
+            if let (Some(a), Some(b)) = (
+                concepts.get(&a.to_lowercase()),
+                concepts.get(&b.to_lowercase()),
+            ) {
+                g.link(a, b, "requires", 0.7);
+            }
+        }
+    }
+}
