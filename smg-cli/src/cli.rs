@@ -100,6 +100,23 @@ pub(crate) enum Command {
     /// Turn chat transcripts and exports into memory (ChatGPT, Claude, LoCoMo, JSONL).
     #[command(after_help = EXIT_CODES)]
     Ingest(IngestArgs),
+    /// The archived turns that best answer a query, with their provenance.
+    #[command(after_help = EXIT_CODES)]
+    Search(SearchArgs),
+    /// Prompt-ready memory for a query, within a token budget.
+    #[command(after_help = EXIT_CODES)]
+    Context(ContextArgs),
+    /// The original turns of a segment named by a reference card, byte for byte.
+    #[command(after_help = EXIT_CODES)]
+    Expand {
+        /// The memory file.
+        file: PathBuf,
+        /// A segment id (`seg-N`).
+        segment: String,
+    },
+    /// Measure retrieval.
+    #[command(subcommand)]
+    Bench(BenchCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -282,6 +299,46 @@ pub(crate) enum FormatArg {
     Claude,
     /// LoCoMo conversation file.
     Locomo,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// The memory file.
+    pub(crate) file: PathBuf,
+    /// What to look for.
+    pub(crate) query: String,
+    /// How many turns.
+    #[arg(short, default_value_t = 10)]
+    pub(crate) k: usize,
+    /// JSON output.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ContextArgs {
+    /// The memory file.
+    pub(crate) file: PathBuf,
+    /// What the prompt is about.
+    pub(crate) query: String,
+    /// Tokens (characters / 4) the context may take.
+    #[arg(long, default_value_t = 8000)]
+    pub(crate) budget: usize,
+    /// JSON output (a context pack).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Retrieval on LoCoMo files: R@5/10/20, Rtok500/1000/2000, latency.
+    Locomo {
+        /// A folder of LoCoMo `*.json` files.
+        dir: PathBuf,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

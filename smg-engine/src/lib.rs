@@ -19,8 +19,10 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod eval;
 mod graph;
 pub mod ingest;
+pub mod search;
 mod text;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@ mod crypt;
 mod info;
 mod ingest;
 mod init;
+mod retrieve;
 mod validate;
 mod vault;
 
@@ -28,6 +29,12 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     };
     Ok(match cli.command {
         Command::Ingest(a) => return ingest::run(&a, &ctx),
+        Command::Search(a) => return retrieve::search(&a, &ctx),
+        Command::Context(a) => return retrieve::context(&a, &ctx),
+        Command::Expand { file, segment } => return retrieve::expand(&file, &segment, &ctx),
+        Command::Bench(crate::cli::BenchCommand::Locomo { dir, json }) => {
+            return retrieve::bench_locomo(&dir, json)
+        }
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),

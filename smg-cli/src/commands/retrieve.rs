@@ -1,0 +1,172 @@
+//! `smg search`, `smg context`, `smg expand` and `smg bench locomo`.
+
+use std::path::Path;
+
+use serde_json::json;
+use smg_engine::eval::{locomo, BUDGETS, RANKS};
+use smg_engine::search::{display, Hit, Retriever};
+
+use super::Context;
+use crate::cli::{ContextArgs, SearchArgs};
+use crate::io::{load, write_stdout};
+use crate::Outcome;
+
+fn open(
+    file: &Path,
+    ctx: &Context,
+) -> Result<(smg_format::Document, Retriever), smg_engine::Error> {
+    let doc = load(file, ctx)?.doc;
+    let retriever = Retriever::new(&doc, &ctx.limits)?;
+    Ok((doc, retriever))
+}
+
+fn hit_json(h: &Hit) -> serde_json::Value {
+    let t = &h.turn;
+    json!({
+        "turn": t.turn, "score": (h.score * 1e4).round() / 1e4, "speaker": t.speaker, "role": t.role,
+        "content": t.content, "timestamp": t.timestamp, "segment": h.segment,
+        "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
+    })
+}
+
+pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let (_, retriever) = open(&args.file, ctx)?;
+    let hits = retriever.search(&args.query, args.k);
+    let out = if args.json {
+        format!(
+            "{}\n",
+            json!({"query": args.query, "hits": hits.iter().map(hit_json).collect::<Vec<_>>()})
+        )
+    } else {
+        hits.iter()
+            .map(|h| {
+                let when = h.turn.timestamp.as_deref().unwrap_or("-");
+                format!(
+                    "{:>8.3}  turn {} ({when}) {}\n",
+                    h.score,
+                    h.turn.turn,
+                    crate::commands::retrieve::line(&display(&h.turn))
+                )
+            })
+            .collect()
+    };
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+/// One line of at most 160 characters.
+fn line(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= 160 {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(159).collect::<String>())
+    }
+}
+
+pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let (doc, retriever) = open(&args.file, ctx)?;
+    let summary = doc.working_memory.as_ref().and_then(|w| w.summary.clone());
+    let header = summary
+        .as_ref()
+        .map(|s| format!("Memory summary: {s}\n\n"))
+        .unwrap_or_default();
+    let budget = args.budget.saturating_sub(smg_engine_tokens(&header));
+    let pack = retriever.context(&args.query, budget);
+    let out = if args.json {
+        format!(
+            "{}\n",
+            json!({
+                "query": args.query, "budget": args.budget, "summary": summary,
+                "tokens": pack.tokens + smg_engine_tokens(&header),
+                "items": pack.items.iter().map(hit_json).collect::<Vec<_>>(),
+                "cards": pack.cards,
+                "warnings": if pack.items.is_empty() { vec!["nothing in memory matches the query"] } else { vec![] },
+            })
+        )
+    } else {
+        format!("{header}{}", pack.text)
+    };
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+fn smg_engine_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+pub(crate) fn expand(
+    file: &Path,
+    segment: &str,
+    ctx: &Context,
+) -> Result<Outcome, smg_engine::Error> {
+    let (doc, retriever) = open(file, ctx)?;
+    let node = doc
+        .semantic_graph
+        .iter()
+        .flat_map(|g| g.nodes.iter().flatten())
+        .find(|n| n.id == segment)
+        .ok_or_else(|| smg_engine::Error::UnknownNode(segment.to_string()))?;
+    let wanted: Vec<u64> = node
+        .provenance
+        .iter()
+        .flatten()
+        .flat_map(|p| p.turns.iter().flatten().copied())
+        .collect();
+    let mut out = String::new();
+    for t in retriever
+        .turns()
+        .iter()
+        .filter(|t| wanted.contains(&t.turn))
+    {
+        out.push_str(&display(t));
+        out.push('\n');
+    }
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn bench_locomo(dir: &Path, as_json: bool) -> Result<Outcome, smg_engine::Error> {
+    let r = locomo(dir)?;
+    let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
+    let mut out = String::new();
+    if as_json {
+        out = format!(
+            "{}\n",
+            json!({
+                "files": r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+                "questions": r.questions,
+                "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "latencyMs": {"p50": ms(50.0), "p95": ms(95.0), "p99": ms(99.0)},
+            })
+        );
+    } else {
+        out.push_str(&format!(
+            "{} files, {} questions\n",
+            r.files.len(),
+            r.questions
+        ));
+        out.push_str(&format!(
+            "search latency: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms\n",
+            ms(50.0),
+            ms(95.0),
+            ms(99.0)
+        ));
+    }
+    let summary: Vec<String> = RANKS
+        .iter()
+        .zip(r.recall)
+        .map(|(k, v)| format!("R@{k}={v:.3}"))
+        .chain(
+            BUDGETS
+                .iter()
+                .zip(r.rtok)
+                .map(|(b, v)| format!("Rtok{b}={v:.3}")),
+        )
+        .collect();
+    out.push_str(&summary.join(" "));
+    out.push('\n');
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}

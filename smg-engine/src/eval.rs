@@ -1,0 +1,170 @@
+//! Retrieval measured on LoCoMo: each conversation is ingested (the importer reads
+//! only the dialogue), then every question of categories 1–4 with evidence is asked
+//! through [`Retriever::rank`] and [`Retriever::context`], and the turns they return
+//! are mapped back to LoCoMo's `dia_id`s through each turn's `messageId`.
+//!
+//! The metric is the one of `locomo-dev/README.md`: `R@k` is the share of a question's
+//! evidence turns in the top k turns; `Rtok{B}` the share inside a context of B tokens
+//! (characters / 4 of what the context shows). The questions, answers and evidence
+//! are read here, after retrieval, and never reach the retriever.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use smg_format::{Document, Limits};
+
+use crate::error::{Error, Result};
+use crate::ingest::{ingest, IngestOptions, Input, Silent};
+use crate::search::Retriever;
+
+/// The `k` of `R@k`.
+pub const RANKS: [usize; 3] = [5, 10, 20];
+/// The budgets of `Rtok`.
+pub const BUDGETS: [usize; 3] = [500, 1000, 2000];
+
+/// Results over every question of every file.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct LocomoReport {
+    /// Files read.
+    pub files: Vec<PathBuf>,
+    /// Questions asked (categories 1–4 with evidence in the dialogue).
+    pub questions: usize,
+    /// Mean `R@k` for each of [`RANKS`].
+    pub recall: [f64; 3],
+    /// Mean `Rtok{B}` for each of [`BUDGETS`].
+    pub rtok: [f64; 3],
+    /// Time of each question's retrieval (rank and context), in order.
+    pub latencies: Vec<Duration>,
+}
+
+impl LocomoReport {
+    /// The `p`-th percentile of the retrieval latencies (0–100).
+    pub fn percentile(&self, p: f64) -> Duration {
+        let mut all = self.latencies.clone();
+        all.sort();
+        if all.is_empty() {
+            return Duration::ZERO;
+        }
+        let i = ((p / 100.0) * (all.len() - 1) as f64).round() as usize;
+        all[i.min(all.len() - 1)]
+    }
+}
+
+/// Run the benchmark on every `*.json` file of `dir`.
+pub fn locomo(dir: &Path) -> Result<LocomoReport> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(std::result::Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut report = LocomoReport::default();
+    let mut sums = ([0.0; 3], [0.0; 3]);
+    for f in &files {
+        let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
+        let questions = questions(f, &bytes)?;
+        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let input = Input {
+            name: f.display().to_string(),
+            bytes,
+        };
+        let options = IngestOptions {
+            format: crate::ingest::Format::Locomo,
+            ..IngestOptions::default()
+        };
+        ingest(&mut doc, vec![input], &options, &Silent)?;
+        let retriever = Retriever::new(&doc, &Limits::default())?;
+        let ids: Vec<&str> = retriever
+            .turns()
+            .iter()
+            .map(|t| t.message_id.as_deref().unwrap_or_default())
+            .collect();
+        let known: HashSet<&str> = ids.iter().copied().collect();
+        for (question, evidence) in &questions {
+            let evidence: HashSet<&str> = evidence
+                .iter()
+                .map(String::as_str)
+                .filter(|e| known.contains(e))
+                .collect();
+            if evidence.is_empty() {
+                continue;
+            }
+            let start = Instant::now();
+            let ranked = retriever.rank(question);
+            let packs: Vec<_> = BUDGETS
+                .iter()
+                .map(|&b| retriever.context(question, b))
+                .collect();
+            report
+                .latencies
+                .push(start.elapsed() / (1 + BUDGETS.len() as u32));
+            let share = |found: &HashSet<&str>| {
+                evidence.iter().filter(|e| found.contains(*e)).count() as f64
+                    / evidence.len() as f64
+            };
+            for (s, &k) in RANKS.iter().enumerate() {
+                let top: HashSet<&str> = ranked.iter().take(k).map(|(i, _)| ids[*i]).collect();
+                sums.0[s] += share(&top);
+            }
+            for (s, pack) in packs.iter().enumerate() {
+                let got: HashSet<&str> = pack
+                    .items
+                    .iter()
+                    .filter_map(|h| h.turn.message_id.as_deref())
+                    .collect();
+                sums.1[s] += share(&got);
+            }
+            report.questions += 1;
+        }
+    }
+    let n = report.questions.max(1) as f64;
+    report.recall = sums.0.map(|s| s / n);
+    report.rtok = sums.1.map(|s| s / n);
+    report.files = files;
+    Ok(report)
+}
+
+fn io(path: &Path, e: std::io::Error) -> Error {
+    Error::Format(smg_format::Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })
+}
+
+/// The questions of categories 1–4 that list evidence, with their evidence ids.
+fn questions(path: &Path, bytes: &[u8]) -> Result<Vec<(String, Vec<String>)>> {
+    let bad = |detail: String| Error::Import {
+        file: path.display().to_string(),
+        position: "qa".into(),
+        detail,
+    };
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let qa = v
+        .get("qa")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no `qa` list".into()))?;
+    Ok(qa
+        .iter()
+        .filter(|q| {
+            q.get("category")
+                .and_then(Value::as_u64)
+                .is_some_and(|c| (1..=4).contains(&c))
+        })
+        .filter_map(|q| {
+            let question = q.get("question")?.as_str()?.to_string();
+            let evidence: Vec<String> = q
+                .get("evidence")?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|e| e.trim().to_string())
+                .filter(|e| !e.is_empty())
+                .collect();
+            (!evidence.is_empty()).then_some((question, evidence))
+        })
+        .collect())
+}

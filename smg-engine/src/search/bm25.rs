@@ -1,0 +1,112 @@
+//! Okapi BM25 over short texts, with English stopwords and Snowball stemming
+//! (rust-stemmers): a compact index (term → postings) that scores a query in time
+//! proportional to the postings of its terms.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::text;
+
+/// Term-frequency saturation.
+const K1: f64 = 1.2;
+/// Length normalisation.
+const B: f64 = 0.75;
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// Index terms of a text: content words, stemmed.
+pub(crate) fn tokens(text: &str) -> Vec<String> {
+    text::terms(text)
+        .map(|w| STEMMER.stem(&w).into_owned())
+        .collect()
+}
+
+/// A BM25 index over documents numbered from 0.
+#[derive(Debug, Default)]
+pub(crate) struct Bm25 {
+    postings: HashMap<String, Vec<(u32, u16)>>,
+    lengths: Vec<u32>,
+    average: f64,
+}
+
+impl Bm25 {
+    /// Index `docs`, each already split into tokens.
+    pub(crate) fn new(docs: impl IntoIterator<Item = Vec<String>>) -> Self {
+        let mut index = Bm25::default();
+        for (d, tokens) in docs.into_iter().enumerate() {
+            let mut tf: HashMap<String, u16> = HashMap::new();
+            for t in &tokens {
+                *tf.entry(t.clone()).or_default() += 1;
+            }
+            for (t, n) in tf {
+                index.postings.entry(t).or_default().push((d as u32, n));
+            }
+            index.lengths.push(tokens.len() as u32);
+        }
+        let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
+        index.average = total as f64 / index.lengths.len().max(1) as f64;
+        index
+    }
+
+    /// Number of documents.
+    pub(crate) fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// Inverse document frequency (the non-negative form of Lucene).
+    pub(crate) fn idf(&self, term: &str) -> f64 {
+        let n = self.postings.get(term).map_or(0, Vec::len) as f64;
+        let total = self.len() as f64;
+        ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
+    }
+
+    /// Scores of every document that shares a term with `query` (weighted terms).
+    pub(crate) fn scores(&self, query: &[(String, f64)]) -> HashMap<u32, f64> {
+        let mut out: HashMap<u32, f64> = HashMap::new();
+        for (term, weight) in query {
+            let Some(list) = self.postings.get(term) else {
+                continue;
+            };
+            let idf = self.idf(term);
+            for &(d, tf) in list {
+                let tf = f64::from(tf);
+                let dl = f64::from(self.lengths[d as usize]);
+                let norm = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)));
+                *out.entry(d).or_default() += weight * idf * norm;
+            }
+        }
+        out
+    }
+
+    /// How many documents hold `term`.
+    pub(crate) fn df(&self, term: &str) -> usize {
+        self.postings.get(term).map_or(0, Vec::len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_and_ranks_the_matching_document_first() {
+        assert_eq!(tokens("The painters were painting"), ["painter", "paint"]);
+        let docs = [
+            "I painted a sunrise over the lake",
+            "We went camping in the mountains",
+            "Painting is my way to relax",
+        ];
+        let index = Bm25::new(docs.iter().map(|d| tokens(d)));
+        let q: Vec<(String, f64)> = tokens("when did she paint the lake")
+            .into_iter()
+            .map(|t| (t, 1.0))
+            .collect();
+        let scores = index.scores(&q);
+        let best = scores.iter().max_by(|a, b| a.1.total_cmp(b.1)).unwrap();
+        assert_eq!(*best.0, 0);
+        assert!(!scores.contains_key(&1));
+        assert!(index.idf("lake") > index.idf("paint"));
+    }
+}

@@ -1,0 +1,371 @@
+//! Retrieval over a memory file: archived turns ranked for a query by BM25 (stemmed,
+//! stopwords removed), a second pass with the query widened by the best turns' words
+//! (pseudo-relevance feedback), a share of each strong hit's score lent to the turns
+//! around it, and a boost for the sessions that hold the strongest hits.
+
+mod bm25;
+
+use std::collections::HashMap;
+
+use smg_format::{read_archive, Document, Limits, Turn};
+
+use crate::error::Result;
+use bm25::{tokens, Bm25};
+
+/// How far a strong hit lends its score to the turns around it.
+const NEIGHBOUR_WEIGHT: f64 = 0.35;
+/// The same for turns two away.
+const SECOND_NEIGHBOUR_WEIGHT: f64 = 0.2;
+/// Weight of a session's strength (its three best scores, against the best session's).
+const SESSION_WEIGHT: f64 = 1.0;
+/// Turns whose words widen the query.
+const FEEDBACK_TURNS: usize = 3;
+/// Words added to the query from them.
+const FEEDBACK_TERMS: usize = 10;
+/// Weight of an added word against one of the query's own.
+const FEEDBACK_WEIGHT: f64 = 0.3;
+
+/// One ranked turn with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Hit {
+    /// The turn, as archived.
+    pub turn: Turn,
+    /// Relevance (higher is better; comparable within one query only).
+    pub score: f64,
+    /// The segment node the turn belongs to, when the graph has one.
+    pub segment: Option<String>,
+}
+
+/// A memory file loaded for retrieval: every archived turn and its index.
+#[derive(Debug)]
+pub struct Retriever {
+    turns: Vec<Turn>,
+    index: Bm25,
+    segment_of: Vec<Option<String>>,
+    session_of: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Retriever {
+    /// Read `doc`'s archive (every block) and index its turns.
+    pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
+        let turns: Vec<Turn> = read_archive(doc, limits)?
+            .into_iter()
+            .map(|t| t.turn)
+            .collect();
+        let index = Bm25::new(turns.iter().map(|t| tokens(&display(t))));
+        let position: HashMap<u64, usize> =
+            turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
+        let mut segment_of = vec![None; turns.len()];
+        for node in doc
+            .semantic_graph
+            .iter()
+            .flat_map(|g| g.nodes.iter().flatten())
+        {
+            if node.kind != "segment" {
+                continue;
+            }
+            for n in node
+                .provenance
+                .iter()
+                .flatten()
+                .flat_map(|p| p.turns.iter().flatten())
+            {
+                if let Some(&i) = position.get(n) {
+                    segment_of[i] = Some(node.id.clone());
+                }
+            }
+        }
+        let session_of = turns
+            .iter()
+            .map(|t| (t.conversation_id.clone(), t.session_id.clone()))
+            .collect();
+        Ok(Retriever {
+            turns,
+            index,
+            segment_of,
+            session_of,
+        })
+    }
+
+    /// Archived turns, in archive order.
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// The `k` best turns for `query`, best first.
+    pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+        self.rank(query)
+            .into_iter()
+            .take(k)
+            .map(|(i, score)| Hit {
+                turn: self.turns[i].clone(),
+                score,
+                segment: self.segment_of[i].clone(),
+            })
+            .collect()
+    }
+
+    /// Every turn that matches at all, as (index into [`Retriever::turns`], score),
+    /// best first; ties go to the earlier turn.
+    pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
+        let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
+        if query.is_empty() || self.turns.is_empty() {
+            return Vec::new();
+        }
+        let first = ranked(self.index.scores(&query));
+        let widened = self.feedback(&query, &first);
+        let mut scores = self.index.scores(&widened);
+        self.lend_to_neighbours(&mut scores);
+        self.session_boost(&mut scores);
+        ranked(scores)
+    }
+
+    /// The query plus the words that best distinguish its first few hits.
+    fn feedback(&self, query: &[(String, f64)], first: &[(usize, f64)]) -> Vec<(String, f64)> {
+        let mut weight: HashMap<String, f64> = HashMap::new();
+        for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
+            for t in tokens(&display(&self.turns[i])) {
+                if self.index.df(&t) > 1 {
+                    *weight.entry(t).or_default() += 1.0;
+                }
+            }
+        }
+        let mut extra: Vec<(String, f64)> = weight
+            .into_iter()
+            .filter(|(t, _)| !query.iter().any(|q| &q.0 == t))
+            .map(|(t, n)| {
+                let w = n * self.index.idf(&t);
+                (t, w)
+            })
+            .collect();
+        extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top = extra.first().map_or(1.0, |e| e.1).max(f64::MIN_POSITIVE);
+        let mut out = query.to_vec();
+        out.extend(
+            extra
+                .into_iter()
+                .take(FEEDBACK_TERMS)
+                .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top)),
+        );
+        out
+    }
+
+    /// Turns of a session that holds strong hits gain a share of the session's best
+    /// scores: the rest of a conversation about the same thing.
+    fn session_boost(&self, scores: &mut HashMap<u32, f64>) {
+        let w = SESSION_WEIGHT;
+        let mut best: HashMap<&(Option<String>, Option<String>), Vec<f64>> = HashMap::new();
+        for (d, s) in scores.iter() {
+            best.entry(&self.session_of[*d as usize])
+                .or_default()
+                .push(*s);
+        }
+        let strength: HashMap<&(Option<String>, Option<String>), f64> = best
+            .into_iter()
+            .map(|(k, mut v)| {
+                v.sort_by(|a, b| b.total_cmp(a));
+                (k, v.iter().take(3).sum::<f64>())
+            })
+            .collect();
+        let max = strength
+            .values()
+            .copied()
+            .fold(0.0, f64::max)
+            .max(f64::MIN_POSITIVE);
+        for (d, s) in scores.iter_mut() {
+            *s += w * strength
+                .get(&self.session_of[*d as usize])
+                .copied()
+                .unwrap_or(0.0)
+                / max;
+        }
+    }
+
+    /// A turn next to a strong hit in the same session shares some of its score: the
+    /// answer to a question, the question before an answer.
+    fn lend_to_neighbours(&self, scores: &mut HashMap<u32, f64>) {
+        let base: Vec<(u32, f64)> = scores.iter().map(|(d, s)| (*d, *s)).collect();
+        for (d, s) in base {
+            let i = d as usize;
+            let (w1, w2) = (NEIGHBOUR_WEIGHT, SECOND_NEIGHBOUR_WEIGHT);
+            for (j, w) in [
+                (i.wrapping_sub(1), w1),
+                (i + 1, w1),
+                (i.wrapping_sub(2), w2),
+                (i + 2, w2),
+            ] {
+                if j < self.turns.len() && self.session_of[j] == self.session_of[i] {
+                    let entry = scores.entry(j as u32).or_default();
+                    *entry = entry.max(0.0) + w * s;
+                }
+            }
+        }
+    }
+}
+
+fn ranked(scores: HashMap<u32, f64>) -> Vec<(usize, f64)> {
+    let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// A turn as a context shows it: `speaker: content`.
+pub fn display(t: &Turn) -> String {
+    let who = t.speaker.as_deref().unwrap_or(&t.role);
+    format!("{who}: {}", t.content)
+}
+
+/// What a context holds, in the order it shows them.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ContextPack {
+    /// The turns put in whole, best first.
+    pub items: Vec<Hit>,
+    /// One-line reference cards for relevant segments that did not fit (M3S §2.3).
+    pub cards: Vec<String>,
+    /// The prompt-ready text.
+    pub text: String,
+    /// Its size in tokens (characters / 4).
+    pub tokens: usize,
+}
+
+/// Most reference cards in one context.
+const MAX_CARDS: usize = 5;
+
+impl Retriever {
+    /// Fill `budget` tokens with the best turns for `query`, in rank order, each one
+    /// whole; a turn that does not fit is passed over for the next. The rest of the
+    /// relevant segments are named by reference cards while room is left.
+    pub fn context(&self, query: &str, budget: usize) -> ContextPack {
+        let mut pack = ContextPack {
+            items: Vec::new(),
+            cards: Vec::new(),
+            text: String::new(),
+            tokens: 0,
+        };
+        let mut left_out: Vec<usize> = Vec::new();
+        for (i, score) in self.rank(query) {
+            let entry = display(&self.turns[i]);
+            let cost = crate::text::tokens(&entry) + 1;
+            if pack.tokens + cost > budget {
+                left_out.push(i);
+                if left_out.len() > 200 {
+                    break;
+                }
+                continue;
+            }
+            pack.tokens += cost;
+            pack.text.push_str(&entry);
+            pack.text.push('\n');
+            pack.items.push(Hit {
+                turn: self.turns[i].clone(),
+                score,
+                segment: self.segment_of[i].clone(),
+            });
+        }
+        let mut named: Vec<&str> = pack
+            .items
+            .iter()
+            .filter_map(|h| h.segment.as_deref())
+            .collect();
+        for i in left_out {
+            let Some(seg) = self.segment_of[i].as_deref() else {
+                continue;
+            };
+            if named.contains(&seg) || pack.cards.len() >= MAX_CARDS {
+                continue;
+            }
+            let t = &self.turns[i];
+            let when = t
+                .timestamp
+                .as_deref()
+                .map(|s| &s[..s.len().min(10)])
+                .unwrap_or("");
+            let card = format!(
+                "[{seg} {when}] {} (expand {seg})",
+                crate::text::clip(&display(t), 60)
+            );
+            let cost = crate::text::tokens(&card) + 1;
+            if pack.tokens + cost > budget {
+                break;
+            }
+            pack.tokens += cost;
+            pack.text.push_str(&card);
+            pack.text.push('\n');
+            pack.cards.push(card);
+            named.push(seg);
+        }
+        pack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+
+    fn memory(lines: &[(&str, &str)]) -> Retriever {
+        let jsonl: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, (who, text))| {
+                format!(
+                    "{}\n",
+                    serde_json::json!({"conversation_id": "c", "message_id": i.to_string(), "speaker": who, "content": text, "session_id": if i < 4 { "s1" } else { "s2" }})
+                )
+            })
+            .collect();
+        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let input = Input {
+            name: "t.jsonl".into(),
+            bytes: jsonl.into_bytes(),
+        };
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        Retriever::new(&doc, &Limits::default()).unwrap()
+    }
+
+    const CHAT: &[(&str, &str)] = &[
+        ("Ann", "Guess where I went last weekend?"),
+        ("Bob", "No idea, tell me!"),
+        (
+            "Ann",
+            "I went hiking in the Rocky Mountains with my sister.",
+        ),
+        ("Bob", "Sounds amazing, was it cold?"),
+        ("Ann", "My new job at the bakery starts on Monday."),
+        ("Bob", "Congrats on the bakery job!"),
+    ];
+
+    #[test]
+    fn the_matching_turn_ranks_first_and_its_neighbours_follow() {
+        let r = memory(CHAT);
+        let hits = r.search("Where did Ann go hiking?", 3);
+        assert_eq!(hits[0].turn.turn, 3);
+        assert!(
+            hits.iter().any(|h| h.turn.turn == 4 || h.turn.turn == 2),
+            "{hits:?}"
+        );
+        assert!(hits[0].segment.is_some());
+        assert!(r.search("", 5).is_empty());
+        assert!(r.search("the of and", 5).is_empty());
+        let long = "bakery ".repeat(15_000);
+        assert!(r.search(&long, 1)[0].turn.content.contains("bakery"));
+    }
+
+    #[test]
+    fn context_fits_the_budget_and_names_what_is_left_out() {
+        let r = memory(CHAT);
+        let none = r.context("bakery job", 0);
+        assert!(none.items.is_empty() && none.text.is_empty());
+        let all = r.context("bakery job", 1_000_000_000);
+        assert!(all.items.iter().any(|h| h.turn.turn == 5));
+        let small = r.context("hiking mountains sister bakery", 20);
+        assert!(small.tokens <= 20, "{small:?}");
+        assert!(!small.items.is_empty());
+        assert_eq!(
+            crate::text::tokens(&small.text),
+            small.text.chars().count().div_ceil(4)
+        );
+    }
+}
