@@ -114,6 +114,18 @@ pub(crate) enum Command {
         /// A segment id (`seg-N`).
         segment: String,
     },
+    /// Nodes that match a FIND query (SMG §12.3), e.g.
+    /// 'FIND decisions WHERE topic = "database" AND timestamp > "2025-12-01" ORDER BY importance DESC LIMIT 10'.
+    #[command(after_help = EXIT_CODES)]
+    Query {
+        /// The memory file.
+        file: PathBuf,
+        /// The query.
+        query: String,
+        /// JSON output (the nodes as stored).
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure retrieval.
     #[command(subcommand)]
     Bench(BenchCommand),

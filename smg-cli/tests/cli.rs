@@ -650,3 +650,30 @@ fn bench_locomo_ends_with_a_summary_line() {
     assert!(r10 > 0.65, "{last}");
     assert!(stdout.contains("382 questions"), "{stdout}");
 }
+
+#[test]
+fn query_finds_decisions_and_points_at_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = fixtures().join("ingest/sample-chat.jsonl");
+    assert!(smg(
+        &["ingest", sample.to_str().unwrap(), "-o", "m.smg", "-q"],
+        d
+    )
+    .status
+    .success());
+    let q = r#"FIND decisions WHERE topic = "postgres" AND timestamp > "2025-02-01" ORDER BY importance DESC LIMIT 5"#;
+    let out = smg(&["query", "m.smg", q, "--json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let nodes: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = nodes.as_array().unwrap();
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
+    assert_eq!(nodes[0]["outcome"], "Postgres");
+    let bad = smg(&["query", "m.smg", "FIND decisions WHERE importance >"], d);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("error[SMG-E220]: query, column 34"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

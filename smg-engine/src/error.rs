@@ -23,6 +23,14 @@ pub enum Error {
     /// A node id the caller asked for does not exist.
     #[error("no node has id `{0}`")]
     UnknownNode(String),
+    /// A `FIND` query is malformed.
+    #[error("query, column {column}: {detail}")]
+    Query {
+        /// Where (characters from 1).
+        column: usize,
+        /// What was expected.
+        detail: String,
+    },
     /// An input to ingest could not be read as its format.
     #[error("{file}, {position}: {detail}")]
     Import {
@@ -44,6 +52,7 @@ impl Error {
             Error::DanglingEdge { .. } => "SMG-E111",
             Error::UnknownNode(_) => "SMG-E201",
             Error::Import { .. } => "SMG-E210",
+            Error::Query { .. } => "SMG-E220",
         }
     }
 

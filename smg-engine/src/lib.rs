@@ -22,6 +22,7 @@ mod error;
 pub mod eval;
 mod graph;
 pub mod ingest;
+pub mod query;
 pub mod search;
 mod text;
 

@@ -126,6 +126,36 @@ pub(crate) fn expand(
     Ok(Outcome::Success)
 }
 
+pub(crate) fn query(
+    file: &Path,
+    text: &str,
+    as_json: bool,
+    ctx: &Context,
+) -> Result<Outcome, smg_engine::Error> {
+    let parsed = smg_engine::query::parse(text)?;
+    let doc = load(file, ctx)?.doc;
+    let nodes = smg_engine::query::run(&doc, &parsed);
+    let out = if as_json {
+        format!("{}\n", serde_json::to_value(&nodes).unwrap_or_default())
+    } else {
+        nodes
+            .iter()
+            .map(|n| {
+                format!(
+                    "{}  {}  {}  importance {}  {}\n",
+                    n.id,
+                    n.kind,
+                    line(n.label.as_deref().unwrap_or("")),
+                    n.importance.map_or("-".into(), |i| format!("{i:.3}")),
+                    n.timestamp.as_deref().unwrap_or("-"),
+                )
+            })
+            .collect()
+    };
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
 pub(crate) fn bench_locomo(dir: &Path, as_json: bool) -> Result<Outcome, smg_engine::Error> {
     let r = locomo(dir)?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;

@@ -210,6 +210,11 @@ fn ranked(scores: HashMap<u32, f64>) -> Vec<(usize, f64)> {
     out
 }
 
+/// The index terms of a text (content words, stemmed).
+pub(crate) fn index_terms(text: &str) -> Vec<String> {
+    tokens(text)
+}
+
 /// A turn as a context shows it: `speaker: content`.
 pub fn display(t: &Turn) -> String {
     let who = t.speaker.as_deref().unwrap_or(&t.role);

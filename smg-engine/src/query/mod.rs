@@ -1,0 +1,363 @@
+//! The query language of SMG §12.3: `FIND decisions WHERE topic = "database schema"
+//! AND timestamp > "2025-12-01" ORDER BY importance DESC LIMIT 10`.
+//!
+//! Fields are node fields (`label`, `importance`, `timestamp`, `memoryType`, `scope`,
+//! `tier`…); `topic` and `text` match words against all of a node's text (label,
+//! description, content, outcome, rationale, keywords, tags): every word of the value
+//! must occur, stemmed. Times compare as instants (a date means its midnight, UTC);
+//! numbers as numbers; other text case-insensitively. `scope` of a node without one
+//! is `personal`.
+//!
+//! ```
+//! use smg_format::{Document, Graph, Node};
+//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! let node = |id: &str, kind: &str, label: &str, importance: f64| Node {
+//!     id: id.into(), kind: kind.into(), label: Some(label.into()), importance: Some(importance),
+//!     ..Node::default()
+//! };
+//! doc.semantic_graph = Some(Graph {
+//!     nodes: Some(vec![
+//!         node("d1", "decision", "Use Postgres for the database schema", 0.4),
+//!         node("d2", "decision", "Database schema in one migration", 0.9),
+//!         node("c1", "concept", "database schema", 1.0),
+//!     ]),
+//!     ..Graph::default()
+//! });
+//! let q = smg_engine::query::parse(r#"find decisions where topic = "database schema" order by importance desc"#).unwrap();
+//! let ids: Vec<String> = smg_engine::query::run(&doc, &q).into_iter().map(|n| n.id).collect();
+//! assert_eq!(ids, ["d2", "d1"]);
+//! ```
+
+mod parse;
+
+use std::cmp::Ordering;
+
+use serde_json::Value as Json;
+use smg_format::{Document, Node};
+
+use crate::error::{Error, Result};
+
+/// A parsed `FIND` query.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Query {
+    /// Node type asked for (`decisions`, `memory`, `nodes`, `*`…).
+    pub kind: String,
+    /// The `WHERE` condition.
+    pub filter: Option<Expr>,
+    /// `ORDER BY`.
+    pub order: Option<Order>,
+    /// `LIMIT`.
+    pub limit: Option<usize>,
+}
+
+/// A condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// `field op value`.
+    Compare(Comparison),
+    /// Both.
+    And(Box<Expr>, Box<Expr>),
+    /// Either.
+    Or(Box<Expr>, Box<Expr>),
+    /// Not.
+    Not(Box<Expr>),
+}
+
+/// `field op value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The node field (camelCase, as in the file), or `topic` / `text`.
+    pub field: String,
+    /// The operator.
+    pub op: Op,
+    /// The value compared with.
+    pub value: Value,
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=` (for `topic` and `text`: every word occurs).
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `CONTAINS`: a case-insensitive substring.
+    Contains,
+}
+
+/// A literal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A quoted string.
+    Text(String),
+    /// A number.
+    Number(f64),
+}
+
+/// `ORDER BY field [ASC|DESC]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Order {
+    /// The field.
+    pub field: String,
+    /// `DESC`.
+    pub descending: bool,
+}
+
+/// Parse a query; a malformed one is `SMG-E220` naming the column.
+pub fn parse(text: &str) -> Result<Query> {
+    if text.len() > 64 << 10 {
+        return Err(Error::Query {
+            column: 1,
+            detail: "a query is at most 64 KiB".into(),
+        });
+    }
+    parse::parse(text).map_err(|(column, detail)| Error::Query { column, detail })
+}
+
+/// The nodes of every graph of `doc` that satisfy `query`, ordered and limited.
+pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
+    let kind = query.kind.to_lowercase();
+    let all = matches!(kind.as_str(), "*" | "nodes" | "node" | "all");
+    let wanted = match kind.strip_suffix("ies") {
+        Some(stem) => format!("{stem}y"),
+        None => kind.strip_suffix('s').unwrap_or(&kind).to_string(),
+    };
+    let mut out: Vec<Node> = doc
+        .graphs()
+        .into_iter()
+        .flat_map(|(_, g)| g.nodes.iter().flatten())
+        .filter(|n| all || n.kind == kind || n.kind == wanted)
+        .filter(|n| query.filter.as_ref().is_none_or(|f| holds(f, n)))
+        .cloned()
+        .collect();
+    if let Some(order) = &query.order {
+        out.sort_by(|a, b| {
+            let o = compare_fields(&field(a, &order.field), &field(b, &order.field));
+            if order.descending {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+    }
+    out.truncate(query.limit.unwrap_or(usize::MAX));
+    out
+}
+
+/// A node field as JSON (`null` when absent); `scope` defaults to `personal`.
+fn field(n: &Node, name: &str) -> Json {
+    let v = serde_json::to_value(n).unwrap_or(Json::Null);
+    let key = if name == "type" { "type" } else { name };
+    match v.get(key) {
+        Some(x) => x.clone(),
+        None if name == "scope" => Json::String("personal".into()),
+        None => Json::Null,
+    }
+}
+
+fn text_of(n: &Node) -> String {
+    let mut parts: Vec<&str> = [
+        &n.label,
+        &n.description,
+        &n.content,
+        &n.outcome,
+        &n.rationale,
+    ]
+    .into_iter()
+    .filter_map(|f| f.as_deref())
+    .collect();
+    parts.extend(n.keywords.iter().flatten().map(String::as_str));
+    parts.extend(n.tags.iter().flatten().map(String::as_str));
+    parts.join(" ")
+}
+
+fn holds(e: &Expr, n: &Node) -> bool {
+    match e {
+        Expr::And(a, b) => holds(a, n) && holds(b, n),
+        Expr::Or(a, b) => holds(a, n) || holds(b, n),
+        Expr::Not(a) => !holds(a, n),
+        Expr::Compare(c) => compare(c, n),
+    }
+}
+
+fn compare(c: &Comparison, n: &Node) -> bool {
+    if matches!(c.field.as_str(), "topic" | "text") {
+        let haystack = crate::search::index_terms(&text_of(n));
+        let Value::Text(want) = &c.value else {
+            return false;
+        };
+        let words = crate::search::index_terms(want);
+        let all = !words.is_empty() && words.iter().all(|w| haystack.contains(w));
+        return match c.op {
+            Op::Eq | Op::Contains => all,
+            Op::Ne => !all,
+            _ => false,
+        };
+    }
+    let have = field(n, &c.field);
+    let want = match &c.value {
+        Value::Text(s) => Json::String(s.clone()),
+        Value::Number(x) => serde_json::json!(x),
+    };
+    if have.is_null() {
+        return c.op == Op::Ne;
+    }
+    if c.op == Op::Contains {
+        let have = match &have {
+            Json::String(s) => s.to_lowercase(),
+            other => other.to_string().to_lowercase(),
+        };
+        return want
+            .as_str()
+            .is_some_and(|w| have.contains(&w.to_lowercase()));
+    }
+    let o = compare_fields(&have, &want);
+    match c.op {
+        Op::Eq => o == Ordering::Equal,
+        Op::Ne => o != Ordering::Equal,
+        Op::Gt => o == Ordering::Greater,
+        Op::Ge => o != Ordering::Less,
+        Op::Lt => o == Ordering::Less,
+        Op::Le => o != Ordering::Greater,
+        Op::Contains => false,
+    }
+}
+
+/// Numbers as numbers, instants as instants, other text case-insensitively; a
+/// missing value sorts first.
+fn compare_fields(a: &Json, b: &Json) -> Ordering {
+    match (a, b) {
+        (Json::Null, Json::Null) => Ordering::Equal,
+        (Json::Null, _) => Ordering::Less,
+        (_, Json::Null) => Ordering::Greater,
+        (Json::Number(x), Json::Number(y)) => x
+            .as_f64()
+            .unwrap_or(0.0)
+            .total_cmp(&y.as_f64().unwrap_or(0.0)),
+        (Json::String(x), Json::String(y)) => match (instant(x), instant(y)) {
+            (Some(p), Some(q)) => p.cmp(&q),
+            _ => x.to_lowercase().cmp(&y.to_lowercase()),
+        },
+        (x, y) => x.to_string().cmp(&y.to_string()),
+    }
+}
+
+/// An RFC 3339 date-time or a plain date (midnight UTC), in milliseconds.
+fn instant(s: &str) -> Option<i64> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Some(t.timestamp_millis());
+    }
+    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+    Some(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smg_format::Graph;
+
+    fn doc() -> Document {
+        let node = |id: &str, kind: &str, label: &str, ts: &str, imp: f64| Node {
+            id: id.into(),
+            kind: kind.into(),
+            label: Some(label.into()),
+            timestamp: Some(ts.into()),
+            importance: Some(imp),
+            ..Node::default()
+        };
+        let mut d = Document::new("2025-01-01T00:00:00Z");
+        let mut restricted = node(
+            "m1",
+            "memory",
+            "Salary bands for 2026",
+            "2025-12-03T09:00:00Z",
+            0.5,
+        );
+        restricted.scope = Some(smg_format::Scope::Restricted);
+        d.semantic_graph = Some(Graph {
+            nodes: Some(vec![
+                node(
+                    "d1",
+                    "decision",
+                    "Split the database schema per tenant",
+                    "2025-11-20T10:00:00Z",
+                    0.7,
+                ),
+                node(
+                    "d2",
+                    "decision",
+                    "Database schemas get one migration each",
+                    "2025-12-02T10:00:00Z",
+                    0.9,
+                ),
+                node(
+                    "d3",
+                    "decision",
+                    "Use Redis for sessions",
+                    "2025-12-05T10:00:00Z",
+                    0.8,
+                ),
+                restricted,
+            ]),
+            ..Graph::default()
+        });
+        d
+    }
+
+    fn ids(q: &str) -> Vec<String> {
+        run(&doc(), &parse(q).unwrap())
+            .into_iter()
+            .map(|n| n.id)
+            .collect()
+    }
+
+    #[test]
+    fn the_seed_example_runs() {
+        let q = r#"FIND decisions WHERE topic = "database schema" AND timestamp > "2025-12-01" ORDER BY importance DESC LIMIT 10"#;
+        assert_eq!(ids(q), ["d2"]);
+        assert_eq!(
+            ids(r#"find decision where topic = "database schema" order by timestamp"#),
+            ["d1", "d2"]
+        );
+        assert_eq!(
+            ids("FIND decisions ORDER BY importance DESC LIMIT 2"),
+            ["d2", "d3"]
+        );
+        assert_eq!(ids(r#"FIND * WHERE NOT (scope = "personal") "#), ["m1"]);
+        assert_eq!(
+            ids(r#"FIND nodes WHERE label CONTAINS "redis" OR importance >= 0.9"#),
+            ["d2", "d3"]
+        );
+        assert_eq!(ids(r#"FIND memories WHERE scope = 'restricted'"#), ["m1"]);
+        assert!(ids(r#"FIND decisions WHERE outcome = "x""#).is_empty());
+    }
+
+    #[test]
+    fn malformed_queries_name_the_column() {
+        for (q, column) in [
+            ("FIND decisions WHERE", 21),
+            ("FIND decisions WHERE topic ~ \"x\"", 28),
+            ("FIND decisions WHERE topic = \"open", 35),
+            ("SELECT * FROM nodes", 1),
+            ("FIND decisions LIMIT ten", 22),
+            ("FIND decisions WHERE (a = 1", 28),
+        ] {
+            let err = parse(q).unwrap_err();
+            assert_eq!(err.code(), "SMG-E220");
+            let Error::Query { column: got, .. } = &err else {
+                panic!()
+            };
+            assert_eq!(*got, column, "{q}: {err}");
+        }
+        assert!(parse(&"x".repeat(100_000)).is_err());
+    }
+}
