@@ -1,7 +1,9 @@
 //! Retrieval over a memory file: archived turns ranked for a query by BM25 (stemmed,
 //! stopwords removed), a second pass with the query widened by the best turns' words
 //! (pseudo-relevance feedback), a share of each strong hit's score lent to the turns
-//! around it, and a boost for the sessions that hold the strongest hits.
+//! around it, a boost for the sessions that hold the strongest hits, and one for the
+//! turns of a person the query names; a "when" question favours turns that place
+//! something in time.
 
 mod bm25;
 
@@ -16,6 +18,10 @@ use bm25::{tokens, Bm25};
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
 /// The same for turns two away.
 const SECOND_NEIGHBOUR_WEIGHT: f64 = 0.2;
+/// For a "when" question, a turn that places something in time scores this much more.
+const TIME_BOOST: f64 = 0.5;
+/// A turn said by a person the query names scores this much more (× 1 + boost).
+const SPEAKER_BOOST: f64 = 1.0;
 /// Weight of a session's strength (its three best scores, against the best session's).
 const SESSION_WEIGHT: f64 = 1.0;
 /// Turns whose words widen the query.
@@ -109,6 +115,7 @@ impl Retriever {
     /// Every turn that matches at all, as (index into [`Retriever::turns`], score),
     /// best first; ties go to the earlier turn.
     pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
+        let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         if query.is_empty() || self.turns.is_empty() {
             return Vec::new();
@@ -118,6 +125,10 @@ impl Retriever {
         let mut scores = self.index.scores(&widened);
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
+        self.speaker_boost(&mut scores, &query);
+        if raw_query_is_when(raw) {
+            self.time_boost(&mut scores);
+        }
         ranked(scores)
     }
 
@@ -149,6 +160,30 @@ impl Retriever {
                 .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top)),
         );
         out
+    }
+
+    /// For "when" questions, turns that place something in time gain.
+    fn time_boost(&self, scores: &mut HashMap<u32, f64>) {
+        let w = TIME_BOOST;
+        for (d, s) in scores.iter_mut() {
+            if mentions_time(&self.turns[*d as usize].content) {
+                *s *= 1.0 + w;
+            }
+        }
+    }
+
+    /// Turns said by a person the query names gain a share of their score.
+    fn speaker_boost(&self, scores: &mut HashMap<u32, f64>, query: &[(String, f64)]) {
+        let w = SPEAKER_BOOST;
+        for (d, s) in scores.iter_mut() {
+            let t = &self.turns[*d as usize];
+            if let Some(sp) = &t.speaker {
+                let sp = tokens(sp);
+                if sp.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
+                    *s *= 1.0 + w;
+                }
+            }
+        }
     }
 
     /// Turns of a session that holds strong hits gain a share of the session's best
@@ -204,6 +239,65 @@ impl Retriever {
     }
 }
 
+/// A question about time: "when", "how long", "what year", "what date".
+fn raw_query_is_when(q: &str) -> bool {
+    let l = q.trim_start().to_lowercase();
+    l.starts_with("when ")
+        || l.contains(" when ")
+        || l.starts_with("how long")
+        || l.contains("what year")
+        || l.contains("what date")
+}
+
+/// Whether a text places something in time: relative days and weeks, weekdays, months
+/// (not "May", which is mostly the verb), years.
+fn mentions_time(text: &str) -> bool {
+    const CUES: &[&str] = &[
+        "yesterday",
+        "today",
+        "tomorrow",
+        "last week",
+        "last month",
+        "last year",
+        "next week",
+        "next month",
+        "next year",
+        "ago",
+        "weekend",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "this week",
+        "this month",
+        "tonight",
+        "last night",
+        "recently",
+        "since",
+        "years",
+        "months",
+        "weeks",
+    ];
+    let l = text.to_lowercase();
+    CUES.iter().any(|c| l.contains(c))
+        || l.split(|c: char| !c.is_ascii_digit())
+            .any(|n| n.len() == 4 && n.starts_with("20"))
+}
+
 fn ranked(scores: HashMap<u32, f64>) -> Vec<(usize, f64)> {
     let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -249,18 +343,21 @@ impl Retriever {
             text: String::new(),
             tokens: 0,
         };
+        // Tokens are characters / 4 of the whole text, newlines included.
+        let mut chars = 0;
+        let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
         let mut left_out: Vec<usize> = Vec::new();
         for (i, score) in self.rank(query) {
             let entry = display(&self.turns[i]);
-            let cost = crate::text::tokens(&entry) + 1;
-            if pack.tokens + cost > budget {
+            let cost = entry.chars().count() + 1;
+            if !fits(chars, cost) {
                 left_out.push(i);
                 if left_out.len() > 200 {
                     break;
                 }
                 continue;
             }
-            pack.tokens += cost;
+            chars += cost;
             pack.text.push_str(&entry);
             pack.text.push('\n');
             pack.items.push(Hit {
@@ -291,16 +388,17 @@ impl Retriever {
                 "[{seg} {when}] {} (expand {seg})",
                 crate::text::clip(&display(t), 60)
             );
-            let cost = crate::text::tokens(&card) + 1;
-            if pack.tokens + cost > budget {
+            let cost = card.chars().count() + 1;
+            if !fits(chars, cost) {
                 break;
             }
-            pack.tokens += cost;
+            chars += cost;
             pack.text.push_str(&card);
             pack.text.push('\n');
             pack.cards.push(card);
             named.push(seg);
         }
+        pack.tokens = chars.div_ceil(4);
         pack
     }
 }
@@ -347,8 +445,9 @@ mod tests {
         let r = memory(CHAT);
         let hits = r.search("Where did Ann go hiking?", 3);
         assert_eq!(hits[0].turn.turn, 3);
+        // The turns around it, in its session, follow: here the question before it.
         assert!(
-            hits.iter().any(|h| h.turn.turn == 4 || h.turn.turn == 2),
+            hits[1..].iter().any(|h| [1, 2, 4].contains(&h.turn.turn)),
             "{hits:?}"
         );
         assert!(hits[0].segment.is_some());
@@ -356,6 +455,31 @@ mod tests {
         assert!(r.search("the of and", 5).is_empty());
         let long = "bakery ".repeat(15_000);
         assert!(r.search(&long, 1)[0].turn.content.contains("bakery"));
+    }
+
+    #[test]
+    fn time_questions_and_named_speakers() {
+        assert!(raw_query_is_when("When did Ann move?"));
+        assert!(raw_query_is_when("How long has Bob been painting?"));
+        assert!(!raw_query_is_when("What did Ann paint?"));
+        assert!(mentions_time("I went there last week"));
+        assert!(mentions_time("Back in 2019 I lived in Oslo"));
+        assert!(!mentions_time("I may go, who knows"));
+        let r = memory(&[
+            ("Ann", "I love my new bike"),
+            ("Bob", "I love my new bike too"),
+            ("Ann", "The bike came yesterday"),
+            ("Bob", "Nice"),
+        ]);
+        // Both say it; the one the question names comes first.
+        assert_eq!(
+            r.search("Does Bob love the bike?", 1)[0]
+                .turn
+                .speaker
+                .as_deref(),
+            Some("Bob")
+        );
+        assert_eq!(r.search("When did Ann get the bike?", 1)[0].turn.turn, 3);
     }
 
     #[test]
