@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::eval::{locomo, BUDGETS, RANKS};
-use smg_engine::search::{display, Hit, Retriever};
+use smg_engine::search::{display, prompt, Hit, Retriever};
 
 use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
@@ -66,33 +66,31 @@ fn line(text: &str) -> String {
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (doc, retriever) = open(&args.file, ctx)?;
-    let summary = doc.working_memory.as_ref().and_then(|w| w.summary.clone());
-    let header = summary
-        .as_ref()
-        .map(|s| format!("Memory summary: {s}\n\n"))
-        .unwrap_or_default();
-    let budget = args.budget.saturating_sub(smg_engine_tokens(&header));
-    let pack = retriever.context(&args.query, budget);
+    let p = prompt(&doc, &retriever, &args.query, args.budget);
     let out = if args.json {
+        let items: Vec<serde_json::Value> = p
+            .items
+            .iter()
+            .map(|h| {
+                let mut v = hit_json(h);
+                v["type"] = json!("turn");
+                v
+            })
+            .collect();
         format!(
             "{}\n",
             json!({
-                "query": args.query, "budget": args.budget, "summary": summary,
-                "tokens": pack.tokens + smg_engine_tokens(&header),
-                "items": pack.items.iter().map(hit_json).collect::<Vec<_>>(),
-                "cards": pack.cards,
-                "warnings": if pack.items.is_empty() { vec!["nothing in memory matches the query"] } else { vec![] },
+                "query": args.query, "budget": args.budget, "tokens": p.tokens,
+                "summary": p.summary, "goals": p.goals, "items": items, "cards": p.cards,
+                "artifacts": p.artifacts.iter().map(|(id, v)| json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
+                "warnings": p.warnings,
             })
         )
     } else {
-        format!("{header}{}", pack.text)
+        p.text
     };
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
-}
-
-fn smg_engine_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
 }
 
 pub(crate) fn expand(

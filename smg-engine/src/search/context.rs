@@ -1,0 +1,92 @@
+//! Packing the best turns for a query into a token budget, with reference cards for
+//! what does not fit.
+
+use super::{display, Hit, Retriever};
+
+/// What a context holds, in the order it shows them.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ContextPack {
+    /// The turns put in whole, best first.
+    pub items: Vec<Hit>,
+    /// One-line reference cards for relevant segments that did not fit (M3S §2.3).
+    pub cards: Vec<String>,
+    /// The prompt-ready text.
+    pub text: String,
+    /// Its size in tokens (characters / 4).
+    pub tokens: usize,
+}
+
+/// Most reference cards in one context.
+const MAX_CARDS: usize = 5;
+
+impl Retriever {
+    /// Fill `budget` tokens with the best turns for `query`, in rank order, each one
+    /// whole; a turn that does not fit is passed over for the next. The rest of the
+    /// relevant segments are named by reference cards while room is left.
+    pub fn context(&self, query: &str, budget: usize) -> ContextPack {
+        let mut pack = ContextPack {
+            items: Vec::new(),
+            cards: Vec::new(),
+            text: String::new(),
+            tokens: 0,
+        };
+        // Tokens are characters / 4 of the whole text, newlines included.
+        let mut chars = 0;
+        let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
+        let mut left_out: Vec<usize> = Vec::new();
+        for (i, score) in self.rank(query) {
+            let entry = display(&self.turns[i]);
+            let cost = entry.chars().count() + 1;
+            if !fits(chars, cost) {
+                left_out.push(i);
+                if left_out.len() > 200 {
+                    break;
+                }
+                continue;
+            }
+            chars += cost;
+            pack.text.push_str(&entry);
+            pack.text.push('\n');
+            pack.items.push(Hit {
+                turn: self.turns[i].clone(),
+                score,
+                segment: self.segment_of[i].clone(),
+            });
+        }
+        let mut named: Vec<&str> = pack
+            .items
+            .iter()
+            .filter_map(|h| h.segment.as_deref())
+            .collect();
+        for i in left_out {
+            let Some(seg) = self.segment_of[i].as_deref() else {
+                continue;
+            };
+            if named.contains(&seg) || pack.cards.len() >= MAX_CARDS {
+                continue;
+            }
+            let t = &self.turns[i];
+            let when = t
+                .timestamp
+                .as_deref()
+                .map(|s| &s[..s.len().min(10)])
+                .unwrap_or("");
+            let card = format!(
+                "[{seg} {when}] {} (expand {seg})",
+                crate::text::clip(&display(t), 60)
+            );
+            let cost = card.chars().count() + 1;
+            if !fits(chars, cost) {
+                break;
+            }
+            chars += cost;
+            pack.text.push_str(&card);
+            pack.text.push('\n');
+            pack.cards.push(card);
+            named.push(seg);
+        }
+        pack.tokens = chars.div_ceil(4);
+        pack
+    }
+}

@@ -1,0 +1,210 @@
+//! A prompt-ready memory context under a token budget, shared out as SMG §9.3 does
+//! for 8,000 tokens — system prompt 500, working memory 2,000, semantic context 3,000,
+//! artifacts 2,000, safety margin 500 — scaled to the budget. The system prompt and
+//! the margin are left to the caller; what working memory and artifacts leave unused
+//! goes to the semantic context (the turns that answer the query).
+
+use smg_format::{rebuild_version, Document};
+
+use super::{Hit, Retriever};
+use crate::text::clip;
+
+/// Shares of the budget, in eighths of a thousand (SMG §9.3 for 8,000 tokens).
+const SYSTEM: usize = 500;
+const WORKING: usize = 2000;
+const ARTIFACTS: usize = 2000;
+const MARGIN: usize = 500;
+const WHOLE: usize = 8000;
+
+/// What `smg context` gives a model.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Prompt {
+    /// The text to put in the prompt.
+    pub text: String,
+    /// Its size in tokens (characters / 4).
+    pub tokens: usize,
+    /// The working memory's summary, when it has one.
+    pub summary: Option<String>,
+    /// Current goals shown.
+    pub goals: Vec<String>,
+    /// The turns shown, best first.
+    pub items: Vec<Hit>,
+    /// Reference cards for relevant segments left out.
+    pub cards: Vec<String>,
+    /// Artifacts shown whole: (id, version).
+    pub artifacts: Vec<(String, u64)>,
+    /// What the caller should know: nothing matched, a part did not fit.
+    pub warnings: Vec<String>,
+}
+
+/// Appends lines while they fit a number of characters.
+struct Part {
+    text: String,
+    room: usize,
+}
+
+impl Part {
+    fn new(tokens: usize) -> Self {
+        Part {
+            text: String::new(),
+            room: tokens * 4,
+        }
+    }
+
+    fn push(&mut self, line: &str) -> bool {
+        let cost = line.chars().count() + 1;
+        if cost > self.room {
+            return false;
+        }
+        self.room -= cost;
+        self.text.push_str(line);
+        self.text.push('\n');
+        true
+    }
+
+    fn left(&self) -> usize {
+        self.room / 4
+    }
+}
+
+/// Build the context for `query` within `budget` tokens.
+pub fn prompt(doc: &Document, retriever: &Retriever, query: &str, budget: usize) -> Prompt {
+    let share = |part: usize| budget.saturating_mul(part) / WHOLE;
+    let usable = budget.saturating_sub(share(SYSTEM) + share(MARGIN));
+    let mut out = Prompt {
+        text: String::new(),
+        tokens: 0,
+        summary: None,
+        goals: Vec::new(),
+        items: Vec::new(),
+        cards: Vec::new(),
+        artifacts: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut working = Part::new(share(WORKING).min(usable));
+    if let Some(wm) = &doc.working_memory {
+        if let Some(s) = &wm.summary {
+            if working.push(&format!("Memory summary: {s}")) {
+                out.summary = Some(s.clone());
+            } else {
+                out.warnings
+                    .push("the memory summary did not fit the budget".into());
+            }
+        }
+        for g in wm.current_goals.iter().flatten() {
+            if working.push(&format!("Goal: {g}")) {
+                out.goals.push(g.clone());
+            }
+        }
+    }
+    let mut artifacts =
+        Part::new(share(ARTIFACTS).min(usable.saturating_sub(working_used(&working, usable))));
+    add_artifacts(doc, &mut artifacts, &mut out);
+    let used = (working.text.chars().count() + artifacts.text.chars().count()).div_ceil(4);
+    // One token for the line breaks that join the parts.
+    let pack = retriever.context(query, usable.saturating_sub(used + 1));
+    if pack.items.is_empty() {
+        out.warnings
+            .push("nothing in memory matches the query".into());
+    }
+    out.text = [
+        working.text.as_str(),
+        pack.text.as_str(),
+        artifacts.text.as_str(),
+    ]
+    .into_iter()
+    .filter(|t| !t.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n");
+    out.tokens = out.text.chars().count().div_ceil(4);
+    out.items = pack.items;
+    out.cards = pack.cards;
+    out
+}
+
+fn working_used(part: &Part, usable: usize) -> usize {
+    usable.min(part.text.chars().count().div_ceil(4))
+}
+
+/// The artifacts in use (working memory's `activeArtifacts`), newest version, whole
+/// when they fit, else as a reference line.
+fn add_artifacts(doc: &Document, part: &mut Part, out: &mut Prompt) {
+    let active = doc
+        .working_memory
+        .iter()
+        .flat_map(|w| w.active_artifacts.iter().flatten());
+    let vault = doc
+        .artifact_vault
+        .as_ref()
+        .and_then(|v| v.artifacts.as_ref());
+    for id in active {
+        let Some(art) = vault.and_then(|v| v.get(id)) else {
+            continue;
+        };
+        let version = art.versions.last().map_or(1, |v| v.v);
+        let name = art.filename.as_deref().unwrap_or(id);
+        let Ok(content) = rebuild_version(id, art, version) else {
+            out.warnings
+                .push(format!("artifact {id} could not be rebuilt"));
+            continue;
+        };
+        let fence = if content.contains("```") {
+            "~~~~"
+        } else {
+            "```"
+        };
+        let whole = format!(
+            "Artifact {name} ({id} v{version}):\n{fence}\n{}\n{fence}",
+            content.trim_end()
+        );
+        if part.push(&whole) {
+            out.artifacts.push((id.clone(), version));
+        } else if part.left() > 0 {
+            part.push(&format!(
+                "[artifact {id} {} v{version}] (smg vault show FILE {id})",
+                clip(name, 40)
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+    use smg_format::Limits;
+
+    fn memory() -> (Document, Retriever) {
+        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/ingest/sample-chat.jsonl");
+        let input = Input {
+            name: "sample".into(),
+            bytes: std::fs::read(sample).unwrap(),
+        };
+        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        let r = Retriever::new(&doc, &Limits::default()).unwrap();
+        (doc, r)
+    }
+
+    #[test]
+    fn every_budget_is_kept_and_parts_come_in_order() {
+        let (doc, r) = memory();
+        for budget in [0, 10, 100, 300, 1000, 8000, 1_000_000_000] {
+            let p = prompt(&doc, &r, "stripe webhook secret", budget);
+            assert!(p.tokens <= budget, "{budget}: {} tokens", p.tokens);
+            assert_eq!(p.tokens, p.text.chars().count().div_ceil(4));
+        }
+        let empty = prompt(&doc, &r, "stripe", 0);
+        assert!(empty.text.is_empty() && empty.items.is_empty());
+        assert!(!empty.warnings.is_empty());
+        let full = prompt(&doc, &r, "stripe webhook secret", 8000);
+        assert!(full.text.starts_with("Memory summary: "));
+        assert!(!full.items.is_empty());
+        assert!(!full.artifacts.is_empty(), "{full:?}");
+        assert!(full.text.contains("src/webhook.rs"));
+        let none = prompt(&doc, &r, "zebra quantum", 8000);
+        assert!(none.warnings.iter().any(|w| w.contains("nothing")));
+    }
+}
