@@ -3,11 +3,13 @@
 //! (pseudo-relevance feedback), a share of each strong hit's score lent to the turns
 //! around it, a boost for the sessions that hold the strongest hits, and one for the
 //! turns of a person the query names; a "when" question favours turns that place
-//! something in time.
+//! something in time, and turns inside a time the query names ("in May 2023", "last
+//! week") come first among equals.
 
 mod bm25;
 mod context;
 mod prompt;
+mod time;
 
 use std::collections::HashMap;
 
@@ -22,6 +24,9 @@ pub use prompt::{prompt, Prompt};
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
 /// The same for turns two away.
 const SECOND_NEIGHBOUR_WEIGHT: f64 = 0.2;
+/// A turn inside the time the query names ("in May 2023", "last week") scores this
+/// much more.
+const WINDOW_BOOST: f64 = 1.0;
 /// For a "when" question, a turn that places something in time scores this much more.
 const TIME_BOOST: f64 = 0.5;
 /// A turn said by a person the query names scores this much more (× 1 + boost).
@@ -54,6 +59,7 @@ pub struct Retriever {
     index: Bm25,
     segment_of: Vec<Option<String>>,
     session_of: Vec<(Option<String>, Option<String>)>,
+    times: time::TimeIndex,
 }
 
 impl Retriever {
@@ -90,7 +96,9 @@ impl Retriever {
             .iter()
             .map(|t| (t.conversation_id.clone(), t.session_id.clone()))
             .collect();
+        let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
         Ok(Retriever {
+            times,
             turns,
             index,
             segment_of,
@@ -132,6 +140,13 @@ impl Retriever {
         self.speaker_boost(&mut scores, &query);
         if raw_query_is_when(raw) {
             self.time_boost(&mut scores);
+        }
+        if let Some(window) = time::window(raw, self.times.latest()) {
+            for i in self.times.within(window) {
+                if let Some(s) = scores.get_mut(&(i as u32)) {
+                    *s *= 1.0 + WINDOW_BOOST;
+                }
+            }
         }
         ranked(scores)
     }

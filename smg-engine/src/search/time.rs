@@ -1,0 +1,199 @@
+//! Time words in a query — "in May 2023", "in 2024", "on 8 May 2023", "yesterday",
+//! "last week", "last month", "last year" — as a window of instants, and the index of
+//! turns by time that answers "which turns fall in it". Relative words count back from
+//! the memory's latest turn: a memory file's "now" is when it was last spoken to.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
+
+/// Turns by time: (instant in ms, turn index), sorted.
+#[derive(Debug, Default)]
+pub(crate) struct TimeIndex {
+    entries: Vec<(i64, usize)>,
+}
+
+impl TimeIndex {
+    pub(crate) fn new<'a>(times: impl Iterator<Item = Option<&'a str>>) -> Self {
+        let mut entries: Vec<(i64, usize)> = times
+            .enumerate()
+            .filter_map(|(i, t)| {
+                Some((DateTime::parse_from_rfc3339(t?).ok()?.timestamp_millis(), i))
+            })
+            .collect();
+        entries.sort_unstable();
+        TimeIndex { entries }
+    }
+
+    /// The latest instant, the "now" of relative words.
+    pub(crate) fn latest(&self) -> Option<i64> {
+        self.entries.last().map(|e| e.0)
+    }
+
+    /// Indexes of the turns in `[from, to)`.
+    pub(crate) fn within(&self, (from, to): (i64, i64)) -> impl Iterator<Item = usize> + '_ {
+        let start = self.entries.partition_point(|e| e.0 < from);
+        self.entries[start..]
+            .iter()
+            .take_while(move |e| e.0 < to)
+            .map(|e| e.1)
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+fn month(word: &str) -> Option<u32> {
+    let w = word.to_lowercase();
+    MONTHS
+        .iter()
+        .position(|m| {
+            w == *m || (w.len() >= 3 && w != "may" && m.starts_with(&w) && w.len() <= m.len())
+        })
+        .or_else(|| (w == "may").then_some(4))
+        .map(|i| i as u32 + 1)
+}
+
+fn ms(d: NaiveDate) -> i64 {
+    d.and_hms_opt(0, 0, 0)
+        .map_or(0, |t| t.and_utc().timestamp_millis())
+}
+
+/// The window a query names, if any. `now` is the memory's latest instant (ms).
+pub(crate) fn window(query: &str, now: Option<i64>) -> Option<(i64, i64)> {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let year = |w: &str| w.parse::<i32>().ok().filter(|y| (1900..=2200).contains(y));
+    for (i, w) in words.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|p| words[p].as_str());
+        // "8 May 2023": a day.
+        if let (Some(m), Some(y)) = (month(w), words.get(i + 1).and_then(|n| year(n))) {
+            let day = prev
+                .and_then(|p| p.parse::<u32>().ok())
+                .filter(|d| (1..=31).contains(d));
+            let first = NaiveDate::from_ymd_opt(y, m, day.unwrap_or(1))?;
+            let end = match day {
+                Some(_) => first.succ_opt()?,
+                None => NaiveDate::from_ymd_opt(if m == 12 { y + 1 } else { y }, m % 12 + 1, 1)?,
+            };
+            // "may 2023" must follow "in" or "of" or a day to be the month.
+            if m == 5
+                && w == "may"
+                && day.is_none()
+                && !matches!(prev, Some("in" | "of" | "during"))
+            {
+                continue;
+            }
+            return Some((ms(first), ms(end)));
+        }
+        // "in 2023": a year.
+        if matches!(prev, Some("in" | "during" | "of")) {
+            if let Some(y) = year(w) {
+                return Some((
+                    ms(NaiveDate::from_ymd_opt(y, 1, 1)?),
+                    ms(NaiveDate::from_ymd_opt(y + 1, 1, 1)?),
+                ));
+            }
+        }
+    }
+    let now = DateTime::<Utc>::from_timestamp_millis(now?)?.date_naive();
+    let joined = words.join(" ");
+    let days_back =
+        |from: i64, to: i64| Some((ms(now - Duration::days(from)), ms(now - Duration::days(to))));
+    if joined.contains("yesterday") {
+        return days_back(1, 0);
+    }
+    if joined.contains("last week") {
+        return days_back(14, 6);
+    }
+    if joined.contains("last month") {
+        let first = NaiveDate::from_ymd_opt(now.year(), now.month(), 1)?;
+        let prev = first.pred_opt()?;
+        return Some((
+            ms(NaiveDate::from_ymd_opt(prev.year(), prev.month(), 1)?),
+            ms(first),
+        ));
+    }
+    if joined.contains("last year") {
+        let y = now.year() - 1;
+        return Some((
+            ms(NaiveDate::from_ymd_opt(y, 1, 1)?),
+            ms(NaiveDate::from_ymd_opt(y + 1, 1, 1)?),
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> i64 {
+        ms(NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap())
+    }
+
+    #[test]
+    fn windows_from_words() {
+        assert_eq!(
+            window("What did she do in May 2023?", None),
+            Some((day("2023-05-01"), day("2023-06-01")))
+        );
+        assert_eq!(
+            window("what happened on 8 May, 2023", None),
+            Some((day("2023-05-08"), day("2023-05-09")))
+        );
+        assert_eq!(
+            window("trips in 2022", None),
+            Some((day("2022-01-01"), day("2023-01-01")))
+        );
+        assert_eq!(
+            window("December 2023 plans", None),
+            Some((day("2023-12-01"), day("2024-01-01")))
+        );
+        assert_eq!(window("I may 2023 you", None), None);
+        let now = Some(day("2024-03-15"));
+        assert_eq!(
+            window("what did we decide last month", now),
+            Some((day("2024-02-01"), day("2024-03-01")))
+        );
+        assert_eq!(
+            window("yesterday's meeting", now),
+            Some((day("2024-03-14"), day("2024-03-15")))
+        );
+        assert_eq!(
+            window("last year", now),
+            Some((day("2023-01-01"), day("2024-01-01")))
+        );
+        assert_eq!(window("no time here", now), None);
+    }
+
+    #[test]
+    fn the_index_answers_a_window() {
+        let times = [
+            Some("2023-05-08T13:56:00Z"),
+            None,
+            Some("2023-04-01T00:00:00Z"),
+            Some("2023-05-31T23:59:59Z"),
+        ];
+        let index = TimeIndex::new(times.iter().copied());
+        let mut got: Vec<usize> = index
+            .within((day("2023-05-01"), day("2023-06-01")))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, [0, 3]);
+        assert_eq!(index.latest(), Some(day("2023-05-31") + 86_399_000));
+    }
+}
