@@ -266,13 +266,7 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, dir: &Path) {
     std::fs::create_dir_all(dir).expect("bench dir");
     println!("| transcript | raw JSONL | .smg json layout, brotli | .smg packed | `brotli -q 11` raw | `zstd -19 --long` raw | packed vs brotli-11 | archive time |");
     println!("|---|---|---|---|---|---|---|---|");
-    let mut files: Vec<_> = std::fs::read_dir(locomo)
-        .expect("locomo dir")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = crate::json_files(locomo);
     for f in &files {
         let conv: Value = serde_json::from_slice(&std::fs::read(f).expect("read")).expect("json");
         eprintln!("{}", f.display());

@@ -212,13 +212,7 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, conversations: usize, smg: &Pat
     std::fs::create_dir_all(dir).expect("bench dir");
     println!("| input | bytes | turns | time | throughput | turns/s | max RSS | .smg |");
     println!("|---|---|---|---|---|---|---|---|");
-    let mut files: Vec<_> = std::fs::read_dir(locomo)
-        .expect("locomo dir")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = crate::json_files(locomo);
     for f in &files {
         let bytes = std::fs::read(f).expect("read");
         let mut turns = 0;

@@ -38,6 +38,18 @@ pub(crate) fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     (out, start.elapsed())
 }
 
+/// The `*.json` files of a folder, sorted.
+pub(crate) fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a readable folder")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Median of `n` runs.
 pub(crate) fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
     let mut runs: Vec<Duration> = (0..n).map(|_| time(&mut f).1).collect();

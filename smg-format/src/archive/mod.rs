@@ -27,38 +27,10 @@ pub fn decode_block(
     vault: Option<&ArtifactVault>,
     limits: &Limits,
 ) -> Result<Vec<Turn>> {
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(block.compressed_data.as_bytes())
-        .map_err(|e| Error::Block {
-            block: block.id,
-            detail: format!("compressedData is not valid base64: {e}"),
-        })?;
-    let mut resolve = |id: &str, v: u64| {
-        let art = vault
-            .and_then(|a| a.artifacts.as_ref())
-            .and_then(|a| a.get(id));
-        let art = art.ok_or_else(|| Error::Block {
-            block: block.id,
-            detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
-        })?;
-        crate::vault::rebuild_version(id, art, v)
-    };
-    decode_raw_block(block.id, &raw, method, limits, &mut resolve)
-}
-
-/// Decode a block's compressed bytes (not base64) into turns.
-pub(crate) fn decode_raw_block(
-    id: u64,
-    raw: &[u8],
-    method: CompressionMethod,
-    limits: &Limits,
-    resolve: &mut Resolve<'_>,
-) -> Result<Vec<Turn>> {
-    let mut cache = HashMap::new();
-    stored_turns(id, raw, method, limits)?
+    Ok(read_block(block, method, vault, limits)?
         .into_iter()
-        .map(|t| materialize(id, t, &mut cache, resolve))
-        .collect()
+        .map(|t| t.turn)
+        .collect())
 }
 
 /// A block's turns as stored (with `parts` where code moved to the vault).

@@ -10,11 +10,7 @@ use super::{str_field, unix_time, without, Conversation, Message, Records};
 use crate::error::Result;
 
 pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
-    let list = match value {
-        Value::Array(list) => list.as_slice(),
-        v @ Value::Object(_) => std::slice::from_ref(v),
-        _ => return Err(records.fail("start", "expected an array of conversations")),
-    };
+    let list = super::conversation_list(value, records)?;
     let mut out = Vec::new();
     for (c, conv) in list.iter().enumerate() {
         let at = format!("conversation {}", c + 1);

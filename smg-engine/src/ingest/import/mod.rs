@@ -208,6 +208,18 @@ fn detect(file: &str, text: &str) -> Result<Format> {
     }
 }
 
+/// The conversations of an export: its top-level array, or one conversation object.
+pub(crate) fn conversation_list<'v>(
+    value: &'v Value,
+    records: &Records<'_>,
+) -> Result<&'v [Value]> {
+    match value {
+        Value::Array(list) => Ok(list.as_slice()),
+        v @ Value::Object(_) => Ok(std::slice::from_ref(v)),
+        _ => Err(records.fail("start", "expected an array of conversations")),
+    }
+}
+
 /// A string field, if present and a string.
 pub(crate) fn str_field<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
