@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: format, lints, docs, and the
-# Rust suites (unit, conformance fixtures, property tests, CLI, doc tests).
+# Rust suites (unit, conformance fixtures, property tests, CLI, doc tests), the
+# Python interop tests and the C ABI scenario under valgrind.
 # Run from anywhere: `bash scripts/test.sh`. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,3 +34,6 @@ echo "== Python interop tests (pytest, cryptography)"
 python3 -m pip install -q --disable-pip-version-check pytest cryptography
 cargo build --locked -q -p smg-cli
 SMG_BIN="$PWD/target/debug/smg" python3 -m pytest -q tests/python
+
+echo "== C ABI scenario (gcc, valgrind)"
+bash scripts/c-scenario.sh

@@ -5,21 +5,132 @@
 //! crosses the boundary. Every function here is safe to call from any thread.
 #![deny(missing_docs)]
 
+mod memory;
+
+pub use memory::*;
+
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Status of every call. Numbers are fixed and never reused.
+/// Status of every call. The numbers are those of the `SMG-E` codes (`SMG-E117` is
+/// 117), fixed and never reused; 0 is success and 900 and up are the ABI's own.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SmgStatus {
     /// Success; outputs were written.
     Ok = 0,
-    /// A required pointer was null.
-    NullArgument = 1,
-    /// The input is not a valid `.smg` file (the report says why).
-    Invalid = 2,
+    /// SMG-E001: a file could not be read or written.
+    Io = 1,
+    /// SMG-E002: the input is empty.
+    Empty = 2,
+    /// SMG-E003: not a known encoding.
+    UnknownEncoding = 3,
+    /// SMG-E004: an envelope version this library does not read.
+    UnsupportedEnvelope = 4,
+    /// SMG-E005: the input ends too early.
+    Truncated = 5,
+    /// SMG-E006: decompression failed.
+    Decompress = 6,
+    /// SMG-E007: a limit was exceeded.
+    TooLarge = 7,
+    /// SMG-E008: a checksum does not match.
+    Checksum = 8,
+    /// SMG-E009: not UTF-8.
+    InvalidUtf8 = 9,
+    /// SMG-E010: not JSON.
+    Syntax = 10,
+    /// SMG-E011: nested too deeply.
+    TooDeep = 11,
+    /// SMG-E012: JSON of the wrong shape.
+    Shape = 12,
+    /// SMG-E013: a format version this library does not read.
+    UnsupportedVersion = 13,
+    /// SMG-E014: a malformed version.
+    BadVersion = 14,
+    /// SMG-E015: unknown envelope flags.
+    UnsupportedFlags = 15,
+    /// SMG-E020: an argument is out of range or malformed.
+    InvalidArgument = 20,
+    /// The document fails validation (the report lists the findings).
+    Invalid = 100,
+    /// SMG-E110: two nodes share an id.
+    DuplicateNode = 110,
+    /// SMG-E111: an edge names a node that does not exist.
+    DanglingEdge = 111,
+    /// SMG-E116: an artifact version cannot be rebuilt.
+    Artifact = 116,
+    /// SMG-E117: an archive block does not decode.
+    Block = 117,
+    /// SMG-E140: the file is encrypted and no passphrase was given.
+    NeedPassphrase = 140,
+    /// SMG-E141: wrong passphrase.
+    WrongPassphrase = 141,
+    /// SMG-E142: the encrypted file was altered.
+    Tampered = 142,
+    /// SMG-E143: too few key-derivation iterations.
+    WeakKdf = 143,
+    /// SMG-E144: too many key-derivation iterations.
+    KdfTooCostly = 144,
+    /// SMG-E145: an unknown algorithm.
+    UnknownAlgorithm = 145,
+    /// SMG-E150: not signed.
+    Unsigned = 150,
+    /// SMG-E151: the signature does not hold.
+    BadSignature = 151,
+    /// SMG-E201: no node (or segment) has that id.
+    UnknownNode = 201,
+    /// SMG-E210: an ingest input is not readable as its format.
+    Import = 210,
+    /// SMG-E220: a malformed query.
+    Query = 220,
+    /// A required pointer was null, or a string argument was not UTF-8.
+    NullArgument = 900,
     /// smg panicked; this is a bug, and no output was written.
-    Panic = 99,
+    Panic = 999,
+}
+
+impl SmgStatus {
+    /// The status of an `SMG-Ennn` code.
+    fn of_code(code: &str) -> SmgStatus {
+        use SmgStatus::*;
+        let n: u32 = code.trim_start_matches("SMG-E").parse().unwrap_or(100);
+        [
+            Io,
+            Empty,
+            UnknownEncoding,
+            UnsupportedEnvelope,
+            Truncated,
+            Decompress,
+            TooLarge,
+            Checksum,
+            InvalidUtf8,
+            Syntax,
+            TooDeep,
+            Shape,
+            UnsupportedVersion,
+            BadVersion,
+            UnsupportedFlags,
+            InvalidArgument,
+            DuplicateNode,
+            DanglingEdge,
+            Artifact,
+            Block,
+            NeedPassphrase,
+            WrongPassphrase,
+            Tampered,
+            WeakKdf,
+            KdfTooCostly,
+            UnknownAlgorithm,
+            Unsigned,
+            BadSignature,
+            UnknownNode,
+            Import,
+            Query,
+        ]
+        .into_iter()
+        .find(|s| *s as u32 == n)
+        .unwrap_or(Invalid)
+    }
 }
 
 /// The library version as a NUL-terminated string owned by the library.
@@ -96,6 +207,13 @@ pub unsafe extern "C" fn smg_string_free(s: *mut c_char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statuses_are_the_error_codes() {
+        assert_eq!(SmgStatus::of_code("SMG-E117") as u32, 117);
+        assert_eq!(SmgStatus::of_code("SMG-E141"), SmgStatus::WrongPassphrase);
+        assert_eq!(SmgStatus::of_code("SMG-E999"), SmgStatus::Invalid);
+    }
 
     fn validate(bytes: &[u8]) -> (SmgStatus, serde_json::Value) {
         let mut out: *mut c_char = std::ptr::null_mut();

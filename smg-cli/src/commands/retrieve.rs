@@ -99,27 +99,11 @@ pub(crate) fn expand(
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
     let (doc, retriever) = open(file, ctx)?;
-    let node = doc
-        .semantic_graph
+    let out: String = retriever
+        .expand(&doc, segment)?
         .iter()
-        .flat_map(|g| g.nodes.iter().flatten())
-        .find(|n| n.id == segment)
-        .ok_or_else(|| smg_engine::Error::UnknownNode(segment.to_string()))?;
-    let wanted: Vec<u64> = node
-        .provenance
-        .iter()
-        .flatten()
-        .flat_map(|p| p.turns.iter().flatten().copied())
+        .map(|t| format!("{}\n", display(t)))
         .collect();
-    let mut out = String::new();
-    for t in retriever
-        .turns()
-        .iter()
-        .filter(|t| wanted.contains(&t.turn))
-    {
-        out.push_str(&display(t));
-        out.push('\n');
-    }
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
 }

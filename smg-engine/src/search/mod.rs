@@ -111,6 +111,29 @@ impl Retriever {
         &self.turns
     }
 
+    /// The original turns of segment `id` of `doc` (the one this was built from), in
+    /// order; an unknown id is `SMG-E201`.
+    pub fn expand(&self, doc: &Document, id: &str) -> Result<Vec<Turn>> {
+        let node = doc
+            .graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes.iter().flatten())
+            .find(|n| n.id == id && n.kind == "segment")
+            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))?;
+        let wanted: std::collections::HashSet<u64> = node
+            .provenance
+            .iter()
+            .flatten()
+            .flat_map(|p| p.turns.iter().flatten().copied())
+            .collect();
+        Ok(self
+            .turns
+            .iter()
+            .filter(|t| wanted.contains(&t.turn))
+            .cloned()
+            .collect())
+    }
+
     /// The `k` best turns for `query`, best first.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
         self.rank(query)

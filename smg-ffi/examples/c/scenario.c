@@ -1,0 +1,92 @@
+/* The ABI scenario in C: ingest a LoCoMo file, open it, search, build a context,
+ * expand a segment, validate a broken file, and open an encrypted file with the
+ * wrong passphrase. Run under valgrind by scripts/test.sh.
+ *
+ * usage: scenario LOCOMO.json WORKDIR ENCRYPTED.smg */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smg.h"
+
+static int failures = 0;
+static int checks = 0;
+
+static void check(int ok, const char *what) {
+    checks++;
+    printf("%s: %s\n", ok ? "ok" : "FAILED", what);
+    if (!ok) failures++;
+}
+
+static void print_error(void) {
+    char buf[256];
+    size_t n = 0;
+    smg_last_error(buf, sizeof buf, &n);
+    printf("  last error (%zu bytes): %s\n", n, buf);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s LOCOMO.json WORKDIR ENCRYPTED.smg\n", argv[0]);
+        return 2;
+    }
+    char out_path[4096];
+    snprintf(out_path, sizeof out_path, "%s/scenario.smg", argv[2]);
+    check(strcmp(smg_version(), SMG_VERSION) == 0, "the library is the header's version");
+
+    const char *inputs[] = {argv[1]};
+    char *summary = NULL;
+    check(smg_ingest(inputs, 1, out_path, &summary) == SMG_STATUS_OK, "ingest a LoCoMo file");
+    check(summary != NULL && strstr(summary, "\"turnsAdded\"") != NULL, "ingest summary");
+    smg_string_free(summary);
+
+    smg_memory *mem = NULL;
+    check(smg_memory_open(out_path, NULL, 0, &mem) == SMG_STATUS_OK && mem != NULL, "open");
+
+    char *json = NULL;
+    check(smg_memory_search(mem, "When did Caroline go to the LGBTQ support group?", 5, &json) == SMG_STATUS_OK,
+          "search");
+    check(json != NULL && strstr(json, "support group") != NULL, "search finds the support group");
+    char segment[64] = {0};
+    const char *at = json ? strstr(json, "\"segment\":\"") : NULL;
+    if (at) {
+        at += strlen("\"segment\":\"");
+        size_t n = strcspn(at, "\"");
+        if (n < sizeof segment) memcpy(segment, at, n);
+    }
+    smg_string_free(json);
+
+    json = NULL;
+    check(smg_memory_context(mem, "Caroline support group", 300, &json) == SMG_STATUS_OK, "context");
+    check(json != NULL && strstr(json, "\"tokens\"") != NULL, "context pack");
+    smg_string_free(json);
+
+    char *text = NULL;
+    check(segment[0] != 0 && smg_memory_expand(mem, segment, &text) == SMG_STATUS_OK, "expand the hit's segment");
+    check(text != NULL && strstr(text, "Caroline: ") != NULL, "expanded turns");
+    smg_string_free(text);
+    text = NULL;
+    check(smg_memory_expand(mem, "seg-999999", &text) == SMG_STATUS_UNKNOWN_NODE && text == NULL,
+          "an unknown segment is SMG-E201 and writes nothing");
+    print_error();
+    smg_memory_free(mem);
+    smg_memory_free(NULL);
+
+    const char broken[] = "this is not a memory file";
+    char *report = NULL;
+    check(smg_validate((const uint8_t *)broken, sizeof broken - 1, &report) == SMG_STATUS_INVALID,
+          "a broken file is invalid");
+    check(report != NULL && strstr(report, "SMG-E003") != NULL, "the report names SMG-E003");
+    smg_string_free(report);
+
+    smg_memory *locked = NULL;
+    const char wrong[] = "not the passphrase";
+    check(smg_memory_open(argv[3], (const uint8_t *)wrong, sizeof wrong - 1, &locked) ==
+              SMG_STATUS_WRONG_PASSPHRASE && locked == NULL,
+          "a wrong passphrase is SMG-E141 and opens nothing");
+    print_error();
+    check(smg_memory_open(NULL, NULL, 0, &locked) == SMG_STATUS_NULL_ARGUMENT, "a null path is refused");
+
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures == 0 ? 0 : 1;
+}

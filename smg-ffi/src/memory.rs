@@ -1,0 +1,382 @@
+//! An opened memory file behind an opaque handle, and what can be asked of it:
+//! info, search, context, expand; and ingest into a new file.
+//!
+//! Thread safety: a `smg_memory` is read-only once opened and may be used from several
+//! threads at once; free it once, after every call on it has returned. The last error
+//! message is kept per thread.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde_json::json;
+use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::search::{prompt, Hit, Retriever};
+use smg_format::{Document, Limits};
+
+use crate::SmgStatus;
+
+/// An opened memory file.
+pub struct SmgMemory {
+    doc: Document,
+    retriever: Retriever,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn remember(message: String) {
+    LAST_ERROR.with(|e| *e.borrow_mut() = message);
+}
+
+/// Run `f`, turning its error into a status (and the thread's last message) and a
+/// panic into `Panic`.
+fn guard(f: impl FnOnce() -> Result<(), (SmgStatus, String)>) -> SmgStatus {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => SmgStatus::Ok,
+        Ok(Err((status, message))) => {
+            remember(message);
+            status
+        }
+        Err(_) => {
+            remember("smg panicked: this is a bug".into());
+            SmgStatus::Panic
+        }
+    }
+}
+
+fn engine_error(e: smg_engine::Error) -> (SmgStatus, String) {
+    (
+        SmgStatus::of_code(e.code()),
+        format!("error[{}]: {e}", e.code()),
+    )
+}
+
+fn format_error(e: smg_format::Error) -> (SmgStatus, String) {
+    (
+        SmgStatus::of_code(e.code()),
+        format!("error[{}]: {e}", e.code()),
+    )
+}
+
+/// A NUL-terminated UTF-8 argument.
+///
+/// # Safety
+/// `s` must be null or point to a NUL-terminated string.
+unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, (SmgStatus, String)> {
+    if s.is_null() {
+        return Err((SmgStatus::NullArgument, format!("{what} is null")));
+    }
+    // SAFETY: non-null, and the caller guarantees NUL termination.
+    unsafe { CStr::from_ptr(s) }
+        .to_str()
+        .map_err(|_| (SmgStatus::NullArgument, format!("{what} is not UTF-8")))
+}
+
+/// A byte span argument (null is allowed with length 0).
+///
+/// # Safety
+/// `p` must point to `len` readable bytes unless `len` is 0.
+unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str) -> Result<&'a [u8], (SmgStatus, String)> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err((SmgStatus::NullArgument, format!("{what} is null")));
+    }
+    // SAFETY: the caller guarantees `p` points to `len` readable bytes.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// Write an owned C string to `out`.
+///
+/// # Safety
+/// `out` must be a valid pointer to write one pointer to.
+unsafe fn give(out: *mut *mut c_char, s: String) -> Result<(), (SmgStatus, String)> {
+    let c = CString::new(s).map_err(|_| {
+        (
+            SmgStatus::InvalidArgument,
+            "output holds a NUL byte".to_string(),
+        )
+    })?;
+    // SAFETY: checked non-null by every caller; the caller guarantees it is writable.
+    unsafe { *out = c.into_raw() };
+    Ok(())
+}
+
+fn open_bytes(
+    data: &[u8],
+    passphrase: Option<&[u8]>,
+) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
+    let limits = Limits::default();
+    let (doc, _) = smg_format::from_bytes_with(data, &limits, passphrase).map_err(format_error)?;
+    let retriever = Retriever::new(&doc, &limits).map_err(engine_error)?;
+    Ok(Box::new(SmgMemory { doc, retriever }))
+}
+
+/// Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
+/// file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
+///
+/// # Safety
+/// `path` must be a NUL-terminated string, `passphrase` `passphrase_len` readable bytes
+/// (or null with 0), and `memory_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_open(
+    path: *const c_char,
+    passphrase: *const u8,
+    passphrase_len: usize,
+    memory_out: *mut *mut SmgMemory,
+) -> SmgStatus {
+    guard(|| {
+        if memory_out.is_null() {
+            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
+        }
+        // SAFETY: forwarded from the caller's guarantees.
+        let path = unsafe { text(path, "path") }?;
+        // SAFETY: forwarded from the caller's guarantees.
+        let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
+        let data = std::fs::read(path)
+            .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
+        let memory = open_bytes(&data, (!pass.is_empty()).then_some(pass))?;
+        // SAFETY: checked non-null; the caller guarantees it is writable.
+        unsafe { *memory_out = Box::into_raw(memory) };
+        Ok(())
+    })
+}
+
+/// Open a memory file from its bytes; otherwise as [`smg_memory_open`].
+///
+/// # Safety
+/// `data` must be `len` readable bytes, `passphrase` `passphrase_len` readable bytes
+/// (or null with 0), and `memory_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_open_bytes(
+    data: *const u8,
+    len: usize,
+    passphrase: *const u8,
+    passphrase_len: usize,
+    memory_out: *mut *mut SmgMemory,
+) -> SmgStatus {
+    guard(|| {
+        if memory_out.is_null() {
+            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
+        }
+        // SAFETY: forwarded from the caller's guarantees.
+        let data = unsafe { bytes(data, len, "data") }?;
+        // SAFETY: forwarded from the caller's guarantees.
+        let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
+        let memory = open_bytes(data, (!pass.is_empty()).then_some(pass))?;
+        // SAFETY: checked non-null; the caller guarantees it is writable.
+        unsafe { *memory_out = Box::into_raw(memory) };
+        Ok(())
+    })
+}
+
+/// Close a memory. Null is a no-op.
+///
+/// # Safety
+/// `memory` must be null or a handle from this library, not yet freed, with no call
+/// on it still running.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_free(memory: *mut SmgMemory) {
+    if !memory.is_null() {
+        // SAFETY: the caller guarantees the handle came from Box::into_raw here.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(memory) })));
+    }
+}
+
+/// The handle behind a pointer.
+///
+/// # Safety
+/// `memory` must be null or a live handle from this library.
+unsafe fn handle<'a>(mem: *const SmgMemory) -> Result<&'a SmgMemory, (SmgStatus, String)> {
+    // SAFETY: the caller guarantees a live handle or null.
+    unsafe { mem.as_ref() }.ok_or((SmgStatus::NullArgument, "memory is null".into()))
+}
+
+fn hit_json(h: &Hit) -> serde_json::Value {
+    let t = &h.turn;
+    json!({
+        "turn": t.turn, "score": h.score, "speaker": t.speaker, "role": t.role, "content": t.content,
+        "timestamp": t.timestamp, "segment": h.segment,
+        "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
+    })
+}
+
+/// Counts and dates of the memory as JSON, to free with `smg_string_free`.
+///
+/// # Safety
+/// `memory` must be a live handle and `json_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_info(
+    mem: *const SmgMemory,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller's guarantees.
+        let m = unsafe { handle(mem) }?;
+        if json_out.is_null() {
+            return Err((SmgStatus::NullArgument, "json_out is null".into()));
+        }
+        let stats = smg_format::stats(&m.doc);
+        let info = json!({
+            "version": m.doc.version, "created": m.doc.metadata.created, "modified": m.doc.metadata.modified,
+            "turns": m.retriever.turns().len(), "stats": stats,
+            "summary": m.doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
+        });
+        // SAFETY: checked non-null above.
+        unsafe { give(json_out, info.to_string()) }
+    })
+}
+
+/// The `k` best turns for `query`, as JSON (`{"query", "hits": [...]}`).
+///
+/// # Safety
+/// `memory` must be a live handle, `query` a NUL-terminated string, `json_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_search(
+    mem: *const SmgMemory,
+    query: *const c_char,
+    k: usize,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller's guarantees.
+        let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
+        if json_out.is_null() {
+            return Err((SmgStatus::NullArgument, "json_out is null".into()));
+        }
+        let hits: Vec<_> = m.retriever.search(q, k).iter().map(hit_json).collect();
+        // SAFETY: checked non-null above.
+        unsafe { give(json_out, json!({"query": q, "hits": hits}).to_string()) }
+    })
+}
+
+/// Memory for a prompt about `query` within `budget` tokens, as a JSON context pack
+/// (`text`, `tokens`, `summary`, `goals`, `items`, `cards`, `artifacts`, `warnings`).
+///
+/// # Safety
+/// `memory` must be a live handle, `query` a NUL-terminated string, `json_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_context(
+    mem: *const SmgMemory,
+    query: *const c_char,
+    budget: usize,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller's guarantees.
+        let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
+        if json_out.is_null() {
+            return Err((SmgStatus::NullArgument, "json_out is null".into()));
+        }
+        let p = prompt(&m.doc, &m.retriever, q, budget);
+        let pack = json!({
+            "query": q, "budget": budget, "text": p.text, "tokens": p.tokens, "summary": p.summary,
+            "goals": p.goals, "items": p.items.iter().map(hit_json).collect::<Vec<_>>(), "cards": p.cards,
+            "artifacts": p.artifacts.iter().map(|(id, v)| json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
+            "warnings": p.warnings,
+        });
+        // SAFETY: checked non-null above.
+        unsafe { give(json_out, pack.to_string()) }
+    })
+}
+
+/// The original turns of a segment (`speaker: content` lines), byte for byte.
+/// An unknown id is `UnknownNode`.
+///
+/// # Safety
+/// `memory` must be a live handle, `segment` a NUL-terminated string, `text_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_expand(
+    mem: *const SmgMemory,
+    segment: *const c_char,
+    text_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller's guarantees.
+        let (m, id) = unsafe { (handle(mem)?, text(segment, "segment")?) };
+        if text_out.is_null() {
+            return Err((SmgStatus::NullArgument, "text_out is null".into()));
+        }
+        let turns = m.retriever.expand(&m.doc, id).map_err(engine_error)?;
+        let out: String = turns
+            .iter()
+            .map(|t| format!("{}\n", smg_engine::search::display(t)))
+            .collect();
+        // SAFETY: checked non-null above.
+        unsafe { give(text_out, out) }
+    })
+}
+
+/// Ingest the files `inputs[0..n]` (format detected) into a new memory file at
+/// `output`; the summary goes to `*json_out` as JSON.
+///
+/// # Safety
+/// `inputs` must point to `n` NUL-terminated strings, `output` be one, and `json_out`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_ingest(
+    inputs: *const *const c_char,
+    n: usize,
+    output: *const c_char,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        if json_out.is_null() || (inputs.is_null() && n > 0) {
+            return Err((SmgStatus::NullArgument, "inputs or json_out is null".into()));
+        }
+        // SAFETY: forwarded from the caller's guarantees.
+        let output = unsafe { text(output, "output") }?;
+        let mut files = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: the caller guarantees `n` readable pointers.
+            let name = unsafe { text(*inputs.add(i), "an input path") }?;
+            let data = std::fs::read(name)
+                .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {name}: {e}")))?;
+            files.push(Input {
+                name: name.to_string(),
+                bytes: data,
+            });
+        }
+        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let report =
+            ingest(&mut doc, files, &IngestOptions::default(), &Silent).map_err(engine_error)?;
+        smg_format::write_file(
+            std::path::Path::new(output),
+            &doc,
+            &smg_format::WriteOptions::new(smg_format::Encoding::Brotli),
+        )
+        .map_err(format_error)?;
+        let summary = json!({
+            "turnsAdded": report.turns_added, "turns": report.turns_total, "nodes": report.nodes,
+            "edges": report.edges, "artifacts": report.artifacts, "skipped": report.skipped.len(),
+        });
+        // SAFETY: checked non-null above.
+        unsafe { give(json_out, summary.to_string()) }
+    })
+}
+
+/// Copy the calling thread's last error message into `buf` (at most `len` bytes, NUL
+/// terminated when there is room) and its full length to `*out_n`.
+///
+/// # Safety
+/// `buf` must be `len` writable bytes (or null with 0); `out_n` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_last_error(buf: *mut c_char, len: usize, out_n: *mut usize) {
+    let message = LAST_ERROR.with(|e| e.borrow().clone());
+    let bytes = message.as_bytes();
+    if !buf.is_null() && len > 0 {
+        let n = bytes.len().min(len - 1);
+        // SAFETY: the caller guarantees `len` writable bytes at `buf`; n + 1 <= len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+    }
+    if !out_n.is_null() {
+        // SAFETY: the caller guarantees `out_n` is writable when non-null.
+        unsafe { *out_n = bytes.len() };
+    }
+}
