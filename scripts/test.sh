@@ -30,10 +30,19 @@ echo "== cargo test"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
-echo "== Python interop tests (pytest, cryptography)"
-python3 -m pip install -q --disable-pip-version-check pytest cryptography
+echo "== Python: the package (pip install ./smg-ffi/python) and the interop tests"
+python3 -m pip install -q --disable-pip-version-check pytest cryptography setuptools-rust
+python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 cargo build --locked -q -p smg-cli
-SMG_BIN="$PWD/target/debug/smg" python3 -m pytest -q tests/python
+# From the tests' folder, so that `import smg` is the installed package.
+(cd tests/python && SMG_BIN="$PWD/../../target/debug/smg" python3 -m pytest -q .)
+
+echo "== Node: the package (npm install ./smg-ffi/node) and its tests"
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+fi
+npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
+SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
 
 echo "== C ABI scenario (gcc, valgrind)"
 bash scripts/c-scenario.sh

@@ -1,0 +1,136 @@
+// smg for Node: open, search, build and validate .smg memory files through smg's C
+// ABI (smg-ffi/include/smg.h), loaded with koffi — a plain FFI over the C header, so
+// no compiler or node-gyp step is needed to use the library cargo builds.
+//
+//   const smg = require('smg');
+//   smg.ingest(['conversations.json'], 'memory.smg');
+//   const memory = smg.open('memory.smg');
+//   memory.search('stripe webhook', 5);
+//   memory.close();
+//
+// Every failure throws an SmgError whose `code` is the stable SMG code ('SMG-E141').
+const fs = require('fs');
+const koffi = require('koffi');
+const { candidates } = require('./library');
+
+const libraryPath = candidates().find((c) => fs.existsSync(c));
+if (!libraryPath) {
+  throw new Error('smg: native library not found; build it with cargo build --release -p smg-ffi or set SMG_LIB');
+}
+const lib = koffi.load(libraryPath);
+koffi.opaque('smg_memory');
+
+const c = {
+  version: lib.func('const char *smg_version(void)'),
+  stringFree: lib.func('void smg_string_free(void *s)'),
+  lastError: lib.func('void smg_last_error(_Out_ uint8_t *buf, size_t len, _Out_ size_t *out_n)'),
+  validate: lib.func('uint32_t smg_validate(const uint8_t *bytes, size_t len, _Out_ void **report)'),
+  open: lib.func('uint32_t smg_memory_open(const char *path, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
+  free: lib.func('void smg_memory_free(smg_memory *m)'),
+  info: lib.func('uint32_t smg_memory_info(const smg_memory *m, _Out_ void **json)'),
+  search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
+  context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
+  expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
+  ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
+};
+
+const OK = 0;
+const INVALID = 100;
+
+class SmgError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.name = 'SmgError';
+    this.status = status;
+    this.code = status < 900 ? `SMG-E${String(status).padStart(3, '0')}` : `SMG-FFI-${status}`;
+  }
+}
+
+function lastError() {
+  const n = [0];
+  c.lastError(null, 0, n);
+  const buf = Buffer.alloc(n[0] + 1);
+  c.lastError(buf, buf.length, n);
+  return buf.subarray(0, n[0]).toString('utf8');
+}
+
+// The string behind a pointer the library returned, freed.
+function take(ptr) {
+  try {
+    return koffi.decode(ptr, 'char', -1);
+  } finally {
+    c.stringFree(ptr);
+  }
+}
+
+function call(fn, ...args) {
+  const out = [null];
+  const status = fn(...args, out);
+  if (status !== OK) throw new SmgError(status, lastError());
+  return take(out[0]);
+}
+
+function text(value, what) {
+  if (typeof value !== 'string') throw new TypeError(`${what} must be a string`);
+  return value;
+}
+
+function validate(data) {
+  const bytes = typeof data === 'string' ? fs.readFileSync(data) : Buffer.from(data);
+  const out = [null];
+  const status = c.validate(bytes, bytes.length, out);
+  if (status !== OK && status !== INVALID) throw new SmgError(status, lastError());
+  return JSON.parse(take(out[0]));
+}
+
+class Memory {
+  constructor(path, passphrase) {
+    this.path = text(path, 'path');
+    const secret = passphrase == null ? Buffer.alloc(0) : Buffer.from(passphrase);
+    const out = [null];
+    const status = c.open(this.path, secret.length ? secret : null, secret.length, out);
+    if (status !== OK) throw new SmgError(status, lastError());
+    this.handle = out[0];
+  }
+
+  live() {
+    if (!this.handle) throw new Error('the memory is closed');
+    return this.handle;
+  }
+
+  info() {
+    return JSON.parse(call(c.info, this.live()));
+  }
+
+  search(query, k = 10) {
+    return JSON.parse(call(c.search, this.live(), text(query, 'query'), k)).hits;
+  }
+
+  context(query, budget = 8000) {
+    return JSON.parse(call(c.context, this.live(), text(query, 'query'), budget));
+  }
+
+  expand(segmentId) {
+    return call(c.expand, this.live(), text(segmentId, 'segment id'));
+  }
+
+  validate() {
+    return validate(this.path);
+  }
+
+  close() {
+    if (this.handle) {
+      c.free(this.handle);
+      this.handle = null;
+    }
+  }
+}
+
+module.exports = {
+  SmgError,
+  Memory,
+  version: () => c.version(),
+  open: (path, passphrase) => new Memory(path, passphrase),
+  ingest: (inputs, output) => JSON.parse(call(c.ingest, inputs.map((i) => text(i, 'input')), inputs.length, text(output, 'output'))),
+  validate,
+};

@@ -1,0 +1,52 @@
+// The ABI scenario through the Node package: ingest a LoCoMo file, open, search,
+// context, expand, validate a broken file, and a wrong passphrase.
+const test = require('node:test');
+const assert = require('node:assert');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const smg = require('smg');
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const locomo = path.join(root, '..', 'shared', 'data', 'locomo-dev', '26.json');
+
+test('version is cargo\'s', () => {
+  const cargo = fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8');
+  assert.ok(cargo.includes(`version = "${smg.version()}"`));
+});
+
+test('the scenario', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-'));
+  const out = path.join(dir, 'memory.smg');
+  const summary = smg.ingest([locomo], out);
+  assert.strictEqual(summary.turnsAdded, 419);
+
+  const memory = smg.open(out);
+  assert.strictEqual(memory.info().turns, 419);
+  const hits = memory.search('When did Caroline go to the LGBTQ support group?', 5);
+  assert.strictEqual(hits.length, 5);
+  assert.ok(hits.some((h) => h.content.includes('support group')));
+  const pack = memory.context('Caroline support group', 300);
+  assert.ok(pack.tokens > 0 && pack.tokens <= 300);
+  assert.ok(memory.expand(hits[0].segment).includes(hits[0].content));
+  assert.throws(() => memory.expand('seg-999999'), (e) => e.code === 'SMG-E201');
+  assert.throws(() => memory.search(42), TypeError);
+  assert.ok(memory.validate().valid);
+  memory.close();
+  assert.throws(() => memory.search('x'), /closed/);
+
+  const report = smg.validate(Buffer.from('this is not a memory file'));
+  assert.strictEqual(report.valid, false);
+  assert.strictEqual(report.findings[0].code, 'SMG-E003');
+
+  const locked = path.join(dir, 'locked.smg');
+  execFileSync(process.env.SMG_BIN, ['encrypt', out, '-o', locked], {
+    env: { ...process.env, SMG_PASSPHRASE: 'the right one' },
+  });
+  assert.throws(() => smg.open(locked, 'not it'), (e) => e.code === 'SMG-E141');
+  const opened = smg.open(locked, 'the right one');
+  assert.strictEqual(opened.info().turns, 419);
+  opened.close();
+  assert.throws(() => smg.open(path.join(dir, 'nope.smg')), (e) => e.code === 'SMG-E001');
+});

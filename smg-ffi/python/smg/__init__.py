@@ -1,0 +1,187 @@
+"""smg: open, search, build and validate .smg memory files from Python.
+
+A thin layer over smg's C ABI (smg-ffi, see smg-ffi/include/smg.h), loaded with ctypes::
+
+    import smg
+    summary = smg.ingest(["conversations.json"], "memory.smg")
+    with smg.open("memory.smg") as memory:
+        for hit in memory.search("stripe webhook", k=5):
+            print(hit["turn"], hit["content"])
+        pack = memory.context("what did we decide about the database", budget=2000)
+
+Every failure raises SmgError, whose ``code`` is the stable SMG code (``SMG-E141``).
+"""
+
+import ctypes
+import glob
+import json
+import os
+
+__all__ = ["SmgError", "Memory", "open", "ingest", "validate", "version"]
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.environ.get("SMG_LIB", "")]
+    candidates += sorted(glob.glob(os.path.join(here, "_native*")))
+    for c in candidates:
+        if c and os.path.exists(c):
+            return c
+    raise ImportError("smg: the native library (_native) is missing; reinstall with pip install ./smg-ffi/python")
+
+
+_lib = ctypes.CDLL(_find_library())
+_char_p = ctypes.c_char_p
+_out_str = ctypes.POINTER(ctypes.c_void_p)
+
+_lib.smg_version.restype = _char_p
+_lib.smg_version.argtypes = []
+_lib.smg_string_free.restype = None
+_lib.smg_string_free.argtypes = [ctypes.c_void_p]
+_lib.smg_last_error.restype = None
+_lib.smg_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+_lib.smg_validate.restype = ctypes.c_uint32
+_lib.smg_validate.argtypes = [ctypes.c_char_p, ctypes.c_size_t, _out_str]
+_lib.smg_memory_open.restype = ctypes.c_uint32
+_lib.smg_memory_open.argtypes = [_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+_lib.smg_memory_free.restype = None
+_lib.smg_memory_free.argtypes = [ctypes.c_void_p]
+for _name in ("smg_memory_search", "smg_memory_context"):
+    getattr(_lib, _name).restype = ctypes.c_uint32
+    getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _out_str]
+_lib.smg_memory_info.restype = ctypes.c_uint32
+_lib.smg_memory_info.argtypes = [ctypes.c_void_p, _out_str]
+_lib.smg_memory_expand.restype = ctypes.c_uint32
+_lib.smg_memory_expand.argtypes = [ctypes.c_void_p, _char_p, _out_str]
+_lib.smg_ingest.restype = ctypes.c_uint32
+_lib.smg_ingest.argtypes = [ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _out_str]
+
+_OK = 0
+_INVALID = 100
+
+
+class SmgError(Exception):
+    """A failed call: ``status`` is the ABI's number, ``code`` the SMG code."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.code = "SMG-E%03d" % status if status < 900 else ("SMG-FFI-%d" % status)
+        super().__init__(message)
+
+
+def _last_error():
+    n = ctypes.c_size_t(0)
+    _lib.smg_last_error(None, 0, ctypes.byref(n))
+    buf = ctypes.create_string_buffer(n.value + 1)
+    _lib.smg_last_error(buf, len(buf), ctypes.byref(n))
+    return buf.value.decode("utf-8", "replace")
+
+
+def _take(ptr):
+    """The text of a string the library returned, freed."""
+    try:
+        return ctypes.string_at(ptr.value).decode("utf-8")
+    finally:
+        _lib.smg_string_free(ptr)
+
+
+def _call(fn, *args):
+    out = ctypes.c_void_p()
+    status = fn(*args, ctypes.byref(out))
+    if status != _OK:
+        raise SmgError(status, _last_error())
+    return _take(out)
+
+
+def _text(s):
+    if not isinstance(s, str):
+        raise TypeError("expected str, got %s" % type(s).__name__)
+    return s.encode("utf-8")
+
+
+def version():
+    """The library's version."""
+    return _lib.smg_version().decode()
+
+
+def validate(data):
+    """Validate a file (path) or bytes; the report as a dict (``valid``, ``findings``)."""
+    if isinstance(data, (str, os.PathLike)):
+        with builtins_open(data, "rb") as f:
+            data = f.read()
+    out = ctypes.c_void_p()
+    status = _lib.smg_validate(data, len(data), ctypes.byref(out))
+    if status not in (_OK, _INVALID):
+        raise SmgError(status, _last_error())
+    return json.loads(_take(out))
+
+
+def ingest(inputs, output):
+    """Ingest transcripts or exports (paths) into a new memory file; a summary dict."""
+    paths = [_text(os.fspath(p)) for p in inputs]
+    array = (_char_p * len(paths))(*paths)
+    return json.loads(_call(_lib.smg_ingest, array, len(paths), _text(os.fspath(output))))
+
+
+class Memory:
+    """An opened memory file; use it as a context manager or call close()."""
+
+    _handle = None
+
+    def __init__(self, path, passphrase=None):
+        self._path = os.fspath(path)
+        handle = ctypes.c_void_p()
+        secret = passphrase.encode("utf-8") if isinstance(passphrase, str) else (passphrase or b"")
+        status = _lib.smg_memory_open(_text(self._path), secret, len(secret), ctypes.byref(handle))
+        if status != _OK:
+            raise SmgError(status, _last_error())
+        self._handle = handle
+
+    def _live(self):
+        if not self._handle:
+            raise ValueError("the memory is closed")
+        return self._handle
+
+    def info(self):
+        """Counts, dates and the summary, as a dict."""
+        return json.loads(_call(_lib.smg_memory_info, self._live()))
+
+    def search(self, query, k=10):
+        """The ``k`` best turns for ``query``: dicts with turn, score, content, provenance."""
+        return json.loads(_call(_lib.smg_memory_search, self._live(), _text(query), k))["hits"]
+
+    def context(self, query, budget=8000):
+        """A context pack for ``query`` within ``budget`` tokens (dict with ``text``)."""
+        return json.loads(_call(_lib.smg_memory_context, self._live(), _text(query), budget))
+
+    def expand(self, segment_id):
+        """The original turns of a segment, byte for byte."""
+        return _call(_lib.smg_memory_expand, self._live(), _text(segment_id))
+
+    def validate(self):
+        """Validate the file this memory was opened from."""
+        return validate(self._path)
+
+    def close(self):
+        if self._handle:
+            _lib.smg_memory_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def open(path, passphrase=None):  # noqa: A001 - the package's verb, as in io.open
+    """Open a memory file (``passphrase`` for an encrypted one)."""
+    return Memory(path, passphrase)
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_open = _builtins.open

@@ -1,0 +1,69 @@
+"""The ABI scenario through the Python package (pip install ./smg-ffi/python):
+ingest a LoCoMo file, open, search, context, expand, validate a broken file, and a
+wrong passphrase."""
+
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import smg
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo-dev" / "26.json"
+
+
+def test_version_is_cargos():
+    cargo = (ROOT / "Cargo.toml").read_text()
+    assert 'version = "%s"' % smg.version() in cargo
+
+
+def test_the_scenario(tmp_path):
+    out = tmp_path / "memory.smg"
+    summary = smg.ingest([LOCOMO], out)
+    assert summary["turnsAdded"] == 419
+    with smg.open(out) as memory:
+        assert memory.info()["turns"] == 419
+        hits = memory.search("When did Caroline go to the LGBTQ support group?", k=5)
+        assert len(hits) == 5
+        assert any("support group" in h["content"] for h in hits)
+        assert hits[0]["provenance"]["messageId"].startswith("D")
+        pack = memory.context("Caroline support group", budget=300)
+        assert 0 < pack["tokens"] <= 300
+        assert pack["items"]
+        turns = memory.expand(hits[0]["segment"])
+        assert hits[0]["content"] in turns
+        with pytest.raises(smg.SmgError) as unknown:
+            memory.expand("seg-999999")
+        assert unknown.value.code == "SMG-E201"
+        assert "seg-999999" in str(unknown.value)
+        assert memory.validate()["valid"]
+    with pytest.raises(ValueError):
+        memory.search("anything")
+
+    report = smg.validate(b"this is not a memory file")
+    assert not report["valid"]
+    assert report["findings"][0]["code"] == "SMG-E003"
+
+    locked = tmp_path / "locked.smg"
+    env = dict(os.environ, SMG_PASSPHRASE="the right one")
+    subprocess.run([os.environ["SMG_BIN"], "encrypt", str(out), "-o", str(locked)], env=env, check=True)
+    with pytest.raises(smg.SmgError) as wrong:
+        smg.open(locked, passphrase="not it")
+    assert wrong.value.code == "SMG-E141"
+    with smg.open(locked, passphrase="the right one") as memory:
+        assert memory.info()["turns"] == 419
+
+
+def test_bad_arguments_raise_not_crash(tmp_path):
+    with pytest.raises(smg.SmgError) as missing:
+        smg.open(tmp_path / "nope.smg")
+    assert missing.value.code == "SMG-E001"
+    summary = smg.ingest([LOCOMO], tmp_path / "m.smg")
+    assert summary["turns"] == 419
+    with smg.open(tmp_path / "m.smg") as memory:
+        with pytest.raises(TypeError):
+            memory.search(42)
+        assert memory.search("", k=3) == []
+        assert memory.context("Caroline", budget=0)["items"] == []
