@@ -6,6 +6,7 @@
 #   bash bench/run.sh archive [LOCOMO_DIR] [SIZE_MB]  # chats in the archive, default 50 MB
 #   bash bench/run.sh crypt [SIZE_MB]                 # encryption vs Python cryptography, 100 MB
 #   bash bench/run.sh ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]  # ingest throughput and memory
+#   bash bench/run.sh ffi [LOCOMO_FILE] [CALLS]       # search through Python and Node vs Rust
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -25,7 +26,10 @@ case "${1:-}" in
   archive) target/release/smg-bench archive "${2:-../shared/data/locomo-dev}" "${3:-50}" ;;
   ingest) cargo build --release --locked -q -p smg-cli
           target/release/smg-bench ingest "${2:-../shared/data/locomo-dev}" "${3:-50}" "${4:-10000}" ;;
+  ffi) python3 -m pip install -q --disable-pip-version-check setuptools-rust ./smg-ffi/python
+       npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
+       target/release/smg-bench ffi "${2:-../shared/data/locomo-dev/26.json}" "${3:-2000}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi [ARGS]" >&2; exit 2 ;;
 esac

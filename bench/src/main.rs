@@ -11,6 +11,7 @@
 
 mod archive;
 mod crypt;
+mod ffi;
 mod generate;
 mod ingest;
 mod vault;
@@ -244,8 +245,16 @@ fn main() {
                 &PathBuf::from("bench/out/ingest"),
             );
         }
+        Some("ffi") => {
+            let locomo = args.get(1).map_or_else(
+                || PathBuf::from("../shared/data/locomo-dev/26.json"),
+                PathBuf::from,
+            );
+            let n = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2000);
+            ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
+        }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS]");
             std::process::exit(2);
         }
     }

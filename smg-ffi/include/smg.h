@@ -170,7 +170,9 @@ typedef uint32_t smg_status;
 #endif // __cplusplus
 
 /**
- * An opened memory file.
+ * An opened memory file. Read-only once opened: calls on one handle may run from
+ * several threads at once; free it once, after every call on it has returned. The
+ * last error message is kept per thread (`smg_last_error`).
  */
 typedef struct smg_memory smg_memory;
 
@@ -283,6 +285,27 @@ smg_status smg_memory_expand(const smg_memory *mem, const char *segment, char **
  * writable.
  */
 smg_status smg_ingest(const char *const *inputs, size_t n, const char *output, char **json_out);
+
+/**
+ * Write the memory to `path` atomically (Brotli envelope, canonical JSON).
+ *
+ * # Safety
+ * `memory` must be a live handle and `path` a NUL-terminated string.
+ */
+smg_status smg_memory_save(const smg_memory *mem, const char *path);
+
+/**
+ * Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
+ * encrypted): messages it already holds are skipped. The file is replaced atomically;
+ * the summary goes to `*json_out` as JSON.
+ *
+ * # Safety
+ * As [`smg_ingest`], with `file` a NUL-terminated string.
+ */
+smg_status smg_ingest_append(const char *file,
+                             const char *const *inputs,
+                             size_t n,
+                             char **json_out);
 
 /**
  * Copy the calling thread's last error message into `buf` (at most `len` bytes, NUL

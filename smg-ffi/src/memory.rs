@@ -16,7 +16,9 @@ use smg_format::{Document, Limits};
 
 use crate::SmgStatus;
 
-/// An opened memory file.
+/// An opened memory file. Read-only once opened: calls on one handle may run from
+/// several threads at once; free it once, after every call on it has returned. The
+/// last error message is kept per thread (`smg_last_error`).
 pub struct SmgMemory {
     doc: Document,
     retriever: Retriever,
@@ -329,33 +331,105 @@ pub unsafe extern "C" fn smg_ingest(
         }
         // SAFETY: forwarded from the caller's guarantees.
         let output = unsafe { text(output, "output") }?;
-        let mut files = Vec::with_capacity(n);
-        for i in 0..n {
-            // SAFETY: the caller guarantees `n` readable pointers.
-            let name = unsafe { text(*inputs.add(i), "an input path") }?;
-            let data = std::fs::read(name)
-                .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {name}: {e}")))?;
-            files.push(Input {
-                name: name.to_string(),
-                bytes: data,
-            });
-        }
-        let mut doc = Document::new("1970-01-01T00:00:00Z");
-        let report =
-            ingest(&mut doc, files, &IngestOptions::default(), &Silent).map_err(engine_error)?;
-        smg_format::write_file(
-            std::path::Path::new(output),
-            &doc,
-            &smg_format::WriteOptions::new(smg_format::Encoding::Brotli),
-        )
-        .map_err(format_error)?;
-        let summary = json!({
-            "turnsAdded": report.turns_added, "turns": report.turns_total, "nodes": report.nodes,
-            "edges": report.edges, "artifacts": report.artifacts, "skipped": report.skipped.len(),
-        });
+        // SAFETY: forwarded from the caller's guarantees.
+        let files = unsafe { read_inputs(inputs, n) }?;
+        let doc = Document::new("1970-01-01T00:00:00Z");
+        let summary = ingest_into(doc, files, output, smg_format::Encoding::Brotli)?;
         // SAFETY: checked non-null above.
-        unsafe { give(json_out, summary.to_string()) }
+        unsafe { give(json_out, summary) }
     })
+}
+
+/// Write the memory to `path` atomically (Brotli envelope, canonical JSON).
+///
+/// # Safety
+/// `memory` must be a live handle and `path` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_char) -> SmgStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller's guarantees.
+        let (m, path) = unsafe { (handle(mem)?, text(path, "path")?) };
+        let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);
+        smg_format::write_file(std::path::Path::new(path), &m.doc, &options).map_err(format_error)
+    })
+}
+
+/// Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
+/// encrypted): messages it already holds are skipped. The file is replaced atomically;
+/// the summary goes to `*json_out` as JSON.
+///
+/// # Safety
+/// As [`smg_ingest`], with `file` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn smg_ingest_append(
+    file: *const c_char,
+    inputs: *const *const c_char,
+    n: usize,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    guard(|| {
+        if json_out.is_null() || (inputs.is_null() && n > 0) {
+            return Err((SmgStatus::NullArgument, "inputs or json_out is null".into()));
+        }
+        // SAFETY: forwarded from the caller's guarantees.
+        let file = unsafe { text(file, "file") }?;
+        // SAFETY: forwarded from the caller's guarantees.
+        let files = unsafe { read_inputs(inputs, n) }?;
+        let (doc, encoding) = smg_format::read_file(std::path::Path::new(file), &Limits::default())
+            .map_err(format_error)?;
+        let summary = ingest_into(doc, files, file, encoding)?;
+        // SAFETY: checked non-null above.
+        unsafe { give(json_out, summary) }
+    })
+}
+
+/// The files named by `inputs[0..n]`, read.
+///
+/// # Safety
+/// `inputs` must point to `n` NUL-terminated strings.
+unsafe fn read_inputs(
+    inputs: *const *const c_char,
+    n: usize,
+) -> Result<Vec<Input>, (SmgStatus, String)> {
+    let mut files = Vec::with_capacity(n);
+    for i in 0..n {
+        // SAFETY: the caller guarantees `n` readable pointers.
+        let name = unsafe { text(*inputs.add(i), "an input path") }?;
+        let data = std::fs::read(name)
+            .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {name}: {e}")))?;
+        files.push(Input {
+            name: name.to_string(),
+            bytes: data,
+        });
+    }
+    Ok(files)
+}
+
+/// Ingest `files` into `doc`, write it to `output` in `encoding`; the summary as JSON.
+fn ingest_into(
+    mut doc: Document,
+    files: Vec<Input>,
+    output: &str,
+    encoding: smg_format::Encoding,
+) -> Result<String, (SmgStatus, String)> {
+    let report =
+        ingest(&mut doc, files, &IngestOptions::default(), &Silent).map_err(engine_error)?;
+    let encoding = match encoding {
+        smg_format::Encoding::ZstdFrame => smg_format::Encoding::Zstd,
+        e => e,
+    };
+    smg_format::write_file(
+        std::path::Path::new(output),
+        &doc,
+        &smg_format::WriteOptions::new(encoding),
+    )
+    .map_err(format_error)?;
+    Ok(json!({
+        "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
+        "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,
+        "skipped": report.skipped.len(),
+    })
+    .to_string())
 }
 
 /// Copy the calling thread's last error message into `buf` (at most `len` bytes, NUL

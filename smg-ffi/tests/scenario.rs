@@ -1,0 +1,154 @@
+//! The ABI scenario in Rust, through the exported C functions (the same steps as
+//! examples/c/scenario.c, tests/python/test_ffi.py and node/test/scenario.test.js):
+//! ingest a LoCoMo file, append to it, open, search, context, expand, save, validate
+//! a broken file, and a wrong passphrase.
+
+use std::ffi::{c_char, CStr, CString};
+use std::path::Path;
+use std::ptr::{null, null_mut};
+
+use smg::*;
+
+fn locomo() -> CString {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev/26.json");
+    CString::new(p.to_str().unwrap()).unwrap()
+}
+
+/// The string a call returned, freed.
+fn take(p: *mut c_char) -> String {
+    assert!(!p.is_null());
+    // SAFETY: `p` was returned by the library and is NUL-terminated.
+    let s = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string();
+    // SAFETY: `p` came from the library and is freed once.
+    unsafe { smg_string_free(p) };
+    s
+}
+
+fn last_error() -> String {
+    let mut buf = [0 as c_char; 512];
+    let mut n = 0usize;
+    // SAFETY: a local buffer of the length given and a local out-pointer.
+    unsafe { smg_last_error(buf.as_mut_ptr(), buf.len(), &mut n) };
+    // SAFETY: smg_last_error NUL-terminates within the buffer.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap()
+}
+
+#[test]
+fn the_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = CString::new(dir.path().join("m.smg").to_str().unwrap()).unwrap();
+    let input = locomo();
+    let inputs = [input.as_ptr()];
+    let mut s: *mut c_char = null_mut();
+    // SAFETY: live C strings and a local out-pointer, as documented.
+    assert_eq!(
+        unsafe { smg_ingest(inputs.as_ptr(), 1, out.as_ptr(), &mut s) },
+        SmgStatus::Ok
+    );
+    assert_eq!(json(&take(s))["turnsAdded"], 419);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_ingest_append(out.as_ptr(), inputs.as_ptr(), 1, &mut s) },
+        SmgStatus::Ok
+    );
+    let again = json(&take(s));
+    assert_eq!(
+        (again["turnsAdded"].as_u64(), again["turnsKnown"].as_u64()),
+        (Some(0), Some(419))
+    );
+
+    let mut mem: *mut SmgMemory = null_mut();
+    // SAFETY: a live path, no passphrase, a local out-pointer.
+    assert_eq!(
+        unsafe { smg_memory_open(out.as_ptr(), null(), 0, &mut mem) },
+        SmgStatus::Ok
+    );
+    let q = CString::new("When did Caroline go to the LGBTQ support group?").unwrap();
+    // SAFETY: a live handle and query.
+    assert_eq!(
+        unsafe { smg_memory_search(mem, q.as_ptr(), 5, &mut s) },
+        SmgStatus::Ok
+    );
+    let hits = json(&take(s));
+    let hits = hits["hits"].as_array().unwrap();
+    assert!(hits
+        .iter()
+        .any(|h| h["content"].as_str().unwrap().contains("support group")));
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_memory_context(mem, q.as_ptr(), 300, &mut s) },
+        SmgStatus::Ok
+    );
+    let pack = json(&take(s));
+    assert!(pack["tokens"].as_u64().unwrap() <= 300);
+    let seg = CString::new(hits[0]["segment"].as_str().unwrap()).unwrap();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_memory_expand(mem, seg.as_ptr(), &mut s) },
+        SmgStatus::Ok
+    );
+    assert!(take(s).contains(hits[0]["content"].as_str().unwrap()));
+    let unknown = CString::new("seg-999999").unwrap();
+    s = null_mut();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_memory_expand(mem, unknown.as_ptr(), &mut s) },
+        SmgStatus::UnknownNode
+    );
+    assert!(s.is_null(), "nothing is written on failure");
+    assert!(last_error().contains("SMG-E201"));
+    let copy = CString::new(dir.path().join("copy.smg").to_str().unwrap()).unwrap();
+    // SAFETY: a live handle and path.
+    assert_eq!(
+        unsafe { smg_memory_save(mem, copy.as_ptr()) },
+        SmgStatus::Ok
+    );
+    // SAFETY: a live handle, freed once; null is a no-op.
+    unsafe {
+        smg_memory_free(mem);
+        smg_memory_free(null_mut());
+    }
+
+    let broken = b"this is not a memory file";
+    // SAFETY: a live slice and a local out-pointer.
+    assert_eq!(
+        unsafe { smg_validate(broken.as_ptr(), broken.len(), &mut s) },
+        SmgStatus::Invalid
+    );
+    assert_eq!(json(&take(s))["findings"][0]["code"], "SMG-E003");
+    let copied = std::fs::read(dir.path().join("copy.smg")).unwrap();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_validate(copied.as_ptr(), copied.len(), &mut s) },
+        SmgStatus::Ok
+    );
+    take(s);
+
+    let plain = std::fs::read(dir.path().join("m.smg")).unwrap();
+    let locked = smg_format::encrypt(&plain, b"the right one", smg_format::MIN_ITERATIONS).unwrap();
+    let wrong = b"not it";
+    // SAFETY: live slices and a local out-pointer.
+    let status = unsafe {
+        smg_memory_open_bytes(
+            locked.as_ptr(),
+            locked.len(),
+            wrong.as_ptr(),
+            wrong.len(),
+            &mut mem,
+        )
+    };
+    assert_eq!(status, SmgStatus::WrongPassphrase);
+    assert!(last_error().starts_with("error[SMG-E141]"));
+    // SAFETY: null arguments are what is tested; nothing is dereferenced.
+    assert_eq!(
+        unsafe { smg_memory_open(null(), null(), 0, &mut mem) },
+        SmgStatus::NullArgument
+    );
+}
