@@ -126,6 +126,21 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What changed from one memory file to another: nodes, edges, artifact versions,
+    /// archive turns, working memory, metadata.
+    #[command(after_help = EXIT_CODES)]
+    Diff {
+        /// The earlier file.
+        a: PathBuf,
+        /// The later file.
+        b: PathBuf,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+        /// Only counts.
+        #[arg(long, conflicts_with = "json")]
+        stat: bool,
+    },
     /// Measure retrieval.
     #[command(subcommand)]
     Bench(BenchCommand),

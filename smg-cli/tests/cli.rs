@@ -677,3 +677,51 @@ fn query_finds_decisions_and_points_at_errors() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn diff_names_what_an_append_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = fixtures().join("ingest/sample-chat.jsonl");
+    let full = std::fs::read_to_string(&sample).unwrap();
+    let early: Vec<&str> = full.lines().take(9).collect();
+    std::fs::write(d.join("early.jsonl"), early.join("\n")).unwrap();
+    assert!(smg(&["ingest", "early.jsonl", "-o", "a.smg", "-q"], d)
+        .status
+        .success());
+    std::fs::copy(d.join("a.smg"), d.join("b.smg")).unwrap();
+    assert!(smg(
+        &[
+            "ingest",
+            "--append",
+            "b.smg",
+            sample.to_str().unwrap(),
+            "-q"
+        ],
+        d
+    )
+    .status
+    .success());
+    let out = smg(&["diff", "a.smg", "b.smg", "--json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["turnsAdded"], serde_json::json!([[10, 12]]));
+    assert!(v["nodesAdded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n == "seg-10"));
+    let stat = smg(&["diff", "a.smg", "b.smg", "--stat"], d);
+    assert!(
+        text(&stat.stdout).contains("turns +3 -0"),
+        "{}",
+        text(&stat.stdout)
+    );
+    let same = smg(&["diff", "a.smg", "a.smg"], d);
+    assert_eq!(text(&same.stdout), "no differences\n");
+    let plain = smg(&["diff", "a.smg", "b.smg"], d);
+    assert!(
+        !text(&plain.stdout).contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+}

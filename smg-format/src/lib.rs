@@ -20,6 +20,7 @@ mod archive;
 mod canonical;
 mod codec;
 mod crypto;
+mod diff;
 mod envelope;
 mod error;
 mod limits;
@@ -46,6 +47,7 @@ pub use crypto::{
     decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
     MAX_ITERATIONS, MIN_ITERATIONS,
 };
+pub use diff::{diff, DocDiff, EdgeKey, FieldChange};
 pub use envelope::{
     decode as decode_envelope, detect as detect_encoding, encode as encode_envelope, Encoding,
     WriteOptions, HEADER_LEN, MAGIC,

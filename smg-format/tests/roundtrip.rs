@@ -131,6 +131,15 @@ proptest! {
     }
 
     #[test]
+    fn a_document_has_no_difference_from_itself_and_differs_from_another(a in document(), b in document()) {
+        prop_assert!(smg_format::diff(&a, &a).is_empty());
+        prop_assert!(smg_format::diff(&b, &b.clone()).is_empty());
+        // Canonical bytes tell whether two documents differ; the semantic diff agrees.
+        let canonical = |d: &smg_format::Document| smg_format::to_canonical_json_value(&serde_json::to_value(d).unwrap());
+        prop_assert_eq!(smg_format::diff(&a, &b).is_empty(), canonical(&a) == canonical(&b));
+    }
+
+    #[test]
     fn archived_turns_come_back_byte_for_byte(turns in prop::collection::vec(turn(), 0..8)) {
         let block = Block { id: 1, turn_range: "1-1".into(), compressed_data: smg_format::encode_turns(&turns, 5).unwrap(), ..Block::default() };
         let back = smg_format::decode_block(&block, smg_format::CompressionMethod::Brotli, None, &Limits::default()).unwrap();

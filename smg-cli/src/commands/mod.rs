@@ -3,6 +3,7 @@
 mod archive;
 mod convert;
 mod crypt;
+mod diff;
 mod info;
 mod ingest;
 mod init;
@@ -51,6 +52,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Verify { file, public_key } => crypt::verify(&file, public_key.as_deref(), &ctx),
         Command::Vault(c) => vault::run(c, &ctx),
         Command::Archive(c) => archive::run(c, &ctx),
+        Command::Diff { a, b, json, stat } => diff::run(&a, &b, json, stat, &ctx),
     }?)
 }
 

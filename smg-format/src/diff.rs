@@ -1,0 +1,378 @@
+//! The semantic difference of two documents: nodes and edges added, removed and
+//! changed field by field (in every graph), artifact versions added, archive turns
+//! added, working-memory and metadata fields changed, and any other section changed.
+//!
+//! ```
+//! use smg_format::{diff, Document, Graph, Node};
+//! let a = Document::new("2025-12-04T10:30:00Z");
+//! let mut b = a.clone();
+//! b.semantic_graph = Some(Graph {
+//!     nodes: Some(vec![Node { id: "n1".into(), kind: "concept".into(), ..Node::default() }]),
+//!     ..Graph::default()
+//! });
+//! let d = diff(&a, &b);
+//! assert_eq!(d.nodes_added, ["n1"]);
+//! assert!(diff(&a, &a).is_empty());
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::archive::parse_turn_range;
+use crate::model::{Document, Edge, Node};
+
+/// One field that differs: its value before and after (`None` when absent).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct FieldChange {
+    /// The field's name as in the file.
+    pub field: String,
+    /// Before.
+    pub before: Option<Value>,
+    /// After.
+    pub after: Option<Value>,
+}
+
+/// An edge's identity: from, relation, to.
+pub type EdgeKey = (String, String, String);
+
+/// What changed from one document to another.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DocDiff {
+    /// Metadata fields changed.
+    pub metadata: Vec<FieldChange>,
+    /// Working-memory fields changed.
+    pub working_memory: Vec<FieldChange>,
+    /// Node ids only in the second document.
+    pub nodes_added: Vec<String>,
+    /// Node ids only in the first.
+    pub nodes_removed: Vec<String>,
+    /// Nodes in both whose fields differ.
+    pub nodes_changed: Vec<(String, Vec<FieldChange>)>,
+    /// Edges only in the second document.
+    pub edges_added: Vec<EdgeKey>,
+    /// Edges only in the first.
+    pub edges_removed: Vec<EdgeKey>,
+    /// Edges in both whose fields differ.
+    pub edges_changed: Vec<(EdgeKey, Vec<FieldChange>)>,
+    /// Artifacts only in the second document.
+    pub artifacts_added: Vec<String>,
+    /// Artifacts only in the first.
+    pub artifacts_removed: Vec<String>,
+    /// (artifact, version) pairs only in the second document.
+    pub versions_added: Vec<(String, u64)>,
+    /// Archive turn numbers only in the second document, as inclusive ranges.
+    pub turns_added: Vec<(u64, u64)>,
+    /// Archive turn numbers only in the first, as inclusive ranges.
+    pub turns_removed: Vec<(u64, u64)>,
+    /// Other top-level sections that differ (e.g. `collaborators`, `sealedSections`).
+    pub sections_changed: Vec<String>,
+}
+
+impl DocDiff {
+    /// Whether the documents are the same.
+    pub fn is_empty(&self) -> bool {
+        *self == DocDiff::default()
+    }
+}
+
+/// The semantic difference from `a` to `b`.
+pub fn diff(a: &Document, b: &Document) -> DocDiff {
+    let mut d = DocDiff {
+        metadata: fields(&json(&a.metadata), &json(&b.metadata)),
+        working_memory: fields(&json(&a.working_memory), &json(&b.working_memory)),
+        ..DocDiff::default()
+    };
+    graphs(a, b, &mut d);
+    vault(a, b, &mut d);
+    let (ta, tb) = (turns(a), turns(b));
+    d.turns_added = ranges(tb.difference(&ta).copied());
+    d.turns_removed = ranges(ta.difference(&tb).copied());
+    let (va, vb) = (json(a), json(b));
+    let known = [
+        "metadata",
+        "workingMemory",
+        "semanticGraph",
+        "sharedGraph",
+        "privateContexts",
+        "artifactVault",
+    ];
+    for key in keys(&va, &vb) {
+        if known.contains(&key.as_str()) {
+            continue;
+        }
+        let (x, y) = (va.get(&key), vb.get(&key));
+        let same = match key.as_str() {
+            // Turns added or removed are listed above; a block whose turn range stayed
+            // while its data changed is a change of the archive.
+            "deepArchive" => without_blocks(x) == without_blocks(y) && !rewritten_block(a, b),
+            _ => x == y,
+        };
+        if !same {
+            d.sections_changed.push(key);
+        }
+    }
+    d
+}
+
+fn json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+fn keys(a: &Value, b: &Value) -> BTreeSet<String> {
+    let of = |v: &Value| {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    of(a).into_iter().chain(of(b)).collect()
+}
+
+/// Field-by-field changes of two JSON objects (a whole value when not objects).
+fn fields(a: &Value, b: &Value) -> Vec<FieldChange> {
+    if a == b {
+        return Vec::new();
+    }
+    if !(a.is_object() || a.is_null()) || !(b.is_object() || b.is_null()) {
+        return vec![FieldChange {
+            field: String::new(),
+            before: Some(a.clone()),
+            after: Some(b.clone()),
+        }];
+    }
+    keys(a, b)
+        .into_iter()
+        .filter_map(|k| {
+            let (x, y) = (a.get(&k), b.get(&k));
+            (x != y).then(|| FieldChange {
+                field: k,
+                before: x.cloned(),
+                after: y.cloned(),
+            })
+        })
+        .collect()
+}
+
+fn graphs(a: &Document, b: &Document, d: &mut DocDiff) {
+    let nodes = |doc: &Document| -> BTreeMap<String, Node> {
+        doc.graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes.iter().flatten().cloned())
+            .map(|n| (n.id.clone(), n))
+            .collect()
+    };
+    let edges = |doc: &Document| -> BTreeMap<EdgeKey, Edge> {
+        doc.graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.edges.iter().flatten().cloned())
+            .map(|e| ((e.from.clone(), e.relation.clone(), e.to.clone()), e))
+            .collect()
+    };
+    let (na, nb) = (nodes(a), nodes(b));
+    for (id, n) in &nb {
+        match na.get(id) {
+            None => d.nodes_added.push(id.clone()),
+            Some(old) if old != n => d
+                .nodes_changed
+                .push((id.clone(), fields(&json(old), &json(n)))),
+            Some(_) => {}
+        }
+    }
+    d.nodes_removed = na
+        .keys()
+        .filter(|id| !nb.contains_key(*id))
+        .cloned()
+        .collect();
+    let (ea, eb) = (edges(a), edges(b));
+    for (key, e) in &eb {
+        match ea.get(key) {
+            None => d.edges_added.push(key.clone()),
+            Some(old) if old != e => d
+                .edges_changed
+                .push((key.clone(), fields(&json(old), &json(e)))),
+            Some(_) => {}
+        }
+    }
+    d.edges_removed = ea
+        .keys()
+        .filter(|k| !eb.contains_key(*k))
+        .cloned()
+        .collect();
+}
+
+fn vault(a: &Document, b: &Document, d: &mut DocDiff) {
+    let arts = |doc: &Document| {
+        doc.artifact_vault
+            .as_ref()
+            .and_then(|v| v.artifacts.clone())
+            .unwrap_or_default()
+    };
+    let (aa, ab) = (arts(a), arts(b));
+    for (id, art) in &ab {
+        let old: BTreeSet<(u64, Option<&String>)> = aa
+            .get(id)
+            .map(|o| o.versions.iter().map(|v| (v.v, v.hash.as_ref())).collect())
+            .unwrap_or_default();
+        if !aa.contains_key(id) {
+            d.artifacts_added.push(id.clone());
+        }
+        for v in &art.versions {
+            if !old.contains(&(v.v, v.hash.as_ref())) {
+                d.versions_added.push((id.clone(), v.v));
+            }
+        }
+    }
+    d.artifacts_removed = aa
+        .keys()
+        .filter(|id| !ab.contains_key(*id))
+        .cloned()
+        .collect();
+}
+
+/// The turn numbers the archive's blocks hold (from their ranges).
+fn turns(doc: &Document) -> BTreeSet<u64> {
+    doc.deep_archive
+        .iter()
+        .flat_map(|a| a.blocks())
+        .filter_map(|b| parse_turn_range(&b.turn_range))
+        .flat_map(|(first, last)| first..=last)
+        .collect()
+}
+
+fn ranges(numbers: impl Iterator<Item = u64>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for n in numbers {
+        match out.last_mut() {
+            Some(r) if r.1 + 1 == n => r.1 = n,
+            _ => out.push((n, n)),
+        }
+    }
+    out
+}
+
+/// Whether a block of the same id and turn range holds other data in `b`.
+fn rewritten_block(a: &Document, b: &Document) -> bool {
+    let blocks = |d: &Document| -> BTreeMap<u64, (String, String)> {
+        d.deep_archive
+            .iter()
+            .flat_map(|x| x.blocks())
+            .map(|k| (k.id, (k.turn_range.clone(), k.compressed_data.clone())))
+            .collect()
+    };
+    let (ba, bb) = (blocks(a), blocks(b));
+    ba.iter()
+        .any(|(id, (range, data))| bb.get(id).is_some_and(|(r, d)| r == range && d != data))
+}
+
+fn without_blocks(v: Option<&Value>) -> Option<Value> {
+    let mut v = v?.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("blocks");
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::{append_turns, tests::turn, ArchiveOptions};
+    use crate::model::{Graph, WorkingMemory};
+
+    fn node(id: &str, label: &str) -> Node {
+        Node {
+            id: id.into(),
+            kind: "concept".into(),
+            label: Some(label.into()),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn nodes_edges_turns_and_fields() {
+        let mut a = Document::new("2025-01-01T00:00:00Z");
+        a.semantic_graph = Some(Graph {
+            nodes: Some(vec![node("x", "X"), node("y", "Y")]),
+            edges: Some(vec![Edge {
+                from: "x".into(),
+                to: "y".into(),
+                relation: "requires".into(),
+                ..Edge::default()
+            }]),
+            ..Graph::default()
+        });
+        append_turns(
+            &mut a,
+            &[turn(1, "one"), turn(2, "two")],
+            &ArchiveOptions::default(),
+        )
+        .unwrap();
+        let mut b = a.clone();
+        assert!(diff(&a, &b).is_empty());
+        let g = b.semantic_graph.as_mut().unwrap();
+        g.nodes.as_mut().unwrap()[0].label = Some("X2".into());
+        g.nodes.as_mut().unwrap().remove(1);
+        g.nodes.as_mut().unwrap().push(node("z", "Z"));
+        g.edges.as_mut().unwrap()[0].strength = Some(0.5);
+        append_turns(
+            &mut b,
+            &[turn(3, "three"), turn(4, "four")],
+            &ArchiveOptions::default(),
+        )
+        .unwrap();
+        b.metadata.modified = Some("2025-02-01T00:00:00Z".into());
+        b.working_memory = Some(WorkingMemory {
+            summary: Some("new".into()),
+            ..WorkingMemory::default()
+        });
+        let d = diff(&a, &b);
+        assert_eq!(d.nodes_added, ["z"]);
+        assert_eq!(d.nodes_removed, ["y"]);
+        assert_eq!(d.nodes_changed.len(), 1);
+        assert_eq!(d.nodes_changed[0].1[0].field, "label");
+        assert_eq!(d.edges_changed[0].1[0].field, "strength");
+        assert_eq!(d.turns_added, [(3, 4)]);
+        assert!(d.turns_removed.is_empty());
+        assert_eq!(d.metadata[0].field, "modified");
+        assert_eq!(d.working_memory[0].field, "summary");
+        assert!(d.sections_changed.is_empty(), "{:?}", d.sections_changed);
+        let mut edited = b.clone();
+        let blocks = edited
+            .deep_archive
+            .as_mut()
+            .unwrap()
+            .blocks
+            .as_mut()
+            .unwrap();
+        blocks[0].compressed_data = crate::encode_turns(
+            &[
+                turn(1, "ONE"),
+                turn(2, "TWO"),
+                turn(3, "three"),
+                turn(4, "four"),
+            ],
+            5,
+        )
+        .unwrap();
+        assert_eq!(diff(&b, &edited).sections_changed, ["deepArchive"]);
+        let back = diff(&b, &a);
+        assert_eq!(back.nodes_added, ["y"]);
+        assert_eq!(back.turns_removed, [(3, 4)]);
+    }
+
+    #[test]
+    fn artifact_versions_added() {
+        let mut a = Document::new("2025-01-01T00:00:00Z");
+        let code = |v: u32| format!("```rust src/a.rs\nfn a() {{\n    {v};\n}}\n// end\n```");
+        append_turns(&mut a, &[turn(1, &code(1))], &ArchiveOptions::default()).unwrap();
+        let mut b = a.clone();
+        append_turns(&mut b, &[turn(2, &code(2))], &ArchiveOptions::default()).unwrap();
+        let d = diff(&a, &b);
+        assert!(d.artifacts_added.is_empty());
+        assert_eq!(d.versions_added.len(), 1);
+        assert_eq!(d.versions_added[0].1, 2);
+    }
+}
