@@ -308,6 +308,15 @@ smg_status smg_ingest_append(const char *file,
                              char **json_out);
 
 /**
+ * The semantic difference from memory `a` to memory `b` as JSON (nodes, edges,
+ * artifact versions, archive turns, working memory, metadata, other sections).
+ *
+ * # Safety
+ * `a` and `b` must be live handles and `json_out` writable.
+ */
+smg_status smg_memory_diff(const smg_memory *a, const smg_memory *b, char **json_out);
+
+/**
  * Copy the calling thread's last error message into `buf` (at most `len` bytes, NUL
  * terminated when there is room) and its full length to `*out_n`.
  *

@@ -48,6 +48,22 @@ fn guard(f: impl FnOnce() -> Result<(), (SmgStatus, String)>) -> SmgStatus {
     }
 }
 
+/// Run `f` under [`guard`] and write the text it makes to `out`, which is checked
+/// first: nothing runs when there is nowhere to put the result.
+fn respond(
+    out: *mut *mut c_char,
+    f: impl FnOnce() -> Result<String, (SmgStatus, String)>,
+) -> SmgStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err((SmgStatus::NullArgument, "the output pointer is null".into()));
+        }
+        let text = f()?;
+        // SAFETY: checked non-null above; the caller guarantees it is writable.
+        unsafe { give(out, text) }
+    })
+}
+
 fn engine_error(e: smg_engine::Error) -> (SmgStatus, String) {
     (
         SmgStatus::of_code(e.code()),
@@ -215,20 +231,16 @@ pub unsafe extern "C" fn smg_memory_info(
     mem: *const SmgMemory,
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
+    respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let m = unsafe { handle(mem) }?;
-        if json_out.is_null() {
-            return Err((SmgStatus::NullArgument, "json_out is null".into()));
-        }
         let stats = smg_format::stats(&m.doc);
         let info = json!({
             "version": m.doc.version, "created": m.doc.metadata.created, "modified": m.doc.metadata.modified,
             "turns": m.retriever.turns().len(), "stats": stats,
             "summary": m.doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
         });
-        // SAFETY: checked non-null above.
-        unsafe { give(json_out, info.to_string()) }
+        Ok(info.to_string())
     })
 }
 
@@ -243,15 +255,11 @@ pub unsafe extern "C" fn smg_memory_search(
     k: usize,
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
+    respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        if json_out.is_null() {
-            return Err((SmgStatus::NullArgument, "json_out is null".into()));
-        }
         let hits: Vec<_> = m.retriever.search(q, k).iter().map(hit_json).collect();
-        // SAFETY: checked non-null above.
-        unsafe { give(json_out, json!({"query": q, "hits": hits}).to_string()) }
+        Ok(json!({"query": q, "hits": hits}).to_string())
     })
 }
 
@@ -267,12 +275,9 @@ pub unsafe extern "C" fn smg_memory_context(
     budget: usize,
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
+    respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        if json_out.is_null() {
-            return Err((SmgStatus::NullArgument, "json_out is null".into()));
-        }
         let p = prompt(&m.doc, &m.retriever, q, budget);
         let pack = json!({
             "query": q, "budget": budget, "text": p.text, "tokens": p.tokens, "summary": p.summary,
@@ -280,8 +285,7 @@ pub unsafe extern "C" fn smg_memory_context(
             "artifacts": p.artifacts.iter().map(|(id, v)| json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
             "warnings": p.warnings,
         });
-        // SAFETY: checked non-null above.
-        unsafe { give(json_out, pack.to_string()) }
+        Ok(pack.to_string())
     })
 }
 
@@ -296,19 +300,15 @@ pub unsafe extern "C" fn smg_memory_expand(
     segment: *const c_char,
     text_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
+    respond(text_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, id) = unsafe { (handle(mem)?, text(segment, "segment")?) };
-        if text_out.is_null() {
-            return Err((SmgStatus::NullArgument, "text_out is null".into()));
-        }
         let turns = m.retriever.expand(&m.doc, id).map_err(engine_error)?;
         let out: String = turns
             .iter()
             .map(|t| format!("{}\n", smg_engine::search::display(t)))
             .collect();
-        // SAFETY: checked non-null above.
-        unsafe { give(text_out, out) }
+        Ok(out)
     })
 }
 
@@ -325,9 +325,9 @@ pub unsafe extern "C" fn smg_ingest(
     output: *const c_char,
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
-        if json_out.is_null() || (inputs.is_null() && n > 0) {
-            return Err((SmgStatus::NullArgument, "inputs or json_out is null".into()));
+    respond(json_out, || {
+        if inputs.is_null() && n > 0 {
+            return Err((SmgStatus::NullArgument, "inputs is null".into()));
         }
         // SAFETY: forwarded from the caller's guarantees.
         let output = unsafe { text(output, "output") }?;
@@ -335,8 +335,7 @@ pub unsafe extern "C" fn smg_ingest(
         let files = unsafe { read_inputs(inputs, n) }?;
         let doc = Document::new("1970-01-01T00:00:00Z");
         let summary = ingest_into(doc, files, output, smg_format::Encoding::Brotli)?;
-        // SAFETY: checked non-null above.
-        unsafe { give(json_out, summary) }
+        Ok(summary)
     })
 }
 
@@ -367,9 +366,9 @@ pub unsafe extern "C" fn smg_ingest_append(
     n: usize,
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
-    guard(|| {
-        if json_out.is_null() || (inputs.is_null() && n > 0) {
-            return Err((SmgStatus::NullArgument, "inputs or json_out is null".into()));
+    respond(json_out, || {
+        if inputs.is_null() && n > 0 {
+            return Err((SmgStatus::NullArgument, "inputs is null".into()));
         }
         // SAFETY: forwarded from the caller's guarantees.
         let file = unsafe { text(file, "file") }?;
@@ -378,8 +377,7 @@ pub unsafe extern "C" fn smg_ingest_append(
         let (doc, encoding) = smg_format::read_file(std::path::Path::new(file), &Limits::default())
             .map_err(format_error)?;
         let summary = ingest_into(doc, files, file, encoding)?;
-        // SAFETY: checked non-null above.
-        unsafe { give(json_out, summary) }
+        Ok(summary)
     })
 }
 
@@ -430,6 +428,25 @@ fn ingest_into(
         "skipped": report.skipped.len(),
     })
     .to_string())
+}
+
+/// The semantic difference from memory `a` to memory `b` as JSON (nodes, edges,
+/// artifact versions, archive turns, working memory, metadata, other sections).
+///
+/// # Safety
+/// `a` and `b` must be live handles and `json_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_diff(
+    a: *const SmgMemory,
+    b: *const SmgMemory,
+    json_out: *mut *mut c_char,
+) -> SmgStatus {
+    respond(json_out, || {
+        // SAFETY: forwarded from the caller's guarantees.
+        let (a, b) = unsafe { (handle(a)?, handle(b)?) };
+        let d = serde_json::to_value(smg_format::diff(&a.doc, &b.doc)).unwrap_or_default();
+        Ok(d.to_string())
+    })
 }
 
 /// Copy the calling thread's last error message into `buf` (at most `len` bytes, NUL

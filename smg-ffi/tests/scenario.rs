@@ -104,6 +104,11 @@ fn the_scenario() {
     );
     assert!(s.is_null(), "nothing is written on failure");
     assert!(last_error().contains("SMG-E201"));
+    // SAFETY: two live handles (the same one) and a local out-pointer.
+    assert_eq!(unsafe { smg_memory_diff(mem, mem, &mut s) }, SmgStatus::Ok);
+    let same = json(&take(s));
+    assert!(same["nodesAdded"].as_array().unwrap().is_empty());
+    assert!(same["turnsAdded"].as_array().unwrap().is_empty());
     let copy = CString::new(dir.path().join("copy.smg").to_str().unwrap()).unwrap();
     // SAFETY: a live handle and path.
     assert_eq!(
