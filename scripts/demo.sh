@@ -14,14 +14,13 @@ head -n 10 fixtures/ingest/sample-chat.jsonl > "$out/early.jsonl"
 "$smg" ingest "$out/early.jsonl" -o "$out/memory.smg"
 "$smg" ingest --append "$out/memory.smg" fixtures/ingest/sample-chat.jsonl
 "$smg" validate "$out/memory.smg"
-"$smg" cat "$out/memory.smg" | python3 -c '
-import json, sys
-doc = json.load(sys.stdin)
-print("summary:", doc["workingMemory"]["summary"])
-for n in doc["semanticGraph"]["nodes"]:
-    if n["type"] in ("decision", "memory"):
-        print(" ", n["type"], n.get("memoryType", ""), "|", n.get("outcome") or n.get("label"), "|", n.get("rationale", ""))
-'
+echo
+echo "== smg query: the decisions and the memories it found"
+"$smg" query "$out/memory.smg" 'FIND decisions ORDER BY timestamp'
+"$smg" query "$out/memory.smg" 'FIND memories WHERE memoryType != "event" ORDER BY importance DESC LIMIT 5'
+echo
+echo "== smg context: memory for a prompt, within 300 tokens"
+"$smg" context "$out/memory.smg" "why did the stripe webhook fail" --budget 300
 echo
 echo "== smg validate fixtures/valid"
 "$smg" validate fixtures/valid

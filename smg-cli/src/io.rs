@@ -65,10 +65,7 @@ pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
 /// Write `doc` back as `loaded` was: same encoding, encrypted again with the same
 /// passphrase (a fresh salt and nonce) if it was encrypted.
 pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
-    let encoding = match loaded.encoding {
-        Encoding::ZstdFrame => Encoding::Zstd,
-        other => other,
-    };
+    let encoding = loaded.encoding.for_writing();
     let mut bytes = smg_format::to_bytes(doc, &smg_format::WriteOptions::new(encoding))?;
     if let Some((pass, iterations)) = &loaded.encryption {
         bytes = smg_format::encrypt(&bytes, pass, *iterations)?;

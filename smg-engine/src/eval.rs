@@ -1,7 +1,8 @@
 //! Retrieval measured on LoCoMo: each conversation is ingested (the importer reads
 //! only the dialogue), then every question of categories 1–4 with evidence is asked
-//! through [`Retriever::rank`] and [`Retriever::context`], and the turns they return
-//! are mapped back to LoCoMo's `dia_id`s through each turn's `messageId`.
+//! through [`Retriever::rank`] and [`Retriever::pack`] (what [`Retriever::context`]
+//! does), and the turns they return are mapped back to LoCoMo's `dia_id`s through each
+//! turn's `messageId`.
 //!
 //! The metric is the one of `locomo-dev/README.md`: `R@k` is the share of a question's
 //! evidence turns in the top k turns; `Rtok{B}` the share inside a context of B tokens
@@ -93,15 +94,14 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
             if evidence.is_empty() {
                 continue;
             }
+            // Timed: what `smg context` does for one question (rank, then pack).
             let start = Instant::now();
             let ranked = retriever.rank(question);
-            let packs: Vec<_> = BUDGETS
-                .iter()
-                .map(|&b| retriever.context(question, b))
+            let first = retriever.pack(&ranked, BUDGETS[0]);
+            report.latencies.push(start.elapsed());
+            let packs: Vec<_> = std::iter::once(first)
+                .chain(BUDGETS[1..].iter().map(|&b| retriever.pack(&ranked, b)))
                 .collect();
-            report
-                .latencies
-                .push(start.elapsed() / (1 + BUDGETS.len() as u32));
             let share = |found: &HashSet<&str>| {
                 evidence.iter().filter(|e| found.contains(*e)).count() as f64
                     / evidence.len() as f64

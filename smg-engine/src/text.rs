@@ -210,6 +210,43 @@ const STOPWORDS: &[&str] = &[
     "amazing",
 ];
 
+/// Month names, lower case, January first.
+pub(crate) const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Weekday names, lower case, Monday first.
+pub(crate) const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Whether `word` (lower case) names a month or a weekday, in full or by its usual
+/// abbreviation ("sep", "sept", "tues", "fri"); not "may", which is mostly the verb.
+pub(crate) fn is_calendar_word(word: &str) -> bool {
+    let full = MONTHS.iter().chain(WEEKDAYS.iter());
+    word != "may"
+        && (full.clone().any(|m| *m == word)
+            || (word.len() == 3 && full.clone().any(|m| m.starts_with(word)))
+            || matches!(word, "sept" | "tues" | "thur" | "thurs"))
+}
+
 /// Whether `word` (lower case) is a stopword.
 pub(crate) fn is_stopword(word: &str) -> bool {
     static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
@@ -359,6 +396,16 @@ mod tests {
                 "v1.2 is out"
             ]
         );
+    }
+
+    #[test]
+    fn calendar_words() {
+        for w in ["monday", "fri", "sept", "tues", "december", "jun"] {
+            assert!(is_calendar_word(w), "{w}");
+        }
+        for w in ["may", "marc", "sunny", "august1"] {
+            assert!(!is_calendar_word(w), "{w}");
+        }
     }
 
     #[test]

@@ -213,15 +213,6 @@ unsafe fn handle<'a>(mem: *const SmgMemory) -> Result<&'a SmgMemory, (SmgStatus,
     unsafe { mem.as_ref() }.ok_or((SmgStatus::NullArgument, "memory is null".into()))
 }
 
-fn hit_json(h: &Hit) -> serde_json::Value {
-    let t = &h.turn;
-    json!({
-        "turn": t.turn, "score": h.score, "speaker": t.speaker, "role": t.role, "content": t.content,
-        "timestamp": t.timestamp, "segment": h.segment,
-        "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
-    })
-}
-
 /// Counts and dates of the memory as JSON, to free with `smg_string_free`.
 ///
 /// # Safety
@@ -258,7 +249,7 @@ pub unsafe extern "C" fn smg_memory_search(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let hits: Vec<_> = m.retriever.search(q, k).iter().map(hit_json).collect();
+        let hits: Vec<_> = m.retriever.search(q, k).iter().map(Hit::to_json).collect();
         Ok(json!({"query": q, "hits": hits}).to_string())
     })
 }
@@ -279,13 +270,7 @@ pub unsafe extern "C" fn smg_memory_context(
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
         let p = prompt(&m.doc, &m.retriever, q, budget);
-        let pack = json!({
-            "query": q, "budget": budget, "text": p.text, "tokens": p.tokens, "summary": p.summary,
-            "goals": p.goals, "items": p.items.iter().map(hit_json).collect::<Vec<_>>(), "cards": p.cards,
-            "artifacts": p.artifacts.iter().map(|(id, v)| json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
-            "warnings": p.warnings,
-        });
-        Ok(pack.to_string())
+        Ok(p.to_json(q, budget).to_string())
     })
 }
 
@@ -412,10 +397,7 @@ fn ingest_into(
 ) -> Result<String, (SmgStatus, String)> {
     let report =
         ingest(&mut doc, files, &IngestOptions::default(), &Silent).map_err(engine_error)?;
-    let encoding = match encoding {
-        smg_format::Encoding::ZstdFrame => smg_format::Encoding::Zstd,
-        e => e,
-    };
+    let encoding = encoding.for_writing();
     smg_format::write_file(
         std::path::Path::new(output),
         &doc,

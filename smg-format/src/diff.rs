@@ -172,36 +172,27 @@ fn graphs(a: &Document, b: &Document, d: &mut DocDiff) {
             .map(|e| ((e.from.clone(), e.relation.clone(), e.to.clone()), e))
             .collect()
     };
-    let (na, nb) = (nodes(a), nodes(b));
-    for (id, n) in &nb {
-        match na.get(id) {
-            None => d.nodes_added.push(id.clone()),
-            Some(old) if old != n => d
-                .nodes_changed
-                .push((id.clone(), fields(&json(old), &json(n)))),
+    (d.nodes_added, d.nodes_removed, d.nodes_changed) = keyed(&nodes(a), &nodes(b));
+    (d.edges_added, d.edges_removed, d.edges_changed) = keyed(&edges(a), &edges(b));
+}
+
+/// Keys only in `b`, keys only in `a`, and the field changes of values in both.
+type Keyed<K> = (Vec<K>, Vec<K>, Vec<(K, Vec<FieldChange>)>);
+
+fn keyed<K: Ord + Clone, V: PartialEq + Serialize>(
+    a: &BTreeMap<K, V>,
+    b: &BTreeMap<K, V>,
+) -> Keyed<K> {
+    let mut out: Keyed<K> = (Vec::new(), Vec::new(), Vec::new());
+    for (k, v) in b {
+        match a.get(k) {
+            None => out.0.push(k.clone()),
+            Some(old) if old != v => out.2.push((k.clone(), fields(&json(old), &json(v)))),
             Some(_) => {}
         }
     }
-    d.nodes_removed = na
-        .keys()
-        .filter(|id| !nb.contains_key(*id))
-        .cloned()
-        .collect();
-    let (ea, eb) = (edges(a), edges(b));
-    for (key, e) in &eb {
-        match ea.get(key) {
-            None => d.edges_added.push(key.clone()),
-            Some(old) if old != e => d
-                .edges_changed
-                .push((key.clone(), fields(&json(old), &json(e)))),
-            Some(_) => {}
-        }
-    }
-    d.edges_removed = ea
-        .keys()
-        .filter(|k| !eb.contains_key(*k))
-        .cloned()
-        .collect();
+    out.1 = a.keys().filter(|k| !b.contains_key(*k)).cloned().collect();
+    out
 }
 
 fn vault(a: &Document, b: &Document, d: &mut DocDiff) {

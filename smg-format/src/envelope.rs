@@ -37,6 +37,15 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// The encoding to write a document back in that was read in this one: a bare zstd
+    /// frame (read-only) is written in the zstd envelope.
+    pub fn for_writing(self) -> Encoding {
+        match self {
+            Encoding::ZstdFrame => Encoding::Zstd,
+            other => other,
+        }
+    }
+
     /// The name used on the command line and in `smg info`.
     pub fn name(self) -> &'static str {
         match self {

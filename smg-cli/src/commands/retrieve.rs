@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::eval::{locomo, BUDGETS, RANKS};
-use smg_engine::search::{display, prompt, Hit, Retriever};
+use smg_engine::search::{display, one_line, prompt, Hit, Retriever};
 
 use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
@@ -20,22 +20,13 @@ fn open(
     Ok((doc, retriever))
 }
 
-fn hit_json(h: &Hit) -> serde_json::Value {
-    let t = &h.turn;
-    json!({
-        "turn": t.turn, "score": (h.score * 1e4).round() / 1e4, "speaker": t.speaker, "role": t.role,
-        "content": t.content, "timestamp": t.timestamp, "segment": h.segment,
-        "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
-    })
-}
-
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (_, retriever) = open(&args.file, ctx)?;
     let hits = retriever.search(&args.query, args.k);
     let out = if args.json {
         format!(
             "{}\n",
-            json!({"query": args.query, "hits": hits.iter().map(hit_json).collect::<Vec<_>>()})
+            json!({"query": args.query, "hits": hits.iter().map(Hit::to_json).collect::<Vec<_>>()})
         )
     } else {
         hits.iter()
@@ -45,7 +36,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
                     "{:>8.3}  turn {} ({when}) {}\n",
                     h.score,
                     h.turn.turn,
-                    crate::commands::retrieve::line(&display(&h.turn))
+                    one_line(&display(&h.turn), 160)
                 )
             })
             .collect()
@@ -54,38 +45,11 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
     Ok(Outcome::Success)
 }
 
-/// One line of at most 160 characters.
-fn line(text: &str) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= 160 {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(159).collect::<String>())
-    }
-}
-
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (doc, retriever) = open(&args.file, ctx)?;
     let p = prompt(&doc, &retriever, &args.query, args.budget);
     let out = if args.json {
-        let items: Vec<serde_json::Value> = p
-            .items
-            .iter()
-            .map(|h| {
-                let mut v = hit_json(h);
-                v["type"] = json!("turn");
-                v
-            })
-            .collect();
-        format!(
-            "{}\n",
-            json!({
-                "query": args.query, "budget": args.budget, "tokens": p.tokens,
-                "summary": p.summary, "goals": p.goals, "items": items, "cards": p.cards,
-                "artifacts": p.artifacts.iter().map(|(id, v)| json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
-                "warnings": p.warnings,
-            })
-        )
+        format!("{}\n", p.to_json(&args.query, args.budget))
     } else {
         p.text
     };
@@ -127,7 +91,7 @@ pub(crate) fn query(
                     "{}  {}  {}  importance {}  {}\n",
                     n.id,
                     n.kind,
-                    line(n.label.as_deref().unwrap_or("")),
+                    one_line(n.label.as_deref().unwrap_or(""), 160),
                     n.importance.map_or("-".into(), |i| format!("{i:.3}")),
                     n.timestamp.as_deref().unwrap_or("-"),
                 )

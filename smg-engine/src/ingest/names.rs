@@ -5,46 +5,6 @@ use super::analyze::NameKind;
 use crate::text;
 
 const NOT_NAMES: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "mon",
-    "tue",
-    "tues",
-    "wed",
-    "thu",
-    "thur",
-    "thurs",
-    "fri",
-    "sat",
-    "sun",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "english",
     "god",
     "mom",
@@ -111,6 +71,7 @@ pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
             && c.chars().all(|ch| ch.is_alphabetic() || ch == '-')
             && !text::is_stopword(&lower)
             && !NOT_NAMES.contains(&lower.as_str())
+            && !text::is_calendar_word(&lower)
     };
     let mut out = Vec::new();
     let mut i = 1;

@@ -25,6 +25,12 @@ impl Retriever {
     /// whole; a turn that does not fit is passed over for the next. The rest of the
     /// relevant segments are named by reference cards while room is left.
     pub fn context(&self, query: &str, budget: usize) -> ContextPack {
+        self.pack(&self.rank(query), budget)
+    }
+
+    /// Fill `budget` tokens from a ranking [`Retriever::rank`] gave, as
+    /// [`Retriever::context`] does: one ranking serves several budgets.
+    pub fn pack(&self, ranked: &[(usize, f64)], budget: usize) -> ContextPack {
         let mut pack = ContextPack {
             items: Vec::new(),
             cards: Vec::new(),
@@ -35,7 +41,7 @@ impl Retriever {
         let mut chars = 0;
         let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
         let mut left_out: Vec<usize> = Vec::new();
-        for (i, score) in self.rank(query) {
+        for &(i, score) in ranked {
             let entry = display(&self.turns[i]);
             let cost = entry.chars().count() + 1;
             if !fits(chars, cost) {

@@ -52,6 +52,25 @@ pub struct Hit {
     pub segment: Option<String>,
 }
 
+impl Hit {
+    /// The hit as JSON, the shape `smg search --json` and the C ABI give: turn, score,
+    /// speaker, role, content, time, segment and provenance.
+    pub fn to_json(&self) -> serde_json::Value {
+        let t = &self.turn;
+        serde_json::json!({
+            "type": "turn", "turn": t.turn, "score": (self.score * 1e4).round() / 1e4,
+            "speaker": t.speaker, "role": t.role, "content": t.content, "timestamp": t.timestamp,
+            "segment": self.segment,
+            "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
+        })
+    }
+}
+
+/// `text` on one line of at most `max` characters, cut with an ellipsis.
+pub fn one_line(text: &str, max: usize) -> String {
+    crate::text::clip(text, max)
+}
+
 /// A memory file loaded for retrieval: every archived turn and its index.
 #[derive(Debug)]
 pub struct Retriever {
@@ -60,6 +79,10 @@ pub struct Retriever {
     segment_of: Vec<Option<String>>,
     session_of: Vec<(Option<String>, Option<String>)>,
     times: time::TimeIndex,
+    /// Per turn: whether its text places something in time.
+    timed: Vec<bool>,
+    /// Per turn: the index terms of its speaker's name.
+    speaker_terms: Vec<Vec<String>>,
 }
 
 impl Retriever {
@@ -97,8 +120,18 @@ impl Retriever {
             .map(|t| (t.conversation_id.clone(), t.session_id.clone()))
             .collect();
         let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
+        let timed = turns
+            .iter()
+            .map(|t| time::places_in_time(&t.content))
+            .collect();
+        let speaker_terms = turns
+            .iter()
+            .map(|t| t.speaker.as_deref().map(tokens).unwrap_or_default())
+            .collect();
         Ok(Retriever {
             times,
+            timed,
+            speaker_terms,
             turns,
             index,
             segment_of,
@@ -161,7 +194,7 @@ impl Retriever {
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
         self.speaker_boost(&mut scores, &query);
-        if raw_query_is_when(raw) {
+        if time::is_when_question(raw) {
             self.time_boost(&mut scores);
         }
         if let Some(window) = time::window(raw, self.times.latest()) {
@@ -208,7 +241,7 @@ impl Retriever {
     fn time_boost(&self, scores: &mut HashMap<u32, f64>) {
         let w = TIME_BOOST;
         for (d, s) in scores.iter_mut() {
-            if mentions_time(&self.turns[*d as usize].content) {
+            if self.timed[*d as usize] {
                 *s *= 1.0 + w;
             }
         }
@@ -218,12 +251,9 @@ impl Retriever {
     fn speaker_boost(&self, scores: &mut HashMap<u32, f64>, query: &[(String, f64)]) {
         let w = SPEAKER_BOOST;
         for (d, s) in scores.iter_mut() {
-            let t = &self.turns[*d as usize];
-            if let Some(sp) = &t.speaker {
-                let sp = tokens(sp);
-                if sp.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
-                    *s *= 1.0 + w;
-                }
+            let said_by = &self.speaker_terms[*d as usize];
+            if said_by.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
+                *s *= 1.0 + w;
             }
         }
     }
@@ -279,65 +309,6 @@ impl Retriever {
             }
         }
     }
-}
-
-/// A question about time: "when", "how long", "what year", "what date".
-fn raw_query_is_when(q: &str) -> bool {
-    let l = q.trim_start().to_lowercase();
-    l.starts_with("when ")
-        || l.contains(" when ")
-        || l.starts_with("how long")
-        || l.contains("what year")
-        || l.contains("what date")
-}
-
-/// Whether a text places something in time: relative days and weeks, weekdays, months
-/// (not "May", which is mostly the verb), years.
-fn mentions_time(text: &str) -> bool {
-    const CUES: &[&str] = &[
-        "yesterday",
-        "today",
-        "tomorrow",
-        "last week",
-        "last month",
-        "last year",
-        "next week",
-        "next month",
-        "next year",
-        "ago",
-        "weekend",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "this week",
-        "this month",
-        "tonight",
-        "last night",
-        "recently",
-        "since",
-        "years",
-        "months",
-        "weeks",
-    ];
-    let l = text.to_lowercase();
-    CUES.iter().any(|c| l.contains(c))
-        || l.split(|c: char| !c.is_ascii_digit())
-            .any(|n| n.len() == 4 && n.starts_with("20"))
 }
 
 fn ranked(scores: HashMap<u32, f64>) -> Vec<(usize, f64)> {
@@ -413,12 +384,12 @@ mod tests {
 
     #[test]
     fn time_questions_and_named_speakers() {
-        assert!(raw_query_is_when("When did Ann move?"));
-        assert!(raw_query_is_when("How long has Bob been painting?"));
-        assert!(!raw_query_is_when("What did Ann paint?"));
-        assert!(mentions_time("I went there last week"));
-        assert!(mentions_time("Back in 2019 I lived in Oslo"));
-        assert!(!mentions_time("I may go, who knows"));
+        assert!(time::is_when_question("When did Ann move?"));
+        assert!(time::is_when_question("How long has Bob been painting?"));
+        assert!(!time::is_when_question("What did Ann paint?"));
+        assert!(time::places_in_time("I went there last week"));
+        assert!(time::places_in_time("Back in 2019 I lived in Oslo"));
+        assert!(!time::places_in_time("I may go, who knows"));
         let r = memory(&[
             ("Ann", "I love my new bike"),
             ("Bob", "I love my new bike too"),

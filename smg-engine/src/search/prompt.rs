@@ -38,6 +38,20 @@ pub struct Prompt {
     pub warnings: Vec<String>,
 }
 
+impl Prompt {
+    /// The context pack as JSON (`smg context --json`, the C ABI): the query and
+    /// budget asked for, and every field of the prompt.
+    pub fn to_json(&self, query: &str, budget: usize) -> serde_json::Value {
+        serde_json::json!({
+            "query": query, "budget": budget, "text": self.text, "tokens": self.tokens,
+            "summary": self.summary, "goals": self.goals,
+            "items": self.items.iter().map(Hit::to_json).collect::<Vec<_>>(), "cards": self.cards,
+            "artifacts": self.artifacts.iter().map(|(id, v)| serde_json::json!({"artifact": id, "version": v})).collect::<Vec<_>>(),
+            "warnings": self.warnings,
+        })
+    }
+}
+
 /// Appends lines while they fit a number of characters.
 struct Part {
     text: String,

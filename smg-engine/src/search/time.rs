@@ -38,20 +38,7 @@ impl TimeIndex {
     }
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+use crate::text::MONTHS;
 
 fn month(word: &str) -> Option<u32> {
     let w = word.to_lowercase();
@@ -135,6 +122,49 @@ pub(crate) fn window(query: &str, now: Option<i64>) -> Option<(i64, i64)> {
         ));
     }
     None
+}
+
+/// A question about time: "when", "how long", "what year", "what date".
+pub(crate) fn is_when_question(q: &str) -> bool {
+    let l = q.trim_start().to_lowercase();
+    l.starts_with("when ")
+        || l.contains(" when ")
+        || l.starts_with("how long")
+        || l.contains("what year")
+        || l.contains("what date")
+}
+
+/// Whether a text places something in time: relative days and weeks, weekdays, months
+/// (not "May", which is mostly the verb), years.
+pub(crate) fn places_in_time(text: &str) -> bool {
+    const CUES: &[&str] = &[
+        "yesterday",
+        "today",
+        "tomorrow",
+        "last week",
+        "last month",
+        "last year",
+        "next week",
+        "next month",
+        "next year",
+        "ago",
+        "weekend",
+        "this week",
+        "this month",
+        "tonight",
+        "last night",
+        "recently",
+        "since",
+        "years",
+        "months",
+        "weeks",
+    ];
+    let l = text.to_lowercase();
+    CUES.iter().any(|c| l.contains(c))
+        || crate::text::word_slices(&l)
+            .any(|w| w != "may" && (MONTHS.contains(&w) || crate::text::WEEKDAYS.contains(&w)))
+        || l.split(|c: char| !c.is_ascii_digit())
+            .any(|n| n.len() == 4 && n.starts_with("20"))
 }
 
 #[cfg(test)]
