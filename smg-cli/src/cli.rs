@@ -129,18 +129,43 @@ pub(crate) enum Command {
     /// What changed from one memory file to another: nodes, edges, artifact versions,
     /// archive turns, working memory, metadata.
     #[command(after_help = EXIT_CODES)]
-    Diff {
-        /// The earlier file.
-        a: PathBuf,
-        /// The later file.
-        b: PathBuf,
-        /// JSON output.
-        #[arg(long)]
-        json: bool,
-        /// Only counts.
-        #[arg(long, conflicts_with = "json")]
-        stat: bool,
+    Diff(DiffArgs),
+    /// Rebuild a file from its base and one or more delta files (`smg diff --delta`),
+    /// byte for byte: v1 + d2 + d3 = v3.
+    #[command(after_help = EXIT_CODES)]
+    Apply {
+        /// The base file the first delta names (`-` for stdin).
+        base: PathBuf,
+        /// Delta files, applied in order.
+        #[arg(required = true)]
+        deltas: Vec<PathBuf>,
+        /// Where to write the rebuilt file (`-` for stdout); written atomically.
+        #[arg(short, long)]
+        output: PathBuf,
     },
+    /// Copy a memory onto a new branch, recording its parent (id, hash, branch, time).
+    #[command(after_help = EXIT_CODES)]
+    Fork {
+        /// The parent file (`-` for stdin).
+        file: PathBuf,
+        /// Where to write the fork (`-` for stdout), in the parent's encoding.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The new branch's name.
+        #[arg(long)]
+        branch: String,
+        /// The fork's time (RFC 3339); default now. Give it to make a fork reproducible.
+        #[arg(long, value_name = "TIME")]
+        at: Option<String>,
+    },
+    /// A memory's id, branch and the forks that led to it, newest first.
+    #[command(after_help = EXIT_CODES)]
+    Log(FileJson),
+    /// Three-way merge of two memories changed from a common base. Conflicting changes
+    /// of the same field are listed and nothing is written (exit 1) unless --prefer
+    /// settles them; the archive and the vault merge as unions.
+    #[command(after_help = EXIT_CODES)]
+    Merge(MergeArgs),
     /// Measure retrieval.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -476,6 +501,57 @@ pub(crate) struct UnsealArgs {
 }
 
 /// A memory file to read, and whether to print JSON.
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The earlier file (`-` for stdin).
+    pub(crate) a: PathBuf,
+    /// The later file.
+    pub(crate) b: PathBuf,
+    /// JSON output.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Only counts.
+    #[arg(long, conflicts_with_all = ["json", "delta"])]
+    pub(crate) stat: bool,
+    /// Write a delta file that rebuilds B from A byte for byte (`smg apply`).
+    #[arg(long, requires = "output")]
+    pub(crate) delta: bool,
+    /// Where to write the delta (`-` for stdout); written atomically.
+    #[arg(short, long, requires = "delta")]
+    pub(crate) output: Option<PathBuf>,
+    /// Zstandard level of the delta (1–22).
+    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(i32).range(1..=22), requires = "delta")]
+    pub(crate) level: i32,
+}
+
+/// Which side wins merge conflicts.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum PreferArg {
+    /// OURS, the first changed file.
+    Ours,
+    /// THEIRS, the second changed file.
+    Theirs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The common ancestor.
+    pub(crate) base: PathBuf,
+    /// One changed file; the output takes its encoding.
+    pub(crate) ours: PathBuf,
+    /// The other changed file.
+    pub(crate) theirs: PathBuf,
+    /// Where to write the merge (`-` for stdout); written atomically.
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+    /// Settle every conflict with this side's value.
+    #[arg(long, value_enum)]
+    pub(crate) prefer: Option<PreferArg>,
+    /// Print the report (conflicts, renumbered turns) as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct FileJson {
     /// The memory file (`-` for stdin).

@@ -43,17 +43,18 @@ pub(crate) struct Loaded {
 
 /// Read and parse a document, asking for the passphrase if it is encrypted.
 pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
-    let bytes = read_input(path)?;
-    let encryption = if smg_format::is_encrypted(&bytes) {
-        Some((
-            ctx.secrets.get()?,
-            smg_format::encrypted_iterations(&bytes)?,
-        ))
+    load_bytes(&read_input(path)?, ctx)
+}
+
+/// [`load`] for bytes already read.
+pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
+    let encryption = if smg_format::is_encrypted(bytes) {
+        Some((ctx.secrets.get()?, smg_format::encrypted_iterations(bytes)?))
     } else {
         None
     };
     let pass = encryption.as_ref().map(|(p, _)| p.as_slice());
-    let (doc, encoding) = smg_format::from_bytes_with(&bytes, &ctx.limits, pass)?;
+    let (doc, encoding) = smg_format::from_bytes_with(bytes, &ctx.limits, pass)?;
     Ok(Loaded {
         doc,
         encoding,

@@ -1,37 +1,11 @@
 //! The `smg` binary, run as users run it, in temporary directories.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn smg(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smg"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::Command;
 
-fn smg_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_smg"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{fixtures, smg, smg_stdin, text};
 
 #[test]
 fn init_info_cat_convert_round_trip() {

@@ -71,8 +71,9 @@ pub(crate) fn fresh_salt_and_nonce() -> Result<([u8; 16], [u8; 12])> {
     Ok((salt, nonce))
 }
 
-/// Encrypt with a given salt and nonce. Only for test vectors: a nonce must never be
-/// used twice with the same key.
+/// Encrypt with a given salt and nonce. Only for test vectors and for rebuilding a file
+/// whose inner bytes are known to be the same: a nonce must never encrypt two different
+/// contents under the same key.
 pub fn encrypt_with(
     inner: &[u8],
     passphrase: &[u8],
@@ -127,6 +128,15 @@ pub(crate) fn check_iterations(iterations: u64) -> Result<()> {
 /// The PBKDF2 iteration count of an encrypted file, read from its header.
 pub fn encrypted_iterations(bytes: &[u8]) -> Result<u64> {
     header(bytes).map(|h| h.iterations)
+}
+
+/// The iteration count, salt and nonce of an encrypted file: with the passphrase and the
+/// same inner bytes, [`encrypt_with`] gives the file back byte for byte.
+pub(crate) fn params(bytes: &[u8]) -> Result<(u64, [u8; 16], [u8; 12])> {
+    let h = header(bytes)?;
+    let salt = h.salt.try_into().expect("16-byte salt");
+    let nonce = h.nonce.try_into().expect("12-byte nonce");
+    Ok((h.iterations, salt, nonce))
 }
 
 struct Header<'a> {

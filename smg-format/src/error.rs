@@ -151,6 +151,17 @@ pub enum Error {
     /// The caller asked for something the format cannot do.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A delta file was made against another base file.
+    #[error("this delta applies to the file with SHA-256 {expected}, not to this one ({actual})")]
+    DeltaBase {
+        /// The base's SHA-256 named by the delta.
+        expected: String,
+        /// The SHA-256 of the file given.
+        actual: String,
+    },
+    /// A delta file is malformed, or does not rebuild the file it names.
+    #[error("bad delta file: {0}")]
+    BadDelta(String),
 }
 
 impl Error {
@@ -187,6 +198,8 @@ impl Error {
             Error::UnknownAlgorithm(_) => "SMG-E145",
             Error::Unsigned => "SMG-E150",
             Error::BadSignature(_) => "SMG-E151",
+            Error::DeltaBase { .. } => "SMG-E160",
+            Error::BadDelta(_) => "SMG-E161",
         }
     }
 

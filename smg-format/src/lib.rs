@@ -20,10 +20,13 @@ mod archive;
 mod canonical;
 mod codec;
 mod crypto;
+mod delta;
 mod diff;
 mod envelope;
 mod error;
 mod limits;
+mod lineage;
+mod merge;
 mod model;
 mod packed;
 mod seal;
@@ -47,6 +50,10 @@ pub use crypto::{
     decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
     MAX_ITERATIONS, MIN_ITERATIONS,
 };
+pub use delta::{
+    apply_delta, delta_header, make_delta, DeltaHeader, DeltaOptions, FileRef, PatchKind,
+    Reencryption, DELTA_MAGIC,
+};
 pub use diff::{diff, DocDiff, EdgeKey, FieldChange};
 pub use envelope::{
     decode as decode_envelope, detect as detect_encoding, encode as encode_envelope, Encoding,
@@ -54,9 +61,11 @@ pub use envelope::{
 };
 pub use error::{Error, Result};
 pub use limits::{Limits, MAX_DEPTH};
+pub use lineage::fork;
+pub use merge::{merge, Conflict, MergeOptions, Merged, Side};
 pub use model::{
     Artifact, ArtifactVault, ArtifactVersion, Block, Collaborator, CompressionMethod, DeepArchive,
-    Document, Edge, Embedding, Extra, Graph, LifecycleTier, Metadata, Node, PrivateContext,
+    Document, Edge, Embedding, Extra, Fork, Graph, LifecycleTier, Metadata, Node, PrivateContext,
     Provenance, Scope, SealParams, SealedSection, TimeRange, Turn, VectorIndex, WorkingMemory,
     CONTEXT_IRI, DOCUMENT_TYPE, FORMAT_VERSION,
 };

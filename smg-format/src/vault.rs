@@ -449,23 +449,37 @@ impl<'v> VaultWriter<'v> {
         let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
             return;
         };
-        let chain = art
-            .versions
-            .iter()
-            .rev()
-            .take_while(|v| v.content.is_none())
-            .count();
-        let name = art.filename.clone().unwrap_or_else(|| id.to_string());
-        let delta = diff_with_context(&prev, content, &name, 0);
-        let full = chain >= Self::MAX_CHAIN || delta.len() >= content.len();
-        art.versions.push(ArtifactVersion {
-            v: art.versions.len() as u64 + 1,
-            timestamp: timestamp.map(str::to_string),
-            content: full.then(|| content.to_string()),
-            delta: (!full).then_some(delta),
-            ..ArtifactVersion::default()
-        });
+        let version = next_version(id, art, &prev, content, timestamp);
+        art.versions.push(version);
         art.hash = hash.to_string();
+    }
+}
+
+/// The version that follows `art`'s last (whose content is `prev`) with `content`: a
+/// diff against it, or the full content when the diff is no smaller or the run of
+/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long.
+pub(crate) fn next_version(
+    id: &str,
+    art: &Artifact,
+    prev: &str,
+    content: &str,
+    timestamp: Option<&str>,
+) -> ArtifactVersion {
+    let chain = art
+        .versions
+        .iter()
+        .rev()
+        .take_while(|v| v.content.is_none())
+        .count();
+    let name = art.filename.as_deref().unwrap_or(id);
+    let delta = diff_with_context(prev, content, name, 0);
+    let full = chain >= VaultWriter::MAX_CHAIN || delta.len() >= content.len();
+    ArtifactVersion {
+        v: art.versions.len() as u64 + 1,
+        timestamp: timestamp.map(str::to_string),
+        content: full.then(|| content.to_string()),
+        delta: (!full).then_some(delta),
+        ..ArtifactVersion::default()
     }
 }
 

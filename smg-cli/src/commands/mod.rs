@@ -1,6 +1,7 @@
 //! One module per subcommand; each is a thin layer over the library.
 
 mod archive;
+mod checkpoint;
 mod convert;
 mod crypt;
 mod diff;
@@ -52,7 +53,21 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Verify { file, public_key } => crypt::verify(&file, public_key.as_deref(), &ctx),
         Command::Vault(c) => vault::run(c, &ctx),
         Command::Archive(c) => archive::run(c, &ctx),
-        Command::Diff { a, b, json, stat } => diff::run(&a, &b, json, stat, &ctx),
+        Command::Diff(a) if a.delta => checkpoint::delta(&a, &ctx),
+        Command::Diff(a) => diff::run(&a.a, &a.b, a.json, a.stat, &ctx),
+        Command::Apply {
+            base,
+            deltas,
+            output,
+        } => checkpoint::apply(&base, &deltas, &output, &ctx),
+        Command::Fork {
+            file,
+            output,
+            branch,
+            at,
+        } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
+        Command::Log(a) => checkpoint::log(&a, &ctx),
+        Command::Merge(a) => checkpoint::merge(&a, &ctx),
     }?)
 }
 

@@ -144,6 +144,30 @@ pub struct Metadata {
     pub compression_ratio: Option<f64>,
     /// Free-form tags.
     pub tags: Option<Vec<String>>,
+    /// The branch this memory is on (set by a fork).
+    pub branch: Option<String>,
+    /// The forks that led to this memory, oldest first.
+    pub lineage: Option<Vec<Fork>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One fork in a memory's lineage: the parent it was copied from.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fork {
+    /// The parent's `metadata.id`, if it had one.
+    pub parent_id: Option<String>,
+    /// SHA-256 of the parent file's bytes, lowercase hex.
+    pub parent_sha256: String,
+    /// The parent's branch, if it was on one.
+    pub parent_branch: Option<String>,
+    /// The branch the fork started.
+    pub branch: String,
+    /// When the fork was made (RFC 3339).
+    pub forked_at: String,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

@@ -111,6 +111,10 @@ impl<'a> Checker<'a> {
         let m = &self.doc.metadata;
         self.time(|| "/metadata/created".into(), Some(&m.created));
         self.time(|| "/metadata/modified".into(), m.modified.as_deref());
+        for (i, fork) in m.lineage.iter().flatten().enumerate() {
+            let ptr = || format!("/metadata/lineage/{i}/forkedAt");
+            self.time(ptr, Some(&fork.forked_at));
+        }
     }
 
     fn graphs(&mut self) {

@@ -1,0 +1,199 @@
+//! Checkpoints: `smg diff --delta`, `smg apply`, `smg fork`, `smg log`, `smg merge`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use smg_format::{DeltaOptions, Error, MergeOptions, Side};
+
+use super::Context;
+use crate::cli::{DiffArgs, FileJson, MergeArgs, PreferArg};
+use crate::io::{is_stdio, load, load_bytes, read_input, save_like, write_output, write_stdout};
+use crate::Outcome;
+
+/// Delta options, with the passphrase only when some input is encrypted (so that
+/// plain files never prompt).
+fn delta_options(inputs: &[&[u8]], level: i32, ctx: &Context) -> Result<DeltaOptions, Error> {
+    let options = DeltaOptions::default()
+        .with_limits(ctx.limits)
+        .with_level(level);
+    if inputs.iter().any(|b| smg_format::is_encrypted(b)) {
+        return Ok(options.with_passphrase(&ctx.secrets.get()?));
+    }
+    Ok(options)
+}
+
+/// Say `text` on stdout, or on stderr when stdout carries the output file.
+fn report(output: &Path, text: &str) -> Result<(), Error> {
+    if is_stdio(output) {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        write_stdout(text.as_bytes())
+    }
+}
+
+pub(crate) fn delta(a: &DiffArgs, ctx: &Context) -> Result<Outcome, Error> {
+    let output = a.output.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let (base, target) = (read_input(&a.a)?, read_input(&a.b)?);
+    let options = delta_options(&[&base, &target], a.level, ctx)?;
+    let delta = smg_format::make_delta(&base, &target, &options)?;
+    write_output(&output, &delta)?;
+    let header = smg_format::delta_header(&delta, &options)?;
+    let share = 100.0 * delta.len() as f64 / target.len().max(1) as f64;
+    let text = if a.json {
+        let mut v = serde_json::to_value(&header).unwrap_or_default();
+        v["deltaBytes"] = json!(delta.len());
+        format!("{v}\n")
+    } else {
+        format!(
+            "delta {} bytes ({share:.2}% of the {}-byte target), {} patch, base sha256 {}\n",
+            delta.len(),
+            target.len(),
+            serde_json::to_value(header.patch)
+                .unwrap_or_default()
+                .as_str()
+                .unwrap_or_default(),
+            &header.base.sha256[..16],
+        )
+    };
+    report(&output, &text)?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn apply(
+    base: &Path,
+    deltas: &[PathBuf],
+    output: &Path,
+    ctx: &Context,
+) -> Result<Outcome, Error> {
+    let mut bytes = read_input(base)?;
+    for path in deltas {
+        let delta = read_input(path)?;
+        let options = delta_options(&[&bytes, &delta], 19, ctx)?;
+        bytes = smg_format::apply_delta(&bytes, &delta, &options)
+            .inspect_err(|_| eprintln!("smg: applying {}:", path.display()))?;
+    }
+    write_output(output, &bytes)?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn fork(
+    file: &Path,
+    output: &Path,
+    branch: &str,
+    at: Option<&str>,
+    ctx: &Context,
+) -> Result<Outcome, Error> {
+    let bytes = read_input(file)?;
+    let loaded = load_bytes(&bytes, ctx)?;
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let child = smg_format::fork(&loaded.doc, &bytes, branch, at.unwrap_or(&now))?;
+    save_like(output, &child, &loaded)?;
+    let id = child.metadata.id.unwrap_or_default();
+    report(output, &format!("forked onto branch `{branch}` as {id}\n"))?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn log(a: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
+    let meta = load(&a.file, ctx)?.doc.metadata;
+    let lineage = meta.lineage.clone().unwrap_or_default();
+    let out = if a.json {
+        let v = json!({ "id": meta.id, "branch": meta.branch, "lineage": lineage });
+        format!("{v}\n")
+    } else {
+        let mut s = format!(
+            "{} on branch {}\n",
+            meta.id.as_deref().unwrap_or("(no id)"),
+            meta.branch.as_deref().unwrap_or("(none)")
+        );
+        for f in lineage.iter().rev() {
+            let _ = writeln!(
+                s,
+                "  {}  forked onto `{}` from {} on {} (sha256 {})",
+                f.forked_at,
+                f.branch,
+                f.parent_id.as_deref().unwrap_or("(no id)"),
+                f.parent_branch.as_deref().unwrap_or("(no branch)"),
+                &f.parent_sha256[..f.parent_sha256.len().min(16)],
+            );
+        }
+        if lineage.is_empty() {
+            s.push_str("  no forks: this memory was not forked from another\n");
+        }
+        s
+    };
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, Error> {
+    let base = load(&a.base, ctx)?;
+    let ours = load(&a.ours, ctx)?;
+    let theirs = load(&a.theirs, ctx)?;
+    let mut options = MergeOptions::default();
+    options.limits = ctx.limits;
+    if let Some(p) = a.prefer {
+        options = options.prefer(match p {
+            PreferArg::Ours => Side::Ours,
+            PreferArg::Theirs => Side::Theirs,
+        });
+    }
+    let merged = smg_format::merge(&base.doc, &ours.doc, &theirs.doc, &options)?;
+    let clean = merged.unresolved().next().is_none();
+    if clean {
+        save_like(&a.output, &merged.document, &ours)?;
+    }
+    let text = if a.json {
+        let v = json!({
+            "written": clean,
+            "conflicts": merged.conflicts,
+            "renumbered": merged.renumbered.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
+        });
+        format!("{v}\n")
+    } else {
+        merge_text(&merged, clean)
+    };
+    report(&a.output, &text)?;
+    Ok(if clean {
+        Outcome::Success
+    } else {
+        Outcome::Invalid
+    })
+}
+
+fn merge_text(merged: &smg_format::Merged, clean: bool) -> String {
+    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_string(), Value::to_string);
+    let mut s = String::new();
+    for c in &merged.conflicts {
+        let how = match c.resolved {
+            Some(Side::Ours) => "took ours",
+            Some(Side::Theirs) => "took theirs",
+            None => "CONFLICT",
+        };
+        let _ = writeln!(
+            s,
+            "{how} {}: base {} | ours {} | theirs {}",
+            c.pointer,
+            show(&c.base),
+            show(&c.ours),
+            show(&c.theirs)
+        );
+    }
+    for (from, to) in &merged.renumbered {
+        let _ = writeln!(
+            s,
+            "turn {from} (added on both sides) archived again as turn {to}"
+        );
+    }
+    if clean {
+        let _ = writeln!(s, "merged: {} conflicts settled", merged.conflicts.len());
+    } else {
+        let n = merged.unresolved().count();
+        let _ = writeln!(
+            s,
+            "not merged: {n} conflicts; settle them with --prefer ours|theirs"
+        );
+    }
+    s
+}

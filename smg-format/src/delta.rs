@@ -1,0 +1,535 @@
+//! Delta files (`.smgd`, spec §17): a compact patch that turns one `.smg` file into
+//! another, byte for byte, and refuses any other base.
+//!
+//! The patch is a Zstandard frame of the target's canonical JSON compressed with the
+//! base's canonical JSON as its reference prefix, so everything the two files share
+//! costs almost nothing. A target that re-encoding cannot reproduce (a hand-formatted
+//! JSON file, a compression level not tried) is patched at the level of file bytes
+//! instead; either way the rebuilt file is checked against the target's SHA-256.
+//!
+//! ```
+//! use smg_format::{apply_delta, make_delta, to_bytes, DeltaOptions, Document, Encoding, WriteOptions};
+//! let options = WriteOptions::new(Encoding::Brotli);
+//! let v1 = to_bytes(&Document::new("2025-12-04T10:30:00Z"), &options).unwrap();
+//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! doc.metadata.project_name = Some("atlas".into());
+//! let v2 = to_bytes(&doc, &options).unwrap();
+//! let delta = make_delta(&v1, &v2, &DeltaOptions::default()).unwrap();
+//! assert_eq!(apply_delta(&v1, &delta, &DeltaOptions::default()).unwrap(), v2);
+//! assert_eq!(apply_delta(&v2, &delta, &DeltaOptions::default()).unwrap_err().code(), "SMG-E160");
+//! ```
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use zeroize::Zeroizing;
+
+use crate::codec::{from_bytes, from_json_slice, to_bytes, to_canonical_json};
+use crate::crypto::{decrypt, encrypt, encrypt_with, is_encrypted, params};
+use crate::envelope::{detect, read_bounded, Encoding, WriteOptions};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::Document;
+
+/// The four magic bytes of a delta file: `0x89 'S' 'M' 'D'`.
+pub const DELTA_MAGIC: [u8; 4] = [0x89, b'S', b'M', b'D'];
+const DELTA_VERSION: u8 = 1;
+/// Magic, version, three reserved bytes, header length.
+const PREFIX_LEN: usize = 12;
+/// Targets up to this size are re-encoded at every compression level to find the one
+/// that reproduces them; larger ones try only the default level (each try costs a
+/// whole compression).
+const FULL_LEVEL_SEARCH: usize = 16 << 20;
+
+/// Settings for making and applying deltas.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct DeltaOptions {
+    /// The passphrase of encrypted bases and targets (one for both).
+    pub passphrase: Option<Zeroizing<Vec<u8>>>,
+    /// Bounds on everything decompressed.
+    pub limits: Limits,
+    /// Zstandard level of the patch, 1–22 (making only).
+    pub level: i32,
+}
+
+impl Default for DeltaOptions {
+    fn default() -> Self {
+        DeltaOptions {
+            passphrase: None,
+            limits: Limits::default(),
+            level: 19,
+        }
+    }
+}
+
+impl DeltaOptions {
+    /// These options with a passphrase.
+    pub fn with_passphrase(mut self, passphrase: &[u8]) -> Self {
+        self.passphrase = Some(Zeroizing::new(passphrase.to_vec()));
+        self
+    }
+
+    /// These options with other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// These options with another patch compression level.
+    pub fn with_level(mut self, level: i32) -> Self {
+        self.level = level;
+        self
+    }
+
+    fn passphrase(&self) -> Result<&[u8]> {
+        self.passphrase
+            .as_deref()
+            .map(Vec::as_slice)
+            .ok_or(Error::NeedPassphrase)
+    }
+}
+
+/// A file a delta names: its SHA-256 and size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct FileRef {
+    /// SHA-256 of the whole file, lowercase hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+impl FileRef {
+    fn of(bytes: &[u8]) -> Self {
+        FileRef {
+            sha256: hex::encode(Sha256::digest(bytes)),
+            bytes: bytes.len() as u64,
+        }
+    }
+}
+
+/// What the patch rebuilds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PatchKind {
+    /// The target's canonical JSON, from the base's; then encoded as `encoding`.
+    Document,
+    /// The target's (unencrypted) file bytes, from the base's.
+    File,
+}
+
+/// How an encrypted target is encrypted again after its inner file is rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Reencryption {
+    /// PBKDF2 iterations.
+    pub iterations: u64,
+    /// The target's salt, hex.
+    pub salt: String,
+    /// The target's nonce, hex.
+    pub nonce: String,
+    /// SHA-256 of the inner file, checked before encrypting so that the nonce never
+    /// encrypts other content.
+    pub inner_sha256: String,
+}
+
+/// The header of a delta file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DeltaHeader {
+    /// The only file this delta applies to.
+    pub base: FileRef,
+    /// The file it rebuilds.
+    pub target: FileRef,
+    /// What the patch holds.
+    pub patch: PatchKind,
+    /// The target's encoding (of its inner file when encrypted), for document patches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// The compression level that reproduces the target, when not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<i32>,
+    /// Present when the target is encrypted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<Reencryption>,
+    /// Size of what the patch decompresses to.
+    pub content_bytes: u64,
+}
+
+/// Make the delta that turns the file `base` into the file `target`.
+///
+/// The delta is encrypted (with the passphrase) when either file is, since it
+/// carries the target's content.
+pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<Vec<u8>> {
+    let base_inner = inner(base, options)?;
+    let target_inner = inner(target, options)?;
+    let (patch, write, prefix, content) = match reproducing(&target_inner, options)? {
+        Some((write, target_doc)) => {
+            let (base_doc, _) = from_bytes(&base_inner, &options.limits)?;
+            let prefix = Cow::Owned(to_canonical_json(&base_doc)?);
+            let content = Cow::Owned(to_canonical_json(&target_doc)?);
+            (PatchKind::Document, Some(write), prefix, content)
+        }
+        None => (
+            PatchKind::File,
+            None,
+            base_inner.clone(),
+            target_inner.clone(),
+        ),
+    };
+    let encryption = match is_encrypted(target) {
+        true => {
+            let (iterations, salt, nonce) = params(target)?;
+            Some(Reencryption {
+                iterations,
+                salt: hex::encode(salt),
+                nonce: hex::encode(nonce),
+                inner_sha256: hex::encode(Sha256::digest(&target_inner[..])),
+            })
+        }
+        false => None,
+    };
+    let header = DeltaHeader {
+        base: FileRef::of(base),
+        target: FileRef::of(target),
+        patch,
+        encoding: write.map(|w| w.encoding.name().to_string()),
+        level: write.and_then(|w| w.level),
+        encryption,
+        content_bytes: content.len() as u64,
+    };
+    let patch = compress(&prefix, &content, options.level)?;
+    let mut out = Vec::with_capacity(PREFIX_LEN + 512 + patch.len());
+    let header_json = crate::canonical::to_vec(&header)?;
+    out.extend_from_slice(&DELTA_MAGIC);
+    out.extend_from_slice(&[DELTA_VERSION, 0, 0, 0]);
+    out.extend_from_slice(&(header_json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&header_json);
+    out.extend_from_slice(&patch);
+    if is_encrypted(base) || is_encrypted(target) {
+        let iterations =
+            crate::crypto::encrypted_iterations(if is_encrypted(target) { target } else { base })?;
+        return encrypt(&out, options.passphrase()?, iterations);
+    }
+    Ok(out)
+}
+
+/// Rebuild the target of `delta` from its base; any other base is refused (`SMG-E160`).
+pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<Vec<u8>> {
+    let plain = plain_delta(delta, options)?;
+    let (header, patch) = split(&plain)?;
+    let actual = FileRef::of(base);
+    if actual.sha256 != header.base.sha256 {
+        return Err(Error::DeltaBase {
+            expected: header.base.sha256,
+            actual: actual.sha256,
+        });
+    }
+    if header.content_bytes > options.limits.max_bytes {
+        return Err(Error::TooLarge {
+            limit: options.limits.max_bytes,
+        });
+    }
+    let base_inner = inner(base, options)?;
+    let max = header.content_bytes;
+    let rebuilt = match header.patch {
+        PatchKind::Document => {
+            let (base_doc, _) = from_bytes(&base_inner, &options.limits)?;
+            let prefix = to_canonical_json(&base_doc)?;
+            let json = decompress(&prefix, patch, max)?;
+            let write = write_options(&header)?;
+            to_bytes(&from_json_slice(&json)?, &write)?
+        }
+        PatchKind::File => decompress(&base_inner, patch, max)?,
+    };
+    let out = match &header.encryption {
+        Some(e) => reencrypt(&rebuilt, e, options)?,
+        None => rebuilt,
+    };
+    if FileRef::of(&out) != header.target {
+        return Err(Error::BadDelta(format!(
+            "the rebuilt file does not hash to the target's SHA-256 {}",
+            header.target.sha256
+        )));
+    }
+    Ok(out)
+}
+
+/// Read a delta's header (decrypting the delta first when it is encrypted).
+pub fn delta_header(delta: &[u8], options: &DeltaOptions) -> Result<DeltaHeader> {
+    split(&plain_delta(delta, options)?).map(|(h, _)| h)
+}
+
+/// The unencrypted file inside `bytes` (the bytes themselves when not encrypted).
+fn inner<'a>(bytes: &'a [u8], options: &DeltaOptions) -> Result<Cow<'a, [u8]>> {
+    if is_encrypted(bytes) {
+        let plain = decrypt(bytes, options.passphrase()?, &options.limits)?;
+        return Ok(Cow::Owned(plain.to_vec()));
+    }
+    Ok(Cow::Borrowed(bytes))
+}
+
+fn plain_delta<'a>(delta: &'a [u8], options: &DeltaOptions) -> Result<Cow<'a, [u8]>> {
+    let plain = inner(delta, options)?;
+    if !plain.starts_with(&DELTA_MAGIC) {
+        return Err(Error::BadDelta(
+            "not a delta file (expected the magic 89 53 4d 44)".into(),
+        ));
+    }
+    Ok(plain)
+}
+
+/// The write options that turn the target's document back into exactly `target`, if
+/// any, with that document.
+fn reproducing(target: &[u8], options: &DeltaOptions) -> Result<Option<(WriteOptions, Document)>> {
+    let encoding = detect(target)?;
+    let levels: Vec<i32> = match encoding {
+        Encoding::Brotli | Encoding::Packed => (0..=11).collect(),
+        Encoding::Zstd => (1..=22).collect(),
+        _ => Vec::new(),
+    };
+    if !matches!(
+        encoding,
+        Encoding::Json | Encoding::Brotli | Encoding::Zstd | Encoding::Packed
+    ) {
+        return Ok(None);
+    }
+    let (doc, _) = from_bytes(target, &options.limits)?;
+    let default = WriteOptions::new(encoding);
+    if to_bytes(&doc, &default)? == target {
+        return Ok(Some((default, doc)));
+    }
+    if target.len() > FULL_LEVEL_SEARCH {
+        return Ok(None);
+    }
+    for level in levels {
+        let write = default.with_level(level);
+        if to_bytes(&doc, &write)? == target {
+            return Ok(Some((write, doc)));
+        }
+    }
+    Ok(None)
+}
+
+fn write_options(header: &DeltaHeader) -> Result<WriteOptions> {
+    let name = header
+        .encoding
+        .as_deref()
+        .ok_or_else(|| Error::BadDelta("a document patch without an encoding".into()))?;
+    let encoding: Encoding = name
+        .parse()
+        .map_err(|_| Error::BadDelta(format!("unknown target encoding `{name}`")))?;
+    let write = WriteOptions::new(encoding);
+    Ok(match header.level {
+        Some(level) => write.with_level(level),
+        None => write,
+    })
+}
+
+fn reencrypt(inner: &[u8], e: &Reencryption, options: &DeltaOptions) -> Result<Vec<u8>> {
+    if hex::encode(Sha256::digest(inner)) != e.inner_sha256 {
+        return Err(Error::BadDelta(
+            "the rebuilt inner file does not hash to the delta's innerSha256".into(),
+        ));
+    }
+    let bad = |what: &str| Error::BadDelta(format!("the encryption {what} is not valid hex"));
+    let salt: [u8; 16] = hex::decode(&e.salt)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .ok_or_else(|| bad("salt"))?;
+    let nonce: [u8; 12] = hex::decode(&e.nonce)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .ok_or_else(|| bad("nonce"))?;
+    encrypt_with(inner, options.passphrase()?, e.iterations, &salt, &nonce)
+}
+
+fn split(plain: &[u8]) -> Result<(DeltaHeader, &[u8])> {
+    if plain.len() < PREFIX_LEN {
+        return Err(Error::BadDelta(format!(
+            "{} bytes is shorter than the {PREFIX_LEN}-byte delta prefix",
+            plain.len()
+        )));
+    }
+    if plain[4] != DELTA_VERSION || plain[5..8] != [0, 0, 0] {
+        return Err(Error::BadDelta(format!(
+            "delta version {} with reserved bytes {:?} (this reader knows version 1)",
+            plain[4],
+            &plain[5..8]
+        )));
+    }
+    let len = u32::from_le_bytes(plain[8..12].try_into().expect("4 bytes")) as usize;
+    let rest = &plain[PREFIX_LEN..];
+    if len > rest.len() {
+        return Err(Error::BadDelta(format!(
+            "the header is {len} bytes, only {} follow",
+            rest.len()
+        )));
+    }
+    let header: DeltaHeader = serde_json::from_slice(&rest[..len])
+        .map_err(|e| Error::BadDelta(format!("the header does not parse: {e}")))?;
+    Ok((header, &rest[len..]))
+}
+
+fn window_log(total: usize) -> u32 {
+    (usize::BITS - total.max(1 << 10).saturating_sub(1).leading_zeros()).clamp(10, 31)
+}
+
+fn compress(prefix: &[u8], content: &[u8], level: i32) -> Result<Vec<u8>> {
+    let fail = |e: std::io::Error| Error::InvalidArgument(format!("zstd refused the patch: {e}"));
+    let mut encoder =
+        zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), level, prefix).map_err(fail)?;
+    encoder
+        .window_log(window_log(prefix.len() + content.len()))
+        .map_err(fail)?;
+    encoder.long_distance_matching(true).map_err(fail)?;
+    encoder
+        .set_pledged_src_size(Some(content.len() as u64))
+        .map_err(fail)?;
+    encoder.include_checksum(false).map_err(fail)?;
+    encoder.write_all(content).map_err(fail)?;
+    encoder.finish().map_err(fail)
+}
+
+fn decompress(prefix: &[u8], patch: &[u8], max: u64) -> Result<Vec<u8>> {
+    let corrupt =
+        |e: std::io::Error| Error::BadDelta(format!("the patch does not decompress: {e}"));
+    let mut decoder =
+        zstd::stream::read::Decoder::with_ref_prefix(patch, prefix).map_err(corrupt)?;
+    decoder
+        .window_log_max(window_log(prefix.len().saturating_add(max as usize)))
+        .map_err(corrupt)?;
+    let capacity = usize::try_from(max).unwrap_or(0);
+    let out = read_bounded(decoder, max, "zstd", capacity).map_err(|e| match e {
+        Error::TooLarge { .. } => Error::BadDelta(format!(
+            "the patch holds more than the {max} bytes it declares"
+        )),
+        Error::Decompress { detail, .. } => {
+            Error::BadDelta(format!("the patch does not decompress: {detail}"))
+        }
+        other => other,
+    })?;
+    if out.len() as u64 != max {
+        return Err(Error::BadDelta(format!(
+            "the patch holds {} bytes, the header declares {max}",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::full_fixture;
+
+    fn grown(doc: &Document) -> Document {
+        let mut next = doc.clone();
+        next.metadata.project_name = Some("grown".into());
+        next.metadata.tags = Some(vec!["checkpoint".into()]);
+        next
+    }
+
+    fn round_trip(base: &[u8], target: &[u8], options: &DeltaOptions) -> Vec<u8> {
+        let delta = make_delta(base, target, options).unwrap();
+        assert_eq!(apply_delta(base, &delta, options).unwrap(), target);
+        delta
+    }
+
+    #[test]
+    fn every_encoding_and_level_is_rebuilt_byte_for_byte() {
+        let doc = full_fixture();
+        let options = DeltaOptions::default();
+        for write in [
+            WriteOptions::new(Encoding::Json),
+            WriteOptions::new(Encoding::Brotli),
+            WriteOptions::new(Encoding::Brotli).with_level(9),
+            WriteOptions::new(Encoding::Zstd).with_level(3),
+            WriteOptions::new(Encoding::Packed),
+        ] {
+            let base = to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+            let target = to_bytes(&grown(&doc), &write).unwrap();
+            let delta = round_trip(&base, &target, &options);
+            let header = delta_header(&delta, &options).unwrap();
+            assert_eq!(header.patch, PatchKind::Document, "{write:?}");
+            assert_eq!(header.level, write.level, "{write:?}");
+            assert!(delta.len() < 600, "{write:?}: {} bytes", delta.len());
+        }
+    }
+
+    #[test]
+    fn a_target_no_encoding_reproduces_is_patched_as_bytes() {
+        let doc = full_fixture();
+        let base = to_bytes(&doc, &WriteOptions::new(Encoding::Json)).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&base).unwrap();
+        let pretty = serde_json::to_vec_pretty(&value).unwrap();
+        let delta = round_trip(&base, &pretty, &DeltaOptions::default());
+        let header = delta_header(&delta, &DeltaOptions::default()).unwrap();
+        assert_eq!(header.patch, PatchKind::File);
+    }
+
+    #[test]
+    fn another_base_is_refused_and_chains_work() {
+        let options = DeltaOptions::default();
+        let write = WriteOptions::new(Encoding::Brotli);
+        let v1_doc = full_fixture();
+        let v2_doc = grown(&v1_doc);
+        let mut v3_doc = v2_doc.clone();
+        v3_doc.metadata.total_exchanges = Some(99);
+        let [v1, v2, v3] = [&v1_doc, &v2_doc, &v3_doc].map(|d| to_bytes(d, &write).unwrap());
+        let d2 = make_delta(&v1, &v2, &options).unwrap();
+        let d3 = make_delta(&v2, &v3, &options).unwrap();
+        let rebuilt = apply_delta(&apply_delta(&v1, &d2, &options).unwrap(), &d3, &options);
+        assert_eq!(rebuilt.unwrap(), v3);
+        let err = apply_delta(&v1, &d3, &options).unwrap_err();
+        assert_eq!(err.code(), "SMG-E160");
+        assert!(err.to_string().contains(&hex::encode(Sha256::digest(&v2))));
+    }
+
+    #[test]
+    fn damaged_deltas_are_refused_without_panicking() {
+        let options = DeltaOptions::default();
+        let write = WriteOptions::new(Encoding::Zstd);
+        let base = to_bytes(&full_fixture(), &write).unwrap();
+        let target = to_bytes(&grown(&full_fixture()), &write).unwrap();
+        let delta = make_delta(&base, &target, &options).unwrap();
+        for cut in [0, 3, 11, 40, delta.len() - 1] {
+            let err = apply_delta(&base, &delta[..cut], &options).unwrap_err();
+            assert_eq!(err.code(), "SMG-E161", "cut at {cut}: {err}");
+        }
+        let mut flipped = delta.clone();
+        let last = flipped.len() - 3;
+        flipped[last] ^= 0x55;
+        let err = apply_delta(&base, &flipped, &options).unwrap_err();
+        assert!(
+            matches!(err.code(), "SMG-E161" | "SMG-E012" | "SMG-E010"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn encrypted_files_give_an_encrypted_delta_and_the_same_ciphertext() {
+        let options = DeltaOptions::default().with_passphrase(b"correct horse");
+        let write = WriteOptions::new(Encoding::Brotli);
+        let seal = |d: &Document| {
+            crate::encrypt(&to_bytes(d, &write).unwrap(), b"correct horse", 600_000).unwrap()
+        };
+        let base = seal(&full_fixture());
+        let target = seal(&grown(&full_fixture()));
+        let delta = round_trip(&base, &target, &options);
+        assert!(is_encrypted(&delta));
+        let err = apply_delta(&base, &delta, &DeltaOptions::default()).unwrap_err();
+        assert_eq!(err.code(), "SMG-E140");
+        let wrong = DeltaOptions::default().with_passphrase(b"wrong");
+        assert_eq!(
+            apply_delta(&base, &delta, &wrong).unwrap_err().code(),
+            "SMG-E141"
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! Three-way merge of two memories forked from a common base (spec §17.3).
+//!
+//! A change made on one side only is taken; the same change on both sides is taken
+//! once; two different changes of the same field are a [`Conflict`], settled by
+//! [`MergeOptions::prefer`] when given. Nodes are matched by id and edges by
+//! (from, relation, to) in every graph; lists of strings merge as sets. The artifact
+//! vault and the deep archive merge as unions: no artifact version and no archived
+//! turn of either side is ever lost.
+//!
+//! ```
+//! use smg_format::{merge, Document, MergeOptions};
+//! let base = Document::new("2025-12-04T10:30:00Z");
+//! let mut ours = base.clone();
+//! ours.metadata.project_name = Some("atlas".into());
+//! let mut theirs = base.clone();
+//! theirs.metadata.tags = Some(vec!["q3".into()]);
+//! let merged = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+//! assert!(merged.conflicts.is_empty());
+//! assert_eq!(merged.document.metadata.project_name.as_deref(), Some("atlas"));
+//! assert_eq!(merged.document.metadata.tags, Some(vec!["q3".to_string()]));
+//! ```
+
+mod archive;
+mod vault;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::archive::ArchiveOptions;
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::{escape_pointer, Document};
+
+/// Which side wins a conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The first changed document.
+    Ours,
+    /// The second changed document.
+    Theirs,
+}
+
+/// How to merge.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct MergeOptions {
+    /// The side that wins conflicts; without it conflicts take ours and are reported
+    /// as unresolved.
+    pub prefer: Option<Side>,
+    /// Bounds on decoding archive blocks.
+    pub limits: Limits,
+    /// How rebuilt archive blocks are written.
+    pub archive: ArchiveOptions,
+}
+
+impl MergeOptions {
+    /// These options with a side that wins conflicts.
+    pub fn prefer(mut self, side: Side) -> Self {
+        self.prefer = Some(side);
+        self
+    }
+}
+
+/// One field both sides changed differently.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Conflict {
+    /// Where: a JSON Pointer, with node ids, edge keys (`from|relation|to`) and artifact
+    /// ids in place of array positions.
+    pub pointer: String,
+    /// The base's value (`None` when absent).
+    pub base: Option<Value>,
+    /// Ours.
+    pub ours: Option<Value>,
+    /// Theirs.
+    pub theirs: Option<Value>,
+    /// The side whose value was taken, when [`MergeOptions::prefer`] settled it.
+    pub resolved: Option<Side>,
+}
+
+/// The result of a merge.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Merged {
+    /// The merged document.
+    pub document: Document,
+    /// Every conflict, settled or not.
+    pub conflicts: Vec<Conflict>,
+    /// Archived turns both sides added under the same number with different content:
+    /// `(number on its side, number in the merged archive)`.
+    pub renumbered: Vec<(u64, u64)>,
+}
+
+impl Merged {
+    /// Conflicts no preference settled: the document must not be used as is.
+    pub fn unresolved(&self) -> impl Iterator<Item = &Conflict> {
+        self.conflicts.iter().filter(|c| c.resolved.is_none())
+    }
+}
+
+/// Merge `ours` and `theirs`, both changed from `base`.
+pub fn merge(
+    base: &Document,
+    ours: &Document,
+    theirs: &Document,
+    options: &MergeOptions,
+) -> Result<Merged> {
+    let mut m = Merger {
+        prefer: options.prefer,
+        conflicts: Vec::new(),
+    };
+    let [b, o, t] = [base, ours, theirs].map(to_value);
+    let merged = m.value("", Some(&b?), Some(&o?), Some(&t?))?;
+    let mut document: Document = serde_json::from_value(merged.unwrap_or(Value::Null))
+        .map_err(|e| Error::InvalidArgument(format!("the merged document is not valid: {e}")))?;
+    let renumbered = archive::merge(base, ours, theirs, &mut document, options)?;
+    Ok(Merged {
+        document,
+        conflicts: m.conflicts,
+        renumbered,
+    })
+}
+
+fn to_value(doc: &Document) -> Result<Value> {
+    serde_json::to_value(doc)
+        .map_err(|e| Error::InvalidArgument(format!("the document does not serialise: {e}")))
+}
+
+struct Merger {
+    prefer: Option<Side>,
+    conflicts: Vec<Conflict>,
+}
+
+impl Merger {
+    fn value(
+        &mut self,
+        ptr: &str,
+        b: Option<&Value>,
+        o: Option<&Value>,
+        t: Option<&Value>,
+    ) -> Result<Option<Value>> {
+        if o == t || t == b {
+            return Ok(o.cloned());
+        }
+        if o == b {
+            return Ok(t.cloned());
+        }
+        if ptr == "/deepArchive/blocks" {
+            // Rebuilt from the union of turns once the vault is merged (archive::merge).
+            return Ok(o.cloned());
+        }
+        match (b, o, t) {
+            (_, Some(Value::Object(oo)), Some(Value::Object(to))) => {
+                let bo = b.and_then(Value::as_object);
+                if is_artifact(ptr) {
+                    return vault::artifact(self, ptr, bo, oo, to).map(Some);
+                }
+                return Ok(Some(Value::Object(self.object(ptr, bo, oo, to)?)));
+            }
+            (_, Some(Value::Array(oa)), Some(Value::Array(ta))) => {
+                let ba = b.and_then(Value::as_array).map(Vec::as_slice);
+                if let Some(key) = array_key(ptr) {
+                    return Ok(Some(Value::Array(self.keyed(ptr, key, ba, oa, ta)?)));
+                }
+                if let Some(set) = string_set(ba, oa, ta) {
+                    return Ok(Some(set));
+                }
+            }
+            (_, Some(Value::String(x)), Some(Value::String(y))) if ptr == "/metadata/modified" => {
+                return Ok(Some(Value::String(later(x, y).to_string())));
+            }
+            _ => {}
+        }
+        if IDENTITY.contains(&ptr) {
+            // Two branches merged: the result stays on one of them, ours unless preferred.
+            let side = self.prefer.unwrap_or(Side::Ours);
+            return Ok(self.settle(ptr, b, o, t, Some(side)));
+        }
+        Ok(self.conflict(ptr, b, o, t))
+    }
+
+    fn object(
+        &mut self,
+        ptr: &str,
+        b: Option<&Map<String, Value>>,
+        o: &Map<String, Value>,
+        t: &Map<String, Value>,
+    ) -> Result<Map<String, Value>> {
+        let keys: BTreeSet<&String> = o
+            .keys()
+            .chain(t.keys())
+            .chain(b.into_iter().flat_map(|m| m.keys()))
+            .collect();
+        let mut out = Map::new();
+        for k in keys {
+            let here = format!("{ptr}/{}", escape_pointer(k));
+            let v = self.value(&here, b.and_then(|m| m.get(k)), o.get(k), t.get(k))?;
+            if let Some(v) = v {
+                out.insert(k.clone(), v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// An array of objects identified by `key`: the base's order for what it had, then
+    /// what either side added, by key (the same whichever side is called ours).
+    fn keyed(
+        &mut self,
+        ptr: &str,
+        key: fn(&Value) -> Option<String>,
+        b: Option<&[Value]>,
+        o: &[Value],
+        t: &[Value],
+    ) -> Result<Vec<Value>> {
+        let index = |items: &[Value]| -> BTreeMap<String, Value> {
+            items
+                .iter()
+                .filter_map(|v| Some((key(v)?, v.clone())))
+                .collect()
+        };
+        let (bi, oi, ti) = (index(b.unwrap_or_default()), index(o), index(t));
+        let unkeyed = |items: &[Value]| items.iter().filter(|v| key(v).is_none()).count();
+        if unkeyed(o) + unkeyed(t) > 0 {
+            return Ok(self
+                .conflict(
+                    ptr,
+                    b.map(|v| Value::Array(v.to_vec())).as_ref(),
+                    Some(&Value::Array(o.to_vec())),
+                    Some(&Value::Array(t.to_vec())),
+                )
+                .and_then(|v| v.as_array().cloned())
+                .unwrap_or_default());
+        }
+        let base_order = b.unwrap_or_default().iter().filter_map(key);
+        let added: BTreeSet<&String> = oi
+            .keys()
+            .chain(ti.keys())
+            .filter(|k| !bi.contains_key(*k))
+            .collect();
+        let order: Vec<String> = base_order.chain(added.into_iter().cloned()).collect();
+        let mut out = Vec::with_capacity(order.len());
+        let mut seen = BTreeSet::new();
+        for k in order {
+            if !seen.insert(k.clone()) {
+                continue;
+            }
+            let here = format!("{ptr}/{}", escape_pointer(&k));
+            if let Some(v) = self.value(&here, bi.get(&k), oi.get(&k), ti.get(&k))? {
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+
+    fn conflict(
+        &mut self,
+        ptr: &str,
+        b: Option<&Value>,
+        o: Option<&Value>,
+        t: Option<&Value>,
+    ) -> Option<Value> {
+        self.settle(ptr, b, o, t, self.prefer)
+    }
+
+    /// Record a conflict and take `side`'s value (ours when unresolved).
+    fn settle(
+        &mut self,
+        ptr: &str,
+        b: Option<&Value>,
+        o: Option<&Value>,
+        t: Option<&Value>,
+        side: Option<Side>,
+    ) -> Option<Value> {
+        self.conflicts.push(Conflict {
+            pointer: ptr.to_string(),
+            base: b.cloned(),
+            ours: o.cloned(),
+            theirs: t.cloned(),
+            resolved: side,
+        });
+        match side {
+            Some(Side::Theirs) => t.cloned(),
+            _ => o.cloned(),
+        }
+    }
+}
+
+/// The fields that say which memory and branch a file is: when both sides changed them
+/// (two forks), the merge keeps one side's (a settled conflict), never an unresolved one.
+const IDENTITY: [&str; 3] = ["/metadata/id", "/metadata/branch", "/metadata/lineage"];
+
+/// Whether `ptr` is one artifact of the vault: `/artifactVault/artifacts/ID`.
+fn is_artifact(ptr: &str) -> bool {
+    ptr.strip_prefix("/artifactVault/artifacts/")
+        .is_some_and(|rest| !rest.contains('/'))
+}
+
+/// The identity of the items of a keyed array at `ptr`: nodes by id, edges by
+/// from, relation and to.
+fn array_key(ptr: &str) -> Option<fn(&Value) -> Option<String>> {
+    let graph = ptr.rsplit_once('/').map(|(parent, _)| parent)?;
+    let is_graph = graph == "/semanticGraph"
+        || graph == "/sharedGraph"
+        || (graph.starts_with("/privateContexts/") && graph.ends_with("/graph"));
+    if !is_graph {
+        return None;
+    }
+    if ptr.ends_with("/nodes") {
+        return Some(|v| Some(v.get("id")?.as_str()?.to_string()));
+    }
+    if ptr.ends_with("/edges") {
+        return Some(|v| {
+            let f = |k: &str| v.get(k).and_then(Value::as_str);
+            Some(format!("{}|{}|{}", f("from")?, f("relation")?, f("to")?))
+        });
+    }
+    None
+}
+
+/// Lists of distinct strings merge as sets: the base's order for what both kept, then
+/// what either side added, sorted. `None` when the lists are not such lists.
+fn string_set(b: Option<&[Value]>, o: &[Value], t: &[Value]) -> Option<Value> {
+    let set = |items: &[Value]| -> Option<BTreeSet<String>> {
+        let s: BTreeSet<String> = items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<_>>()?;
+        (s.len() == items.len()).then_some(s)
+    };
+    let (bs, os, ts) = (set(b.unwrap_or_default())?, set(o)?, set(t)?);
+    let kept = |s: &String| os.contains(s) && ts.contains(s);
+    let base_part = b
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|s| kept(&s.to_string()));
+    let added: BTreeSet<&String> = os
+        .iter()
+        .chain(ts.iter())
+        .filter(|s| !bs.contains(*s))
+        .collect();
+    Some(Value::Array(
+        base_part
+            .map(str::to_string)
+            .chain(added.into_iter().cloned())
+            .map(Value::String)
+            .collect(),
+    ))
+}
+
+/// The later of two RFC 3339 times (the greater string when either does not parse).
+fn later<'a>(x: &'a str, y: &'a str) -> &'a str {
+    let parse = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+    match (parse(x), parse(y)) {
+        (Some(a), Some(b)) if a != b => {
+            if a > b {
+                x
+            } else {
+                y
+            }
+        }
+        _ => x.max(y),
+    }
+}
+
+#[cfg(test)]
+mod tests;

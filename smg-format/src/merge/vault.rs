@@ -1,0 +1,140 @@
+//! Artifacts changed on both sides: fields merge one by one, versions as a union.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::Merger;
+use crate::error::{Error, Result};
+use crate::model::{Artifact, ArtifactVersion, Extra};
+use crate::vault::{content_hash, next_version, rebuild_versions};
+
+/// Merge one artifact. The versions both sides share (a common prefix) stay as they
+/// are; when only one side added versions they are taken verbatim; when both did, the
+/// new versions of both (once per content) follow in time order, numbered on.
+pub(super) fn artifact(
+    m: &mut Merger,
+    ptr: &str,
+    b: Option<&Map<String, Value>>,
+    o: &Map<String, Value>,
+    t: &Map<String, Value>,
+) -> Result<Value> {
+    let fields = |x: &Map<String, Value>| {
+        let mut c = x.clone();
+        c.remove("versions");
+        c.remove("hash");
+        c
+    };
+    let bf = b.map(fields);
+    let mut out = m.object(ptr, bf.as_ref(), &fields(o), &fields(t))?;
+    let (ov, tv) = (versions(o), versions(t));
+    let prefix = ov.iter().zip(tv).take_while(|(x, y)| x == y).count();
+    let (list, hash) = if prefix == ov.len() || prefix == tv.len() {
+        let side = if prefix == ov.len() { t } else { o };
+        let hash = if ov == tv {
+            let bh = b.and_then(|b| b.get("hash"));
+            m.value(&format!("{ptr}/hash"), bh, o.get("hash"), t.get("hash"))?
+        } else {
+            side.get("hash").cloned()
+        };
+        (Value::Array(versions(side).to_vec()), hash)
+    } else {
+        let id = ptr
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        let name = out
+            .get("filename")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let (list, hash) = union(&id, name, o, t, prefix)?;
+        (list, Some(Value::String(hash)))
+    };
+    out.insert("versions".into(), list);
+    if let Some(hash) = hash {
+        out.insert("hash".into(), hash);
+    }
+    Ok(Value::Object(out))
+}
+
+fn versions(a: &Map<String, Value>) -> &[Value] {
+    a.get("versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+fn typed(id: &str, a: &Map<String, Value>) -> Result<Artifact> {
+    serde_json::from_value(Value::Object(a.clone())).map_err(|e| Error::Artifact {
+        artifact: id.to_string(),
+        version: 0,
+        detail: format!("not an artifact: {e}"),
+    })
+}
+
+/// A version to be numbered again: when, its content, and what it carried besides.
+struct Pending {
+    timestamp: Option<String>,
+    hash: String,
+    content: String,
+    stated_hash: bool,
+    extra: Extra,
+}
+
+fn union(
+    id: &str,
+    filename: Option<String>,
+    o: &Map<String, Value>,
+    t: &Map<String, Value>,
+    prefix: usize,
+) -> Result<(Value, String)> {
+    let (ao, at) = (typed(id, o)?, typed(id, t)?);
+    let (co, ct) = (rebuild_versions(id, &ao)?, rebuild_versions(id, &at)?);
+    let mut seen = BTreeSet::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    for (art, contents) in [(&ao, &co), (&at, &ct)] {
+        for (v, content) in art.versions.iter().zip(contents).skip(prefix) {
+            let hash = content_hash(content);
+            if seen.insert(hash.clone()) {
+                pending.push(Pending {
+                    timestamp: v.timestamp.clone(),
+                    hash,
+                    content: content.clone(),
+                    stated_hash: v.hash.is_some(),
+                    extra: v.extra.clone(),
+                });
+            }
+        }
+    }
+    pending.sort_by(|x, y| (&x.timestamp, &x.hash).cmp(&(&y.timestamp, &y.hash)));
+    let mut art = Artifact {
+        filename,
+        versions: ao.versions[..prefix].to_vec(),
+        ..Artifact::default()
+    };
+    let mut prev = prefix
+        .checked_sub(1)
+        .map(|i| co[i].clone())
+        .unwrap_or_default();
+    let mut hash = art.hash.clone();
+    for p in pending {
+        let mut v = next_version(id, &art, &prev, &p.content, p.timestamp.as_deref());
+        if art.versions.is_empty() {
+            v = ArtifactVersion {
+                content: Some(p.content.clone()),
+                delta: None,
+                ..v
+            };
+        }
+        v.hash = p.stated_hash.then(|| p.hash.clone());
+        v.extra = p.extra;
+        art.versions.push(v);
+        hash = p.hash;
+        prev = p.content;
+    }
+    let list = serde_json::to_value(&art.versions)
+        .map_err(|e| Error::InvalidArgument(format!("versions do not serialise: {e}")))?;
+    Ok((list, hash))
+}

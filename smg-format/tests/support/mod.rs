@@ -1,0 +1,115 @@
+//! Document generators shared by the property tests.
+
+// Each test binary compiles this module and uses only some of it.
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+use smg_format::{Block, DeepArchive, Document, Edge, Graph, Node, Turn, WorkingMemory};
+
+pub(crate) fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9 _.-]{0,24}",
+        any::<String>().prop_map(|s| s.chars().take(40).collect()),
+        Just("line\r\nbreaks\ttabs \u{0} nul \u{1F600} emoji".to_string()),
+    ]
+}
+
+pub(crate) fn unit() -> impl Strategy<Value = f64> {
+    prop_oneof![0.0..=1.0f64, Just(0.0), Just(1.0), Just(0.1), Just(1e-7)]
+}
+
+pub(crate) fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e300..1e300f64).prop_map(Value::from),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Unknown fields: keys no v1 object defines.
+pub(crate) fn extra() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map("x-[a-z]{1,5}", json_value(), 0..3)
+        .prop_map(|m| m.into_iter().collect())
+}
+
+pub(crate) fn node() -> impl Strategy<Value = Node> {
+    (
+        "[a-z0-9_]{1,8}",
+        text(),
+        proptest::option::of(unit()),
+        proptest::option::of(text()),
+        extra(),
+    )
+        .prop_map(|(id, label, importance, description, extra)| Node {
+            id,
+            kind: "concept".into(),
+            label: Some(label),
+            importance,
+            description,
+            extra,
+            ..Node::default()
+        })
+}
+
+pub(crate) fn turn() -> impl Strategy<Value = Turn> {
+    (1..10_000u64, text(), "(user|assistant)", extra()).prop_map(|(n, content, role, extra)| Turn {
+        turn: n,
+        role,
+        content,
+        extra,
+        ..Turn::default()
+    })
+}
+
+pub(crate) fn document() -> impl Strategy<Value = Document> {
+    (
+        prop::collection::vec(node(), 0..6),
+        prop::collection::vec(turn(), 0..5),
+        prop::collection::vec(turn(), 0..5),
+        extra(),
+        extra(),
+    )
+        .prop_map(|(nodes, recent, archived, top, graph_extra)| {
+            let mut doc = Document::new("2025-12-04T10:30:00Z");
+            let edges = nodes
+                .windows(2)
+                .map(|w| Edge {
+                    from: w[0].id.clone(),
+                    to: w[1].id.clone(),
+                    relation: "related_to".into(),
+                    ..Edge::default()
+                })
+                .collect();
+            doc.semantic_graph = Some(Graph {
+                nodes: Some(nodes),
+                edges: Some(edges),
+                extra: graph_extra,
+            });
+            doc.working_memory = Some(WorkingMemory {
+                recent_context: Some(recent),
+                ..WorkingMemory::default()
+            });
+            doc.deep_archive = Some(DeepArchive {
+                blocks: Some(vec![Block {
+                    id: 1,
+                    turn_range: "1-10000".into(),
+                    compressed_data: smg_format::encode_turns(&archived, 5).unwrap(),
+                    ..Block::default()
+                }]),
+                ..DeepArchive::default()
+            });
+            doc.extra = top;
+            doc
+        })
+}
