@@ -18,4 +18,5 @@ sample=../shared/data/locomo-dev/26.json
 target/debug/smg ingest "$sample" -o "$work/plain.smg" -q >/dev/null
 SMG_PASSPHRASE="the right one" target/debug/smg encrypt "$work/plain.smg" -o "$work/locked.smg"
 LD_LIBRARY_PATH=target/debug valgrind -q --error-exitcode=1 --leak-check=full \
-  --errors-for-leak-kinds=definite --show-leak-kinds=definite "$work/scenario" "$sample" "$work" "$work/locked.smg"
+  --errors-for-leak-kinds=definite --show-leak-kinds=definite "$work/scenario" "$sample" "$work" "$work/locked.smg" \
+  ../shared/data/locomo-dev/30.json

@@ -12,8 +12,17 @@ trap 'rm -rf "$out"' EXIT
 echo "== smg ingest: a coding chat into memory, then the same export grown by two turns"
 head -n 10 fixtures/ingest/sample-chat.jsonl > "$out/early.jsonl"
 "$smg" ingest "$out/early.jsonl" -o "$out/memory.smg"
+cp "$out/memory.smg" "$out/checkpoint-1.smg"
 "$smg" ingest --append "$out/memory.smg" fixtures/ingest/sample-chat.jsonl
 "$smg" validate "$out/memory.smg"
+echo
+echo "== checkpoints: what the append changed, as a delta that rebuilds the file byte for byte"
+"$smg" diff "$out/checkpoint-1.smg" "$out/memory.smg" --stat
+"$smg" diff "$out/checkpoint-1.smg" "$out/memory.smg" --delta -o "$out/memory.smgd"
+"$smg" apply "$out/checkpoint-1.smg" "$out/memory.smgd" -o "$out/rebuilt.smg"
+cmp "$out/rebuilt.smg" "$out/memory.smg" && echo "rebuilt: identical"
+"$smg" fork "$out/memory.smg" -o "$out/experiment.smg" --branch experiment
+"$smg" log "$out/experiment.smg"
 echo
 echo "== smg query: the decisions and the memories it found"
 "$smg" query "$out/memory.smg" 'FIND decisions ORDER BY timestamp'

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod archive;
+mod checkpoint;
 mod crypt;
 mod ffi;
 mod generate;
@@ -223,6 +224,13 @@ fn main() {
             let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
             crypt::run(size, &PathBuf::from("bench/out/crypt"));
         }
+        Some("checkpoint") => {
+            let locomo = args
+                .get(1)
+                .map_or_else(|| PathBuf::from("../shared/data/locomo-dev"), PathBuf::from);
+            let size = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
+            checkpoint::run(&locomo, size, &PathBuf::from("bench/out/checkpoint"));
+        }
         Some("archive") => {
             let locomo = args
                 .get(1)
@@ -254,7 +262,7 @@ fn main() {
             ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB]");
             std::process::exit(2);
         }
     }

@@ -141,6 +141,14 @@ enum smg_status
    */
   SMG_STATUS_BAD_SIGNATURE = 151,
   /**
+   * SMG-E160: the delta was made against another base file.
+   */
+  SMG_STATUS_DELTA_BASE = 160,
+  /**
+   * SMG-E161: the delta is malformed or does not rebuild its target.
+   */
+  SMG_STATUS_BAD_DELTA = 161,
+  /**
    * SMG-E201: no node (or segment) has that id.
    */
   SMG_STATUS_UNKNOWN_NODE = 201,
@@ -203,6 +211,37 @@ smg_status smg_validate(const uint8_t *bytes, size_t len, char **report_out);
  * `s` must be null or a pointer returned by this library and not yet freed.
  */
 void smg_string_free(char *s);
+
+/**
+ * Write to `delta` (atomically) the delta that rebuilds the file `target` from the file
+ * `base`; its header (base and target SHA-256, patch kind, sizes) goes to `*json_out`
+ * as JSON. `passphrase` (null with length 0 when no file is encrypted) opens
+ * encrypted files; the delta of an encrypted file is encrypted.
+ *
+ * # Safety
+ * `base`, `target` and `delta` must be NUL-terminated strings, `passphrase`
+ * `passphrase_len` readable bytes, and `json_out` writable.
+ */
+smg_status smg_delta_make(const char *base,
+                          const char *target,
+                          const uint8_t *passphrase,
+                          size_t passphrase_len,
+                          const char *delta,
+                          char **json_out);
+
+/**
+ * Rebuild into `output` (atomically) the file `delta` was made for, from `base`.
+ * Another base is refused with `SMG_STATUS_DELTA_BASE` and nothing is written.
+ *
+ * # Safety
+ * `base`, `delta` and `output` must be NUL-terminated strings and `passphrase`
+ * `passphrase_len` readable bytes.
+ */
+smg_status smg_delta_apply(const char *base,
+                           const char *delta,
+                           const uint8_t *passphrase,
+                           size_t passphrase_len,
+                           const char *output);
 
 /**
  * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain

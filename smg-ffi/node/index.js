@@ -32,6 +32,8 @@ const c = {
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
+  deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
+  deltaApply: lib.func('uint32_t smg_delta_apply(const char *base, const char *delta, const uint8_t *pass, size_t len, const char *output)'),
 };
 
 const OK = 0;
@@ -83,10 +85,30 @@ function validate(data) {
   return JSON.parse(take(out[0]));
 }
 
+function secretOf(passphrase) {
+  return passphrase == null ? Buffer.alloc(0) : Buffer.from(passphrase);
+}
+
+// Write to `delta` the delta that rebuilds the file `target` from `base`; its header.
+function makeDelta(base, target, delta, passphrase) {
+  const secret = secretOf(passphrase);
+  const json = call(c.deltaMake, text(base, 'base'), text(target, 'target'),
+    secret.length ? secret : null, secret.length, text(delta, 'delta'));
+  return JSON.parse(json);
+}
+
+// Rebuild into `output`, byte for byte, the file `delta` was made for, from `base`.
+function applyDelta(base, delta, output, passphrase) {
+  const secret = secretOf(passphrase);
+  const status = c.deltaApply(text(base, 'base'), text(delta, 'delta'),
+    secret.length ? secret : null, secret.length, text(output, 'output'));
+  if (status !== OK) throw new SmgError(status, lastError());
+}
+
 class Memory {
   constructor(path, passphrase) {
     this.path = text(path, 'path');
-    const secret = passphrase == null ? Buffer.alloc(0) : Buffer.from(passphrase);
+    const secret = secretOf(passphrase);
     const out = [null];
     const status = c.open(this.path, secret.length ? secret : null, secret.length, out);
     if (status !== OK) throw new SmgError(status, lastError());
@@ -133,4 +155,6 @@ module.exports = {
   open: (path, passphrase) => new Memory(path, passphrase),
   ingest: (inputs, output) => JSON.parse(call(c.ingest, inputs.map((i) => text(i, 'input')), inputs.length, text(output, 'output'))),
   validate,
+  makeDelta,
+  applyDelta,
 };

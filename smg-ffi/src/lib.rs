@@ -5,8 +5,10 @@
 //! crosses the boundary. Every function here is safe to call from any thread.
 #![deny(missing_docs)]
 
+mod delta;
 mod memory;
 
+pub use delta::*;
 pub use memory::*;
 
 use std::ffi::{c_char, CStr, CString};
@@ -77,6 +79,10 @@ pub enum SmgStatus {
     Unsigned = 150,
     /// SMG-E151: the signature does not hold.
     BadSignature = 151,
+    /// SMG-E160: the delta was made against another base file.
+    DeltaBase = 160,
+    /// SMG-E161: the delta is malformed or does not rebuild its target.
+    BadDelta = 161,
     /// SMG-E201: no node (or segment) has that id.
     UnknownNode = 201,
     /// SMG-E210: an ingest input is not readable as its format.
@@ -123,6 +129,8 @@ impl SmgStatus {
             UnknownAlgorithm,
             Unsigned,
             BadSignature,
+            DeltaBase,
+            BadDelta,
             UnknownNode,
             Import,
             Query,

@@ -34,7 +34,7 @@ fn remember(message: String) {
 
 /// Run `f`, turning its error into a status (and the thread's last message) and a
 /// panic into `Panic`.
-fn guard(f: impl FnOnce() -> Result<(), (SmgStatus, String)>) -> SmgStatus {
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), (SmgStatus, String)>) -> SmgStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => SmgStatus::Ok,
         Ok(Err((status, message))) => {
@@ -50,7 +50,7 @@ fn guard(f: impl FnOnce() -> Result<(), (SmgStatus, String)>) -> SmgStatus {
 
 /// Run `f` under [`guard`] and write the text it makes to `out`, which is checked
 /// first: nothing runs when there is nowhere to put the result.
-fn respond(
+pub(crate) fn respond(
     out: *mut *mut c_char,
     f: impl FnOnce() -> Result<String, (SmgStatus, String)>,
 ) -> SmgStatus {
@@ -71,7 +71,7 @@ fn engine_error(e: smg_engine::Error) -> (SmgStatus, String) {
     )
 }
 
-fn format_error(e: smg_format::Error) -> (SmgStatus, String) {
+pub(crate) fn format_error(e: smg_format::Error) -> (SmgStatus, String) {
     (
         SmgStatus::of_code(e.code()),
         format!("error[{}]: {e}", e.code()),
@@ -82,7 +82,10 @@ fn format_error(e: smg_format::Error) -> (SmgStatus, String) {
 ///
 /// # Safety
 /// `s` must be null or point to a NUL-terminated string.
-unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, (SmgStatus, String)> {
+pub(crate) unsafe fn text<'a>(
+    s: *const c_char,
+    what: &str,
+) -> Result<&'a str, (SmgStatus, String)> {
     if s.is_null() {
         return Err((SmgStatus::NullArgument, format!("{what} is null")));
     }
@@ -96,7 +99,11 @@ unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, (SmgStatus, 
 ///
 /// # Safety
 /// `p` must point to `len` readable bytes unless `len` is 0.
-unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str) -> Result<&'a [u8], (SmgStatus, String)> {
+pub(crate) unsafe fn bytes<'a>(
+    p: *const u8,
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], (SmgStatus, String)> {
     if len == 0 {
         return Ok(&[]);
     }

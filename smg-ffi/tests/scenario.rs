@@ -157,3 +157,63 @@ fn the_scenario() {
         SmgStatus::NullArgument
     );
 }
+
+#[test]
+fn a_delta_rebuilds_a_file_and_refuses_another_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| CString::new(dir.path().join(n).to_str().unwrap()).unwrap();
+    let (a, b, d, out, stray) = (
+        path("a.smg"),
+        path("b.smg"),
+        path("b.smgd"),
+        path("b2.smg"),
+        path("x.smg"),
+    );
+    let first = locomo();
+    let second = CString::new(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/data/locomo-dev/30.json")
+            .to_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut s: *mut c_char = null_mut();
+    // SAFETY: live C strings and a local out-pointer, as documented.
+    assert_eq!(
+        unsafe { smg_ingest([first.as_ptr()].as_ptr(), 1, a.as_ptr(), &mut s) },
+        SmgStatus::Ok
+    );
+    take(s);
+    std::fs::copy(dir.path().join("a.smg"), dir.path().join("b.smg")).unwrap();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_ingest_append(b.as_ptr(), [second.as_ptr()].as_ptr(), 1, &mut s) },
+        SmgStatus::Ok
+    );
+    take(s);
+    // SAFETY: live C strings, no passphrase, a local out-pointer.
+    assert_eq!(
+        unsafe { smg_delta_make(a.as_ptr(), b.as_ptr(), null(), 0, d.as_ptr(), &mut s) },
+        SmgStatus::Ok
+    );
+    let header = json(&take(s));
+    assert_eq!(header["patch"], "document");
+    let target = std::fs::read(dir.path().join("b.smg")).unwrap();
+    assert!(header["deltaBytes"].as_u64().unwrap() < target.len() as u64);
+    // SAFETY: live C strings, no passphrase.
+    assert_eq!(
+        unsafe { smg_delta_apply(a.as_ptr(), d.as_ptr(), null(), 0, out.as_ptr()) },
+        SmgStatus::Ok
+    );
+    assert_eq!(std::fs::read(dir.path().join("b2.smg")).unwrap(), target);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { smg_delta_apply(b.as_ptr(), d.as_ptr(), null(), 0, stray.as_ptr()) },
+        SmgStatus::DeltaBase
+    );
+    assert!(last_error().starts_with("error[SMG-E160]"));
+    assert!(
+        !dir.path().join("x.smg").exists(),
+        "nothing is written on failure"
+    );
+}

@@ -67,3 +67,18 @@ def test_bad_arguments_raise_not_crash(tmp_path):
             memory.search(42)
         assert memory.search("", k=3) == []
         assert memory.context("Caroline", budget=0)["items"] == []
+
+
+def test_a_delta_rebuilds_a_file_and_refuses_another_base(tmp_path):
+    a, b = tmp_path / "a.smg", tmp_path / "b.smg"
+    smg.ingest([LOCOMO], a)
+    smg.ingest([LOCOMO, LOCOMO.with_name("30.json")], b)
+    header = smg.make_delta(a, b, tmp_path / "b.smgd")
+    assert header["patch"] == "document"
+    assert header["deltaBytes"] < b.stat().st_size
+    smg.apply_delta(a, tmp_path / "b.smgd", tmp_path / "b2.smg")
+    assert (tmp_path / "b2.smg").read_bytes() == b.read_bytes()
+    with pytest.raises(smg.SmgError) as err:
+        smg.apply_delta(b, tmp_path / "b.smgd", tmp_path / "x.smg")
+    assert err.value.code == "SMG-E160"
+    assert not (tmp_path / "x.smg").exists()

@@ -1,8 +1,9 @@
 /* The ABI scenario in C: ingest a LoCoMo file, open it, search, build a context,
  * expand a segment, validate a broken file, and open an encrypted file with the
- * wrong passphrase. Run under valgrind by scripts/test.sh.
+ * wrong passphrase; then make a delta between two memories, rebuild the second from
+ * the first, and see another base refused. Run under valgrind by scripts/test.sh.
  *
- * usage: scenario LOCOMO.json WORKDIR ENCRYPTED.smg */
+ * usage: scenario LOCOMO.json WORKDIR ENCRYPTED.smg OTHER_LOCOMO.json */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,23 @@ static void print_error(void) {
     printf("  last error (%zu bytes): %s\n", n, buf);
 }
 
+/* Whether two files hold the same bytes. */
+static int same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa != NULL && fb != NULL;
+    while (same) {
+        int x = fgetc(fa), y = fgetc(fb);
+        if (x != y) same = 0;
+        if (x == EOF || y == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s LOCOMO.json WORKDIR ENCRYPTED.smg\n", argv[0]);
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s LOCOMO.json WORKDIR ENCRYPTED.smg OTHER_LOCOMO.json\n", argv[0]);
         return 2;
     }
     char out_path[4096];
@@ -86,6 +101,29 @@ int main(int argc, char **argv) {
           "a wrong passphrase is SMG-E141 and opens nothing");
     print_error();
     check(smg_memory_open(NULL, NULL, 0, &locked) == SMG_STATUS_NULL_ARGUMENT, "a null path is refused");
+
+    char both_path[4096], delta_path[4096], rebuilt_path[4096], stray_path[4096];
+    snprintf(both_path, sizeof both_path, "%s/both.smg", argv[2]);
+    snprintf(delta_path, sizeof delta_path, "%s/both.smgd", argv[2]);
+    snprintf(rebuilt_path, sizeof rebuilt_path, "%s/both-rebuilt.smg", argv[2]);
+    snprintf(stray_path, sizeof stray_path, "%s/stray.smg", argv[2]);
+    const char *both[] = {argv[1], argv[4]};
+    summary = NULL;
+    check(smg_ingest(both, 2, both_path, &summary) == SMG_STATUS_OK, "ingest two LoCoMo files");
+    smg_string_free(summary);
+    char *header = NULL;
+    check(smg_delta_make(out_path, both_path, NULL, 0, delta_path, &header) == SMG_STATUS_OK,
+          "make a delta");
+    check(header != NULL && strstr(header, "\"patch\":\"document\"") != NULL, "a document patch");
+    smg_string_free(header);
+    check(smg_delta_apply(out_path, delta_path, NULL, 0, rebuilt_path) == SMG_STATUS_OK, "apply it");
+    check(same_bytes(both_path, rebuilt_path), "the rebuilt file is byte for byte the target");
+    check(smg_delta_apply(both_path, delta_path, NULL, 0, stray_path) == SMG_STATUS_DELTA_BASE,
+          "another base is SMG-E160");
+    print_error();
+    FILE *stray = fopen(stray_path, "rb");
+    check(stray == NULL, "and nothing is written");
+    if (stray) fclose(stray);
 
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures == 0 ? 0 : 1;

@@ -50,3 +50,17 @@ test('the scenario', () => {
   opened.close();
   assert.throws(() => smg.open(path.join(dir, 'nope.smg')), (e) => e.code === 'SMG-E001');
 });
+
+test('a delta rebuilds a file and refuses another base', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-delta-'));
+  const [a, b, d] = ['a.smg', 'b.smg', 'b.smgd'].map((n) => path.join(dir, n));
+  smg.ingest([locomo], a);
+  smg.ingest([locomo, path.join(path.dirname(locomo), '30.json')], b);
+  const header = smg.makeDelta(a, b, d);
+  assert.strictEqual(header.patch, 'document');
+  assert.ok(header.deltaBytes < fs.statSync(b).size);
+  smg.applyDelta(a, d, path.join(dir, 'b2.smg'));
+  assert.ok(fs.readFileSync(path.join(dir, 'b2.smg')).equals(fs.readFileSync(b)));
+  assert.throws(() => smg.applyDelta(b, d, path.join(dir, 'x.smg')), (e) => e.code === 'SMG-E160');
+  assert.ok(!fs.existsSync(path.join(dir, 'x.smg')));
+});

@@ -55,6 +55,10 @@ _lib.smg_memory_expand.restype = ctypes.c_uint32
 _lib.smg_memory_expand.argtypes = [ctypes.c_void_p, _char_p, _out_str]
 _lib.smg_ingest.restype = ctypes.c_uint32
 _lib.smg_ingest.argtypes = [ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _out_str]
+_lib.smg_delta_make.restype = ctypes.c_uint32
+_lib.smg_delta_make.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p, _out_str]
+_lib.smg_delta_apply.restype = ctypes.c_uint32
+_lib.smg_delta_apply.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p]
 
 _OK = 0
 _INVALID = 100
@@ -121,6 +125,30 @@ def ingest(inputs, output):
     paths = [_text(os.fspath(p)) for p in inputs]
     array = (_char_p * len(paths))(*paths)
     return json.loads(_call(_lib.smg_ingest, array, len(paths), _text(os.fspath(output))))
+
+
+def _secret(passphrase):
+    if passphrase is None:
+        return b""
+    return passphrase.encode("utf-8") if isinstance(passphrase, str) else bytes(passphrase)
+
+
+def make_delta(base, target, delta, passphrase=None):
+    """Write to ``delta`` the delta that rebuilds the file ``target`` from ``base``;
+    its header as a dict (``base``/``target`` SHA-256, ``patch``, ``deltaBytes``)."""
+    secret = _secret(passphrase)
+    paths = [_text(os.fspath(p)) for p in (base, target)]
+    return json.loads(_call(_lib.smg_delta_make, *paths, secret, len(secret), _text(os.fspath(delta))))
+
+
+def apply_delta(base, delta, output, passphrase=None):
+    """Rebuild into ``output``, byte for byte, the file ``delta`` was made for from
+    ``base``; another base raises SmgError with code SMG-E160 and writes nothing."""
+    secret = _secret(passphrase)
+    paths = [_text(os.fspath(p)) for p in (base, delta)]
+    status = _lib.smg_delta_apply(*paths, secret, len(secret), _text(os.fspath(output)))
+    if status != _OK:
+        raise SmgError(status, _last_error())
 
 
 class Memory:

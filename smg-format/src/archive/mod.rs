@@ -33,6 +33,24 @@ pub fn decode_block(
         .collect())
 }
 
+/// The JSON text a Brotli block compresses (what [`encode_json`] was given).
+pub(crate) fn block_json(block: &Block, limits: &Limits) -> Result<Vec<u8>> {
+    let fail = |detail: String| Error::Block {
+        block: block.id,
+        detail,
+    };
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(block.compressed_data.as_bytes())
+        .map_err(|e| fail(format!("compressedData is not valid base64: {e}")))?;
+    read_bounded(
+        brotli::Decompressor::new(&raw[..], 1 << 16),
+        limits.max_bytes,
+        "brotli",
+        0,
+    )
+    .map_err(|e| fail(e.to_string()))
+}
+
 /// A block's turns as stored (with `parts` where code moved to the vault).
 pub(crate) fn stored_turns(
     id: u64,

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
-use crate::codec::{from_bytes, from_json_slice, to_bytes, to_canonical_json};
+use crate::codec::{from_bytes, to_bytes};
 use crate::crypto::{decrypt, encrypt, encrypt_with, is_encrypted, params};
 use crate::envelope::{detect, read_bounded, Encoding, WriteOptions};
 use crate::error::{Error, Result};
@@ -160,6 +160,16 @@ pub struct DeltaHeader {
     pub encryption: Option<Reencryption>,
     /// Size of what the patch decompresses to.
     pub content_bytes: u64,
+    /// For document patches that carry archive blocks: how much of the content is the
+    /// document's JSON (the carried blocks' JSON follows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_bytes: Option<u64>,
+    /// Base blocks (positions) whose JSON follows the base's in the reference prefix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_blocks: Vec<usize>,
+    /// Target blocks carried as JSON, in the order their JSON follows the document's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<ExpandedBlock>,
 }
 
 /// Make the delta that turns the file `base` into the file `target`.
@@ -169,12 +179,21 @@ pub struct DeltaHeader {
 pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<Vec<u8>> {
     let base_inner = inner(base, options)?;
     let target_inner = inner(target, options)?;
+    let mut blocks = (None, Vec::new(), Vec::new());
     let (patch, write, prefix, content) = match reproducing(&target_inner, options)? {
         Some((write, target_doc)) => {
             let (base_doc, _) = from_bytes(&base_inner, &options.limits)?;
-            let prefix = Cow::Owned(to_canonical_json(&base_doc)?);
-            let content = Cow::Owned(to_canonical_json(&target_doc)?);
-            (PatchKind::Document, Some(write), prefix, content)
+            let listed = expand::base_only(&base_doc, &target_doc, &options.limits);
+            let prefix = Cow::Owned(expand::prefix(&base_doc, &listed, &options.limits)?);
+            let (content, json_bytes, carried) =
+                expand::content(&base_doc, &target_doc, &options.limits)?;
+            blocks = ((!carried.is_empty()).then_some(json_bytes), listed, carried);
+            (
+                PatchKind::Document,
+                Some(write),
+                prefix,
+                Cow::Owned(content),
+            )
         }
         None => (
             PatchKind::File,
@@ -203,6 +222,9 @@ pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<
         level: write.and_then(|w| w.level),
         encryption,
         content_bytes: content.len() as u64,
+        json_bytes: blocks.0,
+        base_blocks: blocks.1,
+        blocks: blocks.2,
     };
     let patch = compress(&prefix, &content, options.level)?;
     let mut out = Vec::with_capacity(PREFIX_LEN + 512 + patch.len());
@@ -241,10 +263,11 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
     let rebuilt = match header.patch {
         PatchKind::Document => {
             let (base_doc, _) = from_bytes(&base_inner, &options.limits)?;
-            let prefix = to_canonical_json(&base_doc)?;
-            let json = decompress(&prefix, patch, max)?;
-            let write = write_options(&header)?;
-            to_bytes(&from_json_slice(&json)?, &write)?
+            let prefix = expand::prefix(&base_doc, &header.base_blocks, &options.limits)?;
+            let content = decompress(&prefix, patch, max)?;
+            let json_bytes = header.json_bytes.unwrap_or(content.len() as u64);
+            let doc = expand::rebuild(&content, json_bytes, &header.blocks)?;
+            to_bytes(&doc, &write_options(&header)?)?
         }
         PatchKind::File => decompress(&base_inner, patch, max)?,
     };
@@ -424,112 +447,9 @@ fn decompress(prefix: &[u8], patch: &[u8], max: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+mod expand;
+
+pub use expand::ExpandedBlock;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::full_fixture;
-
-    fn grown(doc: &Document) -> Document {
-        let mut next = doc.clone();
-        next.metadata.project_name = Some("grown".into());
-        next.metadata.tags = Some(vec!["checkpoint".into()]);
-        next
-    }
-
-    fn round_trip(base: &[u8], target: &[u8], options: &DeltaOptions) -> Vec<u8> {
-        let delta = make_delta(base, target, options).unwrap();
-        assert_eq!(apply_delta(base, &delta, options).unwrap(), target);
-        delta
-    }
-
-    #[test]
-    fn every_encoding_and_level_is_rebuilt_byte_for_byte() {
-        let doc = full_fixture();
-        let options = DeltaOptions::default();
-        for write in [
-            WriteOptions::new(Encoding::Json),
-            WriteOptions::new(Encoding::Brotli),
-            WriteOptions::new(Encoding::Brotli).with_level(9),
-            WriteOptions::new(Encoding::Zstd).with_level(3),
-            WriteOptions::new(Encoding::Packed),
-        ] {
-            let base = to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
-            let target = to_bytes(&grown(&doc), &write).unwrap();
-            let delta = round_trip(&base, &target, &options);
-            let header = delta_header(&delta, &options).unwrap();
-            assert_eq!(header.patch, PatchKind::Document, "{write:?}");
-            assert_eq!(header.level, write.level, "{write:?}");
-            assert!(delta.len() < 600, "{write:?}: {} bytes", delta.len());
-        }
-    }
-
-    #[test]
-    fn a_target_no_encoding_reproduces_is_patched_as_bytes() {
-        let doc = full_fixture();
-        let base = to_bytes(&doc, &WriteOptions::new(Encoding::Json)).unwrap();
-        let value: serde_json::Value = serde_json::from_slice(&base).unwrap();
-        let pretty = serde_json::to_vec_pretty(&value).unwrap();
-        let delta = round_trip(&base, &pretty, &DeltaOptions::default());
-        let header = delta_header(&delta, &DeltaOptions::default()).unwrap();
-        assert_eq!(header.patch, PatchKind::File);
-    }
-
-    #[test]
-    fn another_base_is_refused_and_chains_work() {
-        let options = DeltaOptions::default();
-        let write = WriteOptions::new(Encoding::Brotli);
-        let v1_doc = full_fixture();
-        let v2_doc = grown(&v1_doc);
-        let mut v3_doc = v2_doc.clone();
-        v3_doc.metadata.total_exchanges = Some(99);
-        let [v1, v2, v3] = [&v1_doc, &v2_doc, &v3_doc].map(|d| to_bytes(d, &write).unwrap());
-        let d2 = make_delta(&v1, &v2, &options).unwrap();
-        let d3 = make_delta(&v2, &v3, &options).unwrap();
-        let rebuilt = apply_delta(&apply_delta(&v1, &d2, &options).unwrap(), &d3, &options);
-        assert_eq!(rebuilt.unwrap(), v3);
-        let err = apply_delta(&v1, &d3, &options).unwrap_err();
-        assert_eq!(err.code(), "SMG-E160");
-        assert!(err.to_string().contains(&hex::encode(Sha256::digest(&v2))));
-    }
-
-    #[test]
-    fn damaged_deltas_are_refused_without_panicking() {
-        let options = DeltaOptions::default();
-        let write = WriteOptions::new(Encoding::Zstd);
-        let base = to_bytes(&full_fixture(), &write).unwrap();
-        let target = to_bytes(&grown(&full_fixture()), &write).unwrap();
-        let delta = make_delta(&base, &target, &options).unwrap();
-        for cut in [0, 3, 11, 40, delta.len() - 1] {
-            let err = apply_delta(&base, &delta[..cut], &options).unwrap_err();
-            assert_eq!(err.code(), "SMG-E161", "cut at {cut}: {err}");
-        }
-        let mut flipped = delta.clone();
-        let last = flipped.len() - 3;
-        flipped[last] ^= 0x55;
-        let err = apply_delta(&base, &flipped, &options).unwrap_err();
-        assert!(
-            matches!(err.code(), "SMG-E161" | "SMG-E012" | "SMG-E010"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn encrypted_files_give_an_encrypted_delta_and_the_same_ciphertext() {
-        let options = DeltaOptions::default().with_passphrase(b"correct horse");
-        let write = WriteOptions::new(Encoding::Brotli);
-        let seal = |d: &Document| {
-            crate::encrypt(&to_bytes(d, &write).unwrap(), b"correct horse", 600_000).unwrap()
-        };
-        let base = seal(&full_fixture());
-        let target = seal(&grown(&full_fixture()));
-        let delta = round_trip(&base, &target, &options);
-        assert!(is_encrypted(&delta));
-        let err = apply_delta(&base, &delta, &DeltaOptions::default()).unwrap_err();
-        assert_eq!(err.code(), "SMG-E140");
-        let wrong = DeltaOptions::default().with_passphrase(b"wrong");
-        assert_eq!(
-            apply_delta(&base, &delta, &wrong).unwrap_err().code(),
-            "SMG-E141"
-        );
-    }
-}
+mod tests;
