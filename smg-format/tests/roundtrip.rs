@@ -23,6 +23,13 @@ proptest! {
     }
 
     #[test]
+    fn canonical_bytes_do_not_depend_on_the_path_taken(doc in document()) {
+        let direct = smg_format::to_canonical_json(&doc).unwrap();
+        let via_value = smg_format::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
+        prop_assert_eq!(direct, via_value);
+    }
+
+    #[test]
     fn a_document_has_no_difference_from_itself_and_differs_from_another(a in document(), b in document()) {
         prop_assert!(smg_format::diff(&a, &a).is_empty());
         prop_assert!(smg_format::diff(&b, &b.clone()).is_empty());

@@ -60,7 +60,7 @@ pub(crate) struct Facts {
     /// Decision cues (SMG §9.1 decision density).
     pub(crate) decision_cues: usize,
     /// Content words of the prose, sorted, each once.
-    pub(crate) terms: Vec<String>,
+    pub(crate) terms: Terms,
     pub(crate) decisions: Vec<Decision>,
     pub(crate) memories: Vec<(MemoryType, String)>,
     pub(crate) goals: Vec<String>,
@@ -79,6 +79,40 @@ const FILLER: &[&str] = &[
     "much", "so", "very", "a", "lot", "agreed", "exactly", "true", "indeed", "np",
 ];
 
+/// A turn's distinct content words, sorted, in one string: a large archive holds
+/// millions of them, and one allocation per turn instead of one per word keeps that
+/// to the size of the words.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Terms {
+    joined: String,
+    count: usize,
+}
+
+impl Terms {
+    /// From words that hold no space.
+    pub(crate) fn new<S: AsRef<str>>(words: &[S]) -> Self {
+        let mut joined = String::with_capacity(words.iter().map(|w| w.as_ref().len() + 1).sum());
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                joined.push(' ');
+            }
+            joined.push_str(w.as_ref());
+        }
+        Terms {
+            joined,
+            count: words.len(),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.joined.split(' ').filter(|w| !w.is_empty())
+    }
+}
+
 /// Analyse one turn's text; `ai` says the speaker is an assistant (its first-person
 /// sentences are not memories about the user).
 pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
@@ -89,6 +123,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let mut terms: Vec<String> = text::terms(&prose).collect();
     terms.sort_unstable();
     terms.dedup();
+    let terms = Terms::new(&terms);
     let mut facts = Facts {
         kind: classify(content, &prose, words),
         filler,

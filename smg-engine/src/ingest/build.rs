@@ -10,7 +10,7 @@ use smg_format::{ArtifactVault, Edge, Node, Provenance, Turn};
 
 use super::TurnView;
 
-use super::analyze::{analyze, Facts, NameKind};
+use super::analyze::{analyze, Facts, NameKind, Terms};
 use super::chunk::{chunk, ChunkTurn};
 use super::links::{artifacts, link_mentions, requirements, supersede};
 use super::memories::Memories;
@@ -122,7 +122,7 @@ pub(crate) fn build(turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Bu
     let segments = segments(&mut g, turns, &mut info);
     // Content words served the chunking; a large archive should not hold them longer.
     for i in &mut info {
-        i.facts.terms = Vec::new();
+        i.facts.terms = Terms::default();
     }
     let total = turns.last().map_or(0, |t| t.turn.turn);
     let mut names: Vec<(String, Mention)> = Vec::new();
@@ -295,8 +295,8 @@ fn segment_node(
     let mut freq: HashMap<&str, usize> = HashMap::new();
     let mut kinds: HashMap<&'static str, usize> = HashMap::new();
     for &i in members {
-        for t in &info[i].facts.terms {
-            *freq.entry(t.as_str()).or_default() += 1;
+        for t in info[i].facts.terms.iter() {
+            *freq.entry(t).or_default() += 1;
         }
         *kinds.entry(info[i].facts.kind.name()).or_default() += 1;
     }

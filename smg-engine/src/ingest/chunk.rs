@@ -4,6 +4,8 @@
 
 use std::collections::HashSet;
 
+use super::analyze::Terms;
+
 /// Most tokens in a chunk (characters / 4).
 pub(crate) const MAX_TOKENS: usize = 500;
 
@@ -11,7 +13,7 @@ pub(crate) const MAX_TOKENS: usize = 500;
 pub(crate) struct ChunkTurn<'a> {
     pub(crate) session: Option<&'a str>,
     pub(crate) tokens: usize,
-    pub(crate) terms: &'a [String],
+    pub(crate) terms: &'a Terms,
     pub(crate) question: bool,
 }
 
@@ -36,7 +38,7 @@ pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
             }
         }
         tokens += t.tokens;
-        topic.extend(t.terms.iter().map(String::as_str));
+        topic.extend(t.terms.iter());
     }
     if start < turns.len() {
         out.push(start..turns.len());
@@ -45,11 +47,11 @@ pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
 }
 
 /// A turn of five or more content words that shares almost none with the chunk so far.
-fn shifted(topic: &HashSet<&str>, terms: &[String]) -> bool {
+fn shifted(topic: &HashSet<&str>, terms: &Terms) -> bool {
     if terms.len() < 5 || topic.len() < 5 {
         return false;
     }
-    let shared = terms.iter().filter(|t| topic.contains(t.as_str())).count();
+    let shared = terms.iter().filter(|t| topic.contains(t)).count();
     (shared as f64) / (terms.len() as f64) < 0.1
 }
 
@@ -57,12 +59,7 @@ fn shifted(topic: &HashSet<&str>, terms: &[String]) -> bool {
 mod tests {
     use super::*;
 
-    fn t<'a>(
-        session: &'a str,
-        tokens: usize,
-        terms: &'a [String],
-        question: bool,
-    ) -> ChunkTurn<'a> {
+    fn t<'a>(session: &'a str, tokens: usize, terms: &'a Terms, question: bool) -> ChunkTurn<'a> {
         ChunkTurn {
             session: Some(session),
             tokens,
@@ -73,14 +70,8 @@ mod tests {
 
     #[test]
     fn sessions_budgets_and_topic_shifts_break_chunks() {
-        let a: Vec<String> = "rust borrow checker lifetimes traits"
-            .split(' ')
-            .map(String::from)
-            .collect();
-        let b: Vec<String> = "garden tomatoes watering soil compost"
-            .split(' ')
-            .map(String::from)
-            .collect();
+        let a = Terms::new(&["borrow", "checker", "lifetimes", "rust", "traits"]);
+        let b = Terms::new(&["compost", "garden", "soil", "tomatoes", "watering"]);
         let turns = [
             t("s1", 100, &a, true),
             t("s1", 450, &a, false),

@@ -189,7 +189,7 @@ pub fn ingest(
             Ok(got)
         })
         .collect::<Result<Vec<_>>>()?;
-    let existing = read_archive(doc, &options.limits)?;
+    let mut existing = read_archive(doc, &options.limits)?;
     keep_conversation_headers(doc, &imported);
     let pending = pending(imported, &existing, &mut report);
     let first = existing.last().map_or(1, |t| t.turn.turn + 1);
@@ -201,6 +201,8 @@ pub fn ingest(
     progress.start("archiving", turns.len() as u64);
     let appended = append_turns(doc, &turns, &options.archive)?;
     progress.advance(turns.len() as u64);
+    let mut turns = turns;
+    drop_archived_sources(&mut existing, &mut turns, options.recent_turns);
     report.turns_added = turns.len();
     report.blocks_written = appended.blocks;
     let all: Vec<TurnView<'_>> = existing
@@ -231,6 +233,22 @@ pub fn ingest(
         .and_then(|v| v.artifacts.as_ref())
         .map_or(0, |a| a.len());
     Ok(report)
+}
+
+/// Source records are archived now and the graph never reads them: drop them from
+/// every turn but the last `recent` (which working memory copies whole), so that a
+/// large ingest does not hold a second copy of its input while it builds the graph.
+fn drop_archived_sources(
+    existing: &mut [smg_format::ArchivedTurn],
+    new: &mut [Turn],
+    recent: usize,
+) {
+    let total = existing.len() + new.len();
+    let keep_from = total.saturating_sub(recent);
+    let old = existing.iter_mut().map(|a| &mut a.turn);
+    for turn in old.chain(new.iter_mut()).take(keep_from) {
+        turn.extra.remove("source");
+    }
 }
 
 /// The messages that are new, in archive order.

@@ -5,21 +5,21 @@
 //! integer with all its digits instead; for every other value the output is exactly
 //! RFC 8785's (spec §2.3).
 
+mod ser;
+
 use std::io::Write;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
-/// Largest integer magnitude an IEEE-754 double holds exactly.
-const EXACT_DOUBLE: u64 = 1 << 53;
-
-/// Canonical bytes of any serialisable value.
+/// Canonical bytes of any serialisable value, written as it is serialised (no
+/// intermediate `serde_json::Value`).
 pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let value = serde_json::to_value(value)
-        .map_err(|e| Error::InvalidArgument(format!("value cannot be serialised: {e}")))?;
-    Ok(to_canonical_json_value(&value))
+    let mut out = Vec::with_capacity(4096);
+    value.serialize(ser::Canonical { out: &mut out })?;
+    Ok(out)
 }
 
 /// Canonical bytes of a JSON value (RFC 8785, integers kept exact; spec §2.3).
@@ -52,11 +52,7 @@ fn write_value(value: &Value, out: &mut Vec<u8>) {
         }
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            // The map is sorted by UTF-8 bytes; RFC 8785 sorts by UTF-16 code units,
-            // which differs only when a key holds characters beyond U+FFFF.
-            if entries.iter().any(|(k, _)| !k.is_ascii()) {
-                entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            }
+            KeyOrder::sort(&mut entries);
             out.push(b'{');
             for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
@@ -71,15 +67,43 @@ fn write_value(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// RFC 8785 key order: UTF-16 code units. It differs from UTF-8 byte order (and so
+/// from `String`'s) only when a key holds characters beyond U+FFFF.
+pub(crate) struct KeyOrder;
+
+impl KeyOrder {
+    pub(crate) fn sort<K: AsRef<str>, V>(entries: &mut [(K, V)]) {
+        if entries.iter().all(|(k, _)| k.as_ref().is_ascii()) {
+            entries.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        } else {
+            entries.sort_by(|a, b| a.0.as_ref().encode_utf16().cmp(b.0.as_ref().encode_utf16()));
+        }
+    }
+}
+
 fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) {
-    let exact = |m: u64| m > EXACT_DOUBLE;
-    if let Some(u) = n.as_u64().filter(|u| exact(*u)) {
-        let _ = write!(out, "{u}");
-    } else if let Some(i) = n.as_i64().filter(|i| exact(i.unsigned_abs())) {
-        let _ = write!(out, "{i}");
+    if let Some(u) = n.as_u64() {
+        write_integer(i128::from(u), out);
+    } else if let Some(i) = n.as_i64() {
+        write_integer(i128::from(i), out);
     } else {
-        let f = n.as_f64().unwrap_or(0.0);
+        write_f64(n.as_f64().unwrap_or(0.0), out);
+    }
+}
+
+/// An integer: every digit. Up to 2^53 this is also RFC 8785's form (the double's
+/// shortest form has no exponent below 10^21); beyond, the digits are kept exact.
+fn write_integer(n: i128, out: &mut Vec<u8>) {
+    let _ = write!(out, "{n}");
+}
+
+/// A double in ECMAScript's shortest form; NaN and infinities (which JSON cannot hold)
+/// as `null`, as serde_json turns them into.
+fn write_f64(f: f64, out: &mut Vec<u8>) {
+    if f.is_finite() {
         out.extend_from_slice(ryu_js::Buffer::new().format_finite(f).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
     }
 }
 
@@ -115,6 +139,18 @@ mod tests {
     fn keys_sort_by_utf16_code_units() {
         // U+1F600 is D83D DE00 in UTF-16, which sorts before U+FB01 (FB01).
         assert_eq!(canon(r#"{"ﬁ":1,"😀":2,"a":3}"#), r#"{"a":3,"😀":2,"ﬁ":1}"#);
+    }
+
+    #[test]
+    fn the_serializer_writes_what_the_value_path_writes() {
+        let doc = crate::test_support::full_fixture();
+        let via_value = to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
+        assert_eq!(to_vec(&doc).unwrap(), via_value);
+        let odd = serde_json::json!({"😀": [1.5, -0.0, 1e300, 9007199254740993u64], "ﬁ": {"b": null, "a": "\u{1}"}});
+        assert_eq!(to_vec(&odd).unwrap(), to_canonical_json_value(&odd));
+        assert_eq!(to_vec(&f64::NAN).unwrap(), b"null");
+        let keyed: std::collections::BTreeMap<u32, char> = [(10, 'x'), (9, 'y')].into();
+        assert_eq!(to_vec(&keyed).unwrap(), br#"{"10":"x","9":"y"}"#);
     }
 
     #[test]

@@ -1,0 +1,483 @@
+//! A serde serializer that writes canonical JSON directly, without building a
+//! `serde_json::Value` of the whole document first (which costs several times the
+//! document's size in memory). Objects buffer their entries to sort the keys; arrays
+//! and scalars go straight to the output.
+
+use serde::ser::{self, Serialize};
+
+use super::{write_f64, write_integer, write_string, KeyOrder};
+use crate::error::Error;
+
+type Result<T> = std::result::Result<T, Error>;
+
+impl ser::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error::InvalidArgument(format!("value cannot be serialised: {msg}"))
+    }
+}
+
+/// Writes one value's canonical JSON to `out`.
+pub(super) struct Canonical<'a> {
+    pub(super) out: &'a mut Vec<u8>,
+}
+
+/// An array being written.
+pub(super) struct Array<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+    /// Set for tuple variants: `{"name":[…]}` needs a closing brace.
+    close_object: bool,
+}
+
+/// An object being collected: entries are sorted when it ends.
+pub(super) struct Object<'a> {
+    out: &'a mut Vec<u8>,
+    entries: Vec<(String, Vec<u8>)>,
+    key: Option<String>,
+    /// Set for struct variants: `{"name":{…}}` needs a closing brace.
+    close_object: bool,
+}
+
+impl Object<'_> {
+    fn finish(self) {
+        let Object {
+            out,
+            mut entries,
+            close_object,
+            ..
+        } = self;
+        KeyOrder::sort(&mut entries);
+        // A key given twice keeps its last value, as a JSON object built from it would.
+        let mut kept: Vec<(String, Vec<u8>)> = Vec::with_capacity(entries.len());
+        for e in entries {
+            match kept.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        out.push(b'{');
+        for (i, (k, v)) in kept.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_string(k, out);
+            out.push(b':');
+            out.extend_from_slice(v);
+        }
+        out.push(b'}');
+        if close_object {
+            out.push(b'}');
+        }
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<()> {
+        let mut buf = Vec::new();
+        value.serialize(Canonical { out: &mut buf })?;
+        self.entries.push((key, buf));
+        Ok(())
+    }
+}
+
+fn open_variant(out: &mut Vec<u8>, variant: &str) {
+    out.push(b'{');
+    write_string(variant, out);
+    out.push(b':');
+}
+
+impl<'a> ser::Serializer for Canonical<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Array<'a>;
+    type SerializeTuple = Array<'a>;
+    type SerializeTupleStruct = Array<'a>;
+    type SerializeTupleVariant = Array<'a>;
+    type SerializeMap = Object<'a>;
+    type SerializeStruct = Object<'a>;
+    type SerializeStructVariant = Object<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        write_integer(i128::from(v), self.out);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        write_integer(v, self.out);
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        write_integer(i128::from(v), self.out);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        let v = i128::try_from(v).map_err(|_| ser::Error::custom("integer out of range"))?;
+        write_integer(v, self.out);
+        Ok(())
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.serialize_f64(v.into())
+    }
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        write_f64(v, self.out);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        write_string(v.encode_utf8(&mut [0; 4]), self.out);
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result<()> {
+        write_string(v, self.out);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        use ser::SerializeSeq;
+        let mut seq = self.serialize_seq(Some(v.len()))?;
+        for b in v {
+            seq.serialize_element(b)?;
+        }
+        seq.end()
+    }
+    fn serialize_none(self) -> Result<()> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        open_variant(self.out, variant);
+        value.serialize(Canonical { out: self.out })?;
+        self.out.push(b'}');
+        Ok(())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Array<'a>> {
+        self.out.push(b'[');
+        Ok(Array {
+            out: self.out,
+            first: true,
+            close_object: false,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Array<'a>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Array<'a>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Array<'a>> {
+        open_variant(self.out, variant);
+        self.out.push(b'[');
+        Ok(Array {
+            out: self.out,
+            first: true,
+            close_object: true,
+        })
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>> {
+        Ok(Object {
+            out: self.out,
+            entries: Vec::with_capacity(len.unwrap_or(0)),
+            key: None,
+            close_object: false,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Object<'a>> {
+        open_variant(self.out, variant);
+        let mut object = self.serialize_map(Some(len))?;
+        object.close_object = true;
+        Ok(object)
+    }
+}
+
+impl Array<'_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        value.serialize(Canonical { out: self.out })
+    }
+
+    fn close(self) -> Result<()> {
+        self.out.push(b']');
+        if self.close_object {
+            self.out.push(b'}');
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.close()
+    }
+}
+
+impl ser::SerializeTuple for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleStruct for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleVariant for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.close()
+    }
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
+        self.key = Some(key.serialize(KeyName)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| ser::Error::custom("a map value without its key"))?;
+        self.value(key, value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.value(key.to_string(), value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.value(key.to_string(), value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish();
+        Ok(())
+    }
+}
+
+/// Map keys: strings, and integers and characters written as strings (as serde_json
+/// does); anything else is refused.
+struct KeyName;
+
+macro_rules! integer_keys {
+    ($($name:ident: $ty:ty),*) => {$(
+        fn $name(self, v: $ty) -> Result<String> {
+            Ok(v.to_string())
+        }
+    )*};
+}
+
+impl ser::Serializer for KeyName {
+    type Ok = String;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<String, Error>;
+    type SerializeTuple = ser::Impossible<String, Error>;
+    type SerializeTupleStruct = ser::Impossible<String, Error>;
+    type SerializeTupleVariant = ser::Impossible<String, Error>;
+    type SerializeMap = ser::Impossible<String, Error>;
+    type SerializeStruct = ser::Impossible<String, Error>;
+    type SerializeStructVariant = ser::Impossible<String, Error>;
+
+    integer_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+        serialize_char: char);
+
+    fn serialize_str(self, v: &str) -> Result<String> {
+        Ok(v.to_string())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<String> {
+        Ok(variant.to_string())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<String> {
+        v.serialize(self)
+    }
+    fn serialize_bool(self, _: bool) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_f32(self, _: f32) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_f64(self, _: f64) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_none(self) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_unit(self) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<String> {
+        Err(not_a_key())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(not_a_key())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(not_a_key())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
+        Err(not_a_key())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(not_a_key())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(not_a_key())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(not_a_key())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(not_a_key())
+    }
+}
+
+fn not_a_key() -> Error {
+    ser::Error::custom("an object key must be a string")
+}
