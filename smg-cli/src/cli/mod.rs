@@ -4,6 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod checkpoint;
+mod retrieve;
+
+pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
+pub(crate) use retrieve::{BenchCommand, ContextArgs, FormatArg, IngestArgs, SearchArgs};
+
 pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0  success (for validate: every file is valid; warnings allowed)
@@ -305,95 +311,6 @@ pub(crate) struct EncodeArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("target").required(true).args(["output", "append"]))]
-pub(crate) struct IngestArgs {
-    /// Transcripts or exports to read (`-` for stdin).
-    #[arg(required = true)]
-    pub(crate) inputs: Vec<PathBuf>,
-    /// Write a new memory file (`-` for stdout).
-    #[arg(short, long)]
-    pub(crate) output: Option<PathBuf>,
-    /// Add to this memory file instead: turns it already holds are skipped.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) append: Option<PathBuf>,
-    /// Input format.
-    #[arg(long = "from", value_enum, default_value_t = FormatArg::Auto)]
-    pub(crate) format: FormatArg,
-    /// Fail on the first malformed record instead of skipping it.
-    #[arg(long)]
-    pub(crate) strict: bool,
-    /// Brotli quality of archive blocks (0-11) [default: 5].
-    #[arg(long = "block-level", value_name = "N")]
-    pub(crate) block_level: Option<i32>,
-    /// Turns kept verbatim in working memory.
-    #[arg(long, default_value_t = 8)]
-    pub(crate) recent: usize,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub(crate) quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-    #[command(flatten)]
-    pub(crate) encode: EncodeArgs,
-}
-
-/// Input formats of `smg ingest`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FormatArg {
-    /// Detect from the content.
-    Auto,
-    /// One JSON message per line (spec §16).
-    Jsonl,
-    /// ChatGPT data export (conversations.json).
-    Chatgpt,
-    /// Claude.ai data export (conversations.json).
-    Claude,
-    /// LoCoMo conversation file.
-    Locomo,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct SearchArgs {
-    /// The memory file.
-    pub(crate) file: PathBuf,
-    /// What to look for.
-    pub(crate) query: String,
-    /// How many turns.
-    #[arg(short, default_value_t = 10)]
-    pub(crate) k: usize,
-    /// JSON output.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct ContextArgs {
-    /// The memory file.
-    pub(crate) file: PathBuf,
-    /// What the prompt is about.
-    pub(crate) query: String,
-    /// Tokens (characters / 4) the context may take.
-    #[arg(long, default_value_t = 8000)]
-    pub(crate) budget: usize,
-    /// JSON output (a context pack).
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-#[derive(Debug, Subcommand)]
-pub(crate) enum BenchCommand {
-    /// Retrieval on LoCoMo files: R@5/10/20, Rtok500/1000/2000, latency.
-    Locomo {
-        /// A folder of LoCoMo `*.json` files.
-        dir: PathBuf,
-        /// JSON output.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-#[derive(Debug, Args)]
 pub(crate) struct InitArgs {
     /// The file to create (`-` for stdout).
     pub(crate) file: PathBuf,
@@ -501,57 +418,6 @@ pub(crate) struct UnsealArgs {
 }
 
 /// A memory file to read, and whether to print JSON.
-#[derive(Debug, Args)]
-pub(crate) struct DiffArgs {
-    /// The earlier file (`-` for stdin).
-    pub(crate) a: PathBuf,
-    /// The later file.
-    pub(crate) b: PathBuf,
-    /// JSON output.
-    #[arg(long)]
-    pub(crate) json: bool,
-    /// Only counts.
-    #[arg(long, conflicts_with_all = ["json", "delta"])]
-    pub(crate) stat: bool,
-    /// Write a delta file that rebuilds B from A byte for byte (`smg apply`).
-    #[arg(long, requires = "output")]
-    pub(crate) delta: bool,
-    /// Where to write the delta (`-` for stdout); written atomically.
-    #[arg(short, long, requires = "delta")]
-    pub(crate) output: Option<PathBuf>,
-    /// Zstandard level of the delta (1–22).
-    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(i32).range(1..=22), requires = "delta")]
-    pub(crate) level: i32,
-}
-
-/// Which side wins merge conflicts.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum PreferArg {
-    /// OURS, the first changed file.
-    Ours,
-    /// THEIRS, the second changed file.
-    Theirs,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct MergeArgs {
-    /// The common ancestor.
-    pub(crate) base: PathBuf,
-    /// One changed file; the output takes its encoding.
-    pub(crate) ours: PathBuf,
-    /// The other changed file.
-    pub(crate) theirs: PathBuf,
-    /// Where to write the merge (`-` for stdout); written atomically.
-    #[arg(short, long)]
-    pub(crate) output: PathBuf,
-    /// Settle every conflict with this side's value.
-    #[arg(long, value_enum)]
-    pub(crate) prefer: Option<PreferArg>,
-    /// Print the report (conflicts, renumbered turns) as JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct FileJson {
     /// The memory file (`-` for stdin).

@@ -1,0 +1,96 @@
+//! Arguments of ingest and retrieval: `ingest`, `search`, `context`, `bench`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::EncodeArgs;
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("target").required(true).args(["output", "append"]))]
+pub(crate) struct IngestArgs {
+    /// Transcripts or exports to read (`-` for stdin).
+    #[arg(required = true)]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// Write a new memory file (`-` for stdout).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// Add to this memory file instead: turns it already holds are skipped.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) append: Option<PathBuf>,
+    /// Input format.
+    #[arg(long = "from", value_enum, default_value_t = FormatArg::Auto)]
+    pub(crate) format: FormatArg,
+    /// Fail on the first malformed record instead of skipping it.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Brotli quality of archive blocks (0-11) [default: 5].
+    #[arg(long = "block-level", value_name = "N")]
+    pub(crate) block_level: Option<i32>,
+    /// Turns kept verbatim in working memory.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) recent: usize,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) encode: EncodeArgs,
+}
+
+/// Input formats of `smg ingest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    /// Detect from the content.
+    Auto,
+    /// One JSON message per line (spec §16).
+    Jsonl,
+    /// ChatGPT data export (conversations.json).
+    Chatgpt,
+    /// Claude.ai data export (conversations.json).
+    Claude,
+    /// LoCoMo conversation file.
+    Locomo,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// The memory file.
+    pub(crate) file: PathBuf,
+    /// What to look for.
+    pub(crate) query: String,
+    /// How many turns.
+    #[arg(short, default_value_t = 10)]
+    pub(crate) k: usize,
+    /// JSON output.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ContextArgs {
+    /// The memory file.
+    pub(crate) file: PathBuf,
+    /// What the prompt is about.
+    pub(crate) query: String,
+    /// Tokens (characters / 4) the context may take.
+    #[arg(long, default_value_t = 8000)]
+    pub(crate) budget: usize,
+    /// JSON output (a context pack).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Retrieval on LoCoMo files: R@5/10/20, Rtok500/1000/2000, latency.
+    Locomo {
+        /// A folder of LoCoMo `*.json` files.
+        dir: PathBuf,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+}
