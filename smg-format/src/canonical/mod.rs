@@ -72,6 +72,14 @@ fn write_value(value: &Value, out: &mut Vec<u8>) {
 pub(crate) struct KeyOrder;
 
 impl KeyOrder {
+    pub(crate) fn cmp(a: &str, b: &str) -> std::cmp::Ordering {
+        if a.is_ascii() && b.is_ascii() {
+            a.cmp(b)
+        } else {
+            a.encode_utf16().cmp(b.encode_utf16())
+        }
+    }
+
     pub(crate) fn sort<K: AsRef<str>, V>(entries: &mut [(K, V)]) {
         if entries.iter().all(|(k, _)| k.as_ref().is_ascii()) {
             entries.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
@@ -151,6 +159,50 @@ mod tests {
         assert_eq!(to_vec(&f64::NAN).unwrap(), b"null");
         let keyed: std::collections::BTreeMap<u32, char> = [(10, 'x'), (9, 'y')].into();
         assert_eq!(to_vec(&keyed).unwrap(), br#"{"10":"x","9":"y"}"#);
+    }
+
+    /// Entries as given, in that order, duplicates included.
+    struct Entries(Vec<(&'static str, serde_json::Value)>);
+
+    impl Serialize for Entries {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(self.0.len()))?;
+            for (k, v) in &self.0 {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+
+    #[test]
+    fn objects_are_put_in_key_order_in_place_and_the_last_duplicate_wins() {
+        let e = |pairs: Vec<(&'static str, serde_json::Value)>| {
+            String::from_utf8(to_vec(&[Entries(pairs)]).unwrap()).unwrap()
+        };
+        use serde_json::json;
+        assert_eq!(
+            e(vec![
+                ("c", json!({"z": 1, "a": [2]})),
+                ("b", json!("x")),
+                ("a", json!(null))
+            ]),
+            r#"[{"a":null,"b":"x","c":{"a":[2],"z":1}}]"#
+        );
+        assert_eq!(
+            e(vec![
+                ("b", json!(1)),
+                ("a", json!(2)),
+                ("b", json!(3)),
+                ("a", json!("long value"))
+            ]),
+            r#"[{"a":"long value","b":3}]"#
+        );
+        assert_eq!(e(vec![]), "[{}]");
+        assert_eq!(
+            e(vec![("ﬁ", json!(1)), ("😀", json!(2))]),
+            r#"[{"😀":2,"ﬁ":1}]"#
+        );
     }
 
     #[test]

@@ -29,52 +29,97 @@ pub(super) struct Array<'a> {
     close_object: bool,
 }
 
-/// An object being collected: entries are sorted when it ends.
+/// An object being written: each entry goes straight to the output as `"key":value,`
+/// and the entries are put in key order in place when the object ends, so that no
+/// object is ever copied into its parent (a document is written in one buffer).
 pub(super) struct Object<'a> {
     out: &'a mut Vec<u8>,
-    entries: Vec<(String, Vec<u8>)>,
+    /// Where the first entry starts (after the `{`).
+    start: usize,
+    /// Each entry's key and length in bytes, in the order written.
+    entries: Vec<(String, usize)>,
     key: Option<String>,
     /// Set for struct variants: `{"name":{…}}` needs a closing brace.
     close_object: bool,
 }
 
 impl Object<'_> {
-    fn finish(self) {
-        let Object {
-            out,
-            mut entries,
-            close_object,
-            ..
-        } = self;
-        KeyOrder::sort(&mut entries);
-        // A key given twice keeps its last value, as a JSON object built from it would.
-        let mut kept: Vec<(String, Vec<u8>)> = Vec::with_capacity(entries.len());
-        for e in entries {
-            match kept.last_mut() {
-                Some(last) if last.0 == e.0 => *last = e,
-                _ => kept.push(e),
-            }
-        }
+    fn new(out: &mut Vec<u8>, len: Option<usize>, close_object: bool) -> Object<'_> {
         out.push(b'{');
-        for (i, (k, v)) in kept.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_string(k, out);
-            out.push(b':');
-            out.extend_from_slice(v);
-        }
-        out.push(b'}');
-        if close_object {
-            out.push(b'}');
+        Object {
+            start: out.len(),
+            out,
+            entries: Vec::with_capacity(len.unwrap_or(0)),
+            key: None,
+            close_object,
         }
     }
 
     fn value<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<()> {
-        let mut buf = Vec::new();
-        value.serialize(Canonical { out: &mut buf })?;
-        self.entries.push((key, buf));
+        let at = self.out.len();
+        write_string(&key, self.out);
+        self.out.push(b':');
+        value.serialize(Canonical { out: self.out })?;
+        self.out.push(b',');
+        self.entries.push((key, self.out.len() - at));
         Ok(())
+    }
+
+    fn finish(mut self) {
+        let ordered = self
+            .entries
+            .windows(2)
+            .all(|w| KeyOrder::cmp(&w[0].0, &w[1].0).is_lt());
+        if !ordered {
+            self.reorder();
+        }
+        // Every entry ends with a comma; the last one's becomes the closing brace.
+        if self.entries.is_empty() {
+            self.out.push(b'}');
+        } else if let Some(last) = self.out.last_mut() {
+            *last = b'}';
+        }
+        if self.close_object {
+            self.out.push(b'}');
+        }
+    }
+
+    /// Put the entries in key order by rotating each into place; a key given twice
+    /// keeps its last value, as a JSON object built from it would.
+    fn reorder(&mut self) {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by(|&a, &b| KeyOrder::cmp(&self.entries[a].0, &self.entries[b].0));
+        let mut target: Vec<usize> = Vec::with_capacity(order.len());
+        for i in order {
+            match target.last_mut() {
+                Some(last) if self.entries[*last].0 == self.entries[i].0 => *last = (*last).max(i),
+                _ => target.push(i),
+            }
+        }
+        let lens: Vec<usize> = self.entries.iter().map(|e| e.1).collect();
+        let len = |i: usize| lens[i];
+        let mut current: Vec<usize> = (0..self.entries.len()).collect();
+        let mut pos = self.start;
+        for (slot, &want) in target.iter().enumerate() {
+            let j = current[slot..]
+                .iter()
+                .position(|&c| c == want)
+                .map_or(slot, |p| p + slot);
+            let before: usize = current[slot..j].iter().map(|&c| len(c)).sum();
+            if j > slot {
+                self.out[pos..pos + before + len(want)].rotate_right(len(want));
+                current.remove(j);
+                current.insert(slot, want);
+            }
+            pos += len(want);
+        }
+        // What is left after the ordered entries are the values a later duplicate
+        // replaced.
+        self.out.truncate(pos);
+        self.entries = target
+            .into_iter()
+            .map(|i| (std::mem::take(&mut self.entries[i].0), len(i)))
+            .collect();
     }
 }
 
@@ -223,12 +268,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>> {
-        Ok(Object {
-            out: self.out,
-            entries: Vec::with_capacity(len.unwrap_or(0)),
-            key: None,
-            close_object: false,
-        })
+        Ok(Object::new(self.out, len, false))
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>> {
         self.serialize_map(Some(len))
@@ -241,9 +281,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         len: usize,
     ) -> Result<Object<'a>> {
         open_variant(self.out, variant);
-        let mut object = self.serialize_map(Some(len))?;
-        object.close_object = true;
-        Ok(object)
+        Ok(Object::new(self.out, Some(len), true))
     }
 }
 
