@@ -81,7 +81,7 @@ fn pct(part: usize, whole: usize) -> String {
 /// Make and apply a delta, checking the rebuilt bytes; (delta, make time, apply time).
 fn measure(base: &[u8], target: &[u8]) -> (Vec<u8>, Duration, Duration) {
     let options = DeltaOptions::default();
-    let (delta, made) = time(|| make_delta(base, target, &options).expect("delta"));
+    let (delta, made) = time(|| make_delta(base, target, &options).expect("delta").bytes);
     let (rebuilt, applied) = time(|| apply_delta(base, &delta, &options).expect("apply"));
     assert!(
         rebuilt == target,

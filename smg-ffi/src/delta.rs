@@ -6,12 +6,8 @@ use std::path::Path;
 
 use smg_format::{DeltaOptions, Limits};
 
-use crate::memory::{bytes, format_error, guard, respond, text};
+use crate::memory::{bytes, format_error, guard, read, respond, text};
 use crate::SmgStatus;
-
-fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
-    std::fs::read(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))
-}
 
 fn options(passphrase: &[u8]) -> DeltaOptions {
     let options = DeltaOptions::default().with_limits(Limits::default());
@@ -52,11 +48,8 @@ pub unsafe extern "C" fn smg_delta_make(
         let options = options(pass);
         let made =
             smg_format::make_delta(&read(base)?, &read(target)?, &options).map_err(format_error)?;
-        smg_format::write_atomic(Path::new(delta), &made).map_err(format_error)?;
-        let header = smg_format::delta_header(&made, &options).map_err(format_error)?;
-        let mut v = serde_json::to_value(header).unwrap_or_default();
-        v["deltaBytes"] = serde_json::json!(made.len());
-        Ok(v.to_string())
+        smg_format::write_atomic(Path::new(delta), &made.bytes).map_err(format_error)?;
+        Ok(made.to_json().to_string())
     })
 }
 

@@ -318,9 +318,6 @@ pub unsafe extern "C" fn smg_ingest(
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
     respond(json_out, || {
-        if inputs.is_null() && n > 0 {
-            return Err((SmgStatus::NullArgument, "inputs is null".into()));
-        }
         // SAFETY: forwarded from the caller's guarantees.
         let output = unsafe { text(output, "output") }?;
         // SAFETY: forwarded from the caller's guarantees.
@@ -359,9 +356,6 @@ pub unsafe extern "C" fn smg_ingest_append(
     json_out: *mut *mut c_char,
 ) -> SmgStatus {
     respond(json_out, || {
-        if inputs.is_null() && n > 0 {
-            return Err((SmgStatus::NullArgument, "inputs is null".into()));
-        }
         // SAFETY: forwarded from the caller's guarantees.
         let file = unsafe { text(file, "file") }?;
         // SAFETY: forwarded from the caller's guarantees.
@@ -381,18 +375,24 @@ unsafe fn read_inputs(
     inputs: *const *const c_char,
     n: usize,
 ) -> Result<Vec<Input>, (SmgStatus, String)> {
+    if inputs.is_null() && n > 0 {
+        return Err((SmgStatus::NullArgument, "inputs is null".into()));
+    }
     let mut files = Vec::with_capacity(n);
     for i in 0..n {
         // SAFETY: the caller guarantees `n` readable pointers.
         let name = unsafe { text(*inputs.add(i), "an input path") }?;
-        let data = std::fs::read(name)
-            .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {name}: {e}")))?;
         files.push(Input {
             name: name.to_string(),
-            bytes: data,
+            bytes: read(name)?,
         });
     }
     Ok(files)
+}
+
+/// A whole file, or SMG-E001 naming it.
+pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
+    std::fs::read(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))
 }
 
 /// Ingest `files` into `doc`, write it to `output` in `encoding`; the summary as JSON.

@@ -272,15 +272,7 @@ mod tests {
     use super::*;
     use crate::archive::{append_turns, tests::turn, ArchiveOptions};
     use crate::model::{Graph, WorkingMemory};
-
-    fn node(id: &str, label: &str) -> Node {
-        Node {
-            id: id.into(),
-            kind: "concept".into(),
-            label: Some(label.into()),
-            ..Node::default()
-        }
-    }
+    use crate::test_support::node;
 
     #[test]
     fn nodes_edges_turns_and_fields() {

@@ -51,8 +51,8 @@ pub use crypto::{
     MAX_ITERATIONS, MIN_ITERATIONS,
 };
 pub use delta::{
-    apply_delta, delta_header, make_delta, DeltaHeader, DeltaOptions, ExpandedBlock, FileRef,
-    PatchKind, Reencryption, DELTA_MAGIC,
+    apply_delta, delta_header, make_delta, Delta, DeltaHeader, DeltaOptions, ExpandedBlock,
+    FileRef, PatchKind, Reencryption, DELTA_MAGIC,
 };
 pub use diff::{diff, DocDiff, EdgeKey, FieldChange};
 pub use envelope::{

@@ -55,18 +55,10 @@ fn derived_uuid(parts: &[&str]) -> String {
         hasher.update((p.len() as u64).to_le_bytes());
         hasher.update(p.as_bytes());
     }
-    let mut b: [u8; 16] = hasher.finalize()[..16].try_into().expect("16 bytes");
-    b[6] = (b[6] & 0x0f) | 0x80;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex::encode(b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
+    let bytes: [u8; 16] = hasher.finalize()[..16].try_into().expect("16 bytes");
+    uuid::Builder::from_custom_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }
 
 #[cfg(test)]

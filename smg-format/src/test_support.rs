@@ -1,6 +1,6 @@
 //! Helpers shared by unit tests.
 
-use crate::model::Document;
+use crate::model::{Document, Node};
 
 /// `fixtures/valid/full.smg`: a document using every section.
 pub(crate) fn full_fixture() -> Document {
@@ -8,4 +8,14 @@ pub(crate) fn full_fixture() -> Document {
     crate::read_file(&path, &crate::Limits::default())
         .unwrap()
         .0
+}
+
+/// A concept node with a label.
+pub(crate) fn node(id: &str, label: &str) -> Node {
+    Node {
+        id: id.into(),
+        kind: "concept".into(),
+        label: Some(label.into()),
+        ..Node::default()
+    }
 }

@@ -142,9 +142,9 @@ proptest! {
         for enc in [Encoding::Json, Encoding::Brotli, Encoding::Zstd] {
             let write = WriteOptions::new(enc);
             let (x, y, z) = (to_bytes(&a, &write).unwrap(), to_bytes(&b, &write).unwrap(), to_bytes(&other, &write).unwrap());
-            let delta = make_delta(&x, &y, &options).unwrap();
+            let delta = make_delta(&x, &y, &options).unwrap().bytes;
             prop_assert_eq!(&apply_delta(&x, &delta, &options).unwrap(), &y);
-            let unrelated = make_delta(&x, &z, &options).unwrap();
+            let unrelated = make_delta(&x, &z, &options).unwrap().bytes;
             prop_assert_eq!(&apply_delta(&x, &unrelated, &options).unwrap(), &z);
             if x != y {
                 prop_assert_eq!(apply_delta(&y, &delta, &options).unwrap_err().code(), "SMG-E160");

@@ -13,14 +13,36 @@ use crate::Outcome;
 
 /// Delta options, with the passphrase only when some input is encrypted (so that
 /// plain files never prompt).
-fn delta_options(inputs: &[&[u8]], level: i32, ctx: &Context) -> Result<DeltaOptions, Error> {
-    let options = DeltaOptions::default()
-        .with_limits(ctx.limits)
-        .with_level(level);
+fn delta_options(inputs: &[&[u8]], ctx: &Context) -> Result<DeltaOptions, Error> {
+    let options = DeltaOptions::default().with_limits(ctx.limits);
     if inputs.iter().any(|b| smg_format::is_encrypted(b)) {
         return Ok(options.with_passphrase(&ctx.secrets.get()?));
     }
     Ok(options)
+}
+
+/// A spinner on stderr while long work runs (a 100 MB delta takes tens of seconds),
+/// drawn only when stderr is a terminal; cleared when dropped.
+struct Working(indicatif::ProgressBar);
+
+impl Working {
+    fn new(message: String) -> Self {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_message(message);
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Working(bar)
+    }
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
 }
 
 /// Say `text` on stdout, or on stderr when stdout carries the output file.
@@ -36,24 +58,21 @@ fn report(output: &Path, text: &str) -> Result<(), Error> {
 pub(crate) fn delta(a: &DiffArgs, ctx: &Context) -> Result<Outcome, Error> {
     let output = a.output.clone().unwrap_or_else(|| PathBuf::from("-"));
     let (base, target) = (read_input(&a.a)?, read_input(&a.b)?);
-    let options = delta_options(&[&base, &target], a.level, ctx)?;
-    let delta = smg_format::make_delta(&base, &target, &options)?;
-    write_output(&output, &delta)?;
-    let header = smg_format::delta_header(&delta, &options)?;
+    let options = delta_options(&[&base, &target], ctx)?.with_level(a.level);
+    let working = Working::new(format!("making the delta of {}", a.b.display()));
+    let made = smg_format::make_delta(&base, &target, &options)?;
+    drop(working);
+    let (delta, header) = (&made.bytes, &made.header);
+    write_output(&output, delta)?;
     let share = 100.0 * delta.len() as f64 / target.len().max(1) as f64;
     let text = if a.json {
-        let mut v = serde_json::to_value(&header).unwrap_or_default();
-        v["deltaBytes"] = json!(delta.len());
-        format!("{v}\n")
+        format!("{}\n", made.to_json())
     } else {
         format!(
             "delta {} bytes ({share:.2}% of the {}-byte target), {} patch, base sha256 {}\n",
             delta.len(),
             target.len(),
-            serde_json::to_value(header.patch)
-                .unwrap_or_default()
-                .as_str()
-                .unwrap_or_default(),
+            header.patch.name(),
             &header.base.sha256[..16],
         )
     };
@@ -70,7 +89,8 @@ pub(crate) fn apply(
     let mut bytes = read_input(base)?;
     for path in deltas {
         let delta = read_input(path)?;
-        let options = delta_options(&[&bytes, &delta], 19, ctx)?;
+        let options = delta_options(&[&bytes, &delta], ctx)?;
+        let _working = Working::new(format!("applying {}", path.display()));
         bytes = smg_format::apply_delta(&bytes, &delta, &options)
             .inspect_err(|_| eprintln!("smg: applying {}:", path.display()))?;
     }
@@ -139,7 +159,9 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, Error> {
             PreferArg::Theirs => Side::Theirs,
         });
     }
+    let working = Working::new("merging".into());
     let merged = smg_format::merge(&base.doc, &ours.doc, &theirs.doc, &options)?;
+    drop(working);
     let clean = merged.unresolved().next().is_none();
     if clean {
         save_like(&a.output, &merged.document, &ours)?;

@@ -14,7 +14,7 @@
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
 //! doc.metadata.project_name = Some("atlas".into());
 //! let v2 = to_bytes(&doc, &options).unwrap();
-//! let delta = make_delta(&v1, &v2, &DeltaOptions::default()).unwrap();
+//! let delta = make_delta(&v1, &v2, &DeltaOptions::default()).unwrap().bytes;
 //! assert_eq!(apply_delta(&v1, &delta, &DeltaOptions::default()).unwrap(), v2);
 //! assert_eq!(apply_delta(&v2, &delta, &DeltaOptions::default()).unwrap_err().code(), "SMG-E160");
 //! ```
@@ -122,6 +122,16 @@ pub enum PatchKind {
     File,
 }
 
+impl PatchKind {
+    /// The name used in the header: `document` or `file`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PatchKind::Document => "document",
+            PatchKind::File => "file",
+        }
+    }
+}
+
 /// How an encrypted target is encrypted again after its inner file is rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -172,11 +182,32 @@ pub struct DeltaHeader {
     pub blocks: Vec<ExpandedBlock>,
 }
 
+/// A delta file as made: its bytes, and the header they hold (readable without
+/// decrypting the delta again).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Delta {
+    /// The delta file's bytes.
+    pub bytes: Vec<u8>,
+    /// Its header.
+    pub header: DeltaHeader,
+}
+
+impl Delta {
+    /// The header as JSON, with the delta's size as `deltaBytes` (what `smg diff
+    /// --delta --json` prints and the C ABI returns).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.header).unwrap_or_default();
+        v["deltaBytes"] = self.bytes.len().into();
+        v
+    }
+}
+
 /// Make the delta that turns the file `base` into the file `target`.
 ///
 /// The delta is encrypted (with the passphrase) when either file is, since it
 /// carries the target's content.
-pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<Vec<u8>> {
+pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<Delta> {
     let base_inner = inner(base, options)?;
     let target_inner = inner(target, options)?;
     let mut blocks = (None, Vec::new(), Vec::new());
@@ -237,9 +268,9 @@ pub fn make_delta(base: &[u8], target: &[u8], options: &DeltaOptions) -> Result<
     if is_encrypted(base) || is_encrypted(target) {
         let iterations =
             crate::crypto::encrypted_iterations(if is_encrypted(target) { target } else { base })?;
-        return encrypt(&out, options.passphrase()?, iterations);
+        out = encrypt(&out, options.passphrase()?, iterations)?;
     }
-    Ok(out)
+    Ok(Delta { bytes: out, header })
 }
 
 /// Rebuild the target of `delta` from its base; any other base is refused (`SMG-E160`).

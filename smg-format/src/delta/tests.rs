@@ -9,7 +9,7 @@ fn grown(doc: &Document) -> Document {
 }
 
 fn round_trip(base: &[u8], target: &[u8], options: &DeltaOptions) -> Vec<u8> {
-    let delta = make_delta(base, target, options).unwrap();
+    let delta = make_delta(base, target, options).unwrap().bytes;
     assert_eq!(apply_delta(base, &delta, options).unwrap(), target);
     delta
 }
@@ -55,8 +55,8 @@ fn another_base_is_refused_and_chains_work() {
     let mut v3_doc = v2_doc.clone();
     v3_doc.metadata.total_exchanges = Some(99);
     let [v1, v2, v3] = [&v1_doc, &v2_doc, &v3_doc].map(|d| to_bytes(d, &write).unwrap());
-    let d2 = make_delta(&v1, &v2, &options).unwrap();
-    let d3 = make_delta(&v2, &v3, &options).unwrap();
+    let d2 = make_delta(&v1, &v2, &options).unwrap().bytes;
+    let d3 = make_delta(&v2, &v3, &options).unwrap().bytes;
     let rebuilt = apply_delta(&apply_delta(&v1, &d2, &options).unwrap(), &d3, &options);
     assert_eq!(rebuilt.unwrap(), v3);
     let err = apply_delta(&v1, &d3, &options).unwrap_err();
@@ -70,7 +70,7 @@ fn damaged_deltas_are_refused_without_panicking() {
     let write = WriteOptions::new(Encoding::Zstd);
     let base = to_bytes(&full_fixture(), &write).unwrap();
     let target = to_bytes(&grown(&full_fixture()), &write).unwrap();
-    let delta = make_delta(&base, &target, &options).unwrap();
+    let delta = make_delta(&base, &target, &options).unwrap().bytes;
     for cut in [0, 3, 11, 40, delta.len() - 1] {
         let err = apply_delta(&base, &delta[..cut], &options).unwrap_err();
         assert_eq!(err.code(), "SMG-E161", "cut at {cut}: {err}");

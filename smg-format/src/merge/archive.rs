@@ -9,6 +9,8 @@ use crate::model::{Block, Document, Turn};
 
 /// A turn's identity: its number and its canonical bytes.
 type TurnKey = (u64, Vec<u8>);
+/// Turns given another number: (number on its side, number in the merge).
+type Renumbered = Vec<(u64, u64)>;
 
 /// Give `merged` (whose vault is already merged) its archived turns, returning the
 /// turns renumbered because both sides used their number.
@@ -25,7 +27,7 @@ pub(super) fn merge(
     theirs: &Document,
     merged: &mut Document,
     options: &MergeOptions,
-) -> Result<Vec<(u64, u64)>> {
+) -> Result<Renumbered> {
     let bb = blocks(base);
     let same =
         |x: &Document, y: &Document| blocks(x) == blocks(y) && x.artifact_vault == y.artifact_vault;
@@ -46,7 +48,7 @@ pub(super) fn merge(
             .map(|a| Ok(((a.turn.turn, crate::canonical::to_vec(&a.turn)?), a.turn)))
             .collect()
     };
-    let (bs, os, ts) = (read(base)?, read(ours)?, read(theirs)?);
+    let (bs, mut os, ts) = (read(base)?, read(ours)?, read(theirs)?);
     let holds = |x: &BTreeMap<TurnKey, Turn>, y: &BTreeMap<TurnKey, Turn>| {
         y.keys().all(|k| x.contains_key(k))
     };
@@ -57,56 +59,51 @@ pub(super) fn merge(
     } else if same_turns(&os, &bs) {
         (ts, vec![theirs])
     } else {
-        let mut union = os.clone();
-        union.extend(ts.clone());
+        // A side holds the whole union when it holds the other side's turns.
         let mut sides: Vec<&Document> = Vec::new();
-        for (set, side) in [(&os, ours), (&ts, theirs)] {
-            if same_turns(set, &union) {
-                sides.push(side);
-            }
+        if holds(&os, &ts) {
+            sides.push(ours);
+        }
+        if holds(&ts, &os) {
+            sides.push(theirs);
         }
         // The same turns in other blocks: the smaller encoding first, whichever side.
         sides.sort_by_cached_key(|side| canonical_blocks(blocks(side)));
-        (union, sides)
+        os.extend(ts);
+        (os, sides)
     };
     sides.retain(|side| keeps_vault(side, merged));
     if let Some(side) = sides.first() {
         set_blocks(merged, blocks(side).to_vec());
         return Ok(Vec::new());
     }
+    let base_kept = holds(&taken, &bs);
     let (turns, renumbered) = number(&bs, taken);
     let base_max = bs.keys().map(|k| k.0).max().unwrap_or(0);
-    let appendable = holds(&union_keys(&turns), &bs)
+    // Base blocks stay when every base turn does and every other turn comes after them.
+    let appendable = base_kept
         && turns
             .iter()
-            .filter(|t| !bs.contains_key(&key(t)))
-            .all(|t| t.turn > base_max)
+            .all(|(t, from_base)| *from_base || t.turn > base_max)
         && keeps_vault(base, merged);
-    if appendable {
-        set_blocks(merged, bb.to_vec());
-        let new: Vec<Turn> = turns.into_iter().filter(|t| t.turn > base_max).collect();
-        append_turns(merged, &new, &options.archive)?;
+    let (blocks_kept, to_append): (Vec<Block>, Vec<Turn>) = if appendable {
+        let new = turns.into_iter().filter(|(_, b)| !b).map(|(t, _)| t);
+        (bb.to_vec(), new.collect())
     } else {
-        set_blocks(merged, Vec::new());
-        append_turns(merged, &turns, &options.archive)?;
-    }
+        (Vec::new(), turns.into_iter().map(|(t, _)| t).collect())
+    };
+    set_blocks(merged, blocks_kept);
+    append_turns(merged, &to_append, &options.archive)?;
     Ok(renumbered)
 }
 
-fn key(t: &Turn) -> TurnKey {
-    (t.turn, crate::canonical::to_vec(t).unwrap_or_default())
-}
-
-fn union_keys(turns: &[Turn]) -> BTreeMap<TurnKey, Turn> {
-    turns.iter().map(|t| (key(t), Turn::default())).collect()
-}
-
 /// Number the union: a turn keeps its number unless another turn (the base's, or one
-/// sorting first by content) holds it; those go after the last number, in order.
+/// sorting first by content) holds it; those go after the last number, in order. Each
+/// turn comes with whether it is one of the base's.
 fn number(
     base: &BTreeMap<TurnKey, Turn>,
     union: BTreeMap<TurnKey, Turn>,
-) -> (Vec<Turn>, Vec<(u64, u64)>) {
+) -> (Vec<(Turn, bool)>, Renumbered) {
     let mut taken: BTreeSet<u64> = base
         .keys()
         .filter(|k| union.contains_key(*k))
@@ -115,21 +112,22 @@ fn number(
     let mut kept = Vec::new();
     let mut moved = Vec::new();
     for (k, turn) in union {
-        if base.contains_key(&k) || taken.insert(k.0) {
-            kept.push(turn);
+        let from_base = base.contains_key(&k);
+        if from_base || taken.insert(k.0) {
+            kept.push((turn, from_base));
         } else {
             moved.push(turn);
         }
     }
-    let mut next = kept.iter().map(|t| t.turn).max().unwrap_or(0);
+    let mut next = kept.iter().map(|(t, _)| t.turn).max().unwrap_or(0);
     let mut renumbered = Vec::new();
     for mut turn in moved {
         next += 1;
         renumbered.push((turn.turn, next));
         turn.turn = next;
-        kept.push(turn);
+        kept.push((turn, false));
     }
-    kept.sort_by_key(|t| t.turn);
+    kept.sort_by_key(|(t, _)| t.turn);
     (kept, renumbered)
 }
 

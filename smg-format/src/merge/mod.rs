@@ -162,7 +162,9 @@ impl Merger {
             }
             (_, Some(Value::Array(oa)), Some(Value::Array(ta))) => {
                 let ba = b.and_then(Value::as_array).map(Vec::as_slice);
-                if let Some(key) = array_key(ptr) {
+                // Items without their key (malformed) leave the whole list a conflict.
+                let keyed = array_key(ptr).filter(|k| oa.iter().chain(ta).all(|v| k(v).is_some()));
+                if let Some(key) = keyed {
                     return Ok(Some(Value::Array(self.keyed(ptr, key, ba, oa, ta)?)));
                 }
                 if let Some(set) = string_set(ba, oa, ta) {
@@ -222,18 +224,6 @@ impl Merger {
                 .collect()
         };
         let (bi, oi, ti) = (index(b.unwrap_or_default()), index(o), index(t));
-        let unkeyed = |items: &[Value]| items.iter().filter(|v| key(v).is_none()).count();
-        if unkeyed(o) + unkeyed(t) > 0 {
-            return Ok(self
-                .conflict(
-                    ptr,
-                    b.map(|v| Value::Array(v.to_vec())).as_ref(),
-                    Some(&Value::Array(o.to_vec())),
-                    Some(&Value::Array(t.to_vec())),
-                )
-                .and_then(|v| v.as_array().cloned())
-                .unwrap_or_default());
-        }
         let base_order = b.unwrap_or_default().iter().filter_map(key);
         let added: BTreeSet<&String> = oi
             .keys()

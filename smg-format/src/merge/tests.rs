@@ -1,15 +1,7 @@
 use super::*;
-use crate::archive::append_turns;
-use crate::model::{Edge, Graph, Node, Turn};
-
-fn node(id: &str, label: &str) -> Node {
-    Node {
-        id: id.into(),
-        kind: "concept".into(),
-        label: Some(label.into()),
-        ..Node::default()
-    }
-}
+use crate::archive::{append_turns, tests::turn};
+use crate::model::{Edge, Graph, Node};
+use crate::test_support::node;
 
 fn with_nodes(nodes: Vec<Node>) -> Document {
     let mut doc = Document::new("2025-12-04T10:30:00Z");
@@ -28,15 +20,6 @@ fn with_nodes(nodes: Vec<Node>) -> Document {
         ..Graph::default()
     });
     doc
-}
-
-fn turn(n: u64, content: &str) -> Turn {
-    Turn {
-        turn: n,
-        role: "user".into(),
-        content: content.into(),
-        ..Turn::default()
-    }
 }
 
 fn archived(doc: &Document) -> Vec<(u64, String)> {
