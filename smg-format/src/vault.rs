@@ -123,8 +123,8 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
 }
 
 /// A unified diff with `context` lines around each change. Stored deltas use none: they
-/// are only ever applied to the exact version they were made from (its hash is known),
-/// and context lines would cost more than the change itself.
+/// are only ever applied to the exact version they were made from (each version's hash
+/// is stored and checked), and context lines would cost more than the change itself.
 fn diff_with_context(old: &str, new: &str, name: &str, context: usize) -> String {
     // diffy rather than `similar`: similar 2.x can emit a hunk whose header does not
     // match its lines (e.g. " \n\n" → "\n\n" gives "@@ -1 +2 @@"), which GNU patch
@@ -433,6 +433,7 @@ impl<'v> VaultWriter<'v> {
                     v: 1,
                     timestamp: meta.timestamp.map(str::to_string),
                     content: Some(content.to_string()),
+                    hash: Some(hash.to_string()),
                     ..ArtifactVersion::default()
                 }],
                 ..Artifact::default()
@@ -457,7 +458,8 @@ impl<'v> VaultWriter<'v> {
 
 /// The version that follows `art`'s last (whose content is `prev`) with `content`: a
 /// diff against it, or the full content when the diff is no smaller or the run of
-/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long.
+/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long; either way
+/// with the SHA-256 of its content.
 pub(crate) fn next_version(
     id: &str,
     art: &Artifact,
@@ -479,6 +481,7 @@ pub(crate) fn next_version(
         timestamp: timestamp.map(str::to_string),
         content: full.then(|| content.to_string()),
         delta: (!full).then_some(delta),
+        hash: Some(content_hash(content)),
         ..ArtifactVersion::default()
     }
 }
@@ -577,7 +580,19 @@ mod tests {
         );
         assert!(fulls.len() <= 8, "{fulls:?}");
         assert_eq!(rebuild_version("x", art, 100).unwrap(), text);
-        assert_eq!(rebuild_versions("x", art).unwrap().len(), 100);
+        let all = rebuild_versions("x", art).unwrap();
+        assert_eq!(all.len(), 100);
+        for (v, content) in art.versions.iter().zip(&all) {
+            assert_eq!(v.hash.as_deref(), Some(content_hash(content).as_str()));
+        }
+        let mut tampered = art.clone();
+        tampered.versions[40].hash = Some(content_hash("something else"));
+        let err = rebuild_version("x", &tampered, 45).unwrap_err();
+        assert!(
+            err.code() == "SMG-E116" && err.to_string().contains("41"),
+            "{err}"
+        );
+        assert_eq!(rebuild_version("x", &tampered, 40).unwrap(), all[39]);
     }
 
     #[test]
