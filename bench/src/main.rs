@@ -238,6 +238,10 @@ fn main() {
             let size = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
             archive::run(&locomo, size, &PathBuf::from("bench/out/archive"));
         }
+        Some("archive-read") => {
+            let turns = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+            archive::read_samples(&PathBuf::from(&args[1]), turns);
+        }
         Some("ingest") => {
             let locomo = args
                 .get(1)
