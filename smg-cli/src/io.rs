@@ -66,8 +66,18 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
 /// Write `doc` back as `loaded` was: same encoding, encrypted again with the same
 /// passphrase (a fresh salt and nonce) if it was encrypted.
 pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
-    let encoding = loaded.encoding.for_writing();
-    let mut bytes = smg_format::to_bytes(doc, &smg_format::WriteOptions::new(encoding))?;
+    let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
+    seal_like(path, smg_format::to_bytes(doc, &options)?, loaded)
+}
+
+/// [`save_like`] for a document the caller is done with (dropped before compression).
+pub(crate) fn save_owned_like(path: &Path, doc: Document, loaded: &Loaded) -> Result<(), Error> {
+    let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
+    seal_like(path, smg_format::into_bytes(doc, &options)?, loaded)
+}
+
+/// Encrypt `bytes` as `loaded` was, then write them.
+fn seal_like(path: &Path, mut bytes: Vec<u8>, loaded: &Loaded) -> Result<(), Error> {
     if let Some((pass, iterations)) = &loaded.encryption {
         bytes = smg_format::encrypt(&bytes, pass, *iterations)?;
     }

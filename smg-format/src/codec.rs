@@ -126,6 +126,18 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
     envelope::encode(&json, options)
 }
 
+/// [`to_bytes`] for a document that is no longer needed: it is dropped as soon as it is
+/// serialised, before compression, so that a large document and its compressor are
+/// never in memory together. The bytes are the same as [`to_bytes`]'s.
+pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
+    if options.encoding == Encoding::Packed {
+        return to_bytes(&doc, options);
+    }
+    let json = to_canonical_json(&doc)?;
+    drop(doc);
+    envelope::encode(&json, options)
+}
+
 /// Read and parse a file.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -165,6 +177,25 @@ mod tests {
         format!(
             r#"{{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{{"created":"2025-12-04T10:30:00Z"}}{extra}}}"#
         )
+    }
+
+    #[test]
+    fn into_bytes_writes_what_to_bytes_writes() {
+        let json = doc_json(r#","semanticGraph":{"nodes":[{"id":"a","type":"concept"}]}"#);
+        let doc = from_json_slice(json.as_bytes()).unwrap();
+        for encoding in [
+            Encoding::Json,
+            Encoding::Brotli,
+            Encoding::Zstd,
+            Encoding::Packed,
+        ] {
+            let options = WriteOptions::new(encoding);
+            assert_eq!(
+                into_bytes(doc.clone(), &options).unwrap(),
+                to_bytes(&doc, &options).unwrap(),
+                "{encoding:?}"
+            );
+        }
     }
 
     #[test]

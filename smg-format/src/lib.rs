@@ -43,8 +43,8 @@ pub use archive::{
 };
 pub use canonical::to_canonical_json_value;
 pub use codec::{
-    from_bytes, from_bytes_with, from_json_slice, read_file, to_bytes, to_canonical_json,
-    write_atomic, write_file,
+    from_bytes, from_bytes_with, from_json_slice, into_bytes, read_file, to_bytes,
+    to_canonical_json, write_atomic, write_file,
 };
 pub use crypto::{
     decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,

@@ -321,11 +321,10 @@ fn segment_node(
         last_mentioned: Some(last.turn),
         timestamp: first.timestamp.clone(),
         keywords: Some(
-            ranked
-                .into_iter()
-                .take(8)
-                .map(|(w, _)| w.to_string())
-                .collect(),
+            // From a slice: collecting `ranked.into_iter()` would reuse its allocation
+            // (a word-count pair is as large as a String) and keep every segment's
+            // whole vocabulary as spare capacity (81 MB on a 50 MB transcript).
+            ranked.iter().take(8).map(|(w, _)| w.to_string()).collect(),
         ),
         tags: kind.map(|k| vec![k.to_string()]),
         provenance: Some(vec![provenance(members.iter().map(|&i| turns[i].turn))]),

@@ -418,9 +418,11 @@ fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
     let ours: HashSet<String> = ours.into_iter().map(|n| n.id).collect();
     let taken: HashSet<String> = kept.iter().map(|n| n.id.clone()).collect();
     kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
+    // The graph lives until the file is written: no spare room (a Node is 760 bytes).
+    kept.shrink_to_fit();
     let ids: HashSet<&str> = kept.iter().map(|n| n.id.as_str()).collect();
     let mut seen = HashSet::new();
-    let all_edges: Vec<Edge> = graph
+    let mut all_edges: Vec<Edge> = graph
         .edges
         .take()
         .unwrap_or_default()
@@ -430,6 +432,7 @@ fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
         .filter(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()))
         .filter(|e| seen.insert((e.from.clone(), e.to.clone(), e.relation.clone())))
         .collect();
+    all_edges.shrink_to_fit();
     graph.edges = (!all_edges.is_empty()).then_some(all_edges);
     graph.nodes = (!kept.is_empty()).then_some(kept);
 }
