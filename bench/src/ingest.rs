@@ -124,7 +124,7 @@ fn transcript(target: usize) -> (Vec<u8>, usize) {
 }
 
 /// `conversations` conversations of 50 short turns each.
-fn many(conversations: usize) -> Vec<u8> {
+pub(crate) fn many(conversations: usize) -> Vec<u8> {
     let mut rng = Rng::new(9);
     let words = Words::new(&mut rng, 3000);
     let mut out = Vec::new();

@@ -3,6 +3,7 @@
 //! `smg-bench vault [VERSIONS]` stores a file's history in the vault (bench/src/vault.rs);
 //! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
 //! `smg-bench ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]` ingests chats (bench/src/ingest.rs);
+//! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
 //! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
@@ -15,6 +16,7 @@ mod crypt;
 mod ffi;
 mod generate;
 mod ingest;
+mod retrieval;
 mod vault;
 
 use std::path::{Path, PathBuf};
@@ -242,6 +244,12 @@ fn main() {
             let turns = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
             archive::read_samples(&PathBuf::from(&args[1]), turns);
         }
+        Some("retrieval") => {
+            let conversations = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+            let smg = PathBuf::from("target/release/smg");
+            retrieval::run(conversations, &smg, &PathBuf::from("bench/out/retrieval"));
+        }
+        Some("retrieval-read") => retrieval::read(&PathBuf::from(&args[1])),
         Some("ingest") => {
             let locomo = args
                 .get(1)
@@ -266,7 +274,7 @@ fn main() {
             ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | retrieval [CONVERSATIONS]");
             std::process::exit(2);
         }
     }

@@ -9,6 +9,7 @@
 mod bm25;
 mod context;
 mod prompt;
+mod scores;
 mod time;
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use crate::error::Result;
 use bm25::{tokens, Bm25};
 pub use context::ContextPack;
 pub use prompt::{prompt, Prompt};
+use scores::Scores;
 
 /// How far a strong hit lends its score to the turns around it.
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
@@ -77,7 +79,8 @@ pub struct Retriever {
     turns: Vec<Turn>,
     index: Bm25,
     segment_of: Vec<Option<String>>,
-    session_of: Vec<(Option<String>, Option<String>)>,
+    /// Per turn: its session (conversation and session id), numbered from 0.
+    session_of: Vec<u32>,
     times: time::TimeIndex,
     /// Per turn: whether its text places something in time.
     timed: Vec<bool>,
@@ -115,9 +118,14 @@ impl Retriever {
                 }
             }
         }
+        let mut sessions: HashMap<(Option<&str>, Option<&str>), u32> = HashMap::new();
         let session_of = turns
             .iter()
-            .map(|t| (t.conversation_id.clone(), t.session_id.clone()))
+            .map(|t| {
+                let key = (t.conversation_id.as_deref(), t.session_id.as_deref());
+                let next = sessions.len() as u32;
+                *sessions.entry(key).or_insert(next)
+            })
             .collect();
         let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
         let timed = turns
@@ -169,9 +177,9 @@ impl Retriever {
 
     /// The `k` best turns for `query`, best first.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
-        self.rank(query)
+        self.scored(query)
+            .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
-            .take(k)
             .map(|(i, score)| Hit {
                 turn: self.turns[i].clone(),
                 score,
@@ -183,12 +191,17 @@ impl Retriever {
     /// Every turn that matches at all, as (index into [`Retriever::turns`], score),
     /// best first; ties go to the earlier turn.
     pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
+        self.scored(query).map_or_else(Vec::new, |s| s.ranked())
+    }
+
+    /// The scores behind [`Retriever::rank`]; `None` when nothing can match.
+    fn scored(&self, query: &str) -> Option<Scores> {
         let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         if query.is_empty() || self.turns.is_empty() {
-            return Vec::new();
+            return None;
         }
-        let first = ranked(self.index.scores(&query));
+        let first = self.index.scores(&query).top(FEEDBACK_TURNS);
         let widened = self.feedback(&query, &first);
         let mut scores = self.index.scores(&widened);
         self.lend_to_neighbours(&mut scores);
@@ -199,12 +212,12 @@ impl Retriever {
         }
         if let Some(window) = time::window(raw, self.times.latest()) {
             for i in self.times.within(window) {
-                if let Some(s) = scores.get_mut(&(i as u32)) {
+                if let Some(s) = scores.get_mut(i as u32) {
                     *s *= 1.0 + WINDOW_BOOST;
                 }
             }
         }
-        ranked(scores)
+        Some(scores)
     }
 
     /// The query plus the words that best distinguish its first few hits.
@@ -238,61 +251,56 @@ impl Retriever {
     }
 
     /// For "when" questions, turns that place something in time gain.
-    fn time_boost(&self, scores: &mut HashMap<u32, f64>) {
-        let w = TIME_BOOST;
-        for (d, s) in scores.iter_mut() {
-            if self.timed[*d as usize] {
-                *s *= 1.0 + w;
+    fn time_boost(&self, scores: &mut Scores) {
+        scores.update(|d, s| {
+            if self.timed[d as usize] {
+                *s *= 1.0 + TIME_BOOST;
             }
-        }
+        });
     }
 
     /// Turns said by a person the query names gain a share of their score.
-    fn speaker_boost(&self, scores: &mut HashMap<u32, f64>, query: &[(String, f64)]) {
-        let w = SPEAKER_BOOST;
-        for (d, s) in scores.iter_mut() {
-            let said_by = &self.speaker_terms[*d as usize];
+    fn speaker_boost(&self, scores: &mut Scores, query: &[(String, f64)]) {
+        scores.update(|d, s| {
+            let said_by = &self.speaker_terms[d as usize];
             if said_by.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
-                *s *= 1.0 + w;
+                *s *= 1.0 + SPEAKER_BOOST;
             }
-        }
+        });
     }
 
     /// Turns of a session that holds strong hits gain a share of the session's best
     /// scores: the rest of a conversation about the same thing.
-    fn session_boost(&self, scores: &mut HashMap<u32, f64>) {
-        let w = SESSION_WEIGHT;
-        let mut best: HashMap<&(Option<String>, Option<String>), Vec<f64>> = HashMap::new();
+    fn session_boost(&self, scores: &mut Scores) {
+        // The three best scores of each session touched, best first.
+        let mut best: HashMap<u32, [f64; 3]> = HashMap::new();
         for (d, s) in scores.iter() {
-            best.entry(&self.session_of[*d as usize])
-                .or_default()
-                .push(*s);
+            let top = best
+                .entry(self.session_of[d as usize])
+                .or_insert([f64::NEG_INFINITY; 3]);
+            if let Some(at) = top.iter().position(|t| s > *t) {
+                top[at..].rotate_right(1);
+                top[at] = s;
+            }
         }
-        let strength: HashMap<&(Option<String>, Option<String>), f64> = best
+        let strength: HashMap<u32, f64> = best
             .into_iter()
-            .map(|(k, mut v)| {
-                v.sort_by(|a, b| b.total_cmp(a));
-                (k, v.iter().take(3).sum::<f64>())
-            })
+            .map(|(k, top)| (k, top.iter().filter(|t| t.is_finite()).sum::<f64>()))
             .collect();
         let max = strength
             .values()
             .copied()
             .fold(0.0, f64::max)
             .max(f64::MIN_POSITIVE);
-        for (d, s) in scores.iter_mut() {
-            *s += w * strength
-                .get(&self.session_of[*d as usize])
-                .copied()
-                .unwrap_or(0.0)
-                / max;
-        }
+        scores.update(|d, s| {
+            *s += SESSION_WEIGHT * strength[&self.session_of[d as usize]] / max;
+        });
     }
 
     /// A turn next to a strong hit in the same session shares some of its score: the
     /// answer to a question, the question before an answer.
-    fn lend_to_neighbours(&self, scores: &mut HashMap<u32, f64>) {
-        let base: Vec<(u32, f64)> = scores.iter().map(|(d, s)| (*d, *s)).collect();
+    fn lend_to_neighbours(&self, scores: &mut Scores) {
+        let base: Vec<(u32, f64)> = scores.iter().collect();
         for (d, s) in base {
             let i = d as usize;
             let (w1, w2) = (NEIGHBOUR_WEIGHT, SECOND_NEIGHBOUR_WEIGHT);
@@ -303,18 +311,12 @@ impl Retriever {
                 (i + 2, w2),
             ] {
                 if j < self.turns.len() && self.session_of[j] == self.session_of[i] {
-                    let entry = scores.entry(j as u32).or_default();
+                    let entry = scores.entry(j as u32);
                     *entry = entry.max(0.0) + w * s;
                 }
             }
         }
     }
-}
-
-fn ranked(scores: HashMap<u32, f64>) -> Vec<(usize, f64)> {
-    let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
 }
 
 /// The index terms of a text (content words, stemmed).

@@ -1,0 +1,148 @@
+//! Retrieval at scale: a memory of 1,000,000 archived turns (20,000 conversations of 50
+//! turns, ingested by `smg ingest`), opened in a fresh process as `smg search` and
+//! `smg context` open it: the time to open the file and answer the first query, the
+//! resident memory after opening, and the latency of search and of context building.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use smg_engine::search::{prompt, Retriever};
+use smg_format::{read_file, Limits};
+
+use crate::generate::Rng;
+use crate::kb;
+
+/// Queries timed after the first.
+const QUERIES: usize = 200;
+
+/// Resident memory of this process, in MB.
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Milliseconds at the 50th, 95th and 99th percentile.
+fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+    (at(0.5), at(0.95), at(0.99))
+}
+
+/// A query of two to four words of an archived turn, as a user would remember it.
+fn query(rng: &mut Rng, retriever: &Retriever) -> String {
+    let turns = retriever.turns();
+    let words: Vec<&str> = turns[rng.below(turns.len() as u64) as usize]
+        .content
+        .split_whitespace()
+        .filter(|w| w.len() > 3)
+        .collect();
+    let n = 2 + rng.below(3) as usize;
+    let start = rng.below(words.len().saturating_sub(n).max(1) as u64) as usize;
+    words
+        .iter()
+        .skip(start)
+        .take(n)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `smg-bench retrieval-read FILE`: open, answer, measure; prints one Markdown block.
+pub(crate) fn read(path: &Path) {
+    let limits = Limits::default();
+    let start = Instant::now();
+    let (doc, _) = read_file(path, &limits).expect("read");
+    let parsed = start.elapsed();
+    let retriever = Retriever::new(&doc, &limits).expect("index");
+    let indexed = start.elapsed();
+    let mut rng = Rng::new(17);
+    let first = query(&mut rng, &retriever);
+    let hits = retriever.search(&first, 10);
+    let answered = start.elapsed();
+    let rss = rss_mb();
+    let queries: Vec<String> = (0..QUERIES).map(|_| query(&mut rng, &retriever)).collect();
+    let search: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let t = Instant::now();
+            std::hint::black_box(retriever.search(q, 10));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let context: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let t = Instant::now();
+            std::hint::black_box(prompt(&doc, &retriever, q, 2000));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let (s50, s95, s99) = percentiles(search);
+    let (c50, c95, c99) = percentiles(context);
+    let nodes = doc
+        .semantic_graph
+        .as_ref()
+        .and_then(|g| g.nodes.as_ref())
+        .map_or(0, Vec::len);
+    println!(
+        "{} archived turns, {nodes} nodes, file {}; first query {first:?} ({} hits).\n",
+        retriever.turns().len(),
+        kb(std::fs::metadata(path).map_or(0, |m| m.len() as usize)),
+        hits.len()
+    );
+    println!("| measure | smg | target |\n|---|---|---|");
+    println!(
+        "| open: read and parse the file | {:.0} ms | |",
+        parsed.as_secs_f64() * 1e3
+    );
+    println!(
+        "| open: + index every turn | {:.0} ms | |",
+        indexed.as_secs_f64() * 1e3
+    );
+    println!(
+        "| open and answer the first query | {:.0} ms | < 300 ms |",
+        answered.as_secs_f64() * 1e3
+    );
+    println!("| resident memory after opening | {rss:.0} MB | < 300 MB |");
+    println!("| search, k = 10 ({QUERIES} queries): p50 / p95 / p99 | {s50:.1} / {s95:.1} / {s99:.1} ms | p99 < 10 ms |");
+    println!("| context, 2,000 tokens: p50 / p95 / p99 | {c50:.1} / {c95:.1} / {c99:.1} ms | p99 < 20 ms |");
+}
+
+/// Generate and ingest `conversations` conversations, then measure in a fresh process.
+pub(crate) fn run(conversations: usize, smg: &Path, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("bench dir");
+    let input = dir.join("conversations.jsonl");
+    let memory = dir.join("memory.smg");
+    std::fs::write(&input, crate::ingest::many(conversations)).expect("write input");
+    let start = Instant::now();
+    let ingest = Command::new(smg)
+        .args(["ingest", "--quiet"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&memory)
+        .status()
+        .expect("run smg ingest");
+    assert!(ingest.success(), "smg ingest failed");
+    println!(
+        "Ingested {conversations} conversations × 50 turns in {:.1} s (`smg ingest`).",
+        start.elapsed().as_secs_f64()
+    );
+    let out = Command::new(std::env::current_exe().expect("bench binary"))
+        .arg("retrieval-read")
+        .arg(&memory)
+        .output()
+        .expect("measure");
+    assert!(
+        out.status.success(),
+        "retrieval-read failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+}
