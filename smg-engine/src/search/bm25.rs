@@ -3,9 +3,9 @@
 //! proportional to the postings of its terms.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use super::scores::Scores;
-use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -37,15 +37,22 @@ impl Bm25 {
     /// Index `docs`, each already split into tokens.
     pub(crate) fn new(docs: impl IntoIterator<Item = Vec<String>>) -> Self {
         let mut index = Bm25::default();
-        for (d, tokens) in docs.into_iter().enumerate() {
-            let mut tf: HashMap<String, u16> = HashMap::new();
-            for t in &tokens {
-                *tf.entry(t.clone()).or_default() += 1;
-            }
-            for (t, n) in tf {
-                index.postings.entry(t).or_default().push((d as u32, n));
-            }
+        for (d, mut tokens) in docs.into_iter().enumerate() {
             index.lengths.push(tokens.len() as u32);
+            // Equal tokens side by side: each run is one term and its frequency.
+            tokens.sort_unstable();
+            let mut rest = tokens.as_slice();
+            while let Some(first) = rest.first() {
+                let n = rest.iter().take_while(|t| *t == first).count();
+                let tf = u16::try_from(n).unwrap_or(u16::MAX);
+                match index.postings.get_mut(first) {
+                    Some(list) => list.push((d as u32, tf)),
+                    None => {
+                        index.postings.insert(first.clone(), vec![(d as u32, tf)]);
+                    }
+                }
+                rest = &rest[n..];
+            }
         }
         let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
         index.average = total as f64 / index.lengths.len().max(1) as f64;

@@ -19,13 +19,19 @@ pub struct ContextPack {
 
 /// Most reference cards in one context.
 const MAX_CARDS: usize = 5;
+/// Turns passed over for want of room before packing stops looking.
+const LEFT_OUT: usize = 200;
 
 impl Retriever {
     /// Fill `budget` tokens with the best turns for `query`, in rank order, each one
     /// whole; a turn that does not fit is passed over for the next. The rest of the
     /// relevant segments are named by reference cards while room is left.
     pub fn context(&self, query: &str, budget: usize) -> ContextPack {
-        self.pack(&self.rank(query), budget)
+        // Every turn costs at least one character, so no more than 4 × budget turns
+        // fit, and packing gives up after LEFT_OUT more: only those need ranking.
+        let needed = budget.saturating_mul(4).saturating_add(LEFT_OUT + 1);
+        let ranked = self.scored(query).map_or_else(Vec::new, |s| s.top(needed));
+        self.pack(&ranked, budget)
     }
 
     /// Fill `budget` tokens from a ranking [`Retriever::rank`] gave, as
@@ -46,7 +52,7 @@ impl Retriever {
             let cost = entry.chars().count() + 1;
             if !fits(chars, cost) {
                 left_out.push(i);
-                if left_out.len() > 200 {
+                if left_out.len() > LEFT_OUT {
                     break;
                 }
                 continue;

@@ -14,6 +14,8 @@ mod time;
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use smg_format::{read_archive, Document, Limits, Turn};
 
 use crate::error::Result;
@@ -95,7 +97,14 @@ impl Retriever {
             .into_iter()
             .map(|t| t.turn)
             .collect();
-        let index = Bm25::new(turns.iter().map(|t| tokens(&display(t))));
+        // Tokenising (stemming) is most of the work of opening: in parallel, a few
+        // thousand turns at a time so that the token lists never all exist at once.
+        let index = Bm25::new(turns.chunks(4096).flat_map(|chunk| {
+            chunk
+                .par_iter()
+                .map(|t| tokens(&display(t)))
+                .collect::<Vec<_>>()
+        }));
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
         let mut segment_of = vec![None; turns.len()];
@@ -129,11 +138,11 @@ impl Retriever {
             .collect();
         let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
         let timed = turns
-            .iter()
+            .par_iter()
             .map(|t| time::places_in_time(&t.content))
             .collect();
         let speaker_terms = turns
-            .iter()
+            .par_iter()
             .map(|t| t.speaker.as_deref().map(tokens).unwrap_or_default())
             .collect();
         Ok(Retriever {
@@ -195,7 +204,7 @@ impl Retriever {
     }
 
     /// The scores behind [`Retriever::rank`]; `None` when nothing can match.
-    fn scored(&self, query: &str) -> Option<Scores> {
+    pub(crate) fn scored(&self, query: &str) -> Option<Scores> {
         let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         if query.is_empty() || self.turns.is_empty() {
