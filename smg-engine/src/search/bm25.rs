@@ -73,7 +73,7 @@ impl Bm25 {
 
     /// Scores of every document that shares a term with `query` (weighted terms).
     pub(crate) fn scores(&self, query: &[(String, f64)]) -> Scores {
-        let mut out = Scores::new(self.len());
+        let mut out = Scores::default();
         for (term, weight) in query {
             let Some(list) = self.postings.get(term) else {
                 continue;

@@ -22,7 +22,7 @@ use crate::error::Result;
 use bm25::{tokens, Bm25};
 pub use context::ContextPack;
 pub use prompt::{prompt, Prompt};
-use scores::Scores;
+use scores::{IdMap, Scores};
 
 /// How far a strong hit lends its score to the turns around it.
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
@@ -37,6 +37,9 @@ const TIME_BOOST: f64 = 0.5;
 const SPEAKER_BOOST: f64 = 1.0;
 /// Weight of a session's strength (its three best scores, against the best session's).
 const SESSION_WEIGHT: f64 = 1.0;
+/// Matches that go on to the neighbour, session, speaker and time rules; in a large
+/// archive the rest (weak matches of common words) cannot reach the top.
+const CANDIDATES: usize = 2000;
 /// Turns whose words widen the query.
 const FEEDBACK_TURNS: usize = 3;
 /// Words added to the query from them.
@@ -197,8 +200,8 @@ impl Retriever {
             .collect()
     }
 
-    /// Every turn that matches at all, as (index into [`Retriever::turns`], score),
-    /// best first; ties go to the earlier turn.
+    /// The matching turns (the 2,000 best matches and the turns around them), as (index
+    /// into [`Retriever::turns`], score), best first; ties go to the earlier turn.
     pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
         self.scored(query).map_or_else(Vec::new, |s| s.ranked())
     }
@@ -212,7 +215,7 @@ impl Retriever {
         }
         let first = self.index.scores(&query).top(FEEDBACK_TURNS);
         let widened = self.feedback(&query, &first);
-        let mut scores = self.index.scores(&widened);
+        let mut scores = self.index.scores(&widened).keep_best(CANDIDATES);
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
         self.speaker_boost(&mut scores, &query);
@@ -282,7 +285,7 @@ impl Retriever {
     /// scores: the rest of a conversation about the same thing.
     fn session_boost(&self, scores: &mut Scores) {
         // The three best scores of each session touched, best first.
-        let mut best: HashMap<u32, [f64; 3]> = HashMap::new();
+        let mut best: IdMap<[f64; 3]> = IdMap::default();
         for (d, s) in scores.iter() {
             let top = best
                 .entry(self.session_of[d as usize])
@@ -292,7 +295,7 @@ impl Retriever {
                 top[at] = s;
             }
         }
-        let strength: HashMap<u32, f64> = best
+        let strength: IdMap<f64> = best
             .into_iter()
             .map(|(k, top)| (k, top.iter().filter(|t| t.is_finite()).sum::<f64>()))
             .collect();

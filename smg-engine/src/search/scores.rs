@@ -1,56 +1,89 @@
 //! Scores of the turns one query touches.
 
-/// A score per turn, kept dense (indexed by turn position) with the list of the turns
-/// touched in the order they were first touched: adding to a score is an index, not a
-/// hash, which matters when a query touches tens of thousands of turns, and iteration
-/// follows first touch, so sums come out the same in every run.
-#[derive(Debug, Clone)]
-pub(crate) struct Scores {
-    value: Vec<f64>,
-    seen: Vec<bool>,
-    touched: Vec<u32>,
-}
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-impl Scores {
-    /// No turn touched yet, out of `n`.
-    pub(crate) fn new(n: usize) -> Self {
-        Scores {
-            value: vec![0.0; n],
-            seen: vec![false; n],
-            touched: Vec::new(),
+/// Hashes a small number (a turn position, a session number) by one multiplication: the
+/// keys are not input an attacker chooses, so SipHash's protection buys nothing here.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
 
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by a turn position or a session number.
+pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
+
+/// A score per touched turn, in the order the turns were first touched: iteration
+/// follows first touch, so sums come out the same in every run, and a lookup is one
+/// multiplication and a probe.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scores {
+    at: IdMap<usize>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl Scores {
     /// The score of turn `d`, touching it (0 until something is added).
     pub(crate) fn entry(&mut self, d: u32) -> &mut f64 {
-        let i = d as usize;
-        if !self.seen[i] {
-            self.seen[i] = true;
-            self.touched.push(d);
+        let next = self.entries.len();
+        let i = *self.at.entry(d).or_insert(next);
+        if i == next {
+            self.entries.push((d, 0.0));
         }
-        &mut self.value[i]
+        &mut self.entries[i].1
     }
 
     /// The score of turn `d`, if touched.
     pub(crate) fn get_mut(&mut self, d: u32) -> Option<&mut f64> {
-        let i = d as usize;
-        self.seen
-            .get(i)
-            .copied()
-            .unwrap_or(false)
-            .then(|| &mut self.value[i])
+        let i = *self.at.get(&d)?;
+        Some(&mut self.entries[i].1)
+    }
+
+    /// How many turns are touched.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
     }
 
     /// Touched turns and their scores, in the order first touched.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
-        self.touched.iter().map(|&d| (d, self.value[d as usize]))
+        self.entries.iter().copied()
     }
 
     /// Change every touched score: `f(turn, score)`.
     pub(crate) fn update(&mut self, mut f: impl FnMut(u32, &mut f64)) {
-        for &d in &self.touched {
-            f(d, &mut self.value[d as usize]);
+        for (d, s) in &mut self.entries {
+            f(*d, s);
         }
+    }
+
+    /// Only the `n` best (ties to the earlier turn), still in first-touch order.
+    pub(crate) fn keep_best(self, n: usize) -> Scores {
+        if self.len() <= n {
+            return self;
+        }
+        let kept: std::collections::HashSet<usize> =
+            self.top(n).into_iter().map(|(d, _)| d).collect();
+        let mut out = Scores::default();
+        for (d, s) in self.entries {
+            if kept.contains(&(d as usize)) {
+                *out.entry(d) = s;
+            }
+        }
+        out
     }
 
     /// Touched turns, best first; ties go to the earlier turn.
@@ -77,7 +110,7 @@ mod tests {
 
     #[test]
     fn keeps_first_touch_order_and_ranks_ties_by_turn() {
-        let mut s = Scores::new(5);
+        let mut s = Scores::default();
         *s.entry(3) += 1.0;
         *s.entry(1) += 2.0;
         *s.entry(3) += 1.0;
@@ -89,5 +122,7 @@ mod tests {
         assert!(s.get_mut(0).is_none() && s.get_mut(9).is_none());
         s.update(|d, v| *v += f64::from(d));
         assert_eq!(s.ranked()[0], (4, 6.0));
+        let best = s.keep_best(2);
+        assert_eq!(best.iter().collect::<Vec<_>>(), [(3, 5.0), (4, 6.0)]);
     }
 }
