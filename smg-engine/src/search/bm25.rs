@@ -25,6 +25,27 @@ pub(crate) fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Most words a [`tokens_cached`] cache holds before it starts over.
+const STEM_CACHE: usize = 1 << 16;
+
+/// [`tokens`], remembering stems: stemming is most of the cost of indexing, and a
+/// text repeats its words.
+pub(crate) fn tokens_cached(text: &str, stems: &mut HashMap<String, String>) -> Vec<String> {
+    text::terms(text)
+        .map(|w| {
+            if let Some(s) = stems.get(&w) {
+                return s.clone();
+            }
+            if stems.len() >= STEM_CACHE {
+                stems.clear();
+            }
+            let s = STEMMER.stem(&w).into_owned();
+            stems.insert(w, s.clone());
+            s
+        })
+        .collect()
+}
+
 /// A BM25 index over documents numbered from 0.
 #[derive(Debug, Default)]
 pub(crate) struct Bm25 {
@@ -98,6 +119,19 @@ impl Bm25 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_tokens_are_the_same_tokens() {
+        let mut stems = HashMap::new();
+        for text in [
+            "Running runners ran",
+            "the running of the runners",
+            "Ünïcode Wörds",
+        ] {
+            assert_eq!(tokens_cached(text, &mut stems), tokens(text));
+        }
+        assert!(stems.contains_key("running"));
+    }
 
     #[test]
     fn stems_and_ranks_the_matching_document_first() {

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use smg_format::{read_archive, Document, Limits, Turn};
 
 use crate::error::Result;
-use bm25::{tokens, Bm25};
+use bm25::{tokens, tokens_cached, Bm25};
 pub use context::ContextPack;
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
@@ -102,10 +102,10 @@ impl Retriever {
             .collect();
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
-        let index = Bm25::new(turns.chunks(4096).flat_map(|chunk| {
+        let index = Bm25::new(turns.chunks(16384).flat_map(|chunk| {
             chunk
                 .par_iter()
-                .map(|t| tokens(&display(t)))
+                .map_init(HashMap::new, |stems, t| tokens_cached(&display(t), stems))
                 .collect::<Vec<_>>()
         }));
         let position: HashMap<u64, usize> =
