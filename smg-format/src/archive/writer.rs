@@ -2,7 +2,7 @@
 //! the vault (stored once, revisions as diffs), and an index per block.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Value};
 
@@ -313,26 +313,48 @@ fn summary<'a>(turns: impl Iterator<Item = &'a Turn>) -> Option<String> {
     Some(sentence.trim().to_string())
 }
 
+/// Sorted, for binary search.
 const STOPWORDS: &[&str] = &[
     "about", "after", "again", "also", "because", "been", "before", "being", "could", "does",
     "doing", "from", "have", "here", "into", "just", "like", "make", "more", "most", "much",
-    "need", "only", "other", "over", "really", "same", "should", "some", "such", "than", "that",
-    "their", "them", "then", "there", "these", "they", "this", "those", "very", "want", "were",
-    "what", "when", "where", "which", "while", "will", "with", "would", "your", "yours", "yeah",
-    "thanks",
+    "need", "only", "other", "over", "really", "same", "should", "some", "such", "than", "thanks",
+    "that", "their", "them", "then", "there", "these", "they", "this", "those", "very", "want",
+    "were", "what", "when", "where", "which", "while", "will", "with", "would", "yeah", "your",
+    "yours",
 ];
 
 /// Up to five most frequent words of four letters or more (ties alphabetical).
 fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut lower = String::new();
     for t in turns {
-        for w in t.content.split(|c: char| !c.is_alphanumeric()) {
-            let w = w.to_lowercase();
-            if w.chars().count() >= 4
-                && w.chars().all(char::is_alphabetic)
-                && !STOPWORDS.contains(&w.as_str())
-            {
-                *counts.entry(w).or_default() += 1;
+        // Under four bytes, no word lowercases to four letters.
+        for w in t
+            .content
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 4)
+        {
+            if w.is_ascii() {
+                if !w.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    continue;
+                }
+                lower.clear();
+                lower.push_str(w);
+                lower.make_ascii_lowercase();
+            } else {
+                lower = w.to_lowercase();
+                if lower.chars().count() < 4 || !lower.chars().all(char::is_alphabetic) {
+                    continue;
+                }
+            }
+            if STOPWORDS.binary_search(&lower.as_str()).is_ok() {
+                continue;
+            }
+            match counts.get_mut(lower.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(lower.clone(), 1);
+                }
             }
         }
     }
@@ -362,6 +384,20 @@ mod tests {
                 .unwrap()
             })
             .collect()
+    }
+
+    #[test]
+    fn stopwords_are_sorted_and_key_points_skip_them() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        let turns = [
+            turn(
+                1,
+                "Thanks! Postgres, postgres and POSTGRES; thanks than that 2024x Ärger ärger",
+            ),
+            turn(2, "Redis redis İİİİ with what"),
+        ];
+        // "İİİİ" lowercases to i + U+0307 (a combining mark, not a letter): no word.
+        assert_eq!(key_points(turns.iter()), ["postgres", "redis", "ärger"]);
     }
 
     #[test]
