@@ -2,7 +2,7 @@
 //! the vault (stored once, revisions as diffs), and an index per block.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
