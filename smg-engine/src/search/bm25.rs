@@ -75,6 +75,9 @@ impl Bm25 {
                 rest = &rest[n..];
             }
         }
+        for list in index.postings.values_mut() {
+            list.shrink_to_fit();
+        }
         let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
         index.average = total as f64 / index.lengths.len().max(1) as f64;
         index

@@ -63,7 +63,7 @@ impl Retriever {
             pack.items.push(Hit {
                 turn: self.turns[i].clone(),
                 score,
-                segment: self.segment_of[i].clone(),
+                segment: self.segment(i).cloned(),
             });
         }
         let mut named: Vec<&str> = pack
@@ -72,7 +72,7 @@ impl Retriever {
             .filter_map(|h| h.segment.as_deref())
             .collect();
         for i in left_out {
-            let Some(seg) = self.segment_of[i].as_deref() else {
+            let Some(seg) = self.segment(i).map(String::as_str) else {
                 continue;
             };
             if named.contains(&seg) || pack.cards.len() >= MAX_CARDS {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use smg_format::{read_archive, Document, Limits, Turn};
+use smg_format::{decode_block, Document, Limits, Turn};
 
 use crate::error::Result;
 use bm25::{tokens, tokens_cached, Bm25};
@@ -83,23 +83,54 @@ pub fn one_line(text: &str, max: usize) -> String {
 pub struct Retriever {
     turns: Vec<Turn>,
     index: Bm25,
-    segment_of: Vec<Option<String>>,
+    /// Segment node ids, which `segment_of` points into.
+    segments: Vec<String>,
+    /// Per turn: its segment, if any.
+    segment_of: Vec<Option<u32>>,
     /// Per turn: its session (conversation and session id), numbered from 0.
     session_of: Vec<u32>,
     times: time::TimeIndex,
     /// Per turn: whether its text places something in time.
     timed: Vec<bool>,
-    /// Per turn: the index terms of its speaker's name.
-    speaker_terms: Vec<Vec<String>>,
+    /// The index terms of each speaker's name, which `speaker_of` points into.
+    speakers: Vec<Vec<String>>,
+    /// Per turn: its speaker.
+    speaker_of: Vec<u32>,
+}
+
+/// Every archived turn, without its source record (`extra`): retrieval never reads it,
+/// and on a large archive the records are most of the memory (2.3 GB of a million
+/// turns). Blocks decode in parallel, each stripped as it is decoded.
+fn load_turns(doc: &Document, limits: &Limits) -> Result<Vec<Turn>> {
+    let Some(archive) = doc.deep_archive.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let method = archive.compression_method.unwrap_or_default();
+    let blocks: Vec<Vec<Turn>> = archive
+        .blocks()
+        .par_iter()
+        .map(|block| {
+            let mut turns = decode_block(block, method, doc.artifact_vault.as_ref(), limits)?;
+            for t in &mut turns {
+                t.extra = Default::default();
+            }
+            Ok(turns)
+        })
+        .collect::<Result<_>>()?;
+    Ok(blocks.into_iter().flatten().collect())
+}
+
+/// The number of `key`, giving it the next one when new.
+fn number<K: std::hash::Hash + Eq>(numbers: &mut HashMap<K, u32>, key: K) -> u32 {
+    let next = numbers.len() as u32;
+    *numbers.entry(key).or_insert(next)
 }
 
 impl Retriever {
-    /// Read `doc`'s archive (every block) and index its turns.
+    /// Read `doc`'s archive (every block) and index its turns (kept without their
+    /// source records).
     pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
-        let turns: Vec<Turn> = read_archive(doc, limits)?
-            .into_iter()
-            .map(|t| t.turn)
-            .collect();
+        let turns = load_turns(doc, limits)?;
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
         let index = Bm25::new(turns.chunks(16384).flat_map(|chunk| {
@@ -110,6 +141,7 @@ impl Retriever {
         }));
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
+        let mut segments = Vec::new();
         let mut segment_of = vec![None; turns.len()];
         for node in doc
             .semantic_graph
@@ -119,6 +151,8 @@ impl Retriever {
             if node.kind != "segment" {
                 continue;
             }
+            let s = segments.len() as u32;
+            segments.push(node.id.clone());
             for n in node
                 .provenance
                 .iter()
@@ -126,40 +160,52 @@ impl Retriever {
                 .flat_map(|p| p.turns.iter().flatten())
             {
                 if let Some(&i) = position.get(n) {
-                    segment_of[i] = Some(node.id.clone());
+                    segment_of[i] = Some(s);
                 }
             }
         }
-        let mut sessions: HashMap<(Option<&str>, Option<&str>), u32> = HashMap::new();
+        let mut sessions = HashMap::new();
         let session_of = turns
             .iter()
             .map(|t| {
                 let key = (t.conversation_id.as_deref(), t.session_id.as_deref());
-                let next = sessions.len() as u32;
-                *sessions.entry(key).or_insert(next)
+                number(&mut sessions, key)
             })
             .collect();
+        let mut names = HashMap::new();
+        let speaker_of: Vec<u32> = turns
+            .iter()
+            .map(|t| number(&mut names, t.speaker.as_deref()))
+            .collect();
+        let mut speakers = vec![Vec::new(); names.len()];
+        for (name, n) in names {
+            speakers[n as usize] = name.map(tokens).unwrap_or_default();
+        }
         let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
         let timed = turns
             .par_iter()
             .map(|t| time::places_in_time(&t.content))
             .collect();
-        let speaker_terms = turns
-            .par_iter()
-            .map(|t| t.speaker.as_deref().map(tokens).unwrap_or_default())
-            .collect();
         Ok(Retriever {
             times,
             timed,
-            speaker_terms,
+            speakers,
+            speaker_of,
             turns,
             index,
+            segments,
             segment_of,
             session_of,
         })
     }
 
-    /// Archived turns, in archive order.
+    /// The segment node turn `i` belongs to.
+    fn segment(&self, i: usize) -> Option<&String> {
+        self.segment_of[i].map(|s| &self.segments[s as usize])
+    }
+
+    /// Archived turns, in archive order, without their source records (`extra`; read
+    /// those with [`smg_format::read_archive`]).
     pub fn turns(&self) -> &[Turn] {
         &self.turns
     }
@@ -195,7 +241,7 @@ impl Retriever {
             .map(|(i, score)| Hit {
                 turn: self.turns[i].clone(),
                 score,
-                segment: self.segment_of[i].clone(),
+                segment: self.segment(i).cloned(),
             })
             .collect()
     }
@@ -274,7 +320,7 @@ impl Retriever {
     /// Turns said by a person the query names gain a share of their score.
     fn speaker_boost(&self, scores: &mut Scores, query: &[(String, f64)]) {
         scores.update(|d, s| {
-            let said_by = &self.speaker_terms[d as usize];
+            let said_by = &self.speakers[self.speaker_of[d as usize] as usize];
             if said_by.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
                 *s *= 1.0 + SPEAKER_BOOST;
             }
@@ -365,6 +411,18 @@ mod tests {
         };
         ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
         Retriever::new(&doc, &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn turns_are_kept_without_their_source_records() {
+        let r = memory(CHAT);
+        assert_eq!(r.turns().len(), CHAT.len());
+        assert!(r.turns().iter().all(|t| t.extra.is_empty()));
+        assert_eq!(r.turns()[2].content, CHAT[2].1);
+        assert_eq!(
+            r.segment(0).map(String::as_str),
+            r.search("weekend", 1)[0].segment.as_deref()
+        );
     }
 
     const CHAT: &[(&str, &str)] = &[
