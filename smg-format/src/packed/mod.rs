@@ -10,10 +10,14 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::parse_turn_range;
-use crate::envelope::{brotli_compress, read_bounded, HEADER_LEN, MAGIC};
+use crate::envelope::{brotli_compress, HEADER_LEN, MAGIC};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{Artifact, CompressionMethod, Document, Turn};
+
+mod json;
+
+use json::{brotli_json, brotli_json_seed, Entry};
 
 pub(crate) const PACKED: u8 = 3;
 
@@ -202,73 +206,6 @@ fn slice<'a>(bytes: &'a [u8], s: &Section, what: &dyn Fn() -> String) -> Result<
         });
     }
     Ok(data)
-}
-
-fn brotli_json<T: serde::de::DeserializeOwned>(
-    data: &[u8],
-    limits: &Limits,
-    what: &dyn Fn() -> String,
-) -> Result<T> {
-    brotli_json_seed(data, limits, what, std::marker::PhantomData)
-}
-
-/// [`brotli_json`] through a seed, so a caller can parse only part of the JSON.
-fn brotli_json_seed<T>(
-    data: &[u8],
-    limits: &Limits,
-    what: &dyn Fn() -> String,
-    seed: impl for<'de> serde::de::DeserializeSeed<'de, Value = T>,
-) -> Result<T> {
-    let json = read_bounded(
-        brotli::Decompressor::new(data, 1 << 16),
-        limits.max_bytes,
-        "brotli",
-        0,
-    )
-    .map_err(|e| Error::Decompress {
-        encoding: "packed",
-        detail: format!("{}: {e}", what()),
-    })?;
-    let shape = |e: serde_json::Error| Error::Shape {
-        pointer: String::new(),
-        detail: format!("{}: {e}", what()),
-    };
-    let mut de = serde_json::Deserializer::from_slice(&json);
-    let value = seed.deserialize(&mut de).map_err(shape)?;
-    de.end().map_err(shape)?;
-    Ok(value)
-}
-
-/// Parses the value under one key of a JSON object and skips the others unparsed: a
-/// single-turn read needs one artifact of a section that groups several.
-struct Entry<'k, T>(&'k str, std::marker::PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> serde::de::DeserializeSeed<'de> for Entry<'_, T> {
-    type Value = Option<T>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Entry<'_, T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-        let mut found = None;
-        while let Some(key) = map.next_key::<String>()? {
-            if found.is_none() && key == self.0 {
-                found = Some(map.next_value()?);
-            } else {
-                map.next_value::<serde::de::IgnoredAny>()?;
-            }
-        }
-        Ok(found)
-    }
 }
 
 /// Read a whole packed file back into the document it was packed from.
