@@ -98,6 +98,13 @@ impl Bm25 {
     /// Scores of every document that shares a term with `query` (weighted terms).
     pub(crate) fn scores(&self, query: &[(String, f64)]) -> Scores {
         let mut out = Scores::default();
+        self.add_scores(&mut out, query);
+        out
+    }
+
+    /// Add the scores of more query terms to `out`, as if they had been part of the
+    /// query that made it (each document's sum is taken in the same order).
+    pub(crate) fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
         for (term, weight) in query {
             let Some(list) = self.postings.get(term) else {
                 continue;
@@ -110,7 +117,6 @@ impl Bm25 {
                 *out.entry(d) += weight * idf * norm;
             }
         }
-        out
     }
 
     /// How many documents hold `term`.

@@ -259,9 +259,11 @@ impl Retriever {
         if query.is_empty() || self.turns.is_empty() {
             return None;
         }
-        let first = self.index.scores(&query).top(FEEDBACK_TURNS);
-        let widened = self.feedback(&query, &first);
-        let mut scores = self.index.scores(&widened).keep_best(CANDIDATES);
+        let mut scores = self.index.scores(&query);
+        let first = scores.top(FEEDBACK_TURNS);
+        let more = self.feedback(&query, &first);
+        self.index.add_scores(&mut scores, &more);
+        let mut scores = scores.keep_best(CANDIDATES);
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
         self.speaker_boost(&mut scores, &query);
@@ -278,7 +280,7 @@ impl Retriever {
         Some(scores)
     }
 
-    /// The query plus the words that best distinguish its first few hits.
+    /// The words (not in the query) that best distinguish its first few hits, weighted.
     fn feedback(&self, query: &[(String, f64)], first: &[(usize, f64)]) -> Vec<(String, f64)> {
         let mut weight: HashMap<String, f64> = HashMap::new();
         for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
@@ -298,14 +300,11 @@ impl Retriever {
             .collect();
         extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = extra.first().map_or(1.0, |e| e.1).max(f64::MIN_POSITIVE);
-        let mut out = query.to_vec();
-        out.extend(
-            extra
-                .into_iter()
-                .take(FEEDBACK_TERMS)
-                .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top)),
-        );
-        out
+        extra
+            .into_iter()
+            .take(FEEDBACK_TERMS)
+            .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top))
+            .collect()
     }
 
     /// For "when" questions, turns that place something in time gain.
