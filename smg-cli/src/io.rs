@@ -67,18 +67,33 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
 /// passphrase (a fresh salt and nonce) if it was encrypted.
 pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
     let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
-    seal_like(path, smg_format::to_bytes(doc, &options)?, loaded)
+    seal(
+        path,
+        smg_format::to_bytes(doc, &options)?,
+        loaded.encryption.as_ref(),
+    )
 }
 
-/// [`save_like`] for a document the caller is done with (dropped before compression).
-pub(crate) fn save_owned_like(path: &Path, doc: Document, loaded: &Loaded) -> Result<(), Error> {
-    let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
-    seal_like(path, smg_format::into_bytes(doc, &options)?, loaded)
+/// Write a loaded document back as it was read ([`save_like`]), dropping the document
+/// before compression: it is not needed any more.
+pub(crate) fn save_loaded(path: &Path, loaded: Loaded) -> Result<(), Error> {
+    let Loaded {
+        doc,
+        encoding,
+        encryption,
+        ..
+    } = loaded;
+    let options = smg_format::WriteOptions::new(encoding.for_writing());
+    seal(
+        path,
+        smg_format::into_bytes(doc, &options)?,
+        encryption.as_ref(),
+    )
 }
 
-/// Encrypt `bytes` as `loaded` was, then write them.
-fn seal_like(path: &Path, mut bytes: Vec<u8>, loaded: &Loaded) -> Result<(), Error> {
-    if let Some((pass, iterations)) = &loaded.encryption {
+/// Encrypt `bytes` with `encryption` (if any), then write them.
+fn seal(path: &Path, mut bytes: Vec<u8>, encryption: Option<&(Secret, u64)>) -> Result<(), Error> {
+    if let Some((pass, iterations)) = encryption {
         bytes = smg_format::encrypt(&bytes, pass, *iterations)?;
     }
     write_output(path, &bytes)

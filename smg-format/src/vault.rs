@@ -450,7 +450,10 @@ impl<'v> VaultWriter<'v> {
         let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
             return;
         };
-        let version = next_version(id, art, &prev, content, timestamp);
+        let version = ArtifactVersion {
+            hash: Some(hash.to_string()),
+            ..next_version(id, art, &prev, content, timestamp)
+        };
         art.versions.push(version);
         art.hash = hash.to_string();
     }
@@ -458,8 +461,8 @@ impl<'v> VaultWriter<'v> {
 
 /// The version that follows `art`'s last (whose content is `prev`) with `content`: a
 /// diff against it, or the full content when the diff is no smaller or the run of
-/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long; either way
-/// with the SHA-256 of its content.
+/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long. The caller,
+/// which knows the content's hash, sets `hash`.
 pub(crate) fn next_version(
     id: &str,
     art: &Artifact,
@@ -481,7 +484,6 @@ pub(crate) fn next_version(
         timestamp: timestamp.map(str::to_string),
         content: full.then(|| content.to_string()),
         delta: (!full).then_some(delta),
-        hash: Some(content_hash(content)),
         ..ArtifactVersion::default()
     }
 }

@@ -10,11 +10,8 @@ use smg_format::{Document, Error};
 
 use super::{write_options, Context};
 use crate::cli::{FormatArg, IngestArgs};
-use crate::io::{load, read_input, save_owned_like, write_output, write_stdout};
+use crate::io::{load, read_input, save_loaded, write_output, write_stdout};
 use crate::Outcome;
-
-/// A new document's creation time before ingest sets it from the turns.
-const UNSET: &str = "1970-01-01T00:00:00Z";
 
 /// Skipped records listed on stderr before "… and N more".
 const SHOWN_SKIPS: usize = 20;
@@ -53,10 +50,9 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
             let mut loaded = load(path, ctx)?;
-            let mut doc = std::mem::replace(&mut loaded.doc, Document::new(UNSET));
-            let report = ingest(&mut doc, inputs, &options, &bar)?;
+            let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
             bar.done();
-            save_owned_like(path, doc, &loaded)?;
+            save_loaded(path, loaded)?;
             (
                 report,
                 path.as_path(),
@@ -64,7 +60,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             )
         }
         (None, Some(path)) => {
-            let mut doc = Document::new(UNSET);
+            let mut doc = Document::new("1970-01-01T00:00:00Z");
             let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
             let bytes = smg_format::into_bytes(doc, &write_options(&args.encode)?)?;

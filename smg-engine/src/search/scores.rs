@@ -75,12 +75,15 @@ impl Scores {
         if self.len() <= n {
             return self;
         }
-        let kept: std::collections::HashSet<usize> =
-            self.top(n).into_iter().map(|(d, _)| d).collect();
+        if n == 0 {
+            return Scores::default();
+        }
+        let mut ranked = self.entries.clone();
+        let (_, &mut last, _) = ranked.select_nth_unstable_by(n - 1, best_first);
         let mut out = Scores::default();
-        for (d, s) in self.entries {
-            if kept.contains(&(d as usize)) {
-                *out.entry(d) = s;
+        for e in self.entries {
+            if best_first(&e, &last).is_le() {
+                *out.entry(e.0) = e.1;
             }
         }
         out
@@ -93,15 +96,19 @@ impl Scores {
 
     /// The `n` best of [`Scores::ranked`], without sorting the rest.
     pub(crate) fn top(&self, n: usize) -> Vec<(usize, f64)> {
-        let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let mut out: Vec<(usize, f64)> = self.iter().map(|(d, s)| (d as usize, s)).collect();
+        let mut out = self.entries.clone();
         if n < out.len() {
-            out.select_nth_unstable_by(n, order);
+            out.select_nth_unstable_by(n, best_first);
             out.truncate(n);
         }
-        out.sort_by(order);
-        out
+        out.sort_by(best_first);
+        out.into_iter().map(|(d, s)| (d as usize, s)).collect()
     }
+}
+
+/// Higher score first; ties to the earlier turn.
+fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
 #[cfg(test)]
@@ -122,7 +129,9 @@ mod tests {
         assert!(s.get_mut(0).is_none() && s.get_mut(9).is_none());
         s.update(|d, v| *v += f64::from(d));
         assert_eq!(s.ranked()[0], (4, 6.0));
-        let best = s.keep_best(2);
+        let best = s.clone().keep_best(2);
         assert_eq!(best.iter().collect::<Vec<_>>(), [(3, 5.0), (4, 6.0)]);
+        assert_eq!(s.clone().keep_best(0).len(), 0);
+        assert_eq!(s.keep_best(9).len(), 3);
     }
 }
