@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
-use smg_engine::search::Retriever;
+use smg_engine::search::{Retriever, SearchOptions};
 use smg_format::Limits;
 
 const QUERY: &str = "When did Caroline go to the LGBTQ support group?";
@@ -52,20 +52,14 @@ pub(crate) fn run(locomo: &Path, dir: &Path, n: u32) {
     )
     .expect("write");
     let retriever = Retriever::new(&doc, &Limits::default()).expect("retriever");
+    let options = SearchOptions::new(10);
     let engine = per_call(n, || {
-        std::hint::black_box(retriever.search(QUERY, 10));
+        std::hint::black_box(retriever.search(QUERY, &options).expect("search"));
     });
-    // What smg_memory_search does: the search, then the hits as JSON.
+    // What smg_memory_search does: the search, then the results as JSON.
     let rust = per_call(n, || {
-        let hits: Vec<serde_json::Value> = retriever
-            .search(QUERY, 10)
-            .iter()
-            .map(|h| {
-                serde_json::json!({"turn": h.turn.turn, "score": h.score, "content": h.turn.content,
-                "segment": h.segment, "messageId": h.turn.message_id})
-            })
-            .collect();
-        std::hint::black_box(serde_json::json!({"query": QUERY, "hits": hits}).to_string());
+        let found = retriever.search(QUERY, &options).expect("search");
+        std::hint::black_box(found.to_json(QUERY).to_string());
     });
     let python = other("python3", "bench/ffi/search.py", &file, n, "python_us");
     let node = other("node", "bench/ffi/search.js", &file, n, "node_us");

@@ -564,6 +564,28 @@ fn search_context_and_expand() {
         .find(|h| h["turn"] == 6)
         .expect("turn 6 in the top 2");
     assert_eq!(question["provenance"]["messageId"], "m6", "{v}");
+    // Memory nodes as well: the decision taken about it, with where it came from.
+    let decision = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["type"] == "decision")
+        .expect("a decision among the nodes");
+    assert_eq!(decision["provenance"][0]["messageIds"][0], "m8", "{v}");
+    let plain = smg(&["search", "m.smg", "Stripe webhook 401", "-k", "2"], d);
+    assert!(text(&plain.stdout).contains("memory nodes:\n"));
+    std::fs::write(d.join("q.json"), r#"{"model": "m", "vector": [1]}"#).unwrap();
+    let vector = smg(&["search", "m.smg", "Stripe", "--vector", "q.json"], d);
+    assert!(vector.status.success());
+    assert!(text(&vector.stderr).contains("no embeddings"));
+    std::fs::write(d.join("q.json"), "[1]").unwrap();
+    let bad = smg(&["search", "m.smg", "Stripe", "--vector", "q.json"], d);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("SMG-E230"),
+        "{}",
+        text(&bad.stderr)
+    );
 
     let ctx = smg(
         &[

@@ -31,6 +31,9 @@ pub enum Error {
         /// What was expected.
         detail: String,
     },
+    /// A query vector that the file's embeddings cannot be searched with.
+    #[error("query vector: {0}")]
+    Vector(String),
     /// An input to ingest could not be read as its format.
     #[error("{file}, {position}: {detail}")]
     Import {
@@ -53,6 +56,7 @@ impl Error {
             Error::UnknownNode(_) => "SMG-E201",
             Error::Import { .. } => "SMG-E210",
             Error::Query { .. } => "SMG-E220",
+            Error::Vector(_) => "SMG-E230",
         }
     }
 

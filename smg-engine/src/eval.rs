@@ -18,7 +18,7 @@ use smg_format::{Document, Limits};
 
 use crate::error::{Error, Result};
 use crate::ingest::{ingest, IngestOptions, Input, Silent};
-use crate::search::Retriever;
+use crate::search::{Found, Item, Retriever, SearchOptions};
 
 /// The `k` of `R@k`.
 pub const RANKS: [usize; 3] = [5, 10, 20];
@@ -37,6 +37,9 @@ pub struct LocomoReport {
     pub recall: [f64; 3],
     /// Mean `Rtok{B}` for each of [`BUDGETS`].
     pub rtok: [f64; 3],
+    /// Mean `R@k` of the memory nodes [`Retriever::search`] finds, for each of
+    /// [`RANKS`]: the evidence turns among the provenance of the top k nodes.
+    pub node_recall: [f64; 3],
     /// Time of each question's retrieval (rank and context), in order.
     pub latencies: Vec<Duration>,
 }
@@ -64,7 +67,7 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
         .collect();
     files.sort();
     let mut report = LocomoReport::default();
-    let mut sums = ([0.0; 3], [0.0; 3]);
+    let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3]);
     for f in &files {
         let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
         let questions = questions(f, &bytes)?;
@@ -118,14 +121,32 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
                     .collect();
                 sums.1[s] += share(&got);
             }
+            let found = retriever.search(question, &SearchOptions::new(RANKS[2]))?;
+            for (s, &k) in RANKS.iter().enumerate() {
+                let top: HashSet<&str> = found.nodes.iter().take(k).flat_map(message_ids).collect();
+                sums.2[s] += share(&top);
+            }
             report.questions += 1;
         }
     }
     let n = report.questions.max(1) as f64;
     report.recall = sums.0.map(|s| s / n);
     report.rtok = sums.1.map(|s| s / n);
+    report.node_recall = sums.2.map(|s| s / n);
     report.files = files;
     Ok(report)
+}
+
+/// The message ids a search result stands for: a turn's own, a node's provenance.
+fn message_ids(found: &Found) -> Vec<&str> {
+    match &found.item {
+        Item::Turn { turn, .. } => turn.message_id.as_deref().into_iter().collect(),
+        Item::Node { provenance, .. } => provenance
+            .iter()
+            .flat_map(|p| p.message_ids.iter().flatten())
+            .map(String::as_str)
+            .collect(),
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {

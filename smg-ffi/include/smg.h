@@ -161,6 +161,10 @@ enum smg_status
    */
   SMG_STATUS_QUERY = 220,
   /**
+   * SMG-E230: a query vector of another model or size than the file's embeddings.
+   */
+  SMG_STATUS_VECTOR = 230,
+  /**
    * A required pointer was null, or a string argument was not UTF-8.
    */
   SMG_STATUS_NULL_ARGUMENT = 900,
@@ -287,7 +291,8 @@ void smg_memory_free(smg_memory *memory);
 smg_status smg_memory_info(const smg_memory *mem, char **json_out);
 
 /**
- * The `k` best turns for `query`, as JSON (`{"query", "hits": [...]}`).
+ * The `k` best turns and the `k` best memory nodes for `query` (hybrid search, as
+ * `smg search`), as JSON: `{"query", "hits": [turns], "nodes": [nodes], "warnings"}`.
  *
  * # Safety
  * `memory` must be a live handle, `query` a NUL-terminated string, `json_out` writable.

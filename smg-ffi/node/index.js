@@ -125,7 +125,14 @@ class Memory {
   }
 
   search(query, k = 10) {
-    return JSON.parse(call(c.search, this.live(), text(query, 'query'), k)).hits;
+    return this.searchAll(query, k).hits;
+  }
+
+  // Hybrid search, as `smg search --json`: the k best turns (`hits`), the k best
+  // memory nodes (`nodes`: facts, decisions, concepts with `type`, `text`, `sources`,
+  // `provenance`) and `warnings`.
+  searchAll(query, k = 10) {
+    return JSON.parse(call(c.search, this.live(), text(query, 'query'), k));
   }
 
   context(query, budget = 8000) {

@@ -89,6 +89,8 @@ pub enum SmgStatus {
     Import = 210,
     /// SMG-E220: a malformed query.
     Query = 220,
+    /// SMG-E230: a query vector of another model or size than the file's embeddings.
+    Vector = 230,
     /// A required pointer was null, or a string argument was not UTF-8.
     NullArgument = 900,
     /// smg panicked; this is a bug, and no output was written.
@@ -134,6 +136,7 @@ impl SmgStatus {
             UnknownNode,
             Import,
             Query,
+            Vector,
         ]
         .into_iter()
         .find(|s| *s as u32 == n)

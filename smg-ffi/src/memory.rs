@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
-use smg_engine::search::{prompt, Hit, Retriever};
+use smg_engine::search::{prompt, Retriever, SearchOptions};
 use smg_format::{Document, Limits};
 
 use crate::SmgStatus;
@@ -242,7 +242,8 @@ pub unsafe extern "C" fn smg_memory_info(
     })
 }
 
-/// The `k` best turns for `query`, as JSON (`{"query", "hits": [...]}`).
+/// The `k` best turns and the `k` best memory nodes for `query` (hybrid search, as
+/// `smg search`), as JSON: `{"query", "hits": [turns], "nodes": [nodes], "warnings"}`.
 ///
 /// # Safety
 /// `memory` must be a live handle, `query` a NUL-terminated string, `json_out` writable.
@@ -256,8 +257,11 @@ pub unsafe extern "C" fn smg_memory_search(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let hits: Vec<_> = m.retriever.search(q, k).iter().map(Hit::to_json).collect();
-        Ok(json!({"query": q, "hits": hits}).to_string())
+        let found = m
+            .retriever
+            .search(q, &SearchOptions::new(k))
+            .map_err(engine_error)?;
+        Ok(found.to_json(q).to_string())
     })
 }
 

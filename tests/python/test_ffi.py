@@ -29,6 +29,10 @@ def test_the_scenario(tmp_path):
         assert len(hits) == 5
         assert any("support group" in h["content"] for h in hits)
         assert hits[0]["provenance"]["messageId"].startswith("D")
+        found = memory.search_all("Caroline LGBTQ support group", k=3)
+        assert found["hits"] and found["warnings"] == []
+        assert 0 < len(found["nodes"]) <= 3
+        assert all(n["type"] != "turn" and n["provenance"] for n in found["nodes"])
         pack = memory.context("Caroline support group", budget=300)
         assert 0 < pack["tokens"] <= 300
         assert pack["items"]

@@ -61,9 +61,13 @@ pub(crate) struct SearchArgs {
     pub(crate) file: PathBuf,
     /// What to look for.
     pub(crate) query: String,
-    /// How many turns.
+    /// How many results (turns and memory nodes).
     #[arg(short, default_value_t = 10)]
     pub(crate) k: usize,
+    /// The query's embedding, `{"model": NAME, "vector": [...]}` (`-` for stdin), to
+    /// search the file's embeddings of the same model as well.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) vector: Option<PathBuf>,
     /// JSON output.
     #[arg(long)]
     pub(crate) json: bool,

@@ -4,11 +4,11 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::eval::{locomo, BUDGETS, RANKS};
-use smg_engine::search::{display, one_line, prompt, Hit, Retriever};
+use smg_engine::search::{display, one_line, prompt, QueryVector, Retriever, SearchOptions};
 
 use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
-use crate::io::{load, write_stdout};
+use crate::io::{load, read_input, write_stdout};
 use crate::Outcome;
 
 fn open(
@@ -20,26 +20,37 @@ fn open(
     Ok((doc, retriever))
 }
 
+/// A query vector file: `{"model": NAME, "vector": [numbers]}`.
+fn query_vector(path: &Path) -> Result<QueryVector, smg_engine::Error> {
+    QueryVector::from_json(&read_input(path)?).map_err(|e| match e {
+        smg_engine::Error::Vector(detail) => {
+            smg_engine::Error::Vector(format!("{}: {detail}", path.display()))
+        }
+        e => e,
+    })
+}
+
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let mut options = SearchOptions::new(args.k);
+    options.vector = args.vector.as_deref().map(query_vector).transpose()?;
     let (_, retriever) = open(&args.file, ctx)?;
-    let hits = retriever.search(&args.query, args.k);
+    let found = retriever.search(&args.query, &options)?;
     let out = if args.json {
-        format!(
-            "{}\n",
-            json!({"query": args.query, "hits": hits.iter().map(Hit::to_json).collect::<Vec<_>>()})
-        )
+        format!("{}\n", found.to_json(&args.query))
     } else {
-        hits.iter()
-            .map(|h| {
-                let when = h.turn.timestamp.as_deref().unwrap_or("-");
-                format!(
-                    "{:>8.3}  turn {} ({when}) {}\n",
-                    h.score,
-                    h.turn.turn,
-                    one_line(&display(&h.turn), 160)
-                )
-            })
-            .collect()
+        let mut out: String = found
+            .turns
+            .iter()
+            .map(|f| format!("{}\n", f.to_line(160)))
+            .collect();
+        if !found.nodes.is_empty() {
+            out.push_str("memory nodes:\n");
+            out.extend(found.nodes.iter().map(|f| format!("{}\n", f.to_line(160))));
+        }
+        for w in &found.warnings {
+            eprintln!("warning: {w}");
+        }
+        out
     };
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
@@ -114,6 +125,7 @@ pub(crate) fn bench_locomo(dir: &Path, as_json: bool) -> Result<Outcome, smg_eng
                 "questions": r.questions,
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "latencyMs": {"p50": ms(50.0), "p95": ms(95.0), "p99": ms(99.0)},
             })
         );
@@ -128,6 +140,15 @@ pub(crate) fn bench_locomo(dir: &Path, as_json: bool) -> Result<Outcome, smg_eng
             ms(50.0),
             ms(95.0),
             ms(99.0)
+        ));
+        let recall: Vec<String> = RANKS
+            .iter()
+            .zip(r.node_recall)
+            .map(|(k, v)| format!("R@{k}={v:.3}"))
+            .collect();
+        out.push_str(&format!(
+            "memory nodes (smg search, through their provenance): {}\n",
+            recall.join(" ")
         ));
     }
     let summary: Vec<String> = RANKS

@@ -8,9 +8,12 @@
 
 mod bm25;
 mod context;
+mod hybrid;
+mod nodes;
 mod prompt;
 mod scores;
 mod time;
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -21,8 +24,11 @@ use smg_format::{decode_block, Document, Limits, Turn};
 use crate::error::Result;
 use bm25::{tokens, tokens_cached, Bm25};
 pub use context::ContextPack;
+use hybrid::Key;
+pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
+pub use vectors::QueryVector;
 
 /// How far a strong hit lends its score to the turns around it.
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
@@ -78,11 +84,14 @@ pub fn one_line(text: &str, max: usize) -> String {
     crate::text::clip(text, max)
 }
 
-/// A memory file loaded for retrieval: every archived turn and its index.
+/// A memory file loaded for retrieval: every archived turn and its index, and the
+/// graph's nodes and theirs.
 #[derive(Debug)]
 pub struct Retriever {
     turns: Vec<Turn>,
     index: Bm25,
+    nodes: nodes::Nodes,
+    vectors: Option<vectors::Vectors>,
     /// Segment node ids, which `segment_of` points into.
     segments: Vec<String>,
     /// Per turn: its segment, if any.
@@ -186,7 +195,11 @@ impl Retriever {
             .par_iter()
             .map(|t| time::places_in_time(&t.content))
             .collect();
+        let nodes = nodes::Nodes::new(doc, times.latest());
+        let vectors = vectors::Vectors::new(doc, &position, &nodes);
         Ok(Retriever {
+            nodes,
+            vectors,
             times,
             timed,
             speakers,
@@ -233,8 +246,9 @@ impl Retriever {
             .collect())
     }
 
-    /// The `k` best turns for `query`, best first.
-    pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+    /// The `k` best turns for `query`, best first (what a context is made of; a
+    /// [`Retriever::search`] finds memory nodes as well).
+    pub fn search_turns(&self, query: &str, k: usize) -> Vec<Hit> {
         self.scored(query)
             .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
@@ -392,7 +406,8 @@ mod tests {
     use super::*;
     use crate::ingest::{ingest, IngestOptions, Input, Silent};
 
-    fn memory(lines: &[(&str, &str)]) -> Retriever {
+    /// A memory ingested from `(speaker, text)` lines: the first four in session s1.
+    pub(super) fn document(lines: &[(&str, &str)]) -> Document {
         let jsonl: String = lines
             .iter()
             .enumerate()
@@ -409,7 +424,11 @@ mod tests {
             bytes: jsonl.into_bytes(),
         };
         ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
-        Retriever::new(&doc, &Limits::default()).unwrap()
+        doc
+    }
+
+    pub(super) fn memory(lines: &[(&str, &str)]) -> Retriever {
+        Retriever::new(&document(lines), &Limits::default()).unwrap()
     }
 
     #[test]
@@ -420,11 +439,11 @@ mod tests {
         assert_eq!(r.turns()[2].content, CHAT[2].1);
         assert_eq!(
             r.segment(0).map(String::as_str),
-            r.search("weekend", 1)[0].segment.as_deref()
+            r.search_turns("weekend", 1)[0].segment.as_deref()
         );
     }
 
-    const CHAT: &[(&str, &str)] = &[
+    pub(super) const CHAT: &[(&str, &str)] = &[
         ("Ann", "Guess where I went last weekend?"),
         ("Bob", "No idea, tell me!"),
         (
@@ -439,7 +458,7 @@ mod tests {
     #[test]
     fn the_matching_turn_ranks_first_and_its_neighbours_follow() {
         let r = memory(CHAT);
-        let hits = r.search("Where did Ann go hiking?", 3);
+        let hits = r.search_turns("Where did Ann go hiking?", 3);
         assert_eq!(hits[0].turn.turn, 3);
         // The turns around it, in its session, follow: here the question before it.
         assert!(
@@ -447,10 +466,10 @@ mod tests {
             "{hits:?}"
         );
         assert!(hits[0].segment.is_some());
-        assert!(r.search("", 5).is_empty());
-        assert!(r.search("the of and", 5).is_empty());
+        assert!(r.search_turns("", 5).is_empty());
+        assert!(r.search_turns("the of and", 5).is_empty());
         let long = "bakery ".repeat(15_000);
-        assert!(r.search(&long, 1)[0].turn.content.contains("bakery"));
+        assert!(r.search_turns(&long, 1)[0].turn.content.contains("bakery"));
     }
 
     #[test]
@@ -469,13 +488,16 @@ mod tests {
         ]);
         // Both say it; the one the question names comes first.
         assert_eq!(
-            r.search("Does Bob love the bike?", 1)[0]
+            r.search_turns("Does Bob love the bike?", 1)[0]
                 .turn
                 .speaker
                 .as_deref(),
             Some("Bob")
         );
-        assert_eq!(r.search("When did Ann get the bike?", 1)[0].turn.turn, 3);
+        assert_eq!(
+            r.search_turns("When did Ann get the bike?", 1)[0].turn.turn,
+            3
+        );
     }
 
     #[test]

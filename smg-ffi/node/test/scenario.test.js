@@ -27,6 +27,10 @@ test('the scenario', () => {
   const hits = memory.search('When did Caroline go to the LGBTQ support group?', 5);
   assert.strictEqual(hits.length, 5);
   assert.ok(hits.some((h) => h.content.includes('support group')));
+  const found = memory.searchAll('Caroline LGBTQ support group', 3);
+  assert.ok(found.hits.length > 0 && found.warnings.length === 0);
+  assert.ok(found.nodes.length > 0 && found.nodes.length <= 3);
+  assert.ok(found.nodes.every((n) => n.type !== 'turn' && n.provenance.length > 0));
   const pack = memory.context('Caroline support group', 300);
   assert.ok(pack.tokens > 0 && pack.tokens <= 300);
   assert.ok(memory.expand(hits[0].segment).includes(hits[0].content));

@@ -176,7 +176,13 @@ class Memory:
 
     def search(self, query, k=10):
         """The ``k`` best turns for ``query``: dicts with turn, score, content, provenance."""
-        return json.loads(_call(_lib.smg_memory_search, self._live(), _text(query), k))["hits"]
+        return self.search_all(query, k)["hits"]
+
+    def search_all(self, query, k=10):
+        """Hybrid search, as ``smg search --json``: a dict with the ``k`` best turns
+        (``hits``), the ``k`` best memory nodes (``nodes``: facts, decisions, concepts,
+        each with ``type``, ``text``, ``sources`` and ``provenance``) and ``warnings``."""
+        return json.loads(_call(_lib.smg_memory_search, self._live(), _text(query), k))
 
     def context(self, query, budget=8000):
         """A context pack for ``query`` within ``budget`` tokens (dict with ``text``)."""

@@ -1,0 +1,488 @@
+//! Hybrid search (luminescent seed: BM25 + vector + graph, fused by reciprocal rank):
+//! ranked lists of archived turns (BM25 and the turn rules), of memory nodes by their
+//! text, of the entities the query names with the nodes around them and around the
+//! strongest text matches, and of embeddings when the caller brings the query's.
+//! Each item's fused score is Σ 1 / (60 + rank); the first places are then chosen by
+//! maximal marginal relevance, so that a fact and the turn it was drawn from do not
+//! both take a place.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use smg_format::{Provenance, Turn};
+
+use super::bm25::tokens;
+use super::nodes::Entry;
+use super::vectors::QueryVector;
+use super::{display, time, Retriever};
+use crate::error::Result;
+
+/// The RRF constant (Cormack et al.; the luminescent seed's `k`).
+const RRF_K: f64 = 60.0;
+/// Each list offers at least this many items.
+const LIST: usize = 50;
+/// Relevance against novelty in MMR (1 = relevance only).
+const MMR_LAMBDA: f64 = 0.7;
+/// Places chosen by MMR; the rest follow in fused order.
+const MMR_DEPTH: usize = 50;
+/// Results this alike (share of words) or more are near-duplicates, which MMR moves
+/// down; less alike ones keep their rank. For texts of equal size 0.5 is a term
+/// cosine of 0.67, the memgraph seed's `related_to` band.
+const NEAR_DUPLICATE: f64 = 0.5;
+
+/// A ranked thing: a turn (position in the archive) or a node (its number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Key {
+    Turn(u32),
+    Node(u32),
+}
+
+/// What `smg search` asks for.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SearchOptions {
+    /// How many results.
+    pub k: usize,
+    /// The query's embedding, to search the file's embeddings of the same model.
+    pub vector: Option<QueryVector>,
+}
+
+impl SearchOptions {
+    /// The `k` best, without a query vector.
+    pub fn new(k: usize) -> Self {
+        SearchOptions { k, vector: None }
+    }
+}
+
+/// What [`Retriever::search`] finds: turns and memory nodes, each best first.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct SearchResults {
+    /// Archived turns.
+    pub turns: Vec<Found>,
+    /// Memory nodes: facts, decisions, concepts, entities, artifacts.
+    pub nodes: Vec<Found>,
+    /// What the caller should know (a query vector the file has no embeddings for).
+    pub warnings: Vec<String>,
+}
+
+impl SearchResults {
+    /// The results as JSON, the shape `smg search --json` and the C ABI give:
+    /// `{"query", "hits": [turns], "nodes": [nodes]}`.
+    pub fn to_json(&self, query: &str) -> serde_json::Value {
+        json!({
+            "query": query,
+            "hits": self.turns.iter().map(Found::to_json).collect::<Vec<_>>(),
+            "nodes": self.nodes.iter().map(Found::to_json).collect::<Vec<_>>(),
+            "warnings": self.warnings,
+        })
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Found {
+    /// The fused score (higher is better; comparable within one query only).
+    pub score: f64,
+    /// The lists that found it: `turns` (BM25 and the turn rules), `text` (BM25 over
+    /// node text), `graph` (around named entities and strong matches), `vector`.
+    pub sources: Vec<&'static str>,
+    /// The turn or node.
+    pub item: Item,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Item {
+    /// An archived turn (without its source record) and the segment it belongs to.
+    Turn {
+        /// The turn.
+        turn: Turn,
+        /// Its segment node, when the graph has one.
+        segment: Option<String>,
+    },
+    /// A memory node.
+    Node {
+        /// Its id.
+        id: String,
+        /// Its type.
+        kind: String,
+        /// Label, description, content, outcome and rationale.
+        text: String,
+        /// Importance in \[0, 1\].
+        importance: Option<f64>,
+        /// Confidence in \[0, 1\].
+        confidence: Option<f64>,
+        /// When it happened or was said.
+        timestamp: Option<String>,
+        /// Where it came from.
+        provenance: Vec<Provenance>,
+    },
+}
+
+impl Found {
+    /// The result as JSON, the shape `smg search --json` and the C ABI give.
+    pub fn to_json(&self) -> serde_json::Value {
+        let score = (self.score * 1e6).round() / 1e6;
+        match &self.item {
+            Item::Turn { turn: t, segment } => json!({
+                "type": "turn", "turn": t.turn, "score": score, "sources": self.sources,
+                "speaker": t.speaker, "role": t.role, "content": t.content, "timestamp": t.timestamp,
+                "segment": segment,
+                "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
+            }),
+            Item::Node {
+                id,
+                kind,
+                text,
+                importance,
+                confidence,
+                timestamp,
+                provenance,
+            } => json!({
+                "type": kind, "id": id, "score": score, "sources": self.sources, "text": text,
+                "importance": importance, "confidence": confidence, "timestamp": timestamp,
+                "provenance": provenance,
+            }),
+        }
+    }
+
+    /// The result on one line: score, what it is, when, and its text.
+    pub fn to_line(&self, width: usize) -> String {
+        let (what, when, text) = match &self.item {
+            Item::Turn { turn, .. } => (
+                format!("turn {}", turn.turn),
+                turn.timestamp.as_deref(),
+                display(turn),
+            ),
+            Item::Node {
+                id,
+                kind,
+                text,
+                timestamp,
+                ..
+            } => (format!("{kind} {id}"), timestamp.as_deref(), text.clone()),
+        };
+        let when = when.unwrap_or("-");
+        format!(
+            "{:>9.5}  {what} ({when}) {}",
+            self.score,
+            crate::text::clip(&text, width)
+        )
+    }
+}
+
+impl Retriever {
+    /// The best archived turns and the best memory nodes for `query`, `k` of each.
+    ///
+    /// Turns: BM25 with the turn rules ([`Retriever::rank`]), and the file's
+    /// embeddings of turns when `options` carries the query's. Nodes: BM25 over their
+    /// text, the neighbourhood of the entities the query names and one and two hops
+    /// out from the strongest matches, and embeddings of nodes; weighted by
+    /// importance and decay. Each side is fused by reciprocal rank and diversified.
+    /// A query vector of another model or size is `SMG-E230`.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
+        let n = options.k.max(LIST);
+        let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
+        let mut warnings = Vec::new();
+        if let (Some(v), Some(vectors)) = (&options.vector, &self.vectors) {
+            let (turns, nodes): (Vec<Key>, Vec<Key>) = vectors
+                .rank(v, usize::MAX)?
+                .into_iter()
+                .map(|(key, _)| key)
+                .partition(|key| matches!(key, Key::Turn(_)));
+            turn_lists.push(("vector", turns.into_iter().take(n).collect()));
+            node_lists.push(("vector", nodes.into_iter().take(n).collect()));
+        } else if options.vector.is_some() {
+            warnings.push("the file carries no embeddings: searched by words alone".into());
+        }
+        let turns = self.scored(query).map_or_else(Vec::new, |s| s.top(n));
+        turn_lists.push((
+            "turns",
+            turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
+        ));
+        node_lists.extend(self.node_lists(query, n));
+        Ok(SearchResults {
+            turns: self.fuse(&turn_lists, options.k),
+            nodes: self.fuse(&node_lists, options.k),
+            warnings,
+        })
+    }
+
+    /// The ranked lists of nodes: by text, and by the graph around the entities the
+    /// query names and the strongest text matches (the named entities themselves are
+    /// seeds, not results: the query already names them).
+    fn node_lists(&self, query: &str, n: usize) -> Vec<(&'static str, Vec<Key>)> {
+        let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
+        let window = time::window(query, self.nodes.now());
+        let by_text = self.nodes.by_text(&terms, window, n);
+        let named = self.nodes.named_in(query);
+        let seeds = self.nodes.seeds(&named, &by_text);
+        let best = by_text.first().map_or(1.0, |b| b.1);
+        let relevance = by_text.iter().map(|&(i, s)| (i, s / best)).collect();
+        let graph = self.nodes.expand(&seeds, &relevance);
+        let keys = |l: Vec<(u32, f64)>| -> Vec<Key> {
+            l.into_iter()
+                .filter(|(i, _)| !named.contains(i))
+                .map(|(i, _)| Key::Node(i))
+                .collect()
+        };
+        vec![("text", keys(by_text)), ("graph", keys(graph))]
+    }
+
+    /// Reciprocal rank fusion of `lists`, the first places chosen by MMR; `k` at most.
+    fn fuse(&self, lists: &[(&'static str, Vec<Key>)], k: usize) -> Vec<Found> {
+        let mut fused: HashMap<Key, (f64, Vec<&'static str>)> = HashMap::new();
+        for (source, list) in lists {
+            for (rank, key) in list.iter().enumerate() {
+                let f = fused.entry(*key).or_default();
+                f.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
+                f.1.push(source);
+            }
+        }
+        let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
+            fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        self.diversify(&fused, k)
+            .into_iter()
+            .map(|i| {
+                let (key, score, sources) = fused[i].clone();
+                Found {
+                    score,
+                    sources,
+                    item: self.item(key),
+                }
+            })
+            .collect()
+    }
+
+    fn item(&self, key: Key) -> Item {
+        match key {
+            Key::Turn(i) => Item::Turn {
+                turn: self.turns[i as usize].clone(),
+                segment: self.segment(i as usize).cloned(),
+            },
+            Key::Node(i) => {
+                let e: &Entry = self.nodes.entry(i);
+                Item::Node {
+                    id: e.id.clone(),
+                    kind: e.kind.clone(),
+                    text: e.text.clone(),
+                    importance: e.importance,
+                    confidence: e.confidence,
+                    timestamp: e.timestamp.clone(),
+                    provenance: e.provenance.clone(),
+                }
+            }
+        }
+    }
+
+    /// The order of the first `k` of `fused` (best first): the first places by MMR,
+    /// in which only near-duplicates count as alike.
+    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Vec<usize> {
+        let depth = fused.len().min(MMR_DEPTH);
+        // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
+        // considers), so that ranks stay apart however short the lists.
+        let best = fused.first().map_or(1.0, |f| f.1);
+        let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
+        let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
+        let words: Vec<Vec<u64>> = fused[..depth].iter().map(|f| self.words(f.0)).collect();
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut left: Vec<usize> = (0..depth).collect();
+        // Each one's likeness to the most alike already chosen.
+        let mut likeness = vec![0.0f64; depth];
+        while chosen.len() < k && !left.is_empty() {
+            let value = |i: usize| MMR_LAMBDA * relevance(i) - (1.0 - MMR_LAMBDA) * likeness[i];
+            let (at, _) = left
+                .iter()
+                .enumerate()
+                .map(|(at, &i)| (at, value(i)))
+                .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+            let pick = left.remove(at);
+            for &i in &left {
+                let alike = jaccard(&words[i], &words[pick]);
+                if alike >= NEAR_DUPLICATE {
+                    likeness[i] = likeness[i].max(alike);
+                }
+            }
+            chosen.push(pick);
+        }
+        chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
+        chosen
+    }
+
+    /// A result's content words (unstemmed: alike enough to find near-duplicates,
+    /// and several times cheaper), hashed, sorted and unique.
+    fn words(&self, key: Key) -> Vec<u64> {
+        let text = match key {
+            Key::Turn(i) => &self.turns[i as usize].content,
+            Key::Node(i) => &self.nodes.entry(i).text,
+        };
+        let mut words: Vec<u64> = crate::text::terms(text)
+            .map(|w| {
+                let mut h = std::hash::DefaultHasher::new();
+                std::hash::Hash::hash(&w, &mut h);
+                std::hash::Hasher::finish(&h)
+            })
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        words
+    }
+}
+
+/// How alike two sorted, unique word lists are, in \[0, 1\]: the share they have
+/// in common (Jaccard).
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let all = a.len() + b.len() - common;
+    if all == 0 {
+        0.0
+    } else {
+        common as f64 / all as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tests::{document, memory, CHAT};
+    use smg_format::{DeepArchive, Embedding, Limits, VectorIndex};
+
+    fn ids(found: &[Found]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| match &f.item {
+                Item::Turn { turn, .. } => format!("turn {}", turn.turn),
+                Item::Node { id, .. } => id.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_turns_and_the_facts_drawn_from_them() {
+        let r = memory(CHAT);
+        let found = r
+            .search("hiking in the Rocky Mountains", &SearchOptions::new(3))
+            .unwrap();
+        assert_eq!(ids(&found.turns)[0], "turn 3");
+        let fact = found.nodes.first().expect("a memory node");
+        assert!(
+            matches!(&fact.item, Item::Node { text, kind, .. }
+            if kind == "memory" && text.contains("Rocky Mountains")),
+            "{fact:?}"
+        );
+        assert!(fact.sources.contains(&"text"));
+        let json = found.to_json("q");
+        assert_eq!(json["hits"][0]["type"], "turn");
+        assert_eq!(json["nodes"][0]["provenance"][0]["turns"][0], 3);
+        assert!(found.warnings.is_empty());
+        let none = r.search("", &SearchOptions::new(3)).unwrap();
+        assert!(none.turns.is_empty() && none.nodes.is_empty());
+    }
+
+    #[test]
+    fn names_in_the_query_lead_to_their_neighbourhood_not_to_themselves() {
+        let r = memory(CHAT);
+        let found = r
+            .search("What about Bob?", &SearchOptions::new(10))
+            .unwrap();
+        let bob = |f: &Found| matches!(&f.item, Item::Node { kind, text, .. } if kind == "entity" && text == "Bob");
+        assert!(!found.nodes.iter().any(bob), "{found:?}");
+        assert!(r.nodes.named_in("What about Bob?").len() == 1);
+    }
+
+    #[test]
+    fn near_duplicates_give_way_to_something_new() {
+        let r = memory(&[
+            ("Ann", "pizza with olives and cheese"),
+            ("Ann", "pizza with olives and cheese"),
+            ("Bob", "pizza on friday night"),
+        ]);
+        let found = r.search("pizza olives", &SearchOptions::new(3)).unwrap();
+        // By words alone the two copies come first; diversity puts the third between.
+        let by_words: Vec<usize> = r.rank("pizza olives").iter().map(|x| x.0).collect();
+        assert_eq!(by_words[..2].iter().sum::<usize>(), 1, "positions 0 and 1");
+        let order = ids(&found.turns);
+        assert!(
+            ["turn 1", "turn 2"].contains(&order[0].as_str()),
+            "{order:?}"
+        );
+        assert_eq!(order[1], "turn 3", "{order:?}");
+        assert!((jaccard(&[1, 2], &[2, 3]) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(jaccard(&[1, 5, 9], &[1, 5, 9]), 1.0);
+        assert_eq!(jaccard(&[], &[]), 0.0);
+    }
+
+    #[test]
+    fn embeddings_of_the_same_model_join_the_search() {
+        let mut doc = document(CHAT);
+        let fact = doc
+            .graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes())
+            .find(|n| n.kind == "memory")
+            .unwrap()
+            .id
+            .clone();
+        let embed = |turn: Option<u64>, node: Option<&str>, vector: Vec<f64>| Embedding {
+            turn,
+            node_id: node.map(String::from),
+            vector,
+            ..Embedding::default()
+        };
+        let archive: &mut DeepArchive = doc.deep_archive.as_mut().unwrap();
+        archive.vector_index = Some(VectorIndex {
+            enabled: true,
+            model: Some("toy".into()),
+            dimensions: Some(2),
+            embeddings: Some(vec![
+                embed(Some(5), None, vec![1.0, 0.0]),
+                embed(None, Some(&fact), vec![0.0, 2.0]),
+                embed(Some(1), None, vec![1.0, 1.0, 1.0]),
+            ]),
+            ..VectorIndex::default()
+        });
+        let r = Retriever::new(&doc, &Limits::default()).unwrap();
+        let ask = |model: &str, values: Vec<f64>| {
+            let mut o = SearchOptions::new(2);
+            o.vector = Some(QueryVector {
+                model: model.into(),
+                values,
+            });
+            r.search("zebra", &o)
+        };
+        // "zebra" matches no word: what is found, the vectors found.
+        let found = ask("toy", vec![0.9, 0.1]).unwrap();
+        assert_eq!(ids(&found.turns), ["turn 5"]);
+        assert_eq!(found.turns[0].sources, ["vector"]);
+        assert_eq!(ids(&ask("toy", vec![0.0, 1.0]).unwrap().nodes), [fact]);
+        for (model, values) in [
+            ("other", vec![1.0, 0.0]),
+            ("toy", vec![1.0]),
+            ("toy", vec![0.0, 0.0]),
+        ] {
+            assert_eq!(ask(model, values).unwrap_err().code(), "SMG-E230");
+        }
+        let plain = memory(CHAT);
+        let mut o = SearchOptions::new(2);
+        o.vector = Some(QueryVector {
+            model: "toy".into(),
+            values: vec![1.0, 0.0],
+        });
+        assert_eq!(plain.search("bakery", &o).unwrap().warnings.len(), 1);
+    }
+}

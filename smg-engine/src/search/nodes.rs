@@ -1,0 +1,477 @@
+//! The graph side of retrieval: memory nodes (facts, decisions, concepts, entities,
+//! artifacts) found by BM25 over their text, by the entities a query names, and by
+//! walking one or two edges out from the strongest of those (memgraph seed: entity
+//! neighbourhood, expansion from strong seeds, at most 20 added). Each is weighted by
+//! its importance and by decay: a half-life by node type (the curation seed's table),
+//! counted from the node's last sign of life (its time, update or last access) to
+//! the memory's latest instant, so that an access resets it.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use chrono::DateTime;
+use petgraph::graph::{NodeIndex, UnGraph};
+use petgraph::visit::EdgeRef;
+use rayon::prelude::*;
+use smg_format::{Document, Node, Provenance};
+
+use super::bm25::{tokens_cached, Bm25};
+use super::scores::IdMap;
+
+/// Relations that do not make two nodes about the same thing (`next` is turn order).
+const NOT_RELATED: &[&str] = &["next"];
+/// A hop away from a seed keeps this share of its score.
+const HOP: f64 = 0.5;
+/// Most nodes one hop adds (memgraph `MAX_GRAPH_EXPANSION`).
+const MAX_EXPANSION: usize = 20;
+/// Text matches at least this share of the best one are seeds for expansion
+/// (memgraph `GRAPH_EXPANSION_SIM`).
+const SEED_SHARE: f64 = 0.5;
+/// Most text matches used as seeds.
+const MAX_SEEDS: usize = 5;
+/// Importance counts from this floor, so that an unrated node is not erased.
+const IMPORTANCE_FLOOR: f64 = 0.5;
+/// What a fully decayed node keeps: decay lowers, it never erases (the curation
+/// seed's additive rule against cliffs).
+const DECAY_FLOOR: f64 = 0.25;
+/// Names shorter than this are not matched in queries (memgraph: 3+ characters).
+const MIN_NAME: usize = 3;
+const DAY_MS: f64 = 86_400_000.0;
+
+/// Half-life in days of a node type (jochi curation seed: belief 180, synthesis 120,
+/// compressed context 90, analysis 60, memory entry 45).
+pub(crate) fn half_life_days(kind: &str) -> f64 {
+    match kind {
+        "decision" | "entity" => 180.0,
+        "concept" => 120.0,
+        "artifact" | "segment" => 90.0,
+        "problem" | "solution" => 60.0,
+        _ => 45.0,
+    }
+}
+
+/// One node as retrieval keeps it.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) id: String,
+    pub(crate) kind: String,
+    /// What a hit shows: label, description, content, outcome and rationale.
+    pub(crate) text: String,
+    pub(crate) importance: Option<f64>,
+    pub(crate) confidence: Option<f64>,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) provenance: Vec<Provenance>,
+    /// Its time (ms).
+    time: Option<i64>,
+    /// The last sign of life (ms): the latest of its time, update and last access.
+    fresh: Option<i64>,
+}
+
+impl Entry {
+    /// Segments stand for their turns, which retrieval finds as turns: they link
+    /// nodes but are never hits themselves.
+    pub(crate) fn is_hit(&self) -> bool {
+        self.kind != "segment"
+    }
+}
+
+fn millis(t: Option<&str>) -> Option<i64> {
+    DateTime::parse_from_rfc3339(t?)
+        .ok()
+        .map(|d| d.timestamp_millis())
+}
+
+fn text_of(n: &Node) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in [
+        &n.label,
+        &n.description,
+        &n.content,
+        &n.outcome,
+        &n.rationale,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if !parts.iter().any(|q| q.contains(p.as_str())) {
+            parts.push(p);
+        }
+    }
+    parts.join(" — ")
+}
+
+/// The nodes of a document, indexed for retrieval.
+#[derive(Debug, Default)]
+pub(crate) struct Nodes {
+    entries: Vec<Entry>,
+    index: Bm25,
+    /// Node `i` is graph node `i`; edges are undirected, weighted by strength.
+    graph: UnGraph<(), f64>,
+    /// Entity and concept names, lowercased; pattern `p` names `named[p]`.
+    names: Option<AhoCorasick>,
+    named: Vec<Vec<u32>>,
+    /// The memory's latest instant (ms), from which decay counts.
+    now: Option<i64>,
+    /// Per node: importance lowered by decay at `now`.
+    weights: Vec<f64>,
+}
+
+impl Nodes {
+    /// The nodes of `doc`; `latest_turn` (ms) is the archive's latest instant, which
+    /// with the nodes' own times makes the memory's "now".
+    pub(crate) fn new(doc: &Document, latest_turn: Option<i64>) -> Self {
+        let nodes: Vec<&Node> = doc
+            .graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes().iter())
+            .filter(|n| n.tombstone != Some(true))
+            .collect();
+        let entries: Vec<Entry> = nodes.iter().map(|n| entry(n)).collect();
+        let index = Bm25::new(entries.chunks(16384).flat_map(|chunk| {
+            chunk
+                .par_iter()
+                .map_init(HashMap::new, |stems, e| {
+                    if e.is_hit() {
+                        tokens_cached(&e.text, stems)
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect::<Vec<_>>()
+        }));
+        let position: HashMap<&str, u32> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i as u32))
+            .collect();
+        let mut graph = UnGraph::with_capacity(entries.len(), 0);
+        for _ in &entries {
+            graph.add_node(());
+        }
+        let ix = |id: &str| position.get(id).map(|&i| NodeIndex::new(i as usize));
+        for e in doc.graphs().into_iter().flat_map(|(_, g)| g.edges().iter()) {
+            if let (Some(a), Some(b)) = (ix(&e.from), ix(&e.to)) {
+                if !NOT_RELATED.contains(&e.relation.as_str()) {
+                    graph.add_edge(a, b, e.strength.unwrap_or(1.0).clamp(0.0, 1.0));
+                }
+            }
+        }
+        for n in &nodes {
+            for other in n.related_nodes.iter().flatten() {
+                if let (Some(a), Some(b)) = (ix(&n.id), ix(other)) {
+                    graph.add_edge(a, b, 1.0);
+                }
+            }
+        }
+        let (names, named) = name_matcher(&nodes);
+        let now = entries
+            .iter()
+            .filter_map(|e| e.fresh)
+            .max()
+            .max(latest_turn);
+        let weights = entries.iter().map(|e| weight(e, now)).collect();
+        Nodes {
+            entries,
+            index,
+            graph,
+            names,
+            named,
+            now,
+            weights,
+        }
+    }
+
+    pub(crate) fn entry(&self, i: u32) -> &Entry {
+        &self.entries[i as usize]
+    }
+
+    /// The memory's latest instant (ms): the "now" of decay and of relative time
+    /// words.
+    pub(crate) fn now(&self) -> Option<i64> {
+        self.now
+    }
+
+    /// Nodes whose text matches the query (weighted terms), as (node, BM25 ×
+    /// weight), best first, at most `n`. `window` (ms) favours nodes inside it.
+    pub(crate) fn by_text(
+        &self,
+        query: &[(String, f64)],
+        window: Option<(i64, i64)>,
+        n: usize,
+    ) -> Vec<(u32, f64)> {
+        let mut scores = self.index.scores(query);
+        scores.update(|d, s| {
+            *s *= self.weights[d as usize];
+            if let (Some(t), Some((from, to))) = (self.entries[d as usize].time, window) {
+                if (from..to).contains(&t) {
+                    *s *= 2.0;
+                }
+            }
+        });
+        scores
+            .top(n)
+            .into_iter()
+            .map(|(d, s)| (d as u32, s))
+            .collect()
+    }
+
+    /// Entities and concepts the query names (whole words, names of 3+ characters,
+    /// any case), in the order named.
+    pub(crate) fn named_in(&self, query: &str) -> Vec<u32> {
+        let Some(matcher) = &self.names else {
+            return Vec::new();
+        };
+        let lower = query.to_lowercase();
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        let mut out = Vec::new();
+        for m in matcher.find_iter(&lower) {
+            let before = lower[..m.start()].chars().next_back();
+            let after = lower[m.end()..].chars().next();
+            if word(before) || word(after) {
+                continue;
+            }
+            for &n in &self.named[m.pattern().as_usize()] {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
+    /// Seeds and the nodes one and two edges out from them, scored seed score × 0.5
+    /// per hop × edge strength × weight; each hop adds at most 20 nodes. Seeds keep
+    /// their own score. Best first.
+    pub(crate) fn expand(&self, seeds: &[(u32, f64)], relevance: &IdMap<f64>) -> Vec<(u32, f64)> {
+        let mut scored: IdMap<f64> = seeds.iter().copied().collect();
+        let mut seen: std::collections::HashSet<u32> = seeds.iter().map(|s| s.0).collect();
+        let mut frontier: Vec<(u32, f64)> = seeds.to_vec();
+        for _ in 0..2 {
+            // How strongly each node is reached, whatever its words.
+            let mut reached: IdMap<f64> = IdMap::default();
+            for &(n, s) in &frontier {
+                for edge in self.graph.edges(NodeIndex::new(n as usize)) {
+                    let m = edge.target().index() as u32;
+                    if !seen.contains(&m) {
+                        let r = reached.entry(m).or_insert(0.0);
+                        *r = r.max(s * HOP * edge.weight() * self.weights[m as usize]);
+                    }
+                }
+            }
+            let mut listed: Vec<(u32, f64)> = reached
+                .iter()
+                .filter_map(|(&m, &r)| Some((m, r * relevance.get(&m)?)))
+                .filter(|&(_, s)| s > 0.0)
+                .collect();
+            listed.sort_by(best_first);
+            listed.truncate(MAX_EXPANSION);
+            scored.extend(listed);
+            // Nodes that match no word still lead on (a segment to its facts).
+            let mut next: Vec<(u32, f64)> = reached.into_iter().collect();
+            next.sort_by(best_first);
+            next.truncate(MAX_EXPANSION);
+            seen.extend(next.iter().map(|n| n.0));
+            frontier = next;
+        }
+        let mut out: Vec<(u32, f64)> = scored
+            .into_iter()
+            .filter(|(n, _)| self.entries[*n as usize].is_hit())
+            .collect();
+        out.sort_by(best_first);
+        out
+    }
+
+    /// How specific a node is, in (0, 1]: an entity linked to everything (the user,
+    /// the other speaker) says little about what a query is after.
+    fn specificity(&self, n: u32) -> f64 {
+        let total = self.entries.len().max(2) as f64;
+        let degree = self.graph.edges(NodeIndex::new(n as usize)).count().max(1) as f64;
+        ((total / degree).ln() / total.ln()).clamp(0.01, 1.0)
+    }
+
+    /// The seeds of expansion: the nodes the query names, then the strongest text
+    /// matches (at least half the best one's score, five at most).
+    pub(crate) fn seeds(&self, named: &[u32], by_text: &[(u32, f64)]) -> Vec<(u32, f64)> {
+        let mut seeds: Vec<(u32, f64)> = named.iter().map(|&n| (n, self.specificity(n))).collect();
+        let best = by_text.first().map_or(0.0, |b| b.1);
+        for &(n, s) in by_text.iter().take(MAX_SEEDS) {
+            if s >= SEED_SHARE * best && !seeds.iter().any(|x| x.0 == n) {
+                seeds.push((n, s / best));
+            }
+        }
+        seeds
+    }
+
+    /// Node numbers by id.
+    pub(crate) fn positions(&self) -> HashMap<&str, u32> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.as_str(), i as u32))
+            .collect()
+    }
+}
+
+/// Higher score first; ties to the earlier node.
+fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Importance from a floor, lowered by decay at `now` from the node's last sign of
+/// life by its type's half-life.
+fn weight(e: &Entry, now: Option<i64>) -> f64 {
+    let importance = IMPORTANCE_FLOOR + e.importance.unwrap_or(0.5).clamp(0.0, 1.0);
+    let decay = match (e.fresh, now) {
+        (Some(t), Some(now)) => {
+            let days = (now - t).max(0) as f64 / DAY_MS;
+            0.5f64.powf(days / half_life_days(&e.kind))
+        }
+        _ => 1.0,
+    };
+    importance * (DECAY_FLOOR + (1.0 - DECAY_FLOOR) * decay)
+}
+
+fn entry(n: &Node) -> Entry {
+    let fresh = [&n.timestamp, &n.updated, &n.last_accessed]
+        .into_iter()
+        .filter_map(|t| millis(t.as_deref()))
+        .max();
+    let hit = n.kind != "segment";
+    Entry {
+        id: n.id.clone(),
+        kind: n.kind.clone(),
+        text: if hit { text_of(n) } else { String::new() },
+        importance: n.importance,
+        confidence: n.confidence,
+        timestamp: n.timestamp.clone(),
+        provenance: if hit {
+            n.provenance.clone().unwrap_or_default()
+        } else {
+            Vec::new()
+        },
+
+        time: millis(n.timestamp.as_deref()),
+        fresh,
+    }
+}
+
+/// A matcher of entity and concept names (3+ characters, lowercased), and the nodes
+/// each pattern names.
+fn name_matcher(nodes: &[&Node]) -> (Option<AhoCorasick>, Vec<Vec<u32>>) {
+    let mut by_name: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.kind != "entity" && n.kind != "concept" {
+            continue;
+        }
+        let name = n.label.as_deref().unwrap_or("").trim().to_lowercase();
+        if name.chars().count() >= MIN_NAME {
+            by_name.entry(name).or_default().push(i as u32);
+        }
+    }
+    if by_name.is_empty() {
+        return (None, Vec::new());
+    }
+    let matcher = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(by_name.keys())
+        .ok();
+    (matcher, by_name.into_values().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smg_format::{Edge, Graph};
+
+    fn node(id: &str, kind: &str, label: &str, time: &str) -> Node {
+        Node {
+            id: id.into(),
+            kind: kind.into(),
+            label: Some(label.into()),
+            importance: Some(0.5),
+            timestamp: (!time.is_empty()).then(|| time.into()),
+            ..Node::default()
+        }
+    }
+
+    fn doc() -> Document {
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let edge = |from: &str, to: &str, relation: &str| Edge {
+            from: from.into(),
+            to: to.into(),
+            relation: relation.into(),
+            ..Edge::default()
+        };
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(vec![
+                node("ada", "entity", "Ada", ""),
+                node(
+                    "m1",
+                    "memory",
+                    "Ada moved to Lisbon",
+                    "2025-01-01T00:00:00Z",
+                ),
+                node(
+                    "m2",
+                    "memory",
+                    "The bakery opens at nine",
+                    "2024-01-01T00:00:00Z",
+                ),
+                node("seg", "segment", "about Lisbon", ""),
+                node("m3", "memory", "She loves the tram", "2025-01-01T00:00:00Z"),
+                node("m4", "memory", "Unrelated", "2025-01-01T00:00:00Z"),
+            ]),
+            edges: Some(vec![
+                edge("m1", "ada", "mentions"),
+                edge("m1", "seg", "part_of"),
+                edge("m3", "seg", "part_of"),
+                edge("m1", "m4", "next"),
+            ]),
+            ..Graph::default()
+        });
+        doc
+    }
+
+    #[test]
+    fn names_match_whole_words_in_any_case() {
+        let ix = Nodes::new(&doc(), None);
+        assert_eq!(ix.named_in("What did ADA do?"), [0]);
+        assert!(ix.named_in("Adam and canada").is_empty());
+        assert!(ix.named_in("").is_empty());
+    }
+
+    #[test]
+    fn expansion_walks_two_hops_through_segments_but_not_turn_order() {
+        let ix = Nodes::new(&doc(), None);
+        // Every memory matches the query's words; the entity and segment do not.
+        let relevance: IdMap<f64> = [(1, 1.0), (2, 1.0), (4, 0.5), (5, 1.0)]
+            .into_iter()
+            .collect();
+        let ids = |out: Vec<(u32, f64)>| -> Vec<String> {
+            out.iter().map(|(n, _)| ix.entry(*n).id.clone()).collect()
+        };
+        // ada → m1; m3 is three hops out (ada, m1, seg, m3); m4 only by `next`.
+        assert_eq!(ids(ix.expand(&[(0, 1.0)], &relevance)), ["ada", "m1"]);
+        // m1 → seg, which matches nothing but leads on to m3.
+        let out = ix.expand(&[(1, 1.0)], &relevance);
+        assert_eq!(ids(out.clone()), ["m1", "m3"]);
+        assert!(out[0].1 > out[1].1, "{out:?}");
+        assert_eq!(ids(ix.expand(&[(1, 1.0)], &IdMap::default())), ["m1"]);
+    }
+
+    #[test]
+    fn decay_halves_by_type_and_never_erases() {
+        let ix = Nodes::new(&doc(), None);
+        // m2 is a year older than the newest node: 365 days at a 45-day half-life.
+        let (fresh, old) = (ix.weights[1], ix.weights[2]);
+        assert!((fresh - 1.0).abs() < 1e-9, "{fresh}");
+        assert!((DECAY_FLOOR..0.3).contains(&old), "{old}");
+        assert_eq!(ix.weights[0], 1.0, "no time, no decay");
+        let hits = ix.by_text(&[("bakeri".into(), 1.0)], None, 5);
+        assert_eq!(hits.len(), 1);
+        assert!(ix
+            .by_text(&[("lisbon".into(), 1.0)], None, 5)
+            .iter()
+            .all(|(n, _)| ix.entry(*n).is_hit()));
+    }
+}
