@@ -629,6 +629,57 @@ fn search_context_and_expand() {
 }
 
 #[test]
+fn a_stored_search_index_answers_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = fixtures().join("ingest/sample-chat.jsonl");
+    let run = |args: &[&str]| {
+        let out = smg(args, d);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        out.stdout
+    };
+    run(&["ingest", sample.to_str().unwrap(), "-o", "m.smg", "-q"]);
+    run(&["convert", "m.smg", "-o", "p.smg", "--layout", "packed"]);
+    let plain = std::fs::read(d.join("p.smg")).unwrap();
+    let ask = |file: &str| {
+        let mut out = run(&["search", file, "which database and why", "--json"]);
+        out.extend(run(&[
+            "context",
+            file,
+            "Stripe webhook",
+            "--budget",
+            "300",
+            "--json",
+        ]));
+        out.extend(run(&["expand", file, "seg-1"]));
+        out
+    };
+    let before = ask("p.smg");
+    run(&["index", "p.smg"]);
+    let indexed = std::fs::read(d.join("p.smg")).unwrap();
+    assert!(indexed.len() > plain.len());
+    assert_eq!(ask("p.smg"), before);
+    assert_eq!(ask("m.smg"), before);
+    run(&["validate", "p.smg"]);
+    run(&["index", "p.smg"]);
+    assert_eq!(
+        std::fs::read(d.join("p.smg")).unwrap(),
+        indexed,
+        "indexing again changes nothing"
+    );
+    // A rewrite drops the index; the document is the same.
+    run(&["convert", "p.smg", "-o", "again.smg", "--layout", "packed"]);
+    assert_eq!(std::fs::read(d.join("again.smg")).unwrap(), plain);
+    let refused = smg(&["index", "m.smg"], d);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("--layout packed"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
+#[test]
 fn bench_locomo_ends_with_a_summary_line() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
     let out = smg(&["bench", "locomo", dir.to_str().unwrap()], Path::new("."));

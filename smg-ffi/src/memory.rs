@@ -136,7 +136,7 @@ fn open_bytes(
 ) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
     let limits = Limits::default();
     let (doc, _) = smg_format::from_bytes_with(data, &limits, passphrase).map_err(format_error)?;
-    let retriever = Retriever::new(&doc, &limits).map_err(engine_error)?;
+    let retriever = Retriever::open(data, &doc, &limits).map_err(engine_error)?;
     Ok(Box::new(SmgMemory { doc, retriever }))
 }
 

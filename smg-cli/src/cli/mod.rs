@@ -112,6 +112,16 @@ pub(crate) enum Command {
     /// Prompt-ready memory for a query, within a token budget.
     #[command(after_help = EXIT_CODES)]
     Context(ContextArgs),
+    /// Store the search index in a packed file, so that search, context and expand
+    /// open it without indexing every turn (any rewrite of the file drops it).
+    #[command(after_help = EXIT_CODES)]
+    Index {
+        /// The memory file, in the packed layout (`smg convert --layout packed`).
+        file: PathBuf,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
     /// The original turns of a segment named by a reference card, byte for byte.
     #[command(after_help = EXIT_CODES)]
     Expand {

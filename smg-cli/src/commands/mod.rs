@@ -34,6 +34,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Search(a) => return retrieve::search(&a, &ctx),
         Command::Context(a) => return retrieve::context(&a, &ctx),
         Command::Expand { file, segment } => return retrieve::expand(&file, &segment, &ctx),
+        Command::Index { file, json } => return retrieve::index(&file, json, &ctx),
         Command::Query { file, query, json } => return retrieve::query(&file, &query, json, &ctx),
         Command::Bench(crate::cli::BenchCommand::Locomo { dir, json }) => {
             return retrieve::bench_locomo(&dir, json)

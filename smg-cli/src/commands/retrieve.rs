@@ -4,20 +4,51 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::eval::{locomo, BUDGETS, RANKS};
-use smg_engine::search::{display, one_line, prompt, QueryVector, Retriever, SearchOptions};
+use smg_engine::search::{
+    display, one_line, prompt, with_search_index, QueryVector, Retriever, SearchOptions,
+};
 
 use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
-use crate::io::{load, read_input, write_stdout};
+use crate::io::{load, load_bytes, read_input, write_output, write_stdout};
 use crate::Outcome;
 
+/// The memory in `file`, with the search index it stores (when it has one).
 fn open(
     file: &Path,
     ctx: &Context,
 ) -> Result<(smg_format::Document, Retriever), smg_engine::Error> {
-    let doc = load(file, ctx)?.doc;
-    let retriever = Retriever::new(&doc, &ctx.limits)?;
+    let bytes = read_input(file)?;
+    let doc = load_bytes(&bytes, ctx)?.doc;
+    let retriever = Retriever::open(&bytes, &doc, &ctx.limits)?;
     Ok((doc, retriever))
+}
+
+/// `smg index FILE`: store the search index in a packed file.
+pub(crate) fn index(
+    file: &Path,
+    as_json: bool,
+    ctx: &Context,
+) -> Result<Outcome, smg_engine::Error> {
+    let before = read_input(file)?;
+    let after = with_search_index(&before, &ctx.limits)?;
+    write_output(file, &after)?;
+    let added = after.len().saturating_sub(before.len());
+    let out = if as_json {
+        format!(
+            "{}\n",
+            json!({"file": file.display().to_string(), "bytesBefore": before.len(), "bytesAfter": after.len()})
+        )
+    } else {
+        format!(
+            "search index stored in {}: {} → {} bytes (+{added})\n",
+            file.display(),
+            before.len(),
+            after.len()
+        )
+    };
+    write_stdout(out.as_bytes())?;
+    Ok(Outcome::Success)
 }
 
 /// A query vector file: `{"model": NAME, "vector": [numbers]}`.

@@ -47,11 +47,52 @@ pub(crate) fn tokens_cached(text: &str, stems: &mut HashMap<String, String>) -> 
 }
 
 /// A BM25 index over documents numbered from 0.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Bm25 {
+    #[serde(with = "stored_postings")]
     postings: HashMap<String, Vec<(u32, u16)>>,
     lengths: Vec<u32>,
     average: f64,
+}
+
+/// Postings as a stored index keeps them: terms in order (the same bytes every time),
+/// each document as the gap from the one before (small numbers, which postcard
+/// writes in a byte or two).
+mod stored_postings {
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    type Postings = HashMap<String, Vec<(u32, u16)>>;
+
+    fn gaps(list: &[(u32, u16)]) -> Vec<(u32, u16)> {
+        let mut last = 0;
+        list.iter()
+            .map(|&(d, tf)| {
+                let gap = d - last;
+                last = d;
+                (gap, tf)
+            })
+            .collect()
+    }
+
+    pub(super) fn serialize<S: Serializer>(postings: &Postings, s: S) -> Result<S::Ok, S::Error> {
+        let ordered: BTreeMap<&String, Vec<(u32, u16)>> =
+            postings.iter().map(|(t, l)| (t, gaps(l))).collect();
+        s.collect_map(ordered)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Postings, D::Error> {
+        let mut postings = Postings::deserialize(d)?;
+        for list in postings.values_mut() {
+            let mut last = 0u32;
+            for entry in list.iter_mut() {
+                last = last.saturating_add(entry.0);
+                entry.0 = last;
+            }
+        }
+        Ok(postings)
+    }
 }
 
 impl Bm25 {

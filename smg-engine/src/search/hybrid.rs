@@ -31,7 +31,9 @@ const MMR_DEPTH: usize = 50;
 const NEAR_DUPLICATE: f64 = 0.5;
 
 /// A ranked thing: a turn (position in the archive) or a node (its number).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub(crate) enum Key {
     Turn(u32),
     Node(u32),
@@ -187,7 +189,7 @@ impl Retriever {
         let n = options.k.max(LIST);
         let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
         let mut warnings = Vec::new();
-        if let (Some(v), Some(vectors)) = (&options.vector, &self.vectors) {
+        if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
             let (turns, nodes): (Vec<Key>, Vec<Key>) = vectors
                 .rank(v, usize::MAX)?
                 .into_iter()
@@ -216,13 +218,13 @@ impl Retriever {
     /// seeds, not results: the query already names them).
     fn node_lists(&self, query: &str, n: usize) -> Vec<(&'static str, Vec<Key>)> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
-        let window = time::window(query, self.nodes.now());
-        let by_text = self.nodes.by_text(&terms, window, n);
-        let named = self.nodes.named_in(query);
-        let seeds = self.nodes.seeds(&named, &by_text);
+        let window = time::window(query, self.ix.nodes.now());
+        let by_text = self.ix.nodes.by_text(&terms, window, n);
+        let named = self.ix.nodes.named_in(query);
+        let seeds = self.ix.nodes.seeds(&named, &by_text);
         let best = by_text.first().map_or(1.0, |b| b.1);
         let relevance = by_text.iter().map(|&(i, s)| (i, s / best)).collect();
-        let graph = self.nodes.expand(&seeds, &relevance);
+        let graph = self.ix.nodes.expand(&seeds, &relevance);
         let keys = |l: Vec<(u32, f64)>| -> Vec<Key> {
             l.into_iter()
                 .filter(|(i, _)| !named.contains(i))
@@ -265,7 +267,7 @@ impl Retriever {
                 segment: self.segment(i as usize).cloned(),
             },
             Key::Node(i) => {
-                let e: &Entry = self.nodes.entry(i);
+                let e: &Entry = self.ix.nodes.entry(i);
                 Item::Node {
                     id: e.id.clone(),
                     kind: e.kind.clone(),
@@ -273,7 +275,7 @@ impl Retriever {
                     importance: e.importance,
                     confidence: e.confidence,
                     timestamp: e.timestamp.clone(),
-                    provenance: e.provenance.clone(),
+                    provenance: serde_json::from_str(&e.provenance).unwrap_or_default(),
                 }
             }
         }
@@ -318,7 +320,7 @@ impl Retriever {
     fn words(&self, key: Key) -> Vec<u64> {
         let text = match key {
             Key::Turn(i) => &self.turns[i as usize].content,
-            Key::Node(i) => &self.nodes.entry(i).text,
+            Key::Node(i) => &self.ix.nodes.entry(i).text,
         };
         let mut words: Vec<u64> = crate::text::terms(text)
             .map(|w| {
@@ -402,7 +404,7 @@ mod tests {
             .unwrap();
         let bob = |f: &Found| matches!(&f.item, Item::Node { kind, text, .. } if kind == "entity" && text == "Bob");
         assert!(!found.nodes.iter().any(bob), "{found:?}");
-        assert!(r.nodes.named_in("What about Bob?").len() == 1);
+        assert!(r.ix.nodes.named_in("What about Bob?").len() == 1);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod hybrid;
 mod nodes;
 mod prompt;
 mod scores;
+mod stored;
 mod time;
 mod vectors;
 
@@ -28,6 +29,7 @@ use hybrid::Key;
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
+pub use stored::{with_search_index, EXTENSION};
 pub use vectors::QueryVector;
 
 /// How far a strong hit lends its score to the turns around it.
@@ -89,6 +91,15 @@ pub fn one_line(text: &str, max: usize) -> String {
 #[derive(Debug)]
 pub struct Retriever {
     turns: Vec<Turn>,
+    ix: Indexes,
+    /// Whether `ix` was read from the file.
+    stored: bool,
+}
+
+/// What retrieval knows of the turns and nodes besides their text: what a packed file
+/// can store ([`stored`]) so that opening it skips indexing.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Indexes {
     index: Bm25,
     nodes: nodes::Nodes,
     vectors: Option<vectors::Vectors>,
@@ -129,6 +140,14 @@ fn load_turns(doc: &Document, limits: &Limits) -> Result<Vec<Turn>> {
     Ok(blocks.into_iter().flatten().collect())
 }
 
+impl Indexes {
+    /// These indexes read back from a stored index.
+    fn restored(mut self) -> Self {
+        self.nodes = self.nodes.restored();
+        self
+    }
+}
+
 /// The number of `key`, giving it the next one when new.
 fn number<K: std::hash::Hash + Eq>(numbers: &mut HashMap<K, u32>, key: K) -> u32 {
     let next = numbers.len() as u32;
@@ -139,7 +158,11 @@ impl Retriever {
     /// Read `doc`'s archive (every block) and index its turns (kept without their
     /// source records).
     pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
-        let turns = load_turns(doc, limits)?;
+        Retriever::index(doc, load_turns(doc, limits)?)
+    }
+
+    /// Index `turns`, the archive of `doc`, and `doc`'s graph.
+    fn index(doc: &Document, turns: Vec<Turn>) -> Result<Self> {
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
         let index = Bm25::new(turns.chunks(16384).flat_map(|chunk| {
@@ -198,23 +221,26 @@ impl Retriever {
         let nodes = nodes::Nodes::new(doc, times.latest());
         let vectors = vectors::Vectors::new(doc, &position, &nodes);
         Ok(Retriever {
-            nodes,
-            vectors,
-            times,
-            timed,
-            speakers,
-            speaker_of,
             turns,
-            index,
-            segments,
-            segment_of,
-            session_of,
+            ix: Indexes {
+                nodes,
+                vectors,
+                times,
+                timed,
+                speakers,
+                speaker_of,
+                index,
+                segments,
+                segment_of,
+                session_of,
+            },
+            stored: false,
         })
     }
 
     /// The segment node turn `i` belongs to.
     fn segment(&self, i: usize) -> Option<&String> {
-        self.segment_of[i].map(|s| &self.segments[s as usize])
+        self.ix.segment_of[i].map(|s| &self.ix.segments[s as usize])
     }
 
     /// Archived turns, in archive order, without their source records (`extra`; read
@@ -273,10 +299,10 @@ impl Retriever {
         if query.is_empty() || self.turns.is_empty() {
             return None;
         }
-        let mut scores = self.index.scores(&query);
+        let mut scores = self.ix.index.scores(&query);
         let first = scores.top(FEEDBACK_TURNS);
         let more = self.feedback(&query, &first);
-        self.index.add_scores(&mut scores, &more);
+        self.ix.index.add_scores(&mut scores, &more);
         let mut scores = scores.keep_best(CANDIDATES);
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
@@ -284,8 +310,8 @@ impl Retriever {
         if time::is_when_question(raw) {
             self.time_boost(&mut scores);
         }
-        if let Some(window) = time::window(raw, self.times.latest()) {
-            for i in self.times.within(window) {
+        if let Some(window) = time::window(raw, self.ix.times.latest()) {
+            for i in self.ix.times.within(window) {
                 if let Some(s) = scores.get_mut(i as u32) {
                     *s *= 1.0 + WINDOW_BOOST;
                 }
@@ -299,7 +325,7 @@ impl Retriever {
         let mut weight: HashMap<String, f64> = HashMap::new();
         for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
             for t in tokens(&display(&self.turns[i])) {
-                if self.index.df(&t) > 1 {
+                if self.ix.index.df(&t) > 1 {
                     *weight.entry(t).or_default() += 1.0;
                 }
             }
@@ -308,7 +334,7 @@ impl Retriever {
             .into_iter()
             .filter(|(t, _)| !query.iter().any(|q| &q.0 == t))
             .map(|(t, n)| {
-                let w = n * self.index.idf(&t);
+                let w = n * self.ix.index.idf(&t);
                 (t, w)
             })
             .collect();
@@ -324,7 +350,7 @@ impl Retriever {
     /// For "when" questions, turns that place something in time gain.
     fn time_boost(&self, scores: &mut Scores) {
         scores.update(|d, s| {
-            if self.timed[d as usize] {
+            if self.ix.timed[d as usize] {
                 *s *= 1.0 + TIME_BOOST;
             }
         });
@@ -333,7 +359,7 @@ impl Retriever {
     /// Turns said by a person the query names gain a share of their score.
     fn speaker_boost(&self, scores: &mut Scores, query: &[(String, f64)]) {
         scores.update(|d, s| {
-            let said_by = &self.speakers[self.speaker_of[d as usize] as usize];
+            let said_by = &self.ix.speakers[self.ix.speaker_of[d as usize] as usize];
             if said_by.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
                 *s *= 1.0 + SPEAKER_BOOST;
             }
@@ -347,7 +373,7 @@ impl Retriever {
         let mut best: IdMap<[f64; 3]> = IdMap::default();
         for (d, s) in scores.iter() {
             let top = best
-                .entry(self.session_of[d as usize])
+                .entry(self.ix.session_of[d as usize])
                 .or_insert([f64::NEG_INFINITY; 3]);
             if let Some(at) = top.iter().position(|t| s > *t) {
                 top[at..].rotate_right(1);
@@ -364,7 +390,7 @@ impl Retriever {
             .fold(0.0, f64::max)
             .max(f64::MIN_POSITIVE);
         scores.update(|d, s| {
-            *s += SESSION_WEIGHT * strength[&self.session_of[d as usize]] / max;
+            *s += SESSION_WEIGHT * strength[&self.ix.session_of[d as usize]] / max;
         });
     }
 
@@ -381,7 +407,7 @@ impl Retriever {
                 (i.wrapping_sub(2), w2),
                 (i + 2, w2),
             ] {
-                if j < self.turns.len() && self.session_of[j] == self.session_of[i] {
+                if j < self.turns.len() && self.ix.session_of[j] == self.ix.session_of[i] {
                     let entry = scores.entry(j as u32);
                     *entry = entry.max(0.0) + w * s;
                 }

@@ -13,7 +13,7 @@ use chrono::DateTime;
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
-use smg_format::{Document, Node, Provenance};
+use smg_format::{Document, Node};
 
 use super::bm25::{tokens_cached, Bm25};
 use super::scores::IdMap;
@@ -51,7 +51,7 @@ pub(crate) fn half_life_days(kind: &str) -> f64 {
 }
 
 /// One node as retrieval keeps it.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Entry {
     pub(crate) id: String,
     pub(crate) kind: String,
@@ -60,7 +60,9 @@ pub(crate) struct Entry {
     pub(crate) importance: Option<f64>,
     pub(crate) confidence: Option<f64>,
     pub(crate) timestamp: Option<String>,
-    pub(crate) provenance: Vec<Provenance>,
+    /// Where it came from: the JSON of its provenance list (kept as text so that the
+    /// stored index needs no self-describing format).
+    pub(crate) provenance: String,
     /// Its time (ms).
     time: Option<i64>,
     /// The last sign of life (ms): the latest of its time, update and last access.
@@ -101,15 +103,18 @@ fn text_of(n: &Node) -> String {
 }
 
 /// The nodes of a document, indexed for retrieval.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Nodes {
     entries: Vec<Entry>,
     index: Bm25,
     /// Node `i` is graph node `i`; edges are undirected, weighted by strength.
     graph: UnGraph<(), f64>,
-    /// Entity and concept names, lowercased; pattern `p` names `named[p]`.
-    names: Option<AhoCorasick>,
+    /// Entity and concept names, lowercased, sorted; name `p` names `named[p]`.
+    names: Vec<String>,
     named: Vec<Vec<u32>>,
+    /// A matcher of `names`, made again when the index is read back.
+    #[serde(skip)]
+    matcher: Option<AhoCorasick>,
     /// The memory's latest instant (ms), from which decay counts.
     now: Option<i64>,
     /// Per node: importance lowered by decay at `now`.
@@ -163,7 +168,7 @@ impl Nodes {
                 }
             }
         }
-        let (names, named) = name_matcher(&nodes);
+        let (names, named) = names_of(&nodes);
         let now = entries
             .iter()
             .filter_map(|e| e.fresh)
@@ -174,11 +179,18 @@ impl Nodes {
             entries,
             index,
             graph,
+            matcher: matcher(&names),
             names,
             named,
             now,
             weights,
         }
+    }
+
+    /// These nodes read back from a stored index: the name matcher made again.
+    pub(crate) fn restored(mut self) -> Self {
+        self.matcher = matcher(&self.names);
+        self
     }
 
     pub(crate) fn entry(&self, i: u32) -> &Entry {
@@ -218,7 +230,7 @@ impl Nodes {
     /// Entities and concepts the query names (whole words, names of 3+ characters,
     /// any case), in the order named.
     pub(crate) fn named_in(&self, query: &str) -> Vec<u32> {
-        let Some(matcher) = &self.names else {
+        let Some(matcher) = &self.matcher else {
             return Vec::new();
         };
         let lower = query.to_lowercase();
@@ -344,10 +356,9 @@ fn entry(n: &Node) -> Entry {
         importance: n.importance,
         confidence: n.confidence,
         timestamp: n.timestamp.clone(),
-        provenance: if hit {
-            n.provenance.clone().unwrap_or_default()
-        } else {
-            Vec::new()
+        provenance: match &n.provenance {
+            Some(p) if hit => serde_json::to_string(p).unwrap_or_default(),
+            _ => String::new(),
         },
 
         time: millis(n.timestamp.as_deref()),
@@ -355,9 +366,9 @@ fn entry(n: &Node) -> Entry {
     }
 }
 
-/// A matcher of entity and concept names (3+ characters, lowercased), and the nodes
-/// each pattern names.
-fn name_matcher(nodes: &[&Node]) -> (Option<AhoCorasick>, Vec<Vec<u32>>) {
+/// Entity and concept names (3+ characters, lowercased), sorted, and the nodes each
+/// names.
+fn names_of(nodes: &[&Node]) -> (Vec<String>, Vec<Vec<u32>>) {
     let mut by_name: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
     for (i, n) in nodes.iter().enumerate() {
         if n.kind != "entity" && n.kind != "concept" {
@@ -368,14 +379,18 @@ fn name_matcher(nodes: &[&Node]) -> (Option<AhoCorasick>, Vec<Vec<u32>>) {
             by_name.entry(name).or_default().push(i as u32);
         }
     }
-    if by_name.is_empty() {
-        return (None, Vec::new());
+    by_name.into_iter().unzip()
+}
+
+/// A matcher of `names`, longest first where they overlap.
+fn matcher(names: &[String]) -> Option<AhoCorasick> {
+    if names.is_empty() {
+        return None;
     }
-    let matcher = AhoCorasick::builder()
+    AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
-        .build(by_name.keys())
-        .ok();
-    (matcher, by_name.into_values().collect())
+        .build(names)
+        .ok()
 }
 
 #[cfg(test)]

@@ -6,9 +6,40 @@
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 
 /// Turns by time: (instant in ms, turn index), sorted.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct TimeIndex {
+    #[serde(with = "stored_times")]
     entries: Vec<(i64, usize)>,
+}
+
+/// Times as a stored index keeps them: each as the gap from the one before, which is
+/// small in a sorted list (postcard writes small numbers in a byte or two).
+mod stored_times {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        entries: &[(i64, usize)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut last = 0i64;
+        s.collect_seq(entries.iter().map(|&(t, i)| {
+            let gap = t.wrapping_sub(last);
+            last = t;
+            (gap, i)
+        }))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(i64, usize)>, D::Error> {
+        let mut entries = Vec::<(i64, usize)>::deserialize(d)?;
+        let mut last = 0i64;
+        for e in &mut entries {
+            last = last.wrapping_add(e.0);
+            e.0 = last;
+        }
+        Ok(entries)
+    }
 }
 
 impl TimeIndex {
@@ -170,6 +201,22 @@ pub(crate) fn places_in_time(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_time_index_reads_back_the_same() {
+        let times = [
+            Some("2023-05-08T13:56:00Z"),
+            None,
+            Some("1969-07-20T20:17:00Z"),
+            Some("2023-05-08T13:56:00Z"),
+        ];
+        let index = TimeIndex::new(times.into_iter());
+        let bytes = postcard::to_stdvec(&index).unwrap();
+        let back: TimeIndex = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.entries, index.entries);
+        assert_eq!(back.entries.len(), 3);
+        assert!(back.entries[0].0 < 0);
+    }
 
     fn day(s: &str) -> i64 {
         ms(NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap())

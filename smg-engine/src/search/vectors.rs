@@ -47,7 +47,7 @@ impl QueryVector {
 }
 
 /// Embedded turns and nodes, unit length.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Vectors {
     model: Option<String>,
     dimensions: usize,

@@ -15,7 +15,10 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{Artifact, CompressionMethod, Document, Turn};
 
+mod extension;
 mod json;
+
+pub use extension::{read_extension, with_extension};
 
 use json::{brotli_json, brotli_json_seed, Entry};
 
@@ -49,6 +52,9 @@ struct Index {
     /// [`ARTIFACT_GROUP_BYTES`] so small files share one compression context.
     artifact_sections: Vec<Section>,
     blocks: Vec<IndexBlock>,
+    /// Derived data by name ([`extension`]): never part of the document.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    extensions: BTreeMap<String, extension::Extension>,
 }
 
 /// Raw JSON bytes of artifacts grouped into one section (one artifact may exceed it).
@@ -148,13 +154,20 @@ pub(crate) fn pack(doc: &Document, quality: i32) -> Result<Vec<u8>> {
         artifacts,
         artifact_sections,
         blocks,
+        extensions: BTreeMap::new(),
     };
-    let index_json = crate::canonical::to_vec(&index)?;
-    let index_offset = w.out.len() as u64;
-    w.out.extend_from_slice(&index_json);
-    w.out[8..16].copy_from_slice(&index_offset.to_le_bytes());
-    w.out[16..20].copy_from_slice(&crc32fast::hash(&index_json).to_le_bytes());
+    finish(&mut w.out, &index)?;
     Ok(w.out)
+}
+
+/// Append `index` to `out` (the header and sections) and point the header at it.
+fn finish(out: &mut Vec<u8>, index: &Index) -> Result<()> {
+    let index_json = crate::canonical::to_vec(index)?;
+    let index_offset = out.len() as u64;
+    out.extend_from_slice(&index_json);
+    out[8..16].copy_from_slice(&index_offset.to_le_bytes());
+    out[16..20].copy_from_slice(&crc32fast::hash(&index_json).to_le_bytes());
+    Ok(())
 }
 
 fn read_index(header: &[u8], index_bytes: &[u8], limits: &Limits) -> Result<Index> {

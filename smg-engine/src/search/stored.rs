@@ -1,0 +1,188 @@
+//! The retriever's indexes stored in a packed file as its `search` extension (spec
+//! §2.3), so that opening the file reads them instead of tokenising every turn. The
+//! bytes: `smg-search`, a format version (u16, little-endian), then Zstandard of the
+//! postcard encoding of the indexes with the count and a digest of the turns they
+//! describe. A stored index that does not fit is not used: the file is indexed anew.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use smg_format::{Document, Limits, Turn};
+
+use super::{load_turns, Indexes, Retriever};
+use crate::error::Result;
+
+/// The name of the extension.
+pub const EXTENSION: &str = "search";
+const MAGIC: &[u8] = b"smg-search";
+const VERSION: u16 = 1;
+/// Zstandard level: the index is written once and read at every open.
+const LEVEL: i32 = 9;
+
+#[derive(Serialize)]
+struct Out<'a> {
+    turns: u64,
+    digest: [u8; 32],
+    indexes: &'a Indexes,
+}
+
+#[derive(Deserialize)]
+struct In {
+    turns: u64,
+    digest: [u8; 32],
+    indexes: Indexes,
+}
+
+/// What the stored index must describe: every turn's number, in archive order.
+fn digest(turns: &[Turn]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for t in turns {
+        h.update(t.turn.to_le_bytes());
+    }
+    h.finalize().into()
+}
+
+impl Retriever {
+    /// The indexes as the bytes of a packed file's `search` extension (see
+    /// [`smg_format::with_extension`]); the same memory gives the same bytes.
+    pub fn index_bytes(&self) -> Result<Vec<u8>> {
+        let out = Out {
+            turns: self.turns.len() as u64,
+            digest: digest(&self.turns),
+            indexes: &self.ix,
+        };
+        let raw = postcard::to_stdvec(&out).map_err(|e| internal(e.to_string()))?;
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend(zstd::bulk::compress(&raw, LEVEL).map_err(|e| internal(e.to_string()))?);
+        Ok(bytes)
+    }
+
+    /// Read `doc`'s archive and take the indexes from `stored` (a `search`
+    /// extension) when it describes these turns; otherwise index them, as
+    /// [`Retriever::new`] does. [`Retriever::used_stored_index`] tells which.
+    pub fn with_stored(doc: &Document, limits: &Limits, stored: Option<&[u8]>) -> Result<Self> {
+        let turns = load_turns(doc, limits)?;
+        if let Some(ix) = stored.and_then(|b| read(b, &turns, limits)) {
+            return Ok(Retriever {
+                turns,
+                ix,
+                stored: true,
+            });
+        }
+        Retriever::index(doc, turns)
+    }
+
+    /// Open the bytes of a memory file (`doc`, already read from them): with the
+    /// indexes it stores, when it is a packed file with a current `search`
+    /// extension, else indexed anew.
+    pub fn open(bytes: &[u8], doc: &Document, limits: &Limits) -> Result<Self> {
+        let stored = smg_format::read_extension(bytes, EXTENSION)?;
+        Retriever::with_stored(doc, limits, stored)
+    }
+
+    /// Whether the indexes came from the file rather than from indexing it.
+    pub fn used_stored_index(&self) -> bool {
+        self.stored
+    }
+}
+
+/// The packed file `packed` (a whole file's bytes) with its search index stored as
+/// its `search` extension, so that [`Retriever::open`] reads it instead of indexing;
+/// any other layout is `SMG-E020`.
+pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+    let (doc, encoding) = smg_format::from_bytes(packed, limits)?;
+    if encoding != smg_format::Encoding::Packed {
+        return Err(crate::Error::Format(smg_format::Error::InvalidArgument(
+            format!(
+                "a search index is stored in the packed layout only; this file is {}: \
+             rewrite it with `smg convert --layout packed` first",
+                encoding.name()
+            ),
+        )));
+    }
+    let bytes = Retriever::new(&doc, limits)?.index_bytes()?;
+    Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
+}
+
+fn read(bytes: &[u8], turns: &[Turn], limits: &Limits) -> Option<Indexes> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (version, data) = rest.split_first_chunk::<2>()?;
+    if u16::from_le_bytes(*version) != VERSION {
+        return None;
+    }
+    let raw =
+        zstd::bulk::decompress(data, limits.max_bytes.try_into().unwrap_or(usize::MAX)).ok()?;
+    let stored: In = postcard::from_bytes(&raw).ok()?;
+    (stored.turns == turns.len() as u64 && stored.digest == digest(turns))
+        .then(|| stored.indexes.restored())
+}
+
+fn internal(detail: String) -> crate::Error {
+    crate::Error::Format(smg_format::Error::InvalidArgument(format!(
+        "the search index could not be encoded: {detail}"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tests::{document, CHAT};
+    use crate::search::SearchOptions;
+
+    #[test]
+    fn a_stored_index_answers_as_the_one_it_was_made_from() {
+        let doc = document(CHAT);
+        let limits = Limits::default();
+        let built = Retriever::new(&doc, &limits).unwrap();
+        let bytes = built.index_bytes().unwrap();
+        assert_eq!(
+            bytes,
+            Retriever::new(&doc, &limits)
+                .unwrap()
+                .index_bytes()
+                .unwrap()
+        );
+        let read = Retriever::with_stored(&doc, &limits, Some(&bytes)).unwrap();
+        assert!(read.used_stored_index() && !built.used_stored_index());
+        for q in [
+            "Where did Ann go hiking?",
+            "bakery job Monday",
+            "Bob",
+            "When was it cold?",
+        ] {
+            let o = SearchOptions::new(5);
+            assert_eq!(
+                read.search(q, &o).unwrap(),
+                built.search(q, &o).unwrap(),
+                "{q}"
+            );
+            assert_eq!(read.context(q, 40), built.context(q, 40), "{q}");
+        }
+        assert_eq!(read.index_bytes().unwrap(), bytes);
+    }
+
+    #[test]
+    fn an_index_that_does_not_fit_is_not_used() {
+        let doc = document(CHAT);
+        let limits = Limits::default();
+        let bytes = Retriever::new(&doc, &limits)
+            .unwrap()
+            .index_bytes()
+            .unwrap();
+        let other = document(&CHAT[..4]);
+        let mut old = bytes.clone();
+        old[MAGIC.len()] = 0;
+        let mut cut = bytes.clone();
+        cut.truncate(bytes.len() - 3);
+        for (what, doc, b) in [
+            ("other turns", &other, &bytes[..]),
+            ("another version", &doc, &old[..]),
+            ("cut short", &doc, &cut[..]),
+            ("not an index", &doc, &b"smg-search"[..]),
+        ] {
+            let r = Retriever::with_stored(doc, &limits, Some(b)).unwrap();
+            assert!(!r.used_stored_index(), "{what}");
+            assert!(!r.search_turns("hiking", 1).is_empty(), "{what}");
+        }
+    }
+}
