@@ -22,6 +22,8 @@ use super::scores::IdMap;
 const NOT_RELATED: &[&str] = &["next"];
 /// A hop away from a seed keeps this share of its score.
 const HOP: f64 = 0.5;
+/// Nodes with more edges than this are hubs, which no path passes through.
+const HUB: usize = 256;
 /// Most nodes one hop adds (memgraph `MAX_GRAPH_EXPANSION`).
 const MAX_EXPANSION: usize = 20;
 /// Text matches at least this share of the best one are seeds for expansion
@@ -251,46 +253,64 @@ impl Nodes {
         out
     }
 
-    /// Seeds and the nodes one and two edges out from them, scored seed score × 0.5
-    /// per hop × edge strength × weight; each hop adds at most 20 nodes. Seeds keep
-    /// their own score. Best first.
+    /// Seeds, and the nodes that match the query's words (`relevance`, in \[0, 1\])
+    /// one or two edges out from them, scored seed score × 0.5 per hop × edge
+    /// strength × weight × relevance; each hop adds at most 20 nodes. Seeds keep their
+    /// own score. A path never passes through a hub (a node of more than 256 edges,
+    /// such as the user, linked to nearly everything). Best first.
     pub(crate) fn expand(&self, seeds: &[(u32, f64)], relevance: &IdMap<f64>) -> Vec<(u32, f64)> {
-        let mut scored: IdMap<f64> = seeds.iter().copied().collect();
-        let mut seen: std::collections::HashSet<u32> = seeds.iter().map(|s| s.0).collect();
-        let mut frontier: Vec<(u32, f64)> = seeds.to_vec();
-        for _ in 0..2 {
-            // How strongly each node is reached, whatever its words.
-            let mut reached: IdMap<f64> = IdMap::default();
-            for &(n, s) in &frontier {
-                for edge in self.graph.edges(NodeIndex::new(n as usize)) {
-                    let m = edge.target().index() as u32;
-                    if !seen.contains(&m) {
-                        let r = reached.entry(m).or_insert(0.0);
-                        *r = r.max(s * HOP * edge.weight() * self.weights[m as usize]);
-                    }
-                }
+        let seed: IdMap<f64> = seeds.iter().copied().collect();
+        let mut relevant: Vec<(u32, f64)> = relevance
+            .iter()
+            .map(|(&m, &r)| (m, r))
+            .filter(|(m, r)| *r > 0.0 && !seed.contains_key(m))
+            .collect();
+        relevant.sort_unstable_by_key(|r| r.0);
+        let mut hops: [Vec<(u32, f64)>; 2] = Default::default();
+        for (m, rel) in relevant {
+            let (one, two) = self.reach(m, &seed);
+            if one > 0.0 {
+                hops[0].push((m, one * rel));
+            } else if two > 0.0 {
+                hops[1].push((m, two * rel));
             }
-            let mut listed: Vec<(u32, f64)> = reached
-                .iter()
-                .filter_map(|(&m, &r)| Some((m, r * relevance.get(&m)?)))
-                .filter(|&(_, s)| s > 0.0)
-                .collect();
-            listed.sort_by(best_first);
-            listed.truncate(MAX_EXPANSION);
-            scored.extend(listed);
-            // Nodes that match no word still lead on (a segment to its facts).
-            let mut next: Vec<(u32, f64)> = reached.into_iter().collect();
-            next.sort_by(best_first);
-            next.truncate(MAX_EXPANSION);
-            seen.extend(next.iter().map(|n| n.0));
-            frontier = next;
         }
-        let mut out: Vec<(u32, f64)> = scored
-            .into_iter()
+        let mut out: Vec<(u32, f64)> = seeds
+            .iter()
+            .copied()
             .filter(|(n, _)| self.entries[*n as usize].is_hit())
             .collect();
+        for mut hop in hops {
+            hop.sort_by(best_first);
+            hop.truncate(MAX_EXPANSION);
+            out.extend(hop);
+        }
         out.sort_by(best_first);
         out
+    }
+
+    /// How strongly node `m` is reached from `seed` in one hop, and in two (through
+    /// a node that is no hub).
+    fn reach(&self, m: u32, seed: &IdMap<f64>) -> (f64, f64) {
+        let weight = |n: u32| self.weights[n as usize];
+        let (mut one, mut two) = (0.0f64, 0.0f64);
+        for e in self.graph.edges(NodeIndex::new(m as usize)) {
+            let b = e.target();
+            let near = HOP * e.weight() * weight(m);
+            if let Some(&s) = seed.get(&(b.index() as u32)) {
+                one = one.max(s * near);
+            }
+            if self.graph.edges(b).take(HUB + 1).count() > HUB {
+                continue;
+            }
+            for e2 in self.graph.edges(b) {
+                let far = e2.target().index() as u32;
+                if let Some(&s) = seed.get(&far).filter(|_| far != m) {
+                    two = two.max(s * HOP * e2.weight() * weight(b.index() as u32) * near);
+                }
+            }
+        }
+        (one, two)
     }
 
     /// How specific a node is, in (0, 1]: an entity linked to everything (the user,
@@ -472,6 +492,38 @@ mod tests {
         assert_eq!(ids(out.clone()), ["m1", "m3"]);
         assert!(out[0].1 > out[1].1, "{out:?}");
         assert_eq!(ids(ix.expand(&[(1, 1.0)], &IdMap::default())), ["m1"]);
+    }
+
+    #[test]
+    fn no_path_passes_through_a_hub() {
+        let edge = |from: String, to: &str| Edge {
+            from,
+            to: to.into(),
+            relation: "mentions".into(),
+            ..Edge::default()
+        };
+        let mut nodes = vec![
+            node("seed", "memory", "seed", ""),
+            node("hub", "entity", "Everyone", ""),
+        ];
+        let mut edges = vec![edge("seed".into(), "hub")];
+        for i in 0..=HUB {
+            nodes.push(node(&format!("m{i}"), "memory", "a memory", ""));
+            edges.push(edge(format!("m{i}"), "hub"));
+        }
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(nodes),
+            edges: Some(edges),
+            ..Graph::default()
+        });
+        let ix = Nodes::new(&doc, None);
+        let relevance: IdMap<f64> = [(2, 1.0), (1, 1.0)].into_iter().collect();
+        // m0 is two hops from the seed, but only through the hub; the hub itself is
+        // one hop away.
+        let out = ix.expand(&[(0, 1.0)], &relevance);
+        let ids: Vec<&str> = out.iter().map(|(n, _)| ix.entry(*n).id.as_str()).collect();
+        assert_eq!(ids, ["seed", "hub"]);
     }
 
     #[test]

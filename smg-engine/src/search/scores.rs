@@ -28,28 +28,41 @@ impl Hasher for IdHasher {
 pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 /// A score per touched turn, in the order the turns were first touched: iteration
-/// follows first touch, so sums come out the same in every run, and a lookup is one
-/// multiplication and a probe.
+/// follows first touch, so sums come out the same in every run. A lookup is an array
+/// index: the array is zeroed memory, which costs nothing until a page is touched.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scores {
-    at: IdMap<usize>,
+    /// Per turn: 1 + its place in `entries`, or 0 when untouched.
+    at: Vec<u32>,
     entries: Vec<(u32, f64)>,
 }
 
 impl Scores {
+    /// Scores of turns numbered below `n` (more grow the table).
+    pub(crate) fn for_docs(n: usize) -> Self {
+        Scores {
+            at: vec![0; n],
+            entries: Vec::new(),
+        }
+    }
+
     /// The score of turn `d`, touching it (0 until something is added).
     pub(crate) fn entry(&mut self, d: u32) -> &mut f64 {
-        let next = self.entries.len();
-        let i = *self.at.entry(d).or_insert(next);
-        if i == next {
-            self.entries.push((d, 0.0));
+        let slot = d as usize;
+        if slot >= self.at.len() {
+            self.at.resize(slot + 1, 0);
         }
+        if self.at[slot] == 0 {
+            self.entries.push((d, 0.0));
+            self.at[slot] = self.entries.len() as u32;
+        }
+        let i = self.at[slot] as usize - 1;
         &mut self.entries[i].1
     }
 
     /// The score of turn `d`, if touched.
     pub(crate) fn get_mut(&mut self, d: u32) -> Option<&mut f64> {
-        let i = *self.at.get(&d)?;
+        let i = *self.at.get(d as usize).filter(|&&i| i > 0)? as usize - 1;
         Some(&mut self.entries[i].1)
     }
 
@@ -80,7 +93,7 @@ impl Scores {
         }
         let mut ranked = self.entries.clone();
         let (_, &mut last, _) = ranked.select_nth_unstable_by(n - 1, best_first);
-        let mut out = Scores::default();
+        let mut out = Scores::for_docs(self.at.len());
         for e in self.entries {
             if best_first(&e, &last).is_le() {
                 *out.entry(e.0) = e.1;
