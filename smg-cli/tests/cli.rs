@@ -670,6 +670,24 @@ fn a_stored_search_index_answers_the_same() {
     // A rewrite drops the index; the document is the same.
     run(&["convert", "p.smg", "-o", "again.smg", "--layout", "packed"]);
     assert_eq!(std::fs::read(d.join("again.smg")).unwrap(), plain);
+    // Or at once, by ingest.
+    run(&[
+        "ingest",
+        sample.to_str().unwrap(),
+        "-o",
+        "i.smg",
+        "-q",
+        "--layout",
+        "packed",
+        "--index",
+    ]);
+    assert_eq!(std::fs::read(d.join("i.smg")).unwrap(), indexed);
+    let no_layout = smg(
+        &["ingest", sample.to_str().unwrap(), "-o", "j.smg", "--index"],
+        d,
+    );
+    assert_eq!(no_layout.status.code(), Some(1));
+    assert!(!d.join("j.smg").exists());
     let refused = smg(&["index", "m.smg"], d);
     assert_eq!(refused.status.code(), Some(1));
     assert!(

@@ -6,10 +6,11 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Progress};
+use smg_engine::search::with_search_index;
 use smg_format::{Document, Error};
 
 use super::{write_options, Context};
-use crate::cli::{FormatArg, IngestArgs};
+use crate::cli::{FormatArg, IngestArgs, LayoutArg};
 use crate::io::{load, read_input, save_loaded, write_output, write_stdout};
 use crate::Outcome;
 
@@ -46,6 +47,12 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         options.archive.quality = level;
     }
+    if args.index && args.encode.layout != LayoutArg::Packed {
+        return Err(Error::InvalidArgument(
+            "--index stores the search index in the packed layout: add --layout packed".into(),
+        )
+        .into());
+    }
     let bar = Bar::new(args.quiet);
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
@@ -63,7 +70,10 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut doc = Document::new("1970-01-01T00:00:00Z");
             let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
-            let bytes = smg_format::into_bytes(doc, &write_options(&args.encode)?)?;
+            let mut bytes = smg_format::into_bytes(doc, &write_options(&args.encode)?)?;
+            if args.index {
+                bytes = with_search_index(&bytes, &ctx.limits)?;
+            }
             write_output(path, &bytes)?;
             (report, path.as_path(), bytes.len() as u64)
         }
