@@ -2,25 +2,24 @@
 //! archive block in its own section, and an index at the end, so that a reader opens
 //! the index and reads only the sections it needs (spec §2.5).
 
-use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
-use std::path::Path;
+use std::collections::BTreeMap;
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::archive::parse_turn_range;
 use crate::envelope::{brotli_compress, HEADER_LEN, MAGIC};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::model::{Artifact, CompressionMethod, Document, Turn};
+use crate::model::{Artifact, CompressionMethod, Document};
 
 mod extension;
 mod json;
+mod reader;
 
 pub use extension::{read_extension, with_extension};
+pub use reader::PackedArchive;
 
-use json::{brotli_json, brotli_json_seed, Entry};
+use json::brotli_json;
 
 pub(crate) const PACKED: u8 = 3;
 
@@ -269,124 +268,13 @@ pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
     Ok(doc)
 }
 
-/// A packed file opened for reading single turns: only the index is read at open, and
-/// each turn costs reading and decompressing its own block (and any artifact its code
-/// is stored in).
-#[derive(Debug)]
-pub struct PackedArchive {
-    file: File,
-    len: u64,
-    index: Index,
-    limits: Limits,
-}
-
-impl PackedArchive {
-    /// Open a packed file and read its index.
-    pub fn open(path: &Path, limits: &Limits) -> Result<Self> {
-        let io = |e| Error::io(path, e);
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let mut header = [0u8; HEADER_LEN];
-        read_at(&file, &mut header, 0)
-            .map_err(|_| Error::Truncated(format!("the header needs {HEADER_LEN} bytes")))?;
-        if header[..4] != MAGIC || header[5] != PACKED {
-            return Err(Error::InvalidArgument(format!(
-                "{} is not a packed .smg file",
-                path.display()
-            )));
-        }
-        let offset = index_offset(&header, len)?;
-        let mut index_bytes = vec![0u8; (len - offset) as usize];
-        read_at(&file, &mut index_bytes, offset).map_err(io)?;
-        let index = read_index(&header, &index_bytes, limits)?;
-        Ok(PackedArchive {
-            file,
-            len,
-            index,
-            limits: *limits,
-        })
-    }
-
-    /// Turn ranges of the blocks, in file order.
-    pub fn block_ranges(&self) -> impl Iterator<Item = (u64, &str)> {
-        self.index
-            .blocks
-            .iter()
-            .map(|b| (b.id, b.turn_range.as_str()))
-    }
-
-    fn read_section(&self, s: &Section, what: &dyn Fn() -> String) -> Result<Vec<u8>> {
-        if s.offset.checked_add(s.length).is_none_or(|e| e > self.len) {
-            return Err(Error::Truncated(format!(
-                "{} lies past the end of the file",
-                what()
-            )));
-        }
-        let mut buf = vec![0u8; s.length as usize];
-        read_at(&self.file, &mut buf, s.offset).map_err(|e| Error::io("packed file", e))?;
-        if crc32fast::hash(&buf) != s.crc32 {
-            return Err(Error::Decompress {
-                encoding: "packed",
-                detail: format!("{} fails its CRC-32 check", what()),
-            });
-        }
-        Ok(buf)
-    }
-
-    /// One archived turn, byte for byte, reading only its block.
-    pub fn turn(&self, n: u64) -> Result<Turn> {
-        let block = self
-            .index
-            .blocks
-            .iter()
-            .find(|b| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
-            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
-        let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
-        let method = self.index.compression_method;
-        let stored = crate::archive::stored_turns(block.id, &raw, method, &self.limits)?;
-        let wanted = stored
-            .into_iter()
-            .find(|t| t.get("turn").and_then(serde_json::Value::as_u64) == Some(n))
-            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
-        let mut resolve = |id: &str, v: u64| {
-            let missing = || Error::Block {
-                block: block.id,
-                detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
-            };
-            let n = *self.index.artifacts.get(id).ok_or_else(missing)?;
-            let s = self.index.artifact_sections.get(n).ok_or_else(missing)?;
-            let what = || format!("artifact section {n}");
-            let section = self.read_section(s, &what)?;
-            let art: Artifact = brotli_json_seed(
-                &section,
-                &self.limits,
-                &what,
-                Entry(id, std::marker::PhantomData),
-            )?
-            .ok_or_else(missing)?;
-            crate::vault::rebuild_version(id, &art, v)
-        };
-        crate::archive::materialize(block.id, wanted, &mut HashMap::new(), &mut resolve)
-    }
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = file;
-    f.seek(SeekFrom::Start(offset))?;
-    f.read_exact(buf)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::archive::parse_turn_range;
+    use crate::model::Turn;
     use crate::{append_turns, ArchiveOptions, Encoding, WriteOptions};
+    use std::path::Path;
 
     fn doc_with_code() -> (Document, Vec<Turn>) {
         let mut doc = crate::read_file(
@@ -440,6 +328,18 @@ mod tests {
         for t in &turns {
             assert_eq!(&archive.turn(t.turn).unwrap(), t);
         }
+        let all: Vec<Turn> = (0..archive.block_count())
+            .flat_map(|k| archive.block(k).unwrap())
+            .collect();
+        let archived = crate::read_archive(&doc, &Limits::default()).unwrap();
+        assert_eq!(
+            all,
+            archived.into_iter().map(|a| a.turn).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            archive.block(archive.block_count()).unwrap_err().code(),
+            "SMG-E020"
+        );
         assert_eq!(
             archive.turn(1).unwrap().content,
             "Let's build the checkout with Stripe."

@@ -1,0 +1,165 @@
+//! Reading a packed file a section at a time: the index at open, then only the blocks
+//! and artifacts asked for.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+
+use super::json::{brotli_json_seed, Entry};
+use super::{index_offset, read_index, Index, Section, PACKED};
+use crate::archive::parse_turn_range;
+use crate::envelope::{HEADER_LEN, MAGIC};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::{Artifact, Turn};
+
+/// A packed file opened for reading single turns: only the index is read at open, and
+/// each turn costs reading and decompressing its own block (and any artifact its code
+/// is stored in).
+#[derive(Debug)]
+pub struct PackedArchive {
+    file: File,
+    len: u64,
+    pub(super) index: Index,
+    limits: Limits,
+}
+
+impl PackedArchive {
+    /// Open a packed file and read its index.
+    pub fn open(path: &Path, limits: &Limits) -> Result<Self> {
+        let io = |e| Error::io(path, e);
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut header = [0u8; HEADER_LEN];
+        read_at(&file, &mut header, 0)
+            .map_err(|_| Error::Truncated(format!("the header needs {HEADER_LEN} bytes")))?;
+        if header[..4] != MAGIC || header[5] != PACKED {
+            return Err(Error::InvalidArgument(format!(
+                "{} is not a packed .smg file",
+                path.display()
+            )));
+        }
+        let offset = index_offset(&header, len)?;
+        let mut index_bytes = vec![0u8; (len - offset) as usize];
+        read_at(&file, &mut index_bytes, offset).map_err(io)?;
+        let index = read_index(&header, &index_bytes, limits)?;
+        Ok(PackedArchive {
+            file,
+            len,
+            index,
+            limits: *limits,
+        })
+    }
+
+    /// Turn ranges of the blocks, in file order.
+    pub fn block_ranges(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.index
+            .blocks
+            .iter()
+            .map(|b| (b.id, b.turn_range.as_str()))
+    }
+
+    pub(super) fn read_section(&self, s: &Section, what: &dyn Fn() -> String) -> Result<Vec<u8>> {
+        if s.offset.checked_add(s.length).is_none_or(|e| e > self.len) {
+            return Err(Error::Truncated(format!(
+                "{} lies past the end of the file",
+                what()
+            )));
+        }
+        let mut buf = vec![0u8; s.length as usize];
+        read_at(&self.file, &mut buf, s.offset).map_err(|e| Error::io("packed file", e))?;
+        if crc32fast::hash(&buf) != s.crc32 {
+            return Err(Error::Decompress {
+                encoding: "packed",
+                detail: format!("{} fails its CRC-32 check", what()),
+            });
+        }
+        Ok(buf)
+    }
+
+    /// One archived turn, byte for byte, reading only its block.
+    pub fn turn(&self, n: u64) -> Result<Turn> {
+        let (k, block) = self
+            .index
+            .blocks
+            .iter()
+            .enumerate()
+            .find(|(_, b)| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
+            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
+        let wanted = self
+            .stored(k)?
+            .into_iter()
+            .find(|t| t.get("turn").and_then(serde_json::Value::as_u64) == Some(n))
+            .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
+        self.materialize(block.id, wanted, &mut HashMap::new())
+    }
+
+    /// How many archive blocks the file holds.
+    pub fn block_count(&self) -> usize {
+        self.index.blocks.len()
+    }
+
+    /// Every turn of the `k`-th block (in file order), byte for byte, reading only
+    /// that block (and the artifacts its code is stored in).
+    pub fn block(&self, k: usize) -> Result<Vec<Turn>> {
+        let id = self
+            .index
+            .blocks
+            .get(k)
+            .ok_or_else(|| Error::InvalidArgument(format!("the archive has no block {k}")))?
+            .id;
+        let mut cache = HashMap::new();
+        self.stored(k)?
+            .into_iter()
+            .map(|t| self.materialize(id, t, &mut cache))
+            .collect()
+    }
+
+    /// The stored (not yet materialized) turns of the `k`-th block.
+    fn stored(&self, k: usize) -> Result<Vec<serde_json::Value>> {
+        let block = &self.index.blocks[k];
+        let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
+        crate::archive::stored_turns(block.id, &raw, self.index.compression_method, &self.limits)
+    }
+
+    /// A stored turn with its code read back from the vault's sections.
+    fn materialize(
+        &self,
+        block: u64,
+        stored: serde_json::Value,
+        cache: &mut HashMap<(String, u64), String>,
+    ) -> Result<Turn> {
+        let mut resolve = |id: &str, v: u64| {
+            let missing = || Error::Block {
+                block,
+                detail: format!("a turn refers to artifact `{id}`, which is not in the vault"),
+            };
+            let n = *self.index.artifacts.get(id).ok_or_else(missing)?;
+            let s = self.index.artifact_sections.get(n).ok_or_else(missing)?;
+            let what = || format!("artifact section {n}");
+            let section = self.read_section(s, &what)?;
+            let art: Artifact = brotli_json_seed(
+                &section,
+                &self.limits,
+                &what,
+                Entry(id, std::marker::PhantomData),
+            )?
+            .ok_or_else(missing)?;
+            crate::vault::rebuild_version(id, &art, v)
+        };
+        crate::archive::materialize(block, stored, cache, &mut resolve)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
