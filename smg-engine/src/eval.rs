@@ -82,12 +82,10 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
         };
         ingest(&mut doc, vec![input], &options, &Silent)?;
         let retriever = Retriever::new(&doc, &Limits::default())?;
-        let ids: Vec<&str> = retriever
-            .turns()
-            .iter()
-            .map(|t| t.message_id.as_deref().unwrap_or_default())
-            .collect();
-        let known: HashSet<&str> = ids.iter().copied().collect();
+        let ids: Vec<String> = (0..retriever.turn_count())
+            .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))
+            .collect::<Result<_>>()?;
+        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
         for (question, evidence) in &questions {
             let evidence: HashSet<&str> = evidence
                 .iter()
@@ -99,18 +97,22 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
             }
             // Timed: what `smg context` does for one question (rank, then pack).
             let start = Instant::now();
-            let ranked = retriever.rank(question);
-            let first = retriever.pack(&ranked, BUDGETS[0]);
+            let ranked = retriever.rank(question)?;
+            let first = retriever.pack(&ranked, BUDGETS[0])?;
             report.latencies.push(start.elapsed());
-            let packs: Vec<_> = std::iter::once(first)
+            let packs: Vec<_> = std::iter::once(Ok(first))
                 .chain(BUDGETS[1..].iter().map(|&b| retriever.pack(&ranked, b)))
-                .collect();
+                .collect::<Result<_>>()?;
             let share = |found: &HashSet<&str>| {
                 evidence.iter().filter(|e| found.contains(*e)).count() as f64
                     / evidence.len() as f64
             };
             for (s, &k) in RANKS.iter().enumerate() {
-                let top: HashSet<&str> = ranked.iter().take(k).map(|(i, _)| ids[*i]).collect();
+                let top: HashSet<&str> = ranked
+                    .iter()
+                    .take(k)
+                    .map(|(i, _)| ids[*i].as_str())
+                    .collect();
                 sums.0[s] += share(&top);
             }
             for (s, pack) in packs.iter().enumerate() {

@@ -235,7 +235,7 @@ pub unsafe extern "C" fn smg_memory_info(
         let stats = smg_format::stats(&m.doc);
         let info = json!({
             "version": m.doc.version, "created": m.doc.metadata.created, "modified": m.doc.metadata.modified,
-            "turns": m.retriever.turns().len(), "stats": stats,
+            "turns": m.retriever.turn_count(), "stats": stats,
             "summary": m.doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
         });
         Ok(info.to_string())
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn smg_memory_context(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let p = prompt(&m.doc, &m.retriever, q, budget);
+        let p = prompt(&m.doc, &m.retriever, q, budget).map_err(engine_error)?;
         Ok(p.to_json(q, budget).to_string())
     })
 }
@@ -299,7 +299,7 @@ pub unsafe extern "C" fn smg_memory_expand(
     respond(text_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, id) = unsafe { (handle(mem)?, text(segment, "segment")?) };
-        let turns = m.retriever.expand(&m.doc, id).map_err(engine_error)?;
+        let turns = m.retriever.expand(id).map_err(engine_error)?;
         let out: String = turns
             .iter()
             .map(|t| format!("{}\n", smg_engine::search::display(t)))

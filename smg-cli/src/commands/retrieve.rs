@@ -10,10 +10,22 @@ use smg_engine::search::{
 
 use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
-use crate::io::{load, load_bytes, read_input, write_output, write_stdout};
+use crate::io::{is_stdio, load, load_bytes, read_input, write_output, write_stdout};
 use crate::Outcome;
 
-/// The memory in `file`, with the search index it stores (when it has one).
+/// The memory in `file` for retrieval: a packed file with a stored search index by
+/// the index alone, turns read from disk when needed; any other by reading it all.
+fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error> {
+    if !is_stdio(file) {
+        if let Some(r) = Retriever::open_packed(file, &ctx.limits)? {
+            return Ok(r);
+        }
+    }
+    open(file, ctx).map(|(_, r)| r)
+}
+
+/// The memory in `file` and its retriever (with the search index the file stores,
+/// when it has one).
 fn open(
     file: &Path,
     ctx: &Context,
@@ -64,8 +76,7 @@ fn query_vector(path: &Path) -> Result<QueryVector, smg_engine::Error> {
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let mut options = SearchOptions::new(args.k);
     options.vector = args.vector.as_deref().map(query_vector).transpose()?;
-    let (_, retriever) = open(&args.file, ctx)?;
-    let found = retriever.search(&args.query, &options)?;
+    let found = retriever(&args.file, ctx)?.search(&args.query, &options)?;
     let out = if args.json {
         format!("{}\n", found.to_json(&args.query))
     } else {
@@ -89,7 +100,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (doc, retriever) = open(&args.file, ctx)?;
-    let p = prompt(&doc, &retriever, &args.query, args.budget);
+    let p = prompt(&doc, &retriever, &args.query, args.budget)?;
     let out = if args.json {
         format!("{}\n", p.to_json(&args.query, args.budget))
     } else {
@@ -104,9 +115,8 @@ pub(crate) fn expand(
     segment: &str,
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
-    let (doc, retriever) = open(file, ctx)?;
-    let out: String = retriever
-        .expand(&doc, segment)?
+    let out: String = retriever(file, ctx)?
+        .expand(segment)?
         .iter()
         .map(|t| format!("{}\n", display(t)))
         .collect();

@@ -2,6 +2,7 @@
 //! what does not fit.
 
 use super::{display, Hit, Retriever};
+use crate::error::Result;
 
 /// What a context holds, in the order it shows them.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,17 +27,17 @@ impl Retriever {
     /// Fill `budget` tokens with the best turns for `query`, in rank order, each one
     /// whole; a turn that does not fit is passed over for the next. The rest of the
     /// relevant segments are named by reference cards while room is left.
-    pub fn context(&self, query: &str, budget: usize) -> ContextPack {
+    pub fn context(&self, query: &str, budget: usize) -> Result<ContextPack> {
         // Every turn costs at least one character, so no more than 4 × budget turns
         // fit, and packing gives up after LEFT_OUT more: only those need ranking.
         let needed = budget.saturating_mul(4).saturating_add(LEFT_OUT + 1);
-        let ranked = self.scored(query).map_or_else(Vec::new, |s| s.top(needed));
+        let ranked = self.scored(query)?.map_or_else(Vec::new, |s| s.top(needed));
         self.pack(&ranked, budget)
     }
 
     /// Fill `budget` tokens from a ranking [`Retriever::rank`] gave, as
     /// [`Retriever::context`] does: one ranking serves several budgets.
-    pub fn pack(&self, ranked: &[(usize, f64)], budget: usize) -> ContextPack {
+    pub fn pack(&self, ranked: &[(usize, f64)], budget: usize) -> Result<ContextPack> {
         let mut pack = ContextPack {
             items: Vec::new(),
             cards: Vec::new(),
@@ -48,8 +49,8 @@ impl Retriever {
         let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
         let mut left_out: Vec<usize> = Vec::new();
         for &(i, score) in ranked {
-            let entry = display(&self.turns[i]);
-            let cost = entry.chars().count() + 1;
+            // What a turn costs is known without reading it.
+            let cost = self.ix.chars[i] as usize + 1;
             if !fits(chars, cost) {
                 left_out.push(i);
                 if left_out.len() > LEFT_OUT {
@@ -58,10 +59,11 @@ impl Retriever {
                 continue;
             }
             chars += cost;
-            pack.text.push_str(&entry);
+            let turn = self.turns.get(i)?.into_owned();
+            pack.text.push_str(&display(&turn));
             pack.text.push('\n');
             pack.items.push(Hit {
-                turn: self.turns[i].clone(),
+                turn,
                 score,
                 segment: self.segment(i).cloned(),
             });
@@ -78,7 +80,7 @@ impl Retriever {
             if named.contains(&seg) || pack.cards.len() >= MAX_CARDS {
                 continue;
             }
-            let t = &self.turns[i];
+            let t = self.turns.get(i)?;
             let when = t
                 .timestamp
                 .as_deref()
@@ -86,7 +88,7 @@ impl Retriever {
                 .unwrap_or("");
             let card = format!(
                 "[{seg} {when}] {} (expand {seg})",
-                crate::text::clip(&display(t), 60)
+                crate::text::clip(&display(&t), 60)
             );
             let cost = card.chars().count() + 1;
             if !fits(chars, cost) {
@@ -99,6 +101,6 @@ impl Retriever {
             named.push(seg);
         }
         pack.tokens = chars.div_ceil(4);
-        pack
+        Ok(pack)
     }
 }

@@ -200,15 +200,15 @@ impl Retriever {
         } else if options.vector.is_some() {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
-        let turns = self.scored(query).map_or_else(Vec::new, |s| s.top(n));
+        let turns = self.scored(query)?.map_or_else(Vec::new, |s| s.top(n));
         turn_lists.push((
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
         node_lists.extend(self.node_lists(query, n));
         Ok(SearchResults {
-            turns: self.fuse(&turn_lists, options.k),
-            nodes: self.fuse(&node_lists, options.k),
+            turns: self.fuse(&turn_lists, options.k)?,
+            nodes: self.fuse(&node_lists, options.k)?,
             warnings,
         })
     }
@@ -235,7 +235,7 @@ impl Retriever {
     }
 
     /// Reciprocal rank fusion of `lists`, the first places chosen by MMR; `k` at most.
-    fn fuse(&self, lists: &[(&'static str, Vec<Key>)], k: usize) -> Vec<Found> {
+    fn fuse(&self, lists: &[(&'static str, Vec<Key>)], k: usize) -> Result<Vec<Found>> {
         let mut fused: HashMap<Key, (f64, Vec<&'static str>)> = HashMap::new();
         for (source, list) in lists {
             for (rank, key) in list.iter().enumerate() {
@@ -247,23 +247,23 @@ impl Retriever {
         let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
             fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        self.diversify(&fused, k)
+        self.diversify(&fused, k)?
             .into_iter()
             .map(|i| {
                 let (key, score, sources) = fused[i].clone();
-                Found {
+                Ok(Found {
                     score,
                     sources,
-                    item: self.item(key),
-                }
+                    item: self.item(key)?,
+                })
             })
             .collect()
     }
 
-    fn item(&self, key: Key) -> Item {
-        match key {
+    fn item(&self, key: Key) -> Result<Item> {
+        Ok(match key {
             Key::Turn(i) => Item::Turn {
-                turn: self.turns[i as usize].clone(),
+                turn: self.turns.get(i as usize)?.into_owned(),
                 segment: self.segment(i as usize).cloned(),
             },
             Key::Node(i) => {
@@ -278,19 +278,22 @@ impl Retriever {
                     provenance: serde_json::from_str(&e.provenance).unwrap_or_default(),
                 }
             }
-        }
+        })
     }
 
     /// The order of the first `k` of `fused` (best first): the first places by MMR,
     /// in which only near-duplicates count as alike.
-    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Vec<usize> {
+    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Result<Vec<usize>> {
         let depth = fused.len().min(MMR_DEPTH);
         // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
         // considers), so that ranks stay apart however short the lists.
         let best = fused.first().map_or(1.0, |f| f.1);
         let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
         let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
-        let words: Vec<Vec<u64>> = fused[..depth].iter().map(|f| self.words(f.0)).collect();
+        let words: Vec<Vec<u64>> = fused[..depth]
+            .iter()
+            .map(|f| self.words(f.0))
+            .collect::<Result<_>>()?;
         let mut chosen: Vec<usize> = Vec::new();
         let mut left: Vec<usize> = (0..depth).collect();
         // Each one's likeness to the most alike already chosen.
@@ -312,14 +315,18 @@ impl Retriever {
             chosen.push(pick);
         }
         chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
-        chosen
+        Ok(chosen)
     }
 
     /// A result's content words (unstemmed: alike enough to find near-duplicates,
     /// and several times cheaper), hashed, sorted and unique.
-    fn words(&self, key: Key) -> Vec<u64> {
+    fn words(&self, key: Key) -> Result<Vec<u64>> {
+        let turn;
         let text = match key {
-            Key::Turn(i) => &self.turns[i as usize].content,
+            Key::Turn(i) => {
+                turn = self.turns.get(i as usize)?;
+                &turn.content
+            }
             Key::Node(i) => &self.ix.nodes.entry(i).text,
         };
         let mut words: Vec<u64> = crate::text::terms(text)
@@ -331,7 +338,7 @@ impl Retriever {
             .collect();
         words.sort_unstable();
         words.dedup();
-        words
+        Ok(words)
     }
 }
 
@@ -416,7 +423,12 @@ mod tests {
         ]);
         let found = r.search("pizza olives", &SearchOptions::new(3)).unwrap();
         // By words alone the two copies come first; diversity puts the third between.
-        let by_words: Vec<usize> = r.rank("pizza olives").iter().map(|x| x.0).collect();
+        let by_words: Vec<usize> = r
+            .rank("pizza olives")
+            .unwrap()
+            .iter()
+            .map(|x| x.0)
+            .collect();
         assert_eq!(by_words[..2].iter().sum::<usize>(), 1, "positions 0 and 1");
         let order = ids(&found.turns);
         assert!(

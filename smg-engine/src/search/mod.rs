@@ -14,8 +14,10 @@ mod prompt;
 mod scores;
 mod stored;
 mod time;
+mod turns;
 mod vectors;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -90,7 +92,7 @@ pub fn one_line(text: &str, max: usize) -> String {
 /// graph's nodes and theirs.
 #[derive(Debug)]
 pub struct Retriever {
-    turns: Vec<Turn>,
+    turns: turns::TurnStore,
     ix: Indexes,
     /// Whether `ix` was read from the file.
     stored: bool,
@@ -116,14 +118,20 @@ pub(crate) struct Indexes {
     speakers: Vec<Vec<String>>,
     /// Per turn: its speaker.
     speaker_of: Vec<u32>,
+    /// Per turn: the characters of its [`display`] (what it costs a context).
+    chars: Vec<u32>,
+    /// Turns in each archive block, in order.
+    block_sizes: Vec<u32>,
+    /// SHA-256 of the turns' numbers in order: which turns these indexes describe.
+    digest: [u8; 32],
 }
 
 /// Every archived turn, without its source record (`extra`): retrieval never reads it,
 /// and on a large archive the records are most of the memory (2.3 GB of a million
 /// turns). Blocks decode in parallel, each stripped as it is decoded.
-fn load_turns(doc: &Document, limits: &Limits) -> Result<Vec<Turn>> {
+fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, Vec<u32>)> {
     let Some(archive) = doc.deep_archive.as_ref() else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let method = archive.compression_method.unwrap_or_default();
     let blocks: Vec<Vec<Turn>> = archive
@@ -137,7 +145,8 @@ fn load_turns(doc: &Document, limits: &Limits) -> Result<Vec<Turn>> {
             Ok(turns)
         })
         .collect::<Result<_>>()?;
-    Ok(blocks.into_iter().flatten().collect())
+    let sizes = blocks.iter().map(|b| b.len() as u32).collect();
+    Ok((blocks.into_iter().flatten().collect(), sizes))
 }
 
 impl Indexes {
@@ -158,11 +167,13 @@ impl Retriever {
     /// Read `doc`'s archive (every block) and index its turns (kept without their
     /// source records).
     pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
-        Retriever::index(doc, load_turns(doc, limits)?)
+        let (turns, block_sizes) = load_turns(doc, limits)?;
+        Retriever::index(doc, turns, block_sizes)
     }
 
-    /// Index `turns`, the archive of `doc`, and `doc`'s graph.
-    fn index(doc: &Document, turns: Vec<Turn>) -> Result<Self> {
+    /// Index `turns`, the archive of `doc` (blocks of `block_sizes` turns), and
+    /// `doc`'s graph.
+    fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
         let index = Bm25::new(turns.chunks(16384).flat_map(|chunk| {
@@ -220,9 +231,15 @@ impl Retriever {
             .collect();
         let nodes = nodes::Nodes::new(doc, times.latest());
         let vectors = vectors::Vectors::new(doc, &position, &nodes);
+        let chars = turns
+            .par_iter()
+            .map(|t| display(t).chars().count() as u32)
+            .collect();
         Ok(Retriever {
-            turns,
             ix: Indexes {
+                chars,
+                block_sizes,
+                digest: stored::digest(&turns),
                 nodes,
                 vectors,
                 times,
@@ -234,6 +251,7 @@ impl Retriever {
                 segment_of,
                 session_of,
             },
+            turns: turns::TurnStore::Loaded(turns),
             stored: false,
         })
     }
@@ -243,65 +261,70 @@ impl Retriever {
         self.ix.segment_of[i].map(|s| &self.ix.segments[s as usize])
     }
 
-    /// Archived turns, in archive order, without their source records (`extra`; read
-    /// those with [`smg_format::read_archive`]).
-    pub fn turns(&self) -> &[Turn] {
-        &self.turns
+    /// How many graph nodes retrieval knows.
+    pub fn node_count(&self) -> usize {
+        self.ix.nodes.len()
     }
 
-    /// The original turns of segment `id` of `doc` (the one this was built from), in
-    /// order; an unknown id is `SMG-E201`.
-    pub fn expand(&self, doc: &Document, id: &str) -> Result<Vec<Turn>> {
-        let node = doc
-            .graphs()
-            .into_iter()
-            .flat_map(|(_, g)| g.nodes.iter().flatten())
-            .find(|n| n.id == id && n.kind == "segment")
-            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))?;
-        let wanted: std::collections::HashSet<u64> = node
-            .provenance
+    /// How many turns the archive holds.
+    pub fn turn_count(&self) -> usize {
+        self.turns.len()
+    }
+
+    /// The archived turn at position `i` (in archive order, below
+    /// [`Retriever::turn_count`]), without its source record (`extra`; read those
+    /// with [`smg_format::read_archive`]). From a packed file this reads its block.
+    pub fn turn(&self, i: usize) -> Result<Cow<'_, Turn>> {
+        self.turns.get(i)
+    }
+
+    /// The original turns of segment `id`, in order; an unknown id is `SMG-E201`.
+    pub fn expand(&self, id: &str) -> Result<Vec<Turn>> {
+        let s = self
+            .ix
+            .segments
             .iter()
-            .flatten()
-            .flat_map(|p| p.turns.iter().flatten().copied())
-            .collect();
-        Ok(self
-            .turns
-            .iter()
-            .filter(|t| wanted.contains(&t.turn))
-            .cloned()
-            .collect())
+            .position(|x| x == id)
+            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))? as u32;
+        (0..self.turns.len())
+            .filter(|&i| self.ix.segment_of[i] == Some(s))
+            .map(|i| self.turns.get(i).map(Cow::into_owned))
+            .collect()
     }
 
     /// The `k` best turns for `query`, best first (what a context is made of; a
     /// [`Retriever::search`] finds memory nodes as well).
-    pub fn search_turns(&self, query: &str, k: usize) -> Vec<Hit> {
-        self.scored(query)
+    pub fn search_turns(&self, query: &str, k: usize) -> Result<Vec<Hit>> {
+        self.scored(query)?
             .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
-            .map(|(i, score)| Hit {
-                turn: self.turns[i].clone(),
-                score,
-                segment: self.segment(i).cloned(),
+            .map(|(i, score)| {
+                Ok(Hit {
+                    turn: self.turns.get(i)?.into_owned(),
+                    score,
+                    segment: self.segment(i).cloned(),
+                })
             })
             .collect()
     }
 
-    /// The matching turns (the 2,000 best matches and the turns around them), as (index
-    /// into [`Retriever::turns`], score), best first; ties go to the earlier turn.
-    pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
-        self.scored(query).map_or_else(Vec::new, |s| s.ranked())
+    /// The matching turns (the 2,000 best matches and the turns around them), as
+    /// (position, see [`Retriever::turn`], score), best first; ties go to the earlier
+    /// turn.
+    pub fn rank(&self, query: &str) -> Result<Vec<(usize, f64)>> {
+        Ok(self.scored(query)?.map_or_else(Vec::new, |s| s.ranked()))
     }
 
     /// The scores behind [`Retriever::rank`]; `None` when nothing can match.
-    pub(crate) fn scored(&self, query: &str) -> Option<Scores> {
+    pub(crate) fn scored(&self, query: &str) -> Result<Option<Scores>> {
         let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
-        if query.is_empty() || self.turns.is_empty() {
-            return None;
+        if query.is_empty() || self.turns.len() == 0 {
+            return Ok(None);
         }
         let mut scores = self.ix.index.scores(&query);
         let first = scores.top(FEEDBACK_TURNS);
-        let more = self.feedback(&query, &first);
+        let more = self.feedback(&query, &first)?;
         self.ix.index.add_scores(&mut scores, &more);
         let mut scores = scores.keep_best(CANDIDATES);
         self.lend_to_neighbours(&mut scores);
@@ -317,14 +340,18 @@ impl Retriever {
                 }
             }
         }
-        Some(scores)
+        Ok(Some(scores))
     }
 
     /// The words (not in the query) that best distinguish its first few hits, weighted.
-    fn feedback(&self, query: &[(String, f64)], first: &[(usize, f64)]) -> Vec<(String, f64)> {
+    fn feedback(
+        &self,
+        query: &[(String, f64)],
+        first: &[(usize, f64)],
+    ) -> Result<Vec<(String, f64)>> {
         let mut weight: HashMap<String, f64> = HashMap::new();
         for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
-            for t in tokens(&display(&self.turns[i])) {
+            for t in tokens(&display(&*self.turns.get(i)?)) {
                 if self.ix.index.df(&t) > 1 {
                     *weight.entry(t).or_default() += 1.0;
                 }
@@ -340,11 +367,11 @@ impl Retriever {
             .collect();
         extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = extra.first().map_or(1.0, |e| e.1).max(f64::MIN_POSITIVE);
-        extra
+        Ok(extra
             .into_iter()
             .take(FEEDBACK_TERMS)
             .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top))
-            .collect()
+            .collect())
     }
 
     /// For "when" questions, turns that place something in time gain.
@@ -460,12 +487,19 @@ mod tests {
     #[test]
     fn turns_are_kept_without_their_source_records() {
         let r = memory(CHAT);
-        assert_eq!(r.turns().len(), CHAT.len());
-        assert!(r.turns().iter().all(|t| t.extra.is_empty()));
-        assert_eq!(r.turns()[2].content, CHAT[2].1);
+        assert_eq!(r.turn_count(), CHAT.len());
+        assert!((0..CHAT.len()).all(|i| r.turn(i).unwrap().extra.is_empty()));
+        assert_eq!(r.turn(2).unwrap().content, CHAT[2].1);
+        let seg = r.segment(2).unwrap().clone();
+        assert!(r
+            .expand(&seg)
+            .unwrap()
+            .iter()
+            .any(|t| t.content == CHAT[2].1));
+        assert_eq!(r.expand("seg-999").unwrap_err().code(), "SMG-E201");
         assert_eq!(
             r.segment(0).map(String::as_str),
-            r.search_turns("weekend", 1)[0].segment.as_deref()
+            r.search_turns("weekend", 1).unwrap()[0].segment.as_deref()
         );
     }
 
@@ -484,7 +518,7 @@ mod tests {
     #[test]
     fn the_matching_turn_ranks_first_and_its_neighbours_follow() {
         let r = memory(CHAT);
-        let hits = r.search_turns("Where did Ann go hiking?", 3);
+        let hits = r.search_turns("Where did Ann go hiking?", 3).unwrap();
         assert_eq!(hits[0].turn.turn, 3);
         // The turns around it, in its session, follow: here the question before it.
         assert!(
@@ -492,10 +526,13 @@ mod tests {
             "{hits:?}"
         );
         assert!(hits[0].segment.is_some());
-        assert!(r.search_turns("", 5).is_empty());
-        assert!(r.search_turns("the of and", 5).is_empty());
+        assert!(r.search_turns("", 5).unwrap().is_empty());
+        assert!(r.search_turns("the of and", 5).unwrap().is_empty());
         let long = "bakery ".repeat(15_000);
-        assert!(r.search_turns(&long, 1)[0].turn.content.contains("bakery"));
+        assert!(r.search_turns(&long, 1).unwrap()[0]
+            .turn
+            .content
+            .contains("bakery"));
     }
 
     #[test]
@@ -514,14 +551,16 @@ mod tests {
         ]);
         // Both say it; the one the question names comes first.
         assert_eq!(
-            r.search_turns("Does Bob love the bike?", 1)[0]
+            r.search_turns("Does Bob love the bike?", 1).unwrap()[0]
                 .turn
                 .speaker
                 .as_deref(),
             Some("Bob")
         );
         assert_eq!(
-            r.search_turns("When did Ann get the bike?", 1)[0].turn.turn,
+            r.search_turns("When did Ann get the bike?", 1).unwrap()[0]
+                .turn
+                .turn,
             3
         );
     }
@@ -529,11 +568,11 @@ mod tests {
     #[test]
     fn context_fits_the_budget_and_names_what_is_left_out() {
         let r = memory(CHAT);
-        let none = r.context("bakery job", 0);
+        let none = r.context("bakery job", 0).unwrap();
         assert!(none.items.is_empty() && none.text.is_empty());
-        let all = r.context("bakery job", 1_000_000_000);
+        let all = r.context("bakery job", 1_000_000_000).unwrap();
         assert!(all.items.iter().any(|h| h.turn.turn == 5));
-        let small = r.context("hiking mountains sister bakery", 20);
+        let small = r.context("hiking mountains sister bakery", 20).unwrap();
         assert!(small.tokens <= 20, "{small:?}");
         assert!(!small.items.is_empty());
         assert_eq!(

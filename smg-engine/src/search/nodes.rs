@@ -195,6 +195,10 @@ impl Nodes {
         self
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     pub(crate) fn entry(&self, i: u32) -> &Entry {
         &self.entries[i as usize]
     }

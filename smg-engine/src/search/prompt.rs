@@ -83,7 +83,12 @@ impl Part {
 }
 
 /// Build the context for `query` within `budget` tokens.
-pub fn prompt(doc: &Document, retriever: &Retriever, query: &str, budget: usize) -> Prompt {
+pub fn prompt(
+    doc: &Document,
+    retriever: &Retriever,
+    query: &str,
+    budget: usize,
+) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
     let usable = budget.saturating_sub(share(SYSTEM) + share(MARGIN));
     let mut out = Prompt {
@@ -117,7 +122,7 @@ pub fn prompt(doc: &Document, retriever: &Retriever, query: &str, budget: usize)
     add_artifacts(doc, &mut artifacts, &mut out);
     let used = (working.text.chars().count() + artifacts.text.chars().count()).div_ceil(4);
     // One token for the line breaks that join the parts.
-    let pack = retriever.context(query, usable.saturating_sub(used + 1));
+    let pack = retriever.context(query, usable.saturating_sub(used + 1))?;
     if pack.items.is_empty() {
         out.warnings
             .push("nothing in memory matches the query".into());
@@ -134,7 +139,7 @@ pub fn prompt(doc: &Document, retriever: &Retriever, query: &str, budget: usize)
     out.tokens = out.text.chars().count().div_ceil(4);
     out.items = pack.items;
     out.cards = pack.cards;
-    out
+    Ok(out)
 }
 
 fn working_used(part: &Part, usable: usize) -> usize {
@@ -206,19 +211,19 @@ mod tests {
     fn every_budget_is_kept_and_parts_come_in_order() {
         let (doc, r) = memory();
         for budget in [0, 10, 100, 300, 1000, 8000, 1_000_000_000] {
-            let p = prompt(&doc, &r, "stripe webhook secret", budget);
+            let p = prompt(&doc, &r, "stripe webhook secret", budget).unwrap();
             assert!(p.tokens <= budget, "{budget}: {} tokens", p.tokens);
             assert_eq!(p.tokens, p.text.chars().count().div_ceil(4));
         }
-        let empty = prompt(&doc, &r, "stripe", 0);
+        let empty = prompt(&doc, &r, "stripe", 0).unwrap();
         assert!(empty.text.is_empty() && empty.items.is_empty());
         assert!(!empty.warnings.is_empty());
-        let full = prompt(&doc, &r, "stripe webhook secret", 8000);
+        let full = prompt(&doc, &r, "stripe webhook secret", 8000).unwrap();
         assert!(full.text.starts_with("Memory summary: "));
         assert!(!full.items.is_empty());
         assert!(!full.artifacts.is_empty(), "{full:?}");
         assert!(full.text.contains("src/webhook.rs"));
-        let none = prompt(&doc, &r, "zebra quantum", 8000);
+        let none = prompt(&doc, &r, "zebra quantum", 8000).unwrap();
         assert!(none.warnings.iter().any(|w| w.contains("nothing")));
     }
 }

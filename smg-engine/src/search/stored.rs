@@ -4,36 +4,24 @@
 //! postcard encoding of the indexes with the count and a digest of the turns they
 //! describe. A stored index that does not fit is not used: the file is indexed anew.
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use smg_format::{Document, Limits, Turn};
+use std::path::Path;
 
+use smg_format::{Document, Limits, PackedArchive, Turn};
+
+use super::turns::{Lazy, TurnStore};
 use super::{load_turns, Indexes, Retriever};
 use crate::error::Result;
 
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 1;
+const VERSION: u16 = 2;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
-#[derive(Serialize)]
-struct Out<'a> {
-    turns: u64,
-    digest: [u8; 32],
-    indexes: &'a Indexes,
-}
-
-#[derive(Deserialize)]
-struct In {
-    turns: u64,
-    digest: [u8; 32],
-    indexes: Indexes,
-}
-
 /// What the stored index must describe: every turn's number, in archive order.
-fn digest(turns: &[Turn]) -> [u8; 32] {
+pub(crate) fn digest(turns: &[Turn]) -> [u8; 32] {
     let mut h = Sha256::new();
     for t in turns {
         h.update(t.turn.to_le_bytes());
@@ -45,12 +33,7 @@ impl Retriever {
     /// The indexes as the bytes of a packed file's `search` extension (see
     /// [`smg_format::with_extension`]); the same memory gives the same bytes.
     pub fn index_bytes(&self) -> Result<Vec<u8>> {
-        let out = Out {
-            turns: self.turns.len() as u64,
-            digest: digest(&self.turns),
-            indexes: &self.ix,
-        };
-        let raw = postcard::to_stdvec(&out).map_err(|e| internal(e.to_string()))?;
+        let raw = postcard::to_stdvec(&self.ix).map_err(|e| internal(e.to_string()))?;
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
         bytes.extend(zstd::bulk::compress(&raw, LEVEL).map_err(|e| internal(e.to_string()))?);
@@ -61,15 +44,16 @@ impl Retriever {
     /// extension) when it describes these turns; otherwise index them, as
     /// [`Retriever::new`] does. [`Retriever::used_stored_index`] tells which.
     pub fn with_stored(doc: &Document, limits: &Limits, stored: Option<&[u8]>) -> Result<Self> {
-        let turns = load_turns(doc, limits)?;
-        if let Some(ix) = stored.and_then(|b| read(b, &turns, limits)) {
+        let (turns, block_sizes) = load_turns(doc, limits)?;
+        let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
+        if let Some(ix) = stored.and_then(|b| read(b, limits)).filter(fits) {
             return Ok(Retriever {
-                turns,
+                turns: TurnStore::Loaded(turns),
                 ix,
                 stored: true,
             });
         }
-        Retriever::index(doc, turns)
+        Retriever::index(doc, turns, block_sizes)
     }
 
     /// Open the bytes of a memory file (`doc`, already read from them): with the
@@ -78,6 +62,37 @@ impl Retriever {
     pub fn open(bytes: &[u8], doc: &Document, limits: &Limits) -> Result<Self> {
         let stored = smg_format::read_extension(bytes, EXTENSION)?;
         Retriever::with_stored(doc, limits, stored)
+    }
+
+    /// Open the packed file at `path` by its stored search index alone: nothing of
+    /// the document is parsed, and turns stay on disk until asked for, a block at a
+    /// time. `None` when the file is not packed or has no current index (open it
+    /// with [`Retriever::open`]).
+    pub fn open_packed(path: &Path, limits: &Limits) -> Result<Option<Self>> {
+        let mut head = Vec::with_capacity(20);
+        std::fs::File::open(path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 20), &mut head))
+            .map_err(|source| smg_format::Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if smg_format::detect_encoding(&head).ok() != Some(smg_format::Encoding::Packed) {
+            return Ok(None);
+        }
+        let file = PackedArchive::open(path, limits)?;
+        let Some(ix) = file.extension(EXTENSION)?.and_then(|b| read(&b, limits)) else {
+            return Ok(None);
+        };
+        let counted: usize = ix.block_sizes.iter().map(|&n| n as usize).sum();
+        if ix.block_sizes.len() != file.block_count() || counted != ix.chars.len() {
+            return Ok(None);
+        }
+        let turns = TurnStore::Packed(Lazy::new(file, &ix.block_sizes));
+        Ok(Some(Retriever {
+            turns,
+            ix,
+            stored: true,
+        }))
     }
 
     /// Whether the indexes came from the file rather than from indexing it.
@@ -104,7 +119,7 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
 }
 
-fn read(bytes: &[u8], turns: &[Turn], limits: &Limits) -> Option<Indexes> {
+fn read(bytes: &[u8], limits: &Limits) -> Option<Indexes> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (version, data) = rest.split_first_chunk::<2>()?;
     if u16::from_le_bytes(*version) != VERSION {
@@ -112,9 +127,8 @@ fn read(bytes: &[u8], turns: &[Turn], limits: &Limits) -> Option<Indexes> {
     }
     let raw =
         zstd::bulk::decompress(data, limits.max_bytes.try_into().unwrap_or(usize::MAX)).ok()?;
-    let stored: In = postcard::from_bytes(&raw).ok()?;
-    (stored.turns == turns.len() as u64 && stored.digest == digest(turns))
-        .then(|| stored.indexes.restored())
+    let ix: Indexes = postcard::from_bytes(&raw).ok()?;
+    Some(ix.restored())
 }
 
 fn internal(detail: String) -> crate::Error {
@@ -156,9 +170,53 @@ mod tests {
                 built.search(q, &o).unwrap(),
                 "{q}"
             );
-            assert_eq!(read.context(q, 40), built.context(q, 40), "{q}");
+            assert_eq!(
+                read.context(q, 40).unwrap(),
+                built.context(q, 40).unwrap(),
+                "{q}"
+            );
         }
         assert_eq!(read.index_bytes().unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_packed_file_opens_by_its_index_alone() {
+        let doc = document(CHAT);
+        let limits = Limits::default();
+        let dir = tempfile::tempdir().unwrap();
+        let [json, packed, indexed] = ["j.smg", "p.smg", "i.smg"].map(|n| dir.path().join(n));
+        let write = |path: &Path, encoding| {
+            let options = smg_format::WriteOptions::new(encoding);
+            std::fs::write(path, smg_format::to_bytes(&doc, &options).unwrap()).unwrap();
+        };
+        write(&json, smg_format::Encoding::Brotli);
+        write(&packed, smg_format::Encoding::Packed);
+        let bytes = with_search_index(&std::fs::read(&packed).unwrap(), &limits).unwrap();
+        std::fs::write(&indexed, bytes).unwrap();
+        assert!(Retriever::open_packed(&json, &limits).unwrap().is_none());
+        assert!(Retriever::open_packed(&packed, &limits).unwrap().is_none());
+        let lazy = Retriever::open_packed(&indexed, &limits).unwrap().unwrap();
+        let built = Retriever::new(&doc, &limits).unwrap();
+        assert_eq!(lazy.turn_count(), CHAT.len());
+        for i in 0..CHAT.len() {
+            assert_eq!(lazy.turn(i).unwrap(), built.turn(i).unwrap());
+        }
+        assert!(lazy.turn(CHAT.len()).is_err());
+        for q in ["Where did Ann go hiking?", "bakery job Monday"] {
+            let o = SearchOptions::new(5);
+            assert_eq!(
+                lazy.search(q, &o).unwrap(),
+                built.search(q, &o).unwrap(),
+                "{q}"
+            );
+            assert_eq!(
+                lazy.context(q, 30).unwrap(),
+                built.context(q, 30).unwrap(),
+                "{q}"
+            );
+        }
+        let seg = built.segment(0).unwrap().clone();
+        assert_eq!(lazy.expand(&seg).unwrap(), built.expand(&seg).unwrap());
     }
 
     #[test]
@@ -182,7 +240,7 @@ mod tests {
         ] {
             let r = Retriever::with_stored(doc, &limits, Some(b)).unwrap();
             assert!(!r.used_stored_index(), "{what}");
-            assert!(!r.search_turns("hiking", 1).is_empty(), "{what}");
+            assert!(!r.search_turns("hiking", 1).unwrap().is_empty(), "{what}");
         }
     }
 }
