@@ -13,6 +13,7 @@ use smg_format::{Provenance, Turn};
 
 use super::bm25::tokens;
 use super::nodes::Entry;
+use super::sketch::Sketch;
 use super::vectors::QueryVector;
 use super::{display, time, Retriever};
 use crate::error::Result;
@@ -290,10 +291,7 @@ impl Retriever {
         let best = fused.first().map_or(1.0, |f| f.1);
         let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
         let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
-        let words: Vec<Vec<u64>> = fused[..depth]
-            .iter()
-            .map(|f| self.words(f.0))
-            .collect::<Result<_>>()?;
+        let sketches: Vec<Sketch> = fused[..depth].iter().map(|f| self.sketch(f.0)).collect();
         let mut chosen: Vec<usize> = Vec::new();
         let mut left: Vec<usize> = (0..depth).collect();
         // Each one's likeness to the most alike already chosen.
@@ -307,7 +305,7 @@ impl Retriever {
                 .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
             let pick = left.remove(at);
             for &i in &left {
-                let alike = jaccard(&words[i], &words[pick]);
+                let alike = sketches[i].likeness(&sketches[pick]);
                 if alike >= NEAR_DUPLICATE {
                     likeness[i] = likeness[i].max(alike);
                 }
@@ -318,50 +316,13 @@ impl Retriever {
         Ok(chosen)
     }
 
-    /// A result's content words (unstemmed: alike enough to find near-duplicates,
-    /// and several times cheaper), hashed, sorted and unique.
-    fn words(&self, key: Key) -> Result<Vec<u64>> {
-        let turn;
-        let text = match key {
-            Key::Turn(i) => {
-                turn = self.turns.get(i as usize)?;
-                &turn.content
-            }
-            Key::Node(i) => &self.ix.nodes.entry(i).text,
-        };
-        let mut words: Vec<u64> = crate::text::terms(text)
-            .map(|w| {
-                let mut h = std::hash::DefaultHasher::new();
-                std::hash::Hash::hash(&w, &mut h);
-                std::hash::Hasher::finish(&h)
-            })
-            .collect();
-        words.sort_unstable();
-        words.dedup();
-        Ok(words)
-    }
-}
-
-/// How alike two sorted, unique word lists are, in \[0, 1\]: the share they have
-/// in common (Jaccard).
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
+    /// What MMR compares a result by: a turn's sketch is in the index (its text stays
+    /// on disk), a node's is made from its text.
+    fn sketch(&self, key: Key) -> Sketch {
+        match key {
+            Key::Turn(i) => self.ix.sketches[i as usize],
+            Key::Node(i) => Sketch::of(&self.ix.nodes.entry(i).text),
         }
-    }
-    let all = a.len() + b.len() - common;
-    if all == 0 {
-        0.0
-    } else {
-        common as f64 / all as f64
     }
 }
 
@@ -436,9 +397,13 @@ mod tests {
             "{order:?}"
         );
         assert_eq!(order[1], "turn 3", "{order:?}");
-        assert!((jaccard(&[1, 2], &[2, 3]) - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(jaccard(&[1, 5, 9], &[1, 5, 9]), 1.0);
-        assert_eq!(jaccard(&[], &[]), 0.0);
+        let a = Sketch::of("pizza with olives and cheese");
+        assert_eq!(
+            a.likeness(&Sketch::of("Pizza with olives, and cheese!")),
+            1.0
+        );
+        assert!(a.likeness(&Sketch::of("the weather in Oslo tomorrow")) < NEAR_DUPLICATE);
+        assert_eq!(Sketch::of("").likeness(&Sketch::of("the and")), 0.0);
     }
 
     #[test]

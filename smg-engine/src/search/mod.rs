@@ -12,6 +12,7 @@ mod hybrid;
 mod nodes;
 mod prompt;
 mod scores;
+mod sketch;
 mod stored;
 mod time;
 mod turns;
@@ -120,6 +121,8 @@ pub(crate) struct Indexes {
     speaker_of: Vec<u32>,
     /// Per turn: the characters of its [`display`] (what it costs a context).
     chars: Vec<u32>,
+    /// Per turn: a sketch of its words, to tell near-duplicates without reading it.
+    sketches: Vec<sketch::Sketch>,
     /// Turns in each archive block, in order.
     block_sizes: Vec<u32>,
     /// SHA-256 of the turns' numbers in order: which turns these indexes describe.
@@ -235,9 +238,14 @@ impl Retriever {
             .par_iter()
             .map(|t| display(t).chars().count() as u32)
             .collect();
+        let sketches = turns
+            .par_iter()
+            .map(|t| sketch::Sketch::of(&t.content))
+            .collect();
         Ok(Retriever {
             ix: Indexes {
                 chars,
+                sketches,
                 block_sizes,
                 digest: stored::digest(&turns),
                 nodes,

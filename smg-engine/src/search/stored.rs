@@ -16,7 +16,7 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 2;
+const VERSION: u16 = 3;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 

@@ -56,7 +56,7 @@ impl Lazy {
         if let Some(turns) = cached(&self.cache.lock().unwrap_or_else(|e| e.into_inner())) {
             return Ok(turns);
         }
-        let mut turns = self.file.block(k)?;
+        let turns = self.file.block_without_extras(k)?;
         let expected = self.starts[k + 1] - self.starts[k];
         if turns.len() != expected {
             return Err(Error::Format(smg_format::Error::Block {
@@ -66,9 +66,6 @@ impl Lazy {
                     turns.len()
                 ),
             }));
-        }
-        for t in &mut turns {
-            t.extra = Default::default();
         }
         let turns = Arc::new(turns);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());

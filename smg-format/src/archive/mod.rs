@@ -58,8 +58,26 @@ pub(crate) fn stored_turns(
     method: CompressionMethod,
     limits: &Limits,
 ) -> Result<Vec<serde_json::Value>> {
+    parse_stored(id, &decompress(id, raw, method, limits)?)
+}
+
+/// A block's stored turns from its decompressed JSON.
+pub(crate) fn parse_stored(id: u64, json: &[u8]) -> Result<Vec<serde_json::Value>> {
+    serde_json::from_slice(json).map_err(|e| Error::Block {
+        block: id,
+        detail: format!("decoded data is not a JSON array of turns: {e}"),
+    })
+}
+
+/// A block's data decompressed: the JSON array of its stored turns.
+pub(crate) fn decompress(
+    id: u64,
+    raw: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
     let fail = |detail: String| Error::Block { block: id, detail };
-    let json = match method {
+    Ok(match method {
         CompressionMethod::None => raw.to_vec(),
         CompressionMethod::Brotli => read_bounded(
             brotli::Decompressor::new(raw, 1 << 16),
@@ -75,9 +93,7 @@ pub(crate) fn stored_turns(
             0,
         )
         .map_err(|e| fail(e.to_string()))?,
-    };
-    serde_json::from_slice(&json)
-        .map_err(|e| fail(format!("decoded data is not a JSON array of turns: {e}")))
+    })
 }
 
 /// One stored turn as the turn that was said: `parts` joined back into `content`.

@@ -108,18 +108,80 @@ impl PackedArchive {
             .get(k)
             .ok_or_else(|| Error::InvalidArgument(format!("the archive has no block {k}")))?
             .id;
+        let json = self.block_json(k)?;
+        // Most blocks keep no code in the vault: their turns parse as they are.
+        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(&json) {
+            if turns.iter().all(|t| !t.extra.contains_key("parts")) {
+                return Ok(turns);
+            }
+        }
         let mut cache = HashMap::new();
-        self.stored(k)?
+        crate::archive::parse_stored(id, &json)?
             .into_iter()
             .map(|t| self.materialize(id, t, &mut cache))
             .collect()
     }
 
+    /// [`PackedArchive::block`] without each turn's `extra` (the fields this version
+    /// does not know, such as the source records importers keep): what search needs,
+    /// read without building them.
+    pub fn block_without_extras(&self, k: usize) -> Result<Vec<Turn>> {
+        /// A stored turn's known fields; `parts` only to tell that code is in the vault.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Known {
+            turn: u64,
+            timestamp: Option<String>,
+            role: String,
+            content: Option<String>,
+            importance: Option<f64>,
+            speaker: Option<String>,
+            conversation_id: Option<String>,
+            session_id: Option<String>,
+            message_id: Option<String>,
+            parts: Option<serde::de::IgnoredAny>,
+        }
+        if k >= self.index.blocks.len() {
+            return Err(Error::InvalidArgument(format!(
+                "the archive has no block {k}"
+            )));
+        }
+        let json = self.block_json(k)?;
+        let known: Option<Vec<Known>> = serde_json::from_slice(&json).ok();
+        let Some(known) = known.filter(|t: &Vec<Known>| t.iter().all(|t| t.parts.is_none())) else {
+            let mut turns = self.block(k)?;
+            for t in &mut turns {
+                t.extra = Default::default();
+            }
+            return Ok(turns);
+        };
+        Ok(known
+            .into_iter()
+            .map(|t| Turn {
+                turn: t.turn,
+                timestamp: t.timestamp,
+                role: t.role,
+                content: t.content.unwrap_or_default(),
+                importance: t.importance,
+                speaker: t.speaker,
+                conversation_id: t.conversation_id,
+                session_id: t.session_id,
+                message_id: t.message_id,
+                extra: Default::default(),
+            })
+            .collect())
+    }
+
     /// The stored (not yet materialized) turns of the `k`-th block.
     fn stored(&self, k: usize) -> Result<Vec<serde_json::Value>> {
+        crate::archive::parse_stored(self.index.blocks[k].id, &self.block_json(k)?)
+    }
+
+    /// The decompressed JSON of the `k`-th block.
+    fn block_json(&self, k: usize) -> Result<Vec<u8>> {
         let block = &self.index.blocks[k];
         let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
-        crate::archive::stored_turns(block.id, &raw, self.index.compression_method, &self.limits)
+        crate::archive::decompress(block.id, &raw, self.index.compression_method, &self.limits)
     }
 
     /// A stored turn with its code read back from the vault's sections.
