@@ -104,6 +104,8 @@ pub struct Retriever {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Indexes {
     index: Bm25,
+    /// Stored as a part of its own ([`stored`]).
+    #[serde(skip)]
     nodes: nodes::Nodes,
     vectors: Option<vectors::Vectors>,
     /// Segment node ids, which `segment_of` points into.

@@ -1,8 +1,10 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), then Zstandard of the
-//! postcard encoding of the indexes with the count and a digest of the turns they
-//! describe. A stored index that does not fit is not used: the file is indexed anew.
+//! bytes: `smg-search`, a format version (u16, little-endian), the length of the first
+//! part (u64, little-endian), then two parts, each Zstandard of a postcard encoding:
+//! the turns' indexes (with a digest of the turns they describe), and the nodes'.
+//! They are read side by side. A stored index that does not fit is not used: the
+//! file is indexed anew.
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -16,7 +18,7 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 3;
+const VERSION: u16 = 4;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
@@ -33,10 +35,17 @@ impl Retriever {
     /// The indexes as the bytes of a packed file's `search` extension (see
     /// [`smg_format::with_extension`]); the same memory gives the same bytes.
     pub fn index_bytes(&self) -> Result<Vec<u8>> {
-        let raw = postcard::to_stdvec(&self.ix).map_err(|e| internal(e.to_string()))?;
+        let part = |raw: postcard::Result<Vec<u8>>| {
+            let raw = raw.map_err(|e| internal(e.to_string()))?;
+            zstd::bulk::compress(&raw, LEVEL).map_err(|e| internal(e.to_string()))
+        };
+        let turns = part(postcard::to_stdvec(&self.ix))?;
+        let nodes = part(postcard::to_stdvec(&self.ix.nodes))?;
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend(zstd::bulk::compress(&raw, LEVEL).map_err(|e| internal(e.to_string()))?);
+        bytes.extend_from_slice(&(turns.len() as u64).to_le_bytes());
+        bytes.extend(turns);
+        bytes.extend(nodes);
         Ok(bytes)
     }
 
@@ -121,13 +130,22 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
 
 fn read(bytes: &[u8], limits: &Limits) -> Option<Indexes> {
     let rest = bytes.strip_prefix(MAGIC)?;
-    let (version, data) = rest.split_first_chunk::<2>()?;
+    let (version, rest) = rest.split_first_chunk::<2>()?;
     if u16::from_le_bytes(*version) != VERSION {
         return None;
     }
-    let raw =
-        zstd::bulk::decompress(data, limits.max_bytes.try_into().unwrap_or(usize::MAX)).ok()?;
-    let ix: Indexes = postcard::from_bytes(&raw).ok()?;
+    // Two parts, read side by side: the turns' indexes and the nodes'.
+    let (len, rest) = rest.split_first_chunk::<8>()?;
+    let at = usize::try_from(u64::from_le_bytes(*len)).ok()?;
+    let (turns, nodes) = (rest.get(..at)?, rest.get(at..)?);
+    let most = limits.max_bytes.try_into().unwrap_or(usize::MAX);
+    let part = |data: &[u8]| zstd::bulk::decompress(data, most).ok();
+    let (ix, nodes) = rayon::join(
+        || postcard::from_bytes::<Indexes>(&part(turns)?).ok(),
+        || postcard::from_bytes::<super::nodes::Nodes>(&part(nodes)?).ok(),
+    );
+    let mut ix = ix?;
+    ix.nodes = nodes?;
     Some(ix.restored())
 }
 
