@@ -9,6 +9,20 @@ use smg_format::{Document, Edge, Node};
 
 use crate::error::Error;
 
+/// A node's own text fields, those it has: label, description, content, outcome and
+/// rationale.
+pub(crate) fn node_texts(n: &Node) -> impl Iterator<Item = &str> {
+    [
+        &n.label,
+        &n.description,
+        &n.content,
+        &n.outcome,
+        &n.rationale,
+    ]
+    .into_iter()
+    .filter_map(|f| f.as_deref())
+}
+
 /// All nodes and edges of a document, indexed by node id.
 #[derive(Debug, Clone)]
 pub struct MemoryGraph {

@@ -165,16 +165,7 @@ fn field(n: &Node, name: &str) -> Json {
 }
 
 fn text_of(n: &Node) -> String {
-    let mut parts: Vec<&str> = [
-        &n.label,
-        &n.description,
-        &n.content,
-        &n.outcome,
-        &n.rationale,
-    ]
-    .into_iter()
-    .filter_map(|f| f.as_deref())
-    .collect();
+    let mut parts: Vec<&str> = crate::graph::node_texts(n).collect();
     parts.extend(n.keywords.iter().flatten().map(String::as_str));
     parts.extend(n.tags.iter().flatten().map(String::as_str));
     parts.join(" ")

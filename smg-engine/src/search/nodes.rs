@@ -87,17 +87,8 @@ fn millis(t: Option<&str>) -> Option<i64> {
 
 fn text_of(n: &Node) -> String {
     let mut parts: Vec<&str> = Vec::new();
-    for p in [
-        &n.label,
-        &n.description,
-        &n.content,
-        &n.outcome,
-        &n.rationale,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if !parts.iter().any(|q| q.contains(p.as_str())) {
+    for p in crate::graph::node_texts(n) {
+        if !parts.iter().any(|q| q.contains(p)) {
             parts.push(p);
         }
     }

@@ -161,6 +161,14 @@ mod tests {
     use crate::search::tests::{document, CHAT};
     use crate::search::SearchOptions;
 
+    /// The same search results and the same context for `q`.
+    fn assert_answers_alike(a: &Retriever, b: &Retriever, q: &str, budget: usize) {
+        let o = SearchOptions::new(5);
+        assert_eq!(a.search(q, &o).unwrap(), b.search(q, &o).unwrap(), "{q}");
+        let (x, y) = (a.context(q, budget).unwrap(), b.context(q, budget).unwrap());
+        assert_eq!(x, y, "{q}");
+    }
+
     #[test]
     fn a_stored_index_answers_as_the_one_it_was_made_from() {
         let doc = document(CHAT);
@@ -182,17 +190,7 @@ mod tests {
             "Bob",
             "When was it cold?",
         ] {
-            let o = SearchOptions::new(5);
-            assert_eq!(
-                read.search(q, &o).unwrap(),
-                built.search(q, &o).unwrap(),
-                "{q}"
-            );
-            assert_eq!(
-                read.context(q, 40).unwrap(),
-                built.context(q, 40).unwrap(),
-                "{q}"
-            );
+            assert_answers_alike(&read, &built, q, 40);
         }
         assert_eq!(read.index_bytes().unwrap(), bytes);
     }
@@ -221,17 +219,7 @@ mod tests {
         }
         assert!(lazy.turn(CHAT.len()).is_err());
         for q in ["Where did Ann go hiking?", "bakery job Monday"] {
-            let o = SearchOptions::new(5);
-            assert_eq!(
-                lazy.search(q, &o).unwrap(),
-                built.search(q, &o).unwrap(),
-                "{q}"
-            );
-            assert_eq!(
-                lazy.context(q, 30).unwrap(),
-                built.context(q, 30).unwrap(),
-                "{q}"
-            );
+            assert_answers_alike(&lazy, &built, q, 30);
         }
         let seg = built.segment(0).unwrap().clone();
         assert_eq!(lazy.expand(&seg).unwrap(), built.expand(&seg).unwrap());
