@@ -45,7 +45,7 @@ pub(crate) fn index(
     let before = read_input(file)?;
     let after = with_search_index(&before, &ctx.limits)?;
     write_output(file, &after)?;
-    let added = after.len().saturating_sub(before.len());
+    let change = after.len() as i64 - before.len() as i64;
     let out = if as_json {
         format!(
             "{}\n",
@@ -53,7 +53,7 @@ pub(crate) fn index(
         )
     } else {
         format!(
-            "search index stored in {}: {} → {} bytes (+{added})\n",
+            "search index stored in {}: {} → {} bytes ({change:+})\n",
             file.display(),
             before.len(),
             after.len()

@@ -49,79 +49,94 @@ pub(crate) fn tokens_cached(text: &str, stems: &mut HashMap<String, String>) -> 
 /// A BM25 index over documents numbered from 0.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Bm25 {
-    #[serde(with = "stored_postings")]
-    postings: HashMap<String, Vec<(u32, u16)>>,
+    /// Every term, sorted.
+    terms: Vec<String>,
+    /// Where each term's postings begin in `docs` and `tfs`, and where the last ends.
+    starts: Vec<usize>,
+    /// The documents of each term, ascending.
+    #[serde(with = "gaps")]
+    docs: Vec<u32>,
+    /// How often the term is in each of them.
+    tfs: Vec<u16>,
     lengths: Vec<u32>,
     average: f64,
 }
 
-/// Postings as a stored index keeps them: terms in order (the same bytes every time),
-/// each document as the gap from the one before (small numbers, which postcard
-/// writes in a byte or two).
-mod stored_postings {
-    use std::collections::{BTreeMap, HashMap};
-
+/// Documents as a stored index keeps them: each as the gap from the one before (small
+/// numbers, which postcard writes in a byte or two; where a term's list begins the
+/// gap wraps around).
+mod gaps {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    type Postings = HashMap<String, Vec<(u32, u16)>>;
-
-    fn gaps(list: &[(u32, u16)]) -> Vec<(u32, u16)> {
-        let mut last = 0;
-        list.iter()
-            .map(|&(d, tf)| {
-                let gap = d - last;
-                last = d;
-                (gap, tf)
-            })
-            .collect()
+    pub(super) fn serialize<S: Serializer>(docs: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let mut last = 0u32;
+        s.collect_seq(docs.iter().map(|&d| {
+            let gap = d.wrapping_sub(last);
+            last = d;
+            gap
+        }))
     }
 
-    pub(super) fn serialize<S: Serializer>(postings: &Postings, s: S) -> Result<S::Ok, S::Error> {
-        let ordered: BTreeMap<&String, Vec<(u32, u16)>> =
-            postings.iter().map(|(t, l)| (t, gaps(l))).collect();
-        s.collect_map(ordered)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Postings, D::Error> {
-        let mut postings = Postings::deserialize(d)?;
-        for list in postings.values_mut() {
-            let mut last = 0u32;
-            for entry in list.iter_mut() {
-                last = last.saturating_add(entry.0);
-                entry.0 = last;
-            }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        let mut docs = Vec::<u32>::deserialize(d)?;
+        let mut last = 0u32;
+        for doc in &mut docs {
+            last = last.wrapping_add(*doc);
+            *doc = last;
         }
-        Ok(postings)
+        Ok(docs)
     }
 }
 
 impl Bm25 {
     /// Index `docs`, each already split into tokens.
     pub(crate) fn new(docs: impl IntoIterator<Item = Vec<String>>) -> Self {
-        let mut index = Bm25::default();
+        let mut postings: HashMap<String, Vec<(u32, u16)>> = HashMap::new();
+        let mut lengths = Vec::new();
         for (d, mut tokens) in docs.into_iter().enumerate() {
-            index.lengths.push(tokens.len() as u32);
+            lengths.push(tokens.len() as u32);
             // Equal tokens side by side: each run is one term and its frequency.
             tokens.sort_unstable();
             let mut rest = tokens.as_slice();
             while let Some(first) = rest.first() {
                 let n = rest.iter().take_while(|t| *t == first).count();
                 let tf = u16::try_from(n).unwrap_or(u16::MAX);
-                match index.postings.get_mut(first) {
+                match postings.get_mut(first) {
                     Some(list) => list.push((d as u32, tf)),
                     None => {
-                        index.postings.insert(first.clone(), vec![(d as u32, tf)]);
+                        postings.insert(first.clone(), vec![(d as u32, tf)]);
                     }
                 }
                 rest = &rest[n..];
             }
         }
-        for list in index.postings.values_mut() {
-            list.shrink_to_fit();
+        let mut terms: Vec<(String, Vec<(u32, u16)>)> = postings.into_iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let total: usize = terms.iter().map(|t| t.1.len()).sum();
+        let mut index = Bm25 {
+            starts: Vec::with_capacity(terms.len() + 1),
+            docs: Vec::with_capacity(total),
+            tfs: Vec::with_capacity(total),
+            ..Bm25::default()
+        };
+        for (term, list) in terms {
+            index.starts.push(index.docs.len());
+            index.terms.push(term);
+            index.docs.extend(list.iter().map(|p| p.0));
+            index.tfs.extend(list.iter().map(|p| p.1));
         }
-        let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
-        index.average = total as f64 / index.lengths.len().max(1) as f64;
+        index.starts.push(index.docs.len());
+        let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        index.average = sum as f64 / lengths.len().max(1) as f64;
+        index.lengths = lengths;
         index
+    }
+
+    /// The documents that hold `term`, and how often each does.
+    fn postings(&self, term: &str) -> Option<(&[u32], &[u16])> {
+        let i = self.terms.binary_search_by(|t| t.as_str().cmp(term)).ok()?;
+        let (from, to) = (self.starts[i], self.starts[i + 1]);
+        Some((&self.docs[from..to], &self.tfs[from..to]))
     }
 
     /// Number of documents.
@@ -131,7 +146,7 @@ impl Bm25 {
 
     /// Inverse document frequency (the non-negative form of Lucene).
     pub(crate) fn idf(&self, term: &str) -> f64 {
-        let n = self.postings.get(term).map_or(0, Vec::len) as f64;
+        let n = self.df(term) as f64;
         let total = self.len() as f64;
         ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
     }
@@ -147,11 +162,11 @@ impl Bm25 {
     /// query that made it (each document's sum is taken in the same order).
     pub(crate) fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
         for (term, weight) in query {
-            let Some(list) = self.postings.get(term) else {
+            let Some((docs, tfs)) = self.postings(term) else {
                 continue;
             };
             let idf = self.idf(term);
-            for &(d, tf) in list {
+            for (&d, &tf) in docs.iter().zip(tfs) {
                 let tf = f64::from(tf);
                 let dl = f64::from(self.lengths[d as usize]);
                 let norm = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)));
@@ -162,7 +177,7 @@ impl Bm25 {
 
     /// How many documents hold `term`.
     pub(crate) fn df(&self, term: &str) -> usize {
-        self.postings.get(term).map_or(0, Vec::len)
+        self.postings(term).map_or(0, |(docs, _)| docs.len())
     }
 }
 

@@ -18,7 +18,7 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 5;
+const VERSION: u16 = 6;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
