@@ -16,23 +16,32 @@ use crate::Outcome;
 /// The memory in `file` for retrieval: a packed file with a stored search index by
 /// the index alone, turns read from disk when needed; any other by reading it all.
 fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error> {
-    if !is_stdio(file) {
-        if let Some(r) = Retriever::open_packed(file, &ctx.limits)? {
-            return Ok(r);
-        }
+    match lazy(file, ctx)? {
+        Some(r) => Ok(r),
+        None => open(file, ctx).map(|(_, r)| r),
     }
-    open(file, ctx).map(|(_, r)| r)
 }
 
-/// The memory in `file` and its retriever (with the search index the file stores,
-/// when it has one).
+/// A packed file with a stored search index, opened by the index alone.
+fn lazy(file: &Path, ctx: &Context) -> Result<Option<Retriever>, smg_engine::Error> {
+    if is_stdio(file) {
+        return Ok(None);
+    }
+    Retriever::open_packed(file, &ctx.limits)
+}
+
+/// The memory in `file` and its retriever: by the stored search index when the file
+/// has one (the document is still read, for working memory and artifacts).
 fn open(
     file: &Path,
     ctx: &Context,
 ) -> Result<(smg_format::Document, Retriever), smg_engine::Error> {
     let bytes = read_input(file)?;
     let doc = load_bytes(&bytes, ctx)?.doc;
-    let retriever = Retriever::open(&bytes, &doc, &ctx.limits)?;
+    let retriever = match lazy(file, ctx)? {
+        Some(r) => r,
+        None => Retriever::open(&bytes, &doc, &ctx.limits)?,
+    };
     Ok((doc, retriever))
 }
 
