@@ -28,6 +28,16 @@ echo "== smg query: the decisions and the memories it found"
 "$smg" query "$out/memory.smg" 'FIND decisions ORDER BY timestamp'
 "$smg" query "$out/memory.smg" 'FIND memories WHERE memoryType != "event" ORDER BY importance DESC LIMIT 5'
 echo
+echo "== smg search: the best turns, and the best memory nodes"
+"$smg" search "$out/memory.smg" "stripe webhook 401" -k 3
+echo
+echo "== the same memory packed, with its search index stored: search reads the index and"
+echo "   the blocks of the turns it shows, and answers the same"
+"$smg" convert "$out/memory.smg" -o "$out/indexed.smg" --layout packed
+"$smg" index "$out/indexed.smg"
+cmp <("$smg" search "$out/memory.smg" "stripe webhook 401" --json) \
+    <("$smg" search "$out/indexed.smg" "stripe webhook 401" --json) && echo "same results"
+echo
 echo "== smg context: memory for a prompt, within 300 tokens"
 "$smg" context "$out/memory.smg" "why did the stripe webhook fail" --budget 300
 echo
