@@ -51,41 +51,67 @@ pub(crate) fn tokens_cached(text: &str, stems: &mut HashMap<String, String>) -> 
 pub(crate) struct Bm25 {
     /// Every term, sorted.
     terms: Vec<String>,
-    /// Where each term's postings begin in `docs` and `tfs`, and where the last ends.
+    /// Where each term's postings begin in `postings`, and where the last ends.
     starts: Vec<usize>,
-    /// The documents of each term, ascending.
-    #[serde(with = "gaps")]
-    docs: Vec<u32>,
-    /// How often the term is in each of them.
-    tfs: Vec<u16>,
+    /// How many documents hold each term.
+    counts: Vec<u32>,
+    /// Each term's documents, ascending, as LEB128 pairs: the gap from the document
+    /// before, and how often the term is in it. Kept encoded (a million turns' take
+    /// about 2.5 bytes each), decoded as a query reads them.
+    #[serde(with = "blob")]
+    postings: Vec<u8>,
     lengths: Vec<u32>,
     average: f64,
 }
 
-/// Documents as a stored index keeps them: each as the gap from the one before (small
-/// numbers, which postcard writes in a byte or two; where a term's list begins the
-/// gap wraps around).
-mod gaps {
-    use serde::{Deserialize, Deserializer, Serializer};
+/// Bytes as one blob (postcard copies them at once, where a sequence is read a byte
+/// at a time).
+pub(crate) mod blob {
+    use serde::{de, Deserializer, Serializer};
 
-    pub(super) fn serialize<S: Serializer>(docs: &[u32], s: S) -> Result<S::Ok, S::Error> {
-        let mut last = 0u32;
-        s.collect_seq(docs.iter().map(|&d| {
-            let gap = d.wrapping_sub(last);
-            last = d;
-            gap
-        }))
+    pub(crate) fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(bytes)
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
-        let mut docs = Vec::<u32>::deserialize(d)?;
-        let mut last = 0u32;
-        for doc in &mut docs {
-            last = last.wrapping_add(*doc);
-            *doc = last;
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Blob;
+        impl<'de> de::Visitor<'de> for Blob {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
         }
-        Ok(docs)
+        d.deserialize_byte_buf(Blob)
     }
+}
+
+fn put(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// The next LEB128 number of `bytes` from `at`, or `None` past the end or on a number
+/// too long (a damaged index reads as fewer postings, never as a panic).
+fn take(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let mut n = 0u32;
+    for shift in (0..35).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        n |= u32::from(b & 0x7f).checked_shl(shift)?;
+        if b < 0x80 {
+            return Some(n);
+        }
+    }
+    None
 }
 
 impl Bm25 {
@@ -112,31 +138,57 @@ impl Bm25 {
         }
         let mut terms: Vec<(String, Vec<(u32, u16)>)> = postings.into_iter().collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let total: usize = terms.iter().map(|t| t.1.len()).sum();
-        let mut index = Bm25 {
-            starts: Vec::with_capacity(terms.len() + 1),
-            docs: Vec::with_capacity(total),
-            tfs: Vec::with_capacity(total),
-            ..Bm25::default()
-        };
+        let mut index = Bm25::default();
         for (term, list) in terms {
-            index.starts.push(index.docs.len());
+            index.starts.push(index.postings.len());
+            index.counts.push(list.len() as u32);
             index.terms.push(term);
-            index.docs.extend(list.iter().map(|p| p.0));
-            index.tfs.extend(list.iter().map(|p| p.1));
+            let mut last = 0;
+            for (d, tf) in list {
+                put(&mut index.postings, d - last);
+                put(&mut index.postings, u32::from(tf));
+                last = d;
+            }
         }
-        index.starts.push(index.docs.len());
+        index.starts.push(index.postings.len());
+        index.postings.shrink_to_fit();
         let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
         index.average = sum as f64 / lengths.len().max(1) as f64;
         index.lengths = lengths;
         index
     }
 
-    /// The documents that hold `term`, and how often each does.
-    fn postings(&self, term: &str) -> Option<(&[u32], &[u16])> {
-        let i = self.terms.binary_search_by(|t| t.as_str().cmp(term)).ok()?;
-        let (from, to) = (self.starts[i], self.starts[i + 1]);
-        Some((&self.docs[from..to], &self.tfs[from..to]))
+    fn term(&self, term: &str) -> Option<usize> {
+        self.terms.binary_search_by(|t| t.as_str().cmp(term)).ok()
+    }
+
+    /// The documents that hold `term`, ascending, and how often each does.
+    fn postings(&self, term: &str) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (mut at, end) = self
+            .term(term)
+            .and_then(|i| Some((*self.starts.get(i)?, *self.starts.get(i + 1)?)))
+            .unwrap_or((0, 0));
+        let bytes = self.postings.get(..end).unwrap_or_default();
+        let mut doc = 0u32;
+        std::iter::from_fn(move || {
+            if at >= end {
+                return None;
+            }
+            doc = doc.wrapping_add(take(bytes, &mut at)?);
+            Some((doc, take(bytes, &mut at)?))
+        })
+    }
+
+    /// Whether a stored index holds together: one start per term and one more, in
+    /// order and inside the postings.
+    pub(crate) fn holds_together(&self) -> bool {
+        self.starts.len() == self.terms.len() + 1
+            && self.counts.len() == self.terms.len()
+            && self.starts.windows(2).all(|w| w[0] <= w[1])
+            && self
+                .starts
+                .last()
+                .is_some_and(|&e| e == self.postings.len())
     }
 
     /// Number of documents.
@@ -162,13 +214,17 @@ impl Bm25 {
     /// query that made it (each document's sum is taken in the same order).
     pub(crate) fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
         for (term, weight) in query {
-            let Some((docs, tfs)) = self.postings(term) else {
+            if self.df(term) == 0 {
                 continue;
-            };
+            }
             let idf = self.idf(term);
-            for (&d, &tf) in docs.iter().zip(tfs) {
-                let tf = f64::from(tf);
-                let dl = f64::from(self.lengths[d as usize]);
+            for (d, tf) in self.postings(term) {
+                // A stored index is checked as it is read; this keeps a damaged one
+                // from reaching past the documents all the same.
+                let Some(&dl) = self.lengths.get(d as usize) else {
+                    break;
+                };
+                let (tf, dl) = (f64::from(tf), f64::from(dl));
                 let norm = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)));
                 *out.entry(d) += weight * idf * norm;
             }
@@ -177,7 +233,7 @@ impl Bm25 {
 
     /// How many documents hold `term`.
     pub(crate) fn df(&self, term: &str) -> usize {
-        self.postings(term).map_or(0, |(docs, _)| docs.len())
+        self.term(term).map_or(0, |i| self.counts[i] as usize)
     }
 }
 

@@ -124,6 +124,7 @@ pub(crate) struct Indexes {
     /// Per turn: the characters of its [`display`] (what it costs a context).
     chars: Vec<u32>,
     /// Per turn: a sketch of its words, to tell near-duplicates without reading it.
+    #[serde(with = "sketch::stored")]
     sketches: Vec<sketch::Sketch>,
     /// Turns in each archive block, in order.
     block_sizes: Vec<u32>,
@@ -155,6 +156,38 @@ fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, Vec<u32>)> 
 }
 
 impl Indexes {
+    /// Whether stored indexes hold together: every per-turn list as long as the
+    /// turns, every number inside what it numbers. A stored index is read only
+    /// when it does, so that no query can reach past a list.
+    fn holds_together(&self) -> bool {
+        let n = self.chars.len();
+        let max = |v: &[u32]| v.iter().max().map_or(0, |&m| m as usize + 1);
+        [
+            self.index.len(),
+            self.segment_of.len(),
+            self.session_of.len(),
+            self.timed.len(),
+            self.speaker_of.len(),
+            self.sketches.len(),
+        ]
+        .iter()
+        .all(|&len| len == n)
+            && self.index.holds_together()
+            && max(&self.speaker_of) <= self.speakers.len()
+            && self
+                .segment_of
+                .iter()
+                .flatten()
+                .all(|&s| (s as usize) < self.segments.len())
+            && self.times.positions_below(n)
+            && self.block_sizes.iter().map(|&b| b as usize).sum::<usize>() == n
+            && self.nodes.holds_together()
+            && self
+                .vectors
+                .as_ref()
+                .is_none_or(|v| v.keys_below(n, self.nodes.len()))
+    }
+
     /// These indexes read back from a stored index.
     fn restored(mut self) -> Self {
         self.nodes = self.nodes.restored();

@@ -180,6 +180,18 @@ impl Nodes {
         }
     }
 
+    /// Whether stored nodes hold together: one weight and one graph node per node,
+    /// names that name nodes, text postings of these nodes.
+    pub(crate) fn holds_together(&self) -> bool {
+        let n = self.entries.len();
+        self.weights.len() == n
+            && self.graph.node_count() == n
+            && self.index.len() == n
+            && self.index.holds_together()
+            && self.names.len() == self.named.len()
+            && self.named.iter().flatten().all(|&i| (i as usize) < n)
+    }
+
     /// These nodes read back from a stored index: the name matcher made again.
     pub(crate) fn restored(mut self) -> Self {
         self.matcher = matcher(&self.names);

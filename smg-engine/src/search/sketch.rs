@@ -18,7 +18,7 @@ const SEEDS: [u64; SLOTS] = [
 ];
 
 /// The low byte of the smallest hash per slot; all zero for a text without words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Sketch([u8; SLOTS]);
 
 impl Sketch {
@@ -56,4 +56,28 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
     })
+}
+
+/// Sketches as a stored index keeps them: one blob of eight bytes each.
+pub(crate) mod stored {
+    use serde::{Deserializer, Serializer};
+
+    use super::{Sketch, SLOTS};
+    use crate::search::bm25::blob;
+
+    pub(crate) fn serialize<S: Serializer>(sketches: &[Sketch], s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = sketches.iter().flat_map(|k| k.0).collect();
+        blob::serialize(&bytes, s)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Sketch>, D::Error> {
+        let bytes = blob::deserialize(d)?;
+        if bytes.len() % SLOTS != 0 {
+            return Err(serde::de::Error::custom("sketches are eight bytes each"));
+        }
+        Ok(bytes
+            .chunks_exact(SLOTS)
+            .map(|c| Sketch(c.try_into().unwrap_or_default()))
+            .collect())
+    }
 }

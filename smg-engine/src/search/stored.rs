@@ -18,7 +18,7 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 6;
+const VERSION: u16 = 8;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
@@ -92,8 +92,7 @@ impl Retriever {
         let Some(ix) = file.extension(EXTENSION)?.and_then(|b| read(&b, limits)) else {
             return Ok(None);
         };
-        let counted: usize = ix.block_sizes.iter().map(|&n| n as usize).sum();
-        if ix.block_sizes.len() != file.block_count() || counted != ix.chars.len() {
+        if ix.block_sizes.len() != file.block_count() {
             return Ok(None);
         }
         let turns = TurnStore::Packed(Lazy::new(file, &ix.block_sizes));
@@ -146,7 +145,7 @@ fn read(bytes: &[u8], limits: &Limits) -> Option<Indexes> {
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
-    Some(ix.restored())
+    ix.holds_together().then(|| ix.restored())
 }
 
 fn internal(detail: String) -> crate::Error {
@@ -236,6 +235,9 @@ mod tests {
         let other = document(&CHAT[..4]);
         let mut old = bytes.clone();
         old[MAGIC.len()] = 0;
+        let mut damaged = Retriever::new(&doc, &limits).unwrap();
+        damaged.ix.sketches.pop();
+        let short = damaged.index_bytes().unwrap();
         let mut cut = bytes.clone();
         cut.truncate(bytes.len() - 3);
         for (what, doc, b) in [
@@ -243,6 +245,7 @@ mod tests {
             ("another version", &doc, &old[..]),
             ("cut short", &doc, &cut[..]),
             ("not an index", &doc, &b"smg-search"[..]),
+            ("one list short", &doc, &short[..]),
         ] {
             let r = Retriever::with_stored(doc, &limits, Some(b)).unwrap();
             assert!(!r.used_stored_index(), "{what}");

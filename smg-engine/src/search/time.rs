@@ -54,6 +54,11 @@ impl TimeIndex {
         TimeIndex { entries }
     }
 
+    /// Whether every entry names a turn below `n`.
+    pub(crate) fn positions_below(&self, n: usize) -> bool {
+        self.entries.iter().all(|e| e.1 < n)
+    }
+
     /// The latest instant, the "now" of relative words.
     pub(crate) fn latest(&self) -> Option<i64> {
         self.entries.last().map(|e| e.0)

@@ -89,7 +89,11 @@ impl TurnStore {
     /// Turn `i` (a position in archive order); reading its block may fail.
     pub(crate) fn get(&self, i: usize) -> Result<Cow<'_, Turn>> {
         match self {
-            TurnStore::Loaded(turns) => Ok(Cow::Borrowed(&turns[i])),
+            TurnStore::Loaded(turns) => turns.get(i).map(Cow::Borrowed).ok_or_else(|| {
+                Error::Format(smg_format::Error::InvalidArgument(format!(
+                    "the archive has no turn at position {i}"
+                )))
+            }),
             TurnStore::Packed(lazy) => {
                 if i >= self.len() {
                     return Err(Error::Format(smg_format::Error::InvalidArgument(format!(

@@ -90,6 +90,17 @@ impl Vectors {
         })
     }
 
+    /// Whether every row names a turn below `turns` or a node below `nodes`.
+    pub(crate) fn keys_below(&self, turns: usize, nodes: usize) -> bool {
+        self.rows.iter().all(|(k, v)| {
+            v.len() == self.dimensions
+                && match *k {
+                    Key::Turn(i) => (i as usize) < turns,
+                    Key::Node(i) => (i as usize) < nodes,
+                }
+        })
+    }
+
     /// The `n` rows most similar to `query` (cosine), best first; ties to the
     /// earlier row. A query of another model or size is `SMG-E230`.
     pub(crate) fn rank(&self, query: &QueryVector, n: usize) -> Result<Vec<(Key, f64)>> {
