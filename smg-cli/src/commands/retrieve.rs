@@ -13,36 +13,18 @@ use crate::cli::{ContextArgs, SearchArgs};
 use crate::io::{is_stdio, load, load_bytes, read_input, write_output, write_stdout};
 use crate::Outcome;
 
-/// The memory in `file` for retrieval: a packed file with a stored search index by
-/// the index alone, turns read from disk when needed; any other by reading it all.
+/// The memory in `file` for retrieval (search, context, expand): a packed file with a
+/// stored search index by the index alone, turns read from disk when needed; any
+/// other by reading it all.
 fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error> {
-    match lazy(file, ctx)? {
-        Some(r) => Ok(r),
-        None => open(file, ctx).map(|(_, r)| r),
+    if !is_stdio(file) {
+        if let Some(r) = Retriever::open_packed(file, &ctx.limits)? {
+            return Ok(r);
+        }
     }
-}
-
-/// A packed file with a stored search index, opened by the index alone.
-fn lazy(file: &Path, ctx: &Context) -> Result<Option<Retriever>, smg_engine::Error> {
-    if is_stdio(file) {
-        return Ok(None);
-    }
-    Retriever::open_packed(file, &ctx.limits)
-}
-
-/// The memory in `file` and its retriever: by the stored search index when the file
-/// has one (the document is still read, for working memory and artifacts).
-fn open(
-    file: &Path,
-    ctx: &Context,
-) -> Result<(smg_format::Document, Retriever), smg_engine::Error> {
     let bytes = read_input(file)?;
     let doc = load_bytes(&bytes, ctx)?.doc;
-    let retriever = match lazy(file, ctx)? {
-        Some(r) => r,
-        None => Retriever::open(&bytes, &doc, &ctx.limits)?,
-    };
-    Ok((doc, retriever))
+    Retriever::open(&bytes, &doc, &ctx.limits)
 }
 
 /// `smg index FILE`: store the search index in a packed file.
@@ -108,8 +90,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 }
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let (doc, retriever) = open(&args.file, ctx)?;
-    let p = prompt(&doc, &retriever, &args.query, args.budget)?;
+    let p = prompt(&retriever(&args.file, ctx)?, &args.query, args.budget)?;
     let out = if args.json {
         format!("{}\n", p.to_json(&args.query, args.budget))
     } else {

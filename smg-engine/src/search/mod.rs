@@ -130,6 +130,8 @@ pub(crate) struct Indexes {
     block_sizes: Vec<u32>,
     /// SHA-256 of the turns' numbers in order: which turns these indexes describe.
     digest: [u8; 32],
+    /// Working memory and active artifacts, for [`prompt`].
+    memory: prompt::PromptMemory,
 }
 
 /// Every archived turn, without its source record (`extra`): retrieval never reads it,
@@ -279,6 +281,7 @@ impl Retriever {
             .collect();
         Ok(Retriever {
             ix: Indexes {
+                memory: prompt::PromptMemory::of(doc),
                 chars,
                 sketches,
                 block_sizes,
@@ -302,6 +305,11 @@ impl Retriever {
     /// The segment node turn `i` belongs to.
     fn segment(&self, i: usize) -> Option<&String> {
         self.ix.segment_of[i].map(|s| &self.ix.segments[s as usize])
+    }
+
+    /// What a prompt takes from the memory besides its turns.
+    pub(crate) fn prompt_memory(&self) -> &prompt::PromptMemory {
+        &self.ix.memory
     }
 
     /// How many graph nodes retrieval knows.

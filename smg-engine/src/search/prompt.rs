@@ -52,6 +52,54 @@ impl Prompt {
     }
 }
 
+/// What a prompt takes from a memory besides its turns: working memory's summary and
+/// goals, and its active artifacts (newest version). Made once when the memory is
+/// indexed, and stored with a search index, so that a prompt needs no document.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct PromptMemory {
+    summary: Option<String>,
+    goals: Vec<String>,
+    artifacts: Vec<ActiveArtifact>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct ActiveArtifact {
+    id: String,
+    name: String,
+    version: u64,
+    /// `None` when the version could not be rebuilt.
+    content: Option<String>,
+}
+
+impl PromptMemory {
+    pub(crate) fn of(doc: &Document) -> Self {
+        let wm = doc.working_memory.as_ref();
+        let vault = doc
+            .artifact_vault
+            .as_ref()
+            .and_then(|v| v.artifacts.as_ref());
+        let artifacts = wm
+            .iter()
+            .flat_map(|w| w.active_artifacts.iter().flatten())
+            .filter_map(|id| {
+                let art = vault?.get(id)?;
+                let version = art.versions.last().map_or(1, |v| v.v);
+                Some(ActiveArtifact {
+                    id: id.clone(),
+                    name: art.filename.clone().unwrap_or_else(|| id.clone()),
+                    version,
+                    content: rebuild_version(id, art, version).ok(),
+                })
+            })
+            .collect();
+        PromptMemory {
+            summary: wm.and_then(|w| w.summary.clone()),
+            goals: wm.and_then(|w| w.current_goals.clone()).unwrap_or_default(),
+            artifacts,
+        }
+    }
+}
+
 /// Appends lines while they fit a number of characters.
 struct Part {
     text: String,
@@ -82,13 +130,9 @@ impl Part {
     }
 }
 
-/// Build the context for `query` within `budget` tokens.
-pub fn prompt(
-    doc: &Document,
-    retriever: &Retriever,
-    query: &str,
-    budget: usize,
-) -> crate::Result<Prompt> {
+/// Build the context for `query` within `budget` tokens from the memory `retriever`
+/// was opened on.
+pub fn prompt(retriever: &Retriever, query: &str, budget: usize) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
     let usable = budget.saturating_sub(share(SYSTEM) + share(MARGIN));
     let mut out = Prompt {
@@ -101,25 +145,24 @@ pub fn prompt(
         artifacts: Vec::new(),
         warnings: Vec::new(),
     };
+    let memory = retriever.prompt_memory();
     let mut working = Part::new(share(WORKING).min(usable));
-    if let Some(wm) = &doc.working_memory {
-        if let Some(s) = &wm.summary {
-            if working.push(&format!("Memory summary: {s}")) {
-                out.summary = Some(s.clone());
-            } else {
-                out.warnings
-                    .push("the memory summary did not fit the budget".into());
-            }
+    if let Some(s) = &memory.summary {
+        if working.push(&format!("Memory summary: {s}")) {
+            out.summary = Some(s.clone());
+        } else {
+            out.warnings
+                .push("the memory summary did not fit the budget".into());
         }
-        for g in wm.current_goals.iter().flatten() {
-            if working.push(&format!("Goal: {g}")) {
-                out.goals.push(g.clone());
-            }
+    }
+    for g in &memory.goals {
+        if working.push(&format!("Goal: {g}")) {
+            out.goals.push(g.clone());
         }
     }
     let mut artifacts =
         Part::new(share(ARTIFACTS).min(usable.saturating_sub(working_used(&working, usable))));
-    add_artifacts(doc, &mut artifacts, &mut out);
+    add_artifacts(memory, &mut artifacts, &mut out);
     let used = (working.text.chars().count() + artifacts.text.chars().count()).div_ceil(4);
     // One token for the line breaks that join the parts.
     let pack = retriever.context(query, usable.saturating_sub(used + 1))?;
@@ -148,22 +191,10 @@ fn working_used(part: &Part, usable: usize) -> usize {
 
 /// The artifacts in use (working memory's `activeArtifacts`), newest version, whole
 /// when they fit, else as a reference line.
-fn add_artifacts(doc: &Document, part: &mut Part, out: &mut Prompt) {
-    let active = doc
-        .working_memory
-        .iter()
-        .flat_map(|w| w.active_artifacts.iter().flatten());
-    let vault = doc
-        .artifact_vault
-        .as_ref()
-        .and_then(|v| v.artifacts.as_ref());
-    for id in active {
-        let Some(art) = vault.and_then(|v| v.get(id)) else {
-            continue;
-        };
-        let version = art.versions.last().map_or(1, |v| v.v);
-        let name = art.filename.as_deref().unwrap_or(id);
-        let Ok(content) = rebuild_version(id, art, version) else {
+fn add_artifacts(memory: &PromptMemory, part: &mut Part, out: &mut Prompt) {
+    for a in &memory.artifacts {
+        let (id, name, version) = (&a.id, &a.name, a.version);
+        let Some(content) = &a.content else {
             out.warnings
                 .push(format!("artifact {id} could not be rebuilt"));
             continue;
@@ -194,7 +225,7 @@ mod tests {
     use crate::ingest::{ingest, IngestOptions, Input, Silent};
     use smg_format::Limits;
 
-    fn memory() -> (Document, Retriever) {
+    fn memory() -> Retriever {
         let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/ingest/sample-chat.jsonl");
         let input = Input {
@@ -203,27 +234,26 @@ mod tests {
         };
         let mut doc = Document::new("1970-01-01T00:00:00Z");
         ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
-        let r = Retriever::new(&doc, &Limits::default()).unwrap();
-        (doc, r)
+        Retriever::new(&doc, &Limits::default()).unwrap()
     }
 
     #[test]
     fn every_budget_is_kept_and_parts_come_in_order() {
-        let (doc, r) = memory();
+        let r = memory();
         for budget in [0, 10, 100, 300, 1000, 8000, 1_000_000_000] {
-            let p = prompt(&doc, &r, "stripe webhook secret", budget).unwrap();
+            let p = prompt(&r, "stripe webhook secret", budget).unwrap();
             assert!(p.tokens <= budget, "{budget}: {} tokens", p.tokens);
             assert_eq!(p.tokens, p.text.chars().count().div_ceil(4));
         }
-        let empty = prompt(&doc, &r, "stripe", 0).unwrap();
+        let empty = prompt(&r, "stripe", 0).unwrap();
         assert!(empty.text.is_empty() && empty.items.is_empty());
         assert!(!empty.warnings.is_empty());
-        let full = prompt(&doc, &r, "stripe webhook secret", 8000).unwrap();
+        let full = prompt(&r, "stripe webhook secret", 8000).unwrap();
         assert!(full.text.starts_with("Memory summary: "));
         assert!(!full.items.is_empty());
         assert!(!full.artifacts.is_empty(), "{full:?}");
         assert!(full.text.contains("src/webhook.rs"));
-        let none = prompt(&doc, &r, "zebra quantum", 8000).unwrap();
+        let none = prompt(&r, "zebra quantum", 8000).unwrap();
         assert!(none.warnings.iter().any(|w| w.contains("nothing")));
     }
 }

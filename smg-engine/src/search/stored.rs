@@ -18,7 +18,7 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 8;
+const VERSION: u16 = 9;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
