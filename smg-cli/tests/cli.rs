@@ -661,6 +661,9 @@ fn a_stored_search_index_answers_the_same() {
     assert_eq!(ask("p.smg"), before);
     assert_eq!(ask("m.smg"), before);
     run(&["validate", "p.smg"]);
+    let info = text(&run(&["info", "p.smg"]));
+    assert!(info.contains("extension   search ("), "{info}");
+    assert!(info.contains("bytes, current)"), "{info}");
     run(&["index", "p.smg"]);
     assert_eq!(
         std::fs::read(d.join("p.smg")).unwrap(),

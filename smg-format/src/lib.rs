@@ -69,7 +69,7 @@ pub use model::{
     Provenance, Scope, SealParams, SealedSection, TimeRange, Turn, VectorIndex, WorkingMemory,
     CONTEXT_IRI, DOCUMENT_TYPE, FORMAT_VERSION,
 };
-pub use packed::{read_extension, with_extension, PackedArchive};
+pub use packed::{list_extensions, read_extension, with_extension, PackedArchive};
 pub use seal::{seal, seal_with, unseal, SealTarget};
 pub use sign::{generate_key, sign, verify, Verified};
 pub use stats::{stats, Stats};

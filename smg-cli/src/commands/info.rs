@@ -4,11 +4,13 @@ use smg_format::Error;
 
 use super::Context;
 use crate::cli::{CatArgs, FileJson};
-use crate::io::{load, write_stdout};
+use crate::io::{load, load_bytes, read_input, write_stdout};
 use crate::Outcome;
 
 pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
-    let loaded = load(&args.file, ctx)?;
+    let bytes = read_input(&args.file)?;
+    let loaded = load_bytes(&bytes, ctx)?;
+    let extensions = smg_format::list_extensions(&bytes)?;
     let (doc, encoding) = (&loaded.doc, loaded.encoding);
     let encrypted = loaded.encryption.is_some();
     let stats = smg_format::stats(doc);
@@ -19,6 +21,7 @@ pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
             "encrypted": encrypted,
             "fileBytes": loaded.file_bytes,
             "stats": stats,
+            "extensions": extensions.iter().map(|(name, bytes, current)| serde_json::json!({"name": name, "bytes": bytes, "current": current})).collect::<Vec<_>>(),
         });
         format!(
             "{}\n",
@@ -53,6 +56,14 @@ pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
         );
         let _ = writeln!(s, "recent      {} turns", stats.recent_turns);
         let _ = writeln!(s, "people      {} collaborators", stats.collaborators);
+        for (name, bytes, current) in &extensions {
+            let state = if *current {
+                "current"
+            } else {
+                "stale: made from another head, ignored"
+            };
+            let _ = writeln!(s, "extension   {name} ({bytes} bytes, {state})");
+        }
         for (id, size) in &stats.sealed {
             let _ = writeln!(s, "sealed      {id} ({size} bytes)");
         }

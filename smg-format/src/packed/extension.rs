@@ -93,6 +93,28 @@ pub fn read_extension<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]
     }
 }
 
+/// The extensions of a file, by name: their size in bytes and whether they belong to
+/// the file's head (a reader ignores one that does not). Empty when the file is not
+/// in the packed layout.
+pub fn list_extensions(bytes: &[u8]) -> Result<Vec<(String, u64, bool)>> {
+    if bytes.len() < HEADER_LEN || bytes[..4] != MAGIC || bytes[5] != PACKED {
+        return Ok(Vec::new());
+    }
+    let offset = index_offset(bytes, bytes.len() as u64)? as usize;
+    let index = read_index(bytes, &bytes[offset..], &Limits::default())?;
+    Ok(index
+        .extensions
+        .iter()
+        .map(|(n, e)| {
+            (
+                n.clone(),
+                e.section.length,
+                e.head_crc32 == index.head.crc32,
+            )
+        })
+        .collect())
+}
+
 /// Where the sections of the document end: the end of the last head, artifact or
 /// block section.
 fn document_end(index: &super::Index, index_offset: usize) -> usize {
@@ -155,6 +177,14 @@ mod tests {
         );
         assert_eq!(read_extension(&both, "none").unwrap(), None);
         assert_eq!(read_extension(b"{}", "search").unwrap(), None);
+        assert_eq!(
+            list_extensions(&both).unwrap(),
+            [
+                ("other".to_string(), 1, true),
+                ("search".to_string(), 6, true)
+            ]
+        );
+        assert!(list_extensions(b"{}").unwrap().is_empty());
         // The document reads back the same, and a rewrite drops the extensions.
         let (doc, _) = from_bytes(&both, &Limits::default()).unwrap();
         assert_eq!(doc, from_bytes(&base, &Limits::default()).unwrap().0);
@@ -184,6 +214,10 @@ mod tests {
         finish(&mut stale, &i2).unwrap();
         assert_eq!(open(&stale).extension("search").unwrap(), None);
         assert_eq!(read_extension(&stale, "search").unwrap(), None);
+        assert_eq!(
+            list_extensions(&stale).unwrap(),
+            [("search".to_string(), 5, false)]
+        );
 
         let mut corrupt = with.clone();
         let e = index.extensions["search"];

@@ -16,7 +16,7 @@ mod extension;
 mod json;
 mod reader;
 
-pub use extension::{read_extension, with_extension};
+pub use extension::{list_extensions, read_extension, with_extension};
 pub use reader::PackedArchive;
 
 use json::brotli_json;
