@@ -36,7 +36,7 @@ pub(super) struct Extension {
 /// # std::fs::remove_file(path).unwrap();
 /// ```
 pub fn with_extension(packed: &[u8], name: &str, data: &[u8]) -> Result<Vec<u8>> {
-    if packed.len() < HEADER_LEN || packed[..4] != MAGIC || packed[5] != PACKED {
+    if !is_packed(packed) {
         return Err(Error::InvalidArgument(
             "extensions belong to the packed layout; this is not a packed file".into(),
         ));
@@ -80,7 +80,7 @@ pub fn with_extension(packed: &[u8], name: &str, data: &[u8]) -> Result<Vec<u8>>
 /// The bytes of extension `name` of a file: `None` when the file is not in the
 /// packed layout, has no extension of that name, or has one made from another head.
 pub fn read_extension<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>> {
-    if bytes.len() < HEADER_LEN || bytes[..4] != MAGIC || bytes[5] != PACKED {
+    if !is_packed(bytes) {
         return Ok(None);
     }
     let offset = index_offset(bytes, bytes.len() as u64)? as usize;
@@ -97,7 +97,7 @@ pub fn read_extension<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]
 /// the file's head (a reader ignores one that does not). Empty when the file is not
 /// in the packed layout.
 pub fn list_extensions(bytes: &[u8]) -> Result<Vec<(String, u64, bool)>> {
-    if bytes.len() < HEADER_LEN || bytes[..4] != MAGIC || bytes[5] != PACKED {
+    if !is_packed(bytes) {
         return Ok(Vec::new());
     }
     let offset = index_offset(bytes, bytes.len() as u64)? as usize;
@@ -113,6 +113,11 @@ pub fn list_extensions(bytes: &[u8]) -> Result<Vec<(String, u64, bool)>> {
             )
         })
         .collect())
+}
+
+/// Whether `bytes` begin with a packed file's header.
+fn is_packed(bytes: &[u8]) -> bool {
+    bytes.len() >= HEADER_LEN && bytes[..4] == MAGIC && bytes[5] == PACKED
 }
 
 /// Where the sections of the document end: the end of the last head, artifact or
