@@ -6,7 +6,7 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Progress};
-use smg_engine::search::with_search_index;
+use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::{Document, Error};
 
 use super::{write_options, Context};
@@ -70,9 +70,15 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut doc = Document::new("1970-01-01T00:00:00Z");
             let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
+            // The index is made from the document in hand, then the document written.
+            let index = if args.index {
+                Some(Retriever::new(&doc, &ctx.limits)?.index_bytes()?)
+            } else {
+                None
+            };
             let mut bytes = smg_format::into_bytes(doc, &write_options(&args.encode)?)?;
-            if args.index {
-                bytes = with_search_index(&bytes, &ctx.limits)?;
+            if let Some(index) = index {
+                bytes = smg_format::with_extension(&bytes, EXTENSION, &index)?;
             }
             write_output(path, &bytes)?;
             (report, path.as_path(), bytes.len() as u64)

@@ -81,7 +81,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
             out.extend(found.nodes.iter().map(|f| format!("{}\n", f.to_line(160))));
         }
         for w in &found.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("smg: warning: {w}");
         }
         out
     };

@@ -219,7 +219,7 @@ impl Retriever {
     /// seeds, not results: the query already names them).
     fn node_lists(&self, query: &str, n: usize) -> Vec<(&'static str, Vec<Key>)> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
-        let window = time::window(query, self.ix.nodes.now());
+        let window = time::window(query, self.now());
         let by_text = self.ix.nodes.by_text(&terms, window, n);
         let named = self.ix.nodes.named_in(query);
         let seeds = self.ix.nodes.seeds(&named, &by_text);
@@ -248,7 +248,7 @@ impl Retriever {
         let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
             fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        self.diversify(&fused, k)?
+        self.diversify(&fused, k)
             .into_iter()
             .map(|i| {
                 let (key, score, sources) = fused[i].clone();
@@ -284,7 +284,7 @@ impl Retriever {
 
     /// The order of the first `k` of `fused` (best first): the first places by MMR,
     /// in which only near-duplicates count as alike.
-    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Result<Vec<usize>> {
+    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Vec<usize> {
         let depth = fused.len().min(MMR_DEPTH);
         // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
         // considers), so that ranks stay apart however short the lists.
@@ -313,7 +313,7 @@ impl Retriever {
             chosen.push(pick);
         }
         chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
-        Ok(chosen)
+        chosen
     }
 
     /// What MMR compares a result by: a turn's sketch is in the index (its text stays

@@ -307,6 +307,12 @@ impl Retriever {
         self.ix.segment_of[i].map(|s| &self.ix.segments[s as usize])
     }
 
+    /// The memory's latest instant (ms), of its turns and its nodes: the "now" of
+    /// relative time words and of decay.
+    fn now(&self) -> Option<i64> {
+        self.ix.nodes.now()
+    }
+
     /// What a prompt takes from the memory besides its turns.
     pub(crate) fn prompt_memory(&self) -> &prompt::PromptMemory {
         &self.ix.memory
@@ -384,7 +390,7 @@ impl Retriever {
         if time::is_when_question(raw) {
             self.time_boost(&mut scores);
         }
-        if let Some(window) = time::window(raw, self.ix.times.latest()) {
+        if let Some(window) = time::window(raw, self.now()) {
             for i in self.ix.times.within(window) {
                 if let Some(s) = scores.get_mut(i as u32) {
                     *s *= 1.0 + WINDOW_BOOST;

@@ -52,7 +52,11 @@ impl Retriever {
     /// Read `doc`'s archive and take the indexes from `stored` (a `search`
     /// extension) when it describes these turns; otherwise index them, as
     /// [`Retriever::new`] does. [`Retriever::used_stored_index`] tells which.
-    pub fn with_stored(doc: &Document, limits: &Limits, stored: Option<&[u8]>) -> Result<Self> {
+    pub(crate) fn with_stored(
+        doc: &Document,
+        limits: &Limits,
+        stored: Option<&[u8]>,
+    ) -> Result<Self> {
         let (turns, block_sizes) = load_turns(doc, limits)?;
         let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
         if let Some(ix) = stored.and_then(|b| read(b, limits)).filter(fits) {

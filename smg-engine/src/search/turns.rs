@@ -60,7 +60,7 @@ impl Lazy {
         let expected = self.starts[k + 1] - self.starts[k];
         if turns.len() != expected {
             return Err(Error::Format(smg_format::Error::Block {
-                block: k as u64,
+                block: self.file.block_id(k).unwrap_or(k as u64),
                 detail: format!(
                     "holds {} turns where the stored search index counts {expected}: store it again with `smg index`",
                     turns.len()

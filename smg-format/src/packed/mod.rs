@@ -348,6 +348,8 @@ mod tests {
             .collect();
         assert_eq!(lean, stripped);
         assert!(archive.block_without_extras(99).is_err());
+        assert_eq!(archive.block_id(0), Some(archive.index.blocks[0].id));
+        assert_eq!(archive.block_id(99), None);
         assert_eq!(
             archive.block(archive.block_count()).unwrap_err().code(),
             "SMG-E020"

@@ -94,6 +94,11 @@ impl PackedArchive {
         self.materialize(block.id, wanted, &mut HashMap::new())
     }
 
+    /// The id of the `k`-th block (in file order).
+    pub fn block_id(&self, k: usize) -> Option<u64> {
+        self.index.blocks.get(k).map(|b| b.id)
+    }
+
     /// How many archive blocks the file holds.
     pub fn block_count(&self) -> usize {
         self.index.blocks.len()
@@ -102,21 +107,20 @@ impl PackedArchive {
     /// Every turn of the `k`-th block (in file order), byte for byte, reading only
     /// that block (and the artifacts its code is stored in).
     pub fn block(&self, k: usize) -> Result<Vec<Turn>> {
-        let id = self
-            .index
-            .blocks
-            .get(k)
-            .ok_or_else(|| Error::InvalidArgument(format!("the archive has no block {k}")))?
-            .id;
-        let json = self.block_json(k)?;
+        self.turns_of(k, &self.block_json(k)?)
+    }
+
+    /// The turns of the `k`-th block from its decompressed JSON.
+    fn turns_of(&self, k: usize, json: &[u8]) -> Result<Vec<Turn>> {
+        let id = self.index.blocks[k].id;
         // Most blocks keep no code in the vault: their turns parse as they are.
-        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(&json) {
+        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(json) {
             if turns.iter().all(|t| !t.extra.contains_key("parts")) {
                 return Ok(turns);
             }
         }
         let mut cache = HashMap::new();
-        crate::archive::parse_stored(id, &json)?
+        crate::archive::parse_stored(id, json)?
             .into_iter()
             .map(|t| self.materialize(id, t, &mut cache))
             .collect()
@@ -141,15 +145,10 @@ impl PackedArchive {
             message_id: Option<String>,
             parts: Option<serde::de::IgnoredAny>,
         }
-        if k >= self.index.blocks.len() {
-            return Err(Error::InvalidArgument(format!(
-                "the archive has no block {k}"
-            )));
-        }
         let json = self.block_json(k)?;
         let known: Option<Vec<Known>> = serde_json::from_slice(&json).ok();
         let Some(known) = known.filter(|t: &Vec<Known>| t.iter().all(|t| t.parts.is_none())) else {
-            let mut turns = self.block(k)?;
+            let mut turns = self.turns_of(k, &json)?;
             for t in &mut turns {
                 t.extra = Default::default();
             }
@@ -179,7 +178,11 @@ impl PackedArchive {
 
     /// The decompressed JSON of the `k`-th block.
     fn block_json(&self, k: usize) -> Result<Vec<u8>> {
-        let block = &self.index.blocks[k];
+        let block = self
+            .index
+            .blocks
+            .get(k)
+            .ok_or_else(|| Error::InvalidArgument(format!("the archive has no block {k}")))?;
         let raw = self.read_section(&block.section, &|| format!("archive block {}", block.id))?;
         crate::archive::decompress(block.id, &raw, self.index.compression_method, &self.limits)
     }
