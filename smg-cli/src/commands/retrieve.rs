@@ -1,5 +1,6 @@
 //! `smg search`, `smg context`, `smg expand` and `smg bench locomo`.
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::json;
@@ -34,7 +35,18 @@ pub(crate) fn index(
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
     let before = read_input(file)?;
-    let after = with_search_index(&before, &ctx.limits)?;
+    // Indexing a large memory takes a while and reports no steps: a spinner on a
+    // terminal says it is working.
+    let spinner = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new_spinner()
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    spinner.set_message(format!("indexing {}", file.display()));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let after = with_search_index(&before, &ctx.limits);
+    spinner.finish_and_clear();
+    let after = after?;
     write_output(file, &after)?;
     let change = after.len() as i64 - before.len() as i64;
     let out = if as_json {
