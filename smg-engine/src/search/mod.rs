@@ -379,11 +379,17 @@ impl Retriever {
         if query.is_empty() || self.turns.len() == 0 {
             return Ok(None);
         }
-        let mut scores = self.ix.index.scores(&query);
-        let first = scores.top(FEEDBACK_TURNS);
+        let index = &self.ix.index;
+        let first = index.top(&query, FEEDBACK_TURNS, |_, s| s, 1.0);
         let more = self.feedback(&query, &first)?;
-        self.ix.index.add_scores(&mut scores, &more);
-        let mut scores = scores.keep_best(CANDIDATES);
+        let widened = [query.as_slice(), more.as_slice()].concat();
+        let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
+        // In turn order, so that what is summed later is summed the same way in every run.
+        best.sort_unstable_by_key(|&(d, _)| d);
+        let mut scores = Scores::for_docs(self.turns.len());
+        for (d, s) in best {
+            *scores.entry(d) = s;
+        }
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
         self.speaker_boost(&mut scores, &query);
@@ -404,11 +410,11 @@ impl Retriever {
     fn feedback(
         &self,
         query: &[(String, f64)],
-        first: &[(usize, f64)],
+        first: &[(u32, f64)],
     ) -> Result<Vec<(String, f64)>> {
         let mut weight: HashMap<String, f64> = HashMap::new();
         for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
-            for t in tokens(&display(&*self.turns.get(i)?)) {
+            for t in tokens(&display(&*self.turns.get(i as usize)?)) {
                 if self.ix.index.df(&t) > 1 {
                     *weight.entry(t).or_default() += 1.0;
                 }

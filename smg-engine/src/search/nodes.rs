@@ -112,6 +112,13 @@ pub(crate) struct Nodes {
     now: Option<i64>,
     /// Per node: importance lowered by decay at `now`.
     weights: Vec<f64>,
+    /// The highest of `weights`, found again when the index is read back.
+    #[serde(skip)]
+    heaviest: f64,
+}
+
+fn heaviest(weights: &[f64]) -> f64 {
+    weights.iter().copied().fold(0.0, f64::max)
 }
 
 impl Nodes {
@@ -167,8 +174,9 @@ impl Nodes {
             .filter_map(|e| e.fresh)
             .max()
             .max(latest_turn);
-        let weights = entries.iter().map(|e| weight(e, now)).collect();
+        let weights: Vec<f64> = entries.iter().map(|e| weight(e, now)).collect();
         Nodes {
+            heaviest: heaviest(&weights),
             entries,
             index,
             graph,
@@ -192,9 +200,11 @@ impl Nodes {
             && self.named.iter().flatten().all(|&i| (i as usize) < n)
     }
 
-    /// These nodes read back from a stored index: the name matcher made again.
+    /// These nodes read back from a stored index: the name matcher and the heaviest
+    /// weight found again.
     pub(crate) fn restored(mut self) -> Self {
         self.matcher = matcher(&self.names);
+        self.heaviest = heaviest(&self.weights);
         self
     }
 
@@ -220,20 +230,19 @@ impl Nodes {
         window: Option<(i64, i64)>,
         n: usize,
     ) -> Vec<(u32, f64)> {
-        let mut scores = self.index.scores(query);
-        scores.update(|d, s| {
-            *s *= self.weights[d as usize];
-            if let (Some(t), Some((from, to))) = (self.entries[d as usize].time, window) {
-                if (from..to).contains(&t) {
-                    *s *= 2.0;
-                }
+        let inside = |d: u32| {
+            let t = self.entries[d as usize].time;
+            matches!((t, window), (Some(t), Some((from, to))) if (from..to).contains(&t))
+        };
+        let scale = |d: u32, mut s: f64| {
+            s *= self.weights[d as usize];
+            if inside(d) {
+                s *= 2.0;
             }
-        });
-        scores
-            .top(n)
-            .into_iter()
-            .map(|(d, s)| (d as u32, s))
-            .collect()
+            s
+        };
+        let most = self.heaviest * if window.is_some() { 2.0 } else { 1.0 };
+        self.index.top(query, n, scale, most)
     }
 
     /// Entities and concepts the query names (whole words, names of 3+ characters,

@@ -66,11 +66,6 @@ impl Scores {
         Some(&mut self.entries[i].1)
     }
 
-    /// How many turns are touched.
-    pub(crate) fn len(&self) -> usize {
-        self.entries.len()
-    }
-
     /// Touched turns and their scores, in the order first touched.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
         self.entries.iter().copied()
@@ -81,25 +76,6 @@ impl Scores {
         for (d, s) in &mut self.entries {
             f(*d, s);
         }
-    }
-
-    /// Only the `n` best (ties to the earlier turn), still in first-touch order.
-    pub(crate) fn keep_best(self, n: usize) -> Scores {
-        if self.len() <= n {
-            return self;
-        }
-        if n == 0 {
-            return Scores::default();
-        }
-        let mut ranked = self.entries.clone();
-        let (_, &mut last, _) = ranked.select_nth_unstable_by(n - 1, best_first);
-        let mut out = Scores::for_docs(self.at.len());
-        for e in self.entries {
-            if best_first(&e, &last).is_le() {
-                *out.entry(e.0) = e.1;
-            }
-        }
-        out
     }
 
     /// Touched turns, best first; ties go to the earlier turn.
@@ -142,9 +118,5 @@ mod tests {
         assert!(s.get_mut(0).is_none() && s.get_mut(9).is_none());
         s.update(|d, v| *v += f64::from(d));
         assert_eq!(s.ranked()[0], (4, 6.0));
-        let best = s.clone().keep_best(2);
-        assert_eq!(best.iter().collect::<Vec<_>>(), [(3, 5.0), (4, 6.0)]);
-        assert_eq!(s.clone().keep_best(0).len(), 0);
-        assert_eq!(s.keep_best(9).len(), 3);
     }
 }

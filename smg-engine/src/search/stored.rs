@@ -1,24 +1,26 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), the length of the first
-//! part (u64, little-endian), then two parts, each Zstandard of a postcard encoding:
-//! the turns' indexes (with a digest of the turns they describe), and the nodes'.
-//! They are read side by side. A stored index that does not fit is not used: the
-//! file is indexed anew.
+//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of the
+//! first two parts (u64 each, little-endian), then three parts. The first two are each
+//! Zstandard of a postcard encoding: the turns' indexes (with a digest of the turns
+//! they describe), and the nodes'; they are read side by side. The third is the turns
+//! themselves in small frames ([`Frames`]), which a lazy open reads from instead of
+//! the archive's blocks. A stored index that does not fit is not used: the file is
+//! indexed anew.
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
 use smg_format::{Document, Limits, PackedArchive, Turn};
 
-use super::turns::{Lazy, TurnStore};
+use super::turns::{Frames, TurnStore};
 use super::{load_turns, Indexes, Retriever};
 use crate::error::Result;
 
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 9;
+const VERSION: u16 = 11;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
@@ -41,11 +43,15 @@ impl Retriever {
         };
         let turns = part(postcard::to_stdvec(&self.ix))?;
         let nodes = part(postcard::to_stdvec(&self.ix.nodes))?;
+        let frames =
+            postcard::to_stdvec(&self.turns.frames()?).map_err(|e| internal(e.to_string()))?;
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
         bytes.extend_from_slice(&(turns.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&(nodes.len() as u64).to_le_bytes());
         bytes.extend(turns);
         bytes.extend(nodes);
+        bytes.extend(frames);
         Ok(bytes)
     }
 
@@ -59,7 +65,7 @@ impl Retriever {
     ) -> Result<Self> {
         let (turns, block_sizes) = load_turns(doc, limits)?;
         let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
-        if let Some(ix) = stored.and_then(|b| read(b, limits)).filter(fits) {
+        if let Some((ix, _)) = stored.and_then(|b| read(b, limits)).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
                 turns: TurnStore::Loaded(turns),
                 ix,
@@ -78,8 +84,8 @@ impl Retriever {
     }
 
     /// Open the packed file at `path` by its stored search index alone: nothing of
-    /// the document is parsed, and turns stay on disk until asked for, a block at a
-    /// time. `None` when the file is not packed or has no current index (open it
+    /// the document is parsed and no archive block is read; turns are read from the
+    /// index's frames when asked for. `None` when the file is not packed or has no current index (open it
     /// with [`Retriever::open`]).
     pub fn open_packed(path: &Path, limits: &Limits) -> Result<Option<Self>> {
         let mut head = Vec::with_capacity(20);
@@ -93,13 +99,16 @@ impl Retriever {
             return Ok(None);
         }
         let file = PackedArchive::open(path, limits)?;
-        let Some(ix) = file.extension(EXTENSION)?.and_then(|b| read(&b, limits)) else {
+        let Some(bytes) = file.extension(EXTENSION)? else {
+            return Ok(None);
+        };
+        let Some((ix, frames)) = read(&bytes, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
             return Ok(None);
         }
-        let turns = TurnStore::Packed(Lazy::new(file, &ix.block_sizes));
+        let turns = TurnStore::Framed(frames);
         Ok(Some(Retriever {
             turns,
             ix,
@@ -131,25 +140,36 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
 }
 
-fn read(bytes: &[u8], limits: &Limits) -> Option<Indexes> {
+/// The indexes of a stored index, and its frames.
+fn read(bytes: &[u8], limits: &Limits) -> Option<(Indexes, Frames)> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (version, rest) = rest.split_first_chunk::<2>()?;
     if u16::from_le_bytes(*version) != VERSION {
         return None;
     }
-    // Two parts, read side by side: the turns' indexes and the nodes'.
-    let (len, rest) = rest.split_first_chunk::<8>()?;
-    let at = usize::try_from(u64::from_le_bytes(*len)).ok()?;
-    let (turns, nodes) = (rest.get(..at)?, rest.get(at..)?);
+    let len = |b: &[u8; 8]| usize::try_from(u64::from_le_bytes(*b)).ok();
+    let (first, rest) = rest.split_first_chunk::<8>()?;
+    let (second, rest) = rest.split_first_chunk::<8>()?;
+    let (turns, rest) = rest.split_at_checked(len(first)?)?;
+    let (nodes, frames) = rest.split_at_checked(len(second)?)?;
+    // The turns' indexes and the nodes', read side by side.
     let most = limits.max_bytes.try_into().unwrap_or(usize::MAX);
     let part = |data: &[u8]| zstd::bulk::decompress(data, most).ok();
-    let (ix, nodes) = rayon::join(
+    let (ix, (nodes, frames)) = rayon::join(
         || postcard::from_bytes::<Indexes>(&part(turns)?).ok(),
-        || postcard::from_bytes::<super::nodes::Nodes>(&part(nodes)?).ok(),
+        || {
+            rayon::join(
+                || postcard::from_bytes::<super::nodes::Nodes>(&part(nodes)?).ok(),
+                || postcard::from_bytes::<Frames>(frames).ok(),
+            )
+        },
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
-    ix.holds_together().then(|| ix.restored())
+    let frames = frames
+        .filter(|f| f.holds_together(ix.chars.len()))?
+        .restored();
+    ix.holds_together().then(|| (ix.restored(), frames))
 }
 
 fn internal(detail: String) -> crate::Error {

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+#[cfg(test)]
 use super::scores::Scores;
+
+mod top;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -15,6 +18,9 @@ use crate::text;
 const K1: f64 = 1.2;
 /// Length normalisation.
 const B: f64 = 0.75;
+/// Postings in a skip block: a query jumps over whole blocks, and one whose best
+/// posting cannot lift a document into the results is never decoded.
+pub(crate) const BLOCK: usize = 128;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
@@ -62,6 +68,15 @@ pub(crate) struct Bm25 {
     postings: Vec<u8>,
     lengths: Vec<u32>,
     average: f64,
+    /// Where each term's skip blocks begin in the three lists below, and where the
+    /// last ends. A term's postings are cut into blocks of [`BLOCK`].
+    block_starts: Vec<usize>,
+    /// Per block: its last document.
+    block_last: Vec<u32>,
+    /// Per block: where it ends in `postings`.
+    block_end: Vec<usize>,
+    /// Per block: the highest [`Bm25::norm`] of its postings, rounded up.
+    block_max: Vec<f32>,
 }
 
 /// Bytes as one blob (postcard copies them at once, where a sequence is read a byte
@@ -88,6 +103,18 @@ pub(crate) mod blob {
             }
         }
         d.deserialize_byte_buf(Blob)
+    }
+}
+
+/// `x` (not negative) as an `f32` no smaller than it: a bound rounded down would not
+/// be one.
+fn round_up(x: f64) -> f32 {
+    let f = x as f32;
+    if f64::from(f) < x {
+        // The next f32 up: for a positive float, the next bit pattern.
+        f32::from_bits(f.to_bits() + 1)
+    } else {
+        f
     }
 }
 
@@ -138,24 +165,42 @@ impl Bm25 {
         }
         let mut terms: Vec<(String, Vec<(u32, u16)>)> = postings.into_iter().collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut index = Bm25::default();
+        let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        let mut index = Bm25 {
+            average: sum as f64 / lengths.len().max(1) as f64,
+            lengths,
+            ..Bm25::default()
+        };
         for (term, list) in terms {
             index.starts.push(index.postings.len());
+            index.block_starts.push(index.block_last.len());
             index.counts.push(list.len() as u32);
             index.terms.push(term);
             let mut last = 0;
-            for (d, tf) in list {
-                put(&mut index.postings, d - last);
-                put(&mut index.postings, u32::from(tf));
-                last = d;
+            for block in list.chunks(BLOCK) {
+                let mut max = 0.0f64;
+                for &(d, tf) in block {
+                    put(&mut index.postings, d - last);
+                    put(&mut index.postings, u32::from(tf));
+                    last = d;
+                    max = max.max(index.norm(u32::from(tf), index.lengths[d as usize]));
+                }
+                index.block_last.push(last);
+                index.block_end.push(index.postings.len());
+                index.block_max.push(round_up(max));
             }
         }
         index.starts.push(index.postings.len());
+        index.block_starts.push(index.block_last.len());
         index.postings.shrink_to_fit();
-        let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
-        index.average = sum as f64 / lengths.len().max(1) as f64;
-        index.lengths = lengths;
         index
+    }
+
+    /// How much `tf` occurrences of a term in a document of `dl` tokens count, before
+    /// the term's weight: BM25's saturated, length-normalised term frequency.
+    pub(crate) fn norm(&self, tf: u32, dl: u32) -> f64 {
+        let (tf, dl) = (f64::from(tf), f64::from(dl));
+        tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)))
     }
 
     fn term(&self, term: &str) -> Option<usize> {
@@ -163,6 +208,7 @@ impl Bm25 {
     }
 
     /// The documents that hold `term`, ascending, and how often each does.
+    #[cfg(test)]
     fn postings(&self, term: &str) -> impl Iterator<Item = (u32, u32)> + '_ {
         let (mut at, end) = self
             .term(term)
@@ -189,6 +235,11 @@ impl Bm25 {
                 .starts
                 .last()
                 .is_some_and(|&e| e == self.postings.len())
+            && self.block_starts.len() == self.starts.len()
+            && self.block_starts.windows(2).all(|w| w[0] <= w[1])
+            && self.block_starts.last() == Some(&self.block_last.len())
+            && self.block_end.len() == self.block_last.len()
+            && self.block_max.len() == self.block_last.len()
     }
 
     /// Number of documents.
@@ -203,7 +254,9 @@ impl Bm25 {
         ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
     }
 
-    /// Scores of every document that shares a term with `query` (weighted terms).
+    /// Scores of every document that shares a term with `query` (weighted terms):
+    /// what [`Bm25::top`] must agree with.
+    #[cfg(test)]
     pub(crate) fn scores(&self, query: &[(String, f64)]) -> Scores {
         let mut out = Scores::default();
         self.add_scores(&mut out, query);
@@ -212,7 +265,8 @@ impl Bm25 {
 
     /// Add the scores of more query terms to `out`, as if they had been part of the
     /// query that made it (each document's sum is taken in the same order).
-    pub(crate) fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
+    #[cfg(test)]
+    fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
         for (term, weight) in query {
             if self.df(term) == 0 {
                 continue;
@@ -224,9 +278,7 @@ impl Bm25 {
                 let Some(&dl) = self.lengths.get(d as usize) else {
                     break;
                 };
-                let (tf, dl) = (f64::from(tf), f64::from(dl));
-                let norm = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)));
-                *out.entry(d) += weight * idf * norm;
+                *out.entry(d) += weight * idf * self.norm(tf, dl);
             }
         }
     }
