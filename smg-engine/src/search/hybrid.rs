@@ -201,12 +201,14 @@ impl Retriever {
         } else if options.vector.is_some() {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
-        let turns = self.scored(query)?.map_or_else(Vec::new, |s| s.top(n));
+        // Turns and nodes are ranked apart: side by side.
+        let (turns, by_nodes) = rayon::join(|| self.scored(query), || self.node_lists(query, n));
+        let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
         turn_lists.push((
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
-        node_lists.extend(self.node_lists(query, n));
+        node_lists.extend(by_nodes);
         Ok(SearchResults {
             turns: self.fuse(&turn_lists, options.k)?,
             nodes: self.fuse(&node_lists, options.k)?,

@@ -230,9 +230,13 @@ impl Nodes {
         window: Option<(i64, i64)>,
         n: usize,
     ) -> Vec<(u32, f64)> {
+        // The window first: a node's time is read only when the query names one.
         let inside = |d: u32| {
-            let t = self.entries[d as usize].time;
-            matches!((t, window), (Some(t), Some((from, to))) if (from..to).contains(&t))
+            window.is_some_and(|(from, to)| {
+                self.entries[d as usize]
+                    .time
+                    .is_some_and(|t| (from..to).contains(&t))
+            })
         };
         let scale = |d: u32, mut s: f64| {
             s *= self.weights[d as usize];

@@ -5,9 +5,6 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-#[cfg(test)]
-use super::scores::Scores;
-
 mod top;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -66,7 +63,10 @@ pub(crate) struct Bm25 {
     /// about 2.5 bytes each), decoded as a query reads them.
     #[serde(with = "blob")]
     postings: Vec<u8>,
-    lengths: Vec<u32>,
+    /// Each document's length in tokens (a longer one counts as 65,535, where BM25
+    /// makes a term in it worth next to nothing anyway): two bytes, so that the
+    /// lengths a query reads stay in the cache.
+    lengths: Vec<u16>,
     average: f64,
     /// Where each term's skip blocks begin in the three lists below, and where the
     /// last ends. A term's postings are cut into blocks of [`BLOCK`].
@@ -147,7 +147,7 @@ impl Bm25 {
         let mut postings: HashMap<String, Vec<(u32, u16)>> = HashMap::new();
         let mut lengths = Vec::new();
         for (d, mut tokens) in docs.into_iter().enumerate() {
-            lengths.push(tokens.len() as u32);
+            lengths.push(u16::try_from(tokens.len()).unwrap_or(u16::MAX));
             // Equal tokens side by side: each run is one term and its frequency.
             tokens.sort_unstable();
             let mut rest = tokens.as_slice();
@@ -183,7 +183,8 @@ impl Bm25 {
                     put(&mut index.postings, d - last);
                     put(&mut index.postings, u32::from(tf));
                     last = d;
-                    max = max.max(index.norm(u32::from(tf), index.lengths[d as usize]));
+                    let dl = index.lengths[d as usize];
+                    max = max.max(index.norm(u32::from(tf), u32::from(dl)));
                 }
                 index.block_last.push(last);
                 index.block_end.push(index.postings.len());
@@ -254,35 +255,6 @@ impl Bm25 {
         ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
     }
 
-    /// Scores of every document that shares a term with `query` (weighted terms):
-    /// what [`Bm25::top`] must agree with.
-    #[cfg(test)]
-    pub(crate) fn scores(&self, query: &[(String, f64)]) -> Scores {
-        let mut out = Scores::default();
-        self.add_scores(&mut out, query);
-        out
-    }
-
-    /// Add the scores of more query terms to `out`, as if they had been part of the
-    /// query that made it (each document's sum is taken in the same order).
-    #[cfg(test)]
-    fn add_scores(&self, out: &mut Scores, query: &[(String, f64)]) {
-        for (term, weight) in query {
-            if self.df(term) == 0 {
-                continue;
-            }
-            let idf = self.idf(term);
-            for (d, tf) in self.postings(term) {
-                // A stored index is checked as it is read; this keeps a damaged one
-                // from reaching past the documents all the same.
-                let Some(&dl) = self.lengths.get(d as usize) else {
-                    break;
-                };
-                *out.entry(d) += weight * idf * self.norm(tf, dl);
-            }
-        }
-    }
-
     /// How many documents hold `term`.
     pub(crate) fn df(&self, term: &str) -> usize {
         self.term(term).map_or(0, |i| self.counts[i] as usize)
@@ -319,10 +291,10 @@ mod tests {
             .into_iter()
             .map(|t| (t, 1.0))
             .collect();
-        let scores = index.scores(&q);
-        let best = scores.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-        assert_eq!(best.0, 0);
-        assert!(scores.iter().all(|(d, _)| d != 1));
+        let scores = index.top(&q, 10, |_, s| s, 1.0);
+        assert_eq!(scores[0].0, 0);
+        assert_eq!(scores.len(), 2);
+        assert!(scores.iter().all(|&(d, _)| d != 1));
         assert!(index.idf("lake") > index.idf("paint"));
     }
 }
