@@ -8,6 +8,7 @@
 
 mod bm25;
 mod context;
+mod frames;
 mod hybrid;
 mod nodes;
 mod prompt;
@@ -386,7 +387,7 @@ impl Retriever {
         let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
-        let mut scores = Scores::for_docs(self.turns.len());
+        let mut scores = Scores::default();
         for (d, s) in best {
             *scores.entry(d) = s;
         }

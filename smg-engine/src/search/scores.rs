@@ -28,41 +28,30 @@ impl Hasher for IdHasher {
 pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 /// A score per touched turn, in the order the turns were first touched: iteration
-/// follows first touch, so sums come out the same in every run. A lookup is an array
-/// index: the array is zeroed memory, which costs nothing until a page is touched.
+/// follows first touch, so sums come out the same in every run. The turns touched are
+/// a few thousand of up to millions: a map, where a table of every turn would cost a
+/// page fault for most of the few it touches.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scores {
-    /// Per turn: 1 + its place in `entries`, or 0 when untouched.
-    at: Vec<u32>,
+    /// Per touched turn: its place in `entries`.
+    at: IdMap<u32>,
     entries: Vec<(u32, f64)>,
 }
 
 impl Scores {
-    /// Scores of turns numbered below `n` (more grow the table).
-    pub(crate) fn for_docs(n: usize) -> Self {
-        Scores {
-            at: vec![0; n],
-            entries: Vec::new(),
-        }
-    }
-
     /// The score of turn `d`, touching it (0 until something is added).
     pub(crate) fn entry(&mut self, d: u32) -> &mut f64 {
-        let slot = d as usize;
-        if slot >= self.at.len() {
-            self.at.resize(slot + 1, 0);
-        }
-        if self.at[slot] == 0 {
+        let next = self.entries.len() as u32;
+        let i = *self.at.entry(d).or_insert(next) as usize;
+        if i == self.entries.len() {
             self.entries.push((d, 0.0));
-            self.at[slot] = self.entries.len() as u32;
         }
-        let i = self.at[slot] as usize - 1;
         &mut self.entries[i].1
     }
 
     /// The score of turn `d`, if touched.
     pub(crate) fn get_mut(&mut self, d: u32) -> Option<&mut f64> {
-        let i = *self.at.get(d as usize).filter(|&&i| i > 0)? as usize - 1;
+        let i = *self.at.get(&d)? as usize;
         Some(&mut self.entries[i].1)
     }
 

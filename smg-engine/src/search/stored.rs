@@ -1,26 +1,30 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of the
-//! first two parts (u64 each, little-endian), then three parts. The first two are each
-//! Zstandard of a postcard encoding: the turns' indexes (with a digest of the turns
-//! they describe), and the nodes'; they are read side by side. The third is the turns
-//! themselves in small frames ([`Frames`]), which a lazy open reads from instead of
-//! the archive's blocks. A stored index that does not fit is not used: the file is
-//! indexed anew.
+//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of three
+//! parts (u64 each, little-endian), the three parts, each Zstandard (with a checksum)
+//! of a postcard encoding, then the turns' frames ([`Frames`]). The parts: the turns'
+//! indexes (with a digest of the turns they describe), the nodes' (the two are read
+//! side by side), and the frames' head. A lazy open reads the parts and no frame:
+//! frames are read when their turns are asked for. Since the extension is read a part
+//! at a time, each part and each frame checks itself. A stored index that does not fit
+//! is not used: the file is indexed anew.
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
 use smg_format::{Document, Limits, PackedArchive, Turn};
 
-use super::turns::{Frames, TurnStore};
+use super::frames::{self, Frames, Head};
+use super::turns::TurnStore;
 use super::{load_turns, Indexes, Retriever};
 use crate::error::Result;
 
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 11;
+const VERSION: u16 = 13;
+/// Bytes before the parts: the magic, the version, three lengths.
+const PREFIX: usize = MAGIC.len() + 2 + 3 * 8;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
@@ -37,21 +41,34 @@ impl Retriever {
     /// The indexes as the bytes of a packed file's `search` extension (see
     /// [`smg_format::with_extension`]); the same memory gives the same bytes.
     pub fn index_bytes(&self) -> Result<Vec<u8>> {
-        let part = |raw: postcard::Result<Vec<u8>>| {
+        let mut compressor = frames::compressor(LEVEL, &[])?;
+        let mut part = |raw: postcard::Result<Vec<u8>>| {
             let raw = raw.map_err(|e| internal(e.to_string()))?;
-            zstd::bulk::compress(&raw, LEVEL).map_err(|e| internal(e.to_string()))
+            compressor
+                .compress(&raw)
+                .map_err(|e| internal(e.to_string()))
         };
-        let turns = part(postcard::to_stdvec(&self.ix))?;
-        let nodes = part(postcard::to_stdvec(&self.ix.nodes))?;
-        let frames =
-            postcard::to_stdvec(&self.turns.frames()?).map_err(|e| internal(e.to_string()))?;
+        let built;
+        let frames = match &self.turns {
+            TurnStore::Loaded(turns) => {
+                built = Frames::of(turns)?;
+                &built
+            }
+            TurnStore::Framed(frames) => frames,
+        };
+        let (head, frame_bytes) = frames.parts()?;
+        let parts = [
+            part(postcard::to_stdvec(&self.ix))?,
+            part(postcard::to_stdvec(&self.ix.nodes))?,
+            part(postcard::to_stdvec(head))?,
+        ];
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(turns.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&(nodes.len() as u64).to_le_bytes());
-        bytes.extend(turns);
-        bytes.extend(nodes);
-        bytes.extend(frames);
+        for p in &parts {
+            bytes.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        }
+        bytes.extend(parts.concat());
+        bytes.extend_from_slice(&frame_bytes);
         Ok(bytes)
     }
 
@@ -65,7 +82,13 @@ impl Retriever {
     ) -> Result<Self> {
         let (turns, block_sizes) = load_turns(doc, limits)?;
         let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
-        if let Some((ix, _)) = stored.and_then(|b| read(b, limits)).filter(|r| fits(&r.0)) {
+        let read = |b: &[u8]| {
+            let lengths = lengths(b.get(..PREFIX)?)?;
+            let parts = b.get(PREFIX..PREFIX + lengths.iter().sum::<usize>())?;
+            let frames = b.len() - PREFIX - parts.len();
+            read(parts, lengths, frames as u64, limits)
+        };
+        if let Some((ix, _)) = stored.and_then(read).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
                 turns: TurnStore::Loaded(turns),
                 ix,
@@ -99,16 +122,31 @@ impl Retriever {
             return Ok(None);
         }
         let file = PackedArchive::open(path, limits)?;
-        let Some(bytes) = file.extension(EXTENSION)? else {
+        let Some(total) = file.extension_len(EXTENSION) else {
             return Ok(None);
         };
-        let Some((ix, frames)) = read(&bytes, limits) else {
+        let range = |start: usize, len: usize| {
+            let end = start.checked_add(len)?;
+            (end as u64 <= total).then_some(())?;
+            file.extension_range(EXTENSION, start as u64, len as u64)
+                .ok()
+                .flatten()
+        };
+        let Some(lengths) = range(0, PREFIX).and_then(|p| lengths(&p)) else {
+            return Ok(None);
+        };
+        let size: usize = lengths.iter().sum();
+        let Some(parts) = range(PREFIX, size) else {
+            return Ok(None);
+        };
+        let start = (PREFIX + size) as u64;
+        let Some((ix, head)) = read(&parts, lengths, total - start, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
             return Ok(None);
         }
-        let turns = TurnStore::Framed(frames);
+        let turns = TurnStore::Framed(Box::new(Frames::in_file(head, file, EXTENSION, start)));
         Ok(Some(Retriever {
             turns,
             ix,
@@ -140,36 +178,46 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
 }
 
-/// The indexes of a stored index, and its frames.
-fn read(bytes: &[u8], limits: &Limits) -> Option<(Indexes, Frames)> {
-    let rest = bytes.strip_prefix(MAGIC)?;
+/// The lengths of the three parts, from the bytes before them; `None` for another
+/// version or no index at all.
+fn lengths(prefix: &[u8]) -> Option<[usize; 3]> {
+    let rest = prefix.strip_prefix(MAGIC)?;
     let (version, rest) = rest.split_first_chunk::<2>()?;
     if u16::from_le_bytes(*version) != VERSION {
         return None;
     }
-    let len = |b: &[u8; 8]| usize::try_from(u64::from_le_bytes(*b)).ok();
-    let (first, rest) = rest.split_first_chunk::<8>()?;
-    let (second, rest) = rest.split_first_chunk::<8>()?;
-    let (turns, rest) = rest.split_at_checked(len(first)?)?;
-    let (nodes, frames) = rest.split_at_checked(len(second)?)?;
-    // The turns' indexes and the nodes', read side by side.
-    let most = limits.max_bytes.try_into().unwrap_or(usize::MAX);
-    let part = |data: &[u8]| zstd::bulk::decompress(data, most).ok();
-    let (ix, (nodes, frames)) = rayon::join(
+    let mut out = [0; 3];
+    for (i, chunk) in rest.chunks_exact(8).take(3).enumerate() {
+        out[i] = usize::try_from(u64::from_le_bytes(chunk.try_into().ok()?)).ok()?;
+    }
+    Some(out)
+}
+
+/// The indexes and the frames' head from the three parts, when they hold together
+/// with each other and with `frames` bytes of frames.
+fn read(
+    parts: &[u8],
+    lengths: [usize; 3],
+    frames: u64,
+    limits: &Limits,
+) -> Option<(Indexes, Head)> {
+    let (turns, rest) = parts.split_at_checked(lengths[0])?;
+    let (nodes, head) = rest.split_at_checked(lengths[1])?;
+    let most = limits.max_bytes;
+    let part = |data: &[u8]| frames::decompress(data, None, most).ok();
+    let (ix, (nodes, head)) = rayon::join(
         || postcard::from_bytes::<Indexes>(&part(turns)?).ok(),
         || {
             rayon::join(
                 || postcard::from_bytes::<super::nodes::Nodes>(&part(nodes)?).ok(),
-                || postcard::from_bytes::<Frames>(frames).ok(),
+                || postcard::from_bytes::<Head>(&part(head)?).ok(),
             )
         },
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
-    let frames = frames
-        .filter(|f| f.holds_together(ix.chars.len()))?
-        .restored();
-    ix.holds_together().then(|| (ix.restored(), frames))
+    let head = head.filter(|h| h.holds_together(ix.chars.len(), frames))?;
+    ix.holds_together().then(|| (ix.restored(), head))
 }
 
 fn internal(detail: String) -> crate::Error {

@@ -146,6 +146,29 @@ impl PackedArchive {
         self.read_section(&e.section, &|| format!("extension {name}"))
             .map(Some)
     }
+
+    /// The length of extension `name`, when the file has a current one.
+    pub fn extension_len(&self, name: &str) -> Option<u64> {
+        let e = self.index.extensions.get(name)?;
+        (e.head_crc32 == self.index.head.crc32).then_some(e.section.length)
+    }
+
+    /// `len` bytes from `start` of extension `name` (`None` when the file has no
+    /// current one), read without the section's CRC-32: for data that checks itself
+    /// a part at a time, so that a reader need not read all of it. A range outside
+    /// the extension is `SMG-E005`.
+    pub fn extension_range(&self, name: &str, start: u64, len: u64) -> Result<Option<Vec<u8>>> {
+        let Some(total) = self.extension_len(name) else {
+            return Ok(None);
+        };
+        if start.checked_add(len).is_none_or(|end| end > total) {
+            return Err(Error::Truncated(format!(
+                "bytes {start}..+{len} lie outside extension {name} ({total} bytes)"
+            )));
+        }
+        let offset = self.index.extensions[name].section.offset + start;
+        self.read_range(offset, len).map(Some)
+    }
 }
 
 #[cfg(test)]
@@ -175,6 +198,16 @@ mod tests {
         let both = with_extension(&two, "other", b"x").unwrap();
         let file = open(&both);
         assert_eq!(file.extension("search").unwrap().unwrap(), b"second");
+        assert_eq!(file.extension_len("search"), Some(6));
+        assert_eq!(
+            file.extension_range("search", 1, 3).unwrap().unwrap(),
+            b"eco"
+        );
+        assert_eq!(file.extension_range("none", 0, 1).unwrap(), None);
+        assert_eq!(
+            file.extension_range("search", 4, 3).unwrap_err().code(),
+            "SMG-E005"
+        );
         assert_eq!(file.extension("other").unwrap().unwrap(), b"x");
         assert_eq!(
             read_extension(&both, "search").unwrap(),

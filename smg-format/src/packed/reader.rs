@@ -60,20 +60,30 @@ impl PackedArchive {
     }
 
     pub(super) fn read_section(&self, s: &Section, what: &dyn Fn() -> String) -> Result<Vec<u8>> {
-        if s.offset.checked_add(s.length).is_none_or(|e| e > self.len) {
-            return Err(Error::Truncated(format!(
-                "{} lies past the end of the file",
-                what()
-            )));
-        }
-        let mut buf = vec![0u8; s.length as usize];
-        read_at(&self.file, &mut buf, s.offset).map_err(|e| Error::io("packed file", e))?;
+        let buf = self.read_range(s.offset, s.length).map_err(|e| match e {
+            Error::Truncated(_) => {
+                Error::Truncated(format!("{} lies past the end of the file", what()))
+            }
+            e => e,
+        })?;
         if crc32fast::hash(&buf) != s.crc32 {
             return Err(Error::Decompress {
                 encoding: "packed",
                 detail: format!("{} fails its CRC-32 check", what()),
             });
         }
+        Ok(buf)
+    }
+
+    /// `len` bytes of the file from `offset`, which must lie inside it.
+    pub(super) fn read_range(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
+        if offset.checked_add(len).is_none_or(|e| e > self.len) {
+            return Err(Error::Truncated(format!(
+                "bytes {offset}..+{len} lie past the end of the file"
+            )));
+        }
+        let mut buf = vec![0u8; len as usize];
+        read_at(&self.file, &mut buf, offset).map_err(|e| Error::io("packed file", e))?;
         Ok(buf)
     }
 

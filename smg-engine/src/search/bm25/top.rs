@@ -14,7 +14,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::{take, Bm25};
+use super::{take_posting, Bm25};
 
 /// Headroom on bounds, which are summed in floating point, against scores summed in
 /// fixed point: relative, and for each term's rounding.
@@ -104,9 +104,8 @@ impl<'a> Cursor<'a> {
             self.block += 1;
         }
         let bytes = ix.postings.get(..self.end).unwrap_or_default();
-        let mut next = || take(bytes, &mut self.at);
-        match (next(), next()) {
-            (Some(gap), Some(tf)) if (self.doc as usize + gap as usize) < ix.lengths.len() => {
+        match take_posting(bytes, &mut self.at) {
+            Some((gap, tf)) if (self.doc as usize + gap as usize) < ix.lengths.len() => {
                 self.doc += gap;
                 self.tf = tf;
             }
@@ -204,9 +203,11 @@ impl Best {
         let new = Ranked(score, doc);
         if self.heap.len() < self.k {
             self.heap.push(Reverse(new));
-        } else if self.heap.peek().is_some_and(|w| new > w.0) {
-            self.heap.pop();
-            self.heap.push(Reverse(new));
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            // Replacing the worst in place sifts once, where pop and push sift twice.
+            if new > worst.0 {
+                *worst = Reverse(new);
+            }
         }
     }
 }

@@ -1,0 +1,362 @@
+//! The turns of a stored search index, a frame at a time: each frame holds [`FRAME`]
+//! turns as a search shows them (without their source records), a field at a time,
+//! under Zstandard with a dictionary trained on the frames, and costs microseconds to
+//! read, where the archive block that holds the same turn costs milliseconds (a block
+//! holds up to 250 turns with their source records, under Brotli). A lazy open reads
+//! none of them: a frame is read from the file when one of its turns is asked for.
+//!
+//! Stored: the head (turn count, dictionary, where each frame ends) as its own part
+//! of the index, then the frames. Every frame carries a checksum, since a frame is
+//! read alone, without the check of the whole extension.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use smg_format::{PackedArchive, Turn};
+
+use super::bm25::blob;
+use crate::error::{Error, Result};
+
+/// Turns in a frame: few enough that reading one turn decodes little, enough that
+/// the frame compresses well.
+const FRAME: usize = 32;
+/// Zstandard level of the frames: written once, read often.
+const LEVEL: i32 = 9;
+/// Frames kept decoded.
+const CACHED_FRAMES: usize = 256;
+/// The most bytes of a dictionary trained on the frames: their common words and
+/// fields, which a frame of a few kilobytes alone cannot share.
+const DICTIONARY: usize = 112 * 1024;
+/// Frames sampled to train it: every so many.
+const SAMPLE_EVERY: usize = 8;
+/// The most a frame decompresses to.
+const MOST_FRAME: u64 = 256 << 20;
+
+/// What is known of the frames before any is read.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Head {
+    /// How many turns.
+    len: usize,
+    #[serde(with = "blob")]
+    dictionary: Vec<u8>,
+    /// Where each frame ends, from the first frame's start.
+    ends: Vec<u64>,
+}
+
+impl Head {
+    /// Whether the head holds together: `n` turns, one frame per [`FRAME`], in order,
+    /// the last ending at `bytes`.
+    pub(crate) fn holds_together(&self, n: usize, bytes: u64) -> bool {
+        self.len == n
+            && self.ends.len() == n.div_ceil(FRAME)
+            && self.ends.windows(2).all(|w| w[0] <= w[1])
+            && self.ends.last().copied().unwrap_or(0) == bytes
+    }
+
+    /// How many bytes the frames take.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.ends.last().copied().unwrap_or(0)
+    }
+}
+
+/// Where the frames' bytes are.
+enum Bytes {
+    Memory(Vec<u8>),
+    /// In extension `name` of a packed file, from `start`.
+    File {
+        file: PackedArchive,
+        name: &'static str,
+        start: u64,
+    },
+}
+
+/// Turns a frame at a time.
+pub(crate) struct Frames {
+    head: Head,
+    bytes: Bytes,
+    /// The dictionary made ready.
+    prepared: Option<zstd::dict::DecoderDictionary<'static>>,
+    /// Frames decoded lately, the newest last.
+    cache: Mutex<VecDeque<(usize, Arc<Vec<Turn>>)>>,
+}
+
+impl std::fmt::Debug for Frames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frames")
+            .field("len", &self.head.len)
+            .field("frames", &self.head.ends.len())
+            .field("dictionary", &self.head.dictionary.len())
+            .finish()
+    }
+}
+
+/// The turns of a frame as it keeps them: every field of [`Turn`] but the source
+/// record, a field at a time (all the times together, all the speakers…), which
+/// compresses far better than a turn at a time.
+#[derive(Default, Serialize, Deserialize)]
+struct Columns {
+    turn: Vec<u64>,
+    timestamp: Vec<Option<String>>,
+    role: Vec<String>,
+    content: Vec<String>,
+    importance: Vec<Option<f64>>,
+    speaker: Vec<Option<String>>,
+    conversation_id: Vec<Option<String>>,
+    session_id: Vec<Option<String>>,
+    message_id: Vec<Option<String>>,
+}
+
+impl Columns {
+    fn of(turns: &[Turn]) -> Self {
+        let mut c = Columns::default();
+        for t in turns {
+            c.turn.push(t.turn);
+            c.timestamp.push(t.timestamp.clone());
+            c.role.push(t.role.clone());
+            c.content.push(t.content.clone());
+            c.importance.push(t.importance);
+            c.speaker.push(t.speaker.clone());
+            c.conversation_id.push(t.conversation_id.clone());
+            c.session_id.push(t.session_id.clone());
+            c.message_id.push(t.message_id.clone());
+        }
+        c
+    }
+
+    /// The turns, or `None` unless every column holds `n`.
+    fn into_turns(self, n: usize) -> Option<Vec<Turn>> {
+        let lens = [
+            self.turn.len(),
+            self.timestamp.len(),
+            self.role.len(),
+            self.content.len(),
+            self.importance.len(),
+            self.speaker.len(),
+            self.conversation_id.len(),
+            self.session_id.len(),
+            self.message_id.len(),
+        ];
+        if lens.iter().any(|&l| l != n) {
+            return None;
+        }
+        let mut timestamp = self.timestamp.into_iter();
+        let mut role = self.role.into_iter();
+        let mut content = self.content.into_iter();
+        let mut importance = self.importance.into_iter();
+        let mut speaker = self.speaker.into_iter();
+        let mut conversation_id = self.conversation_id.into_iter();
+        let mut session_id = self.session_id.into_iter();
+        let mut message_id = self.message_id.into_iter();
+        self.turn
+            .into_iter()
+            .map(|turn| {
+                Some(Turn {
+                    turn,
+                    timestamp: timestamp.next()?,
+                    role: role.next()?,
+                    content: content.next()?,
+                    importance: importance.next()?,
+                    speaker: speaker.next()?,
+                    conversation_id: conversation_id.next()?,
+                    session_id: session_id.next()?,
+                    message_id: message_id.next()?,
+                    extra: Default::default(),
+                })
+            })
+            .collect()
+    }
+}
+
+fn damaged(detail: String) -> Error {
+    Error::Format(smg_format::Error::Decompress {
+        encoding: "search index",
+        detail,
+    })
+}
+
+/// A Zstandard compressor that puts a checksum in every frame.
+pub(crate) fn compressor(level: i32, dictionary: &[u8]) -> Result<zstd::bulk::Compressor<'static>> {
+    let mut c = zstd::bulk::Compressor::with_dictionary(level, dictionary)
+        .map_err(|e| damaged(e.to_string()))?;
+    c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+        .map_err(|e| damaged(e.to_string()))?;
+    Ok(c)
+}
+
+/// Zstandard frame `bytes` decompressed (within bounds, its checksum checked).
+pub(crate) fn decompress(
+    bytes: &[u8],
+    dictionary: Option<&zstd::dict::DecoderDictionary<'static>>,
+    most: u64,
+) -> std::result::Result<Vec<u8>, String> {
+    let size = zstd::zstd_safe::get_frame_content_size(bytes)
+        .ok()
+        .flatten()
+        .filter(|&n| n <= most)
+        .ok_or("no size within bounds")?;
+    let mut d = match dictionary {
+        Some(p) => zstd::bulk::Decompressor::with_prepared_dictionary(p),
+        None => zstd::bulk::Decompressor::new(),
+    }
+    .map_err(|e| e.to_string())?;
+    d.decompress(bytes, size as usize)
+        .map_err(|e| e.to_string())
+}
+
+impl Frames {
+    /// `turns` in frames (compressed in parallel; the same turns give the same bytes).
+    pub(crate) fn of(turns: &[Turn]) -> Result<Self> {
+        let raw: Vec<Vec<u8>> = turns
+            .par_chunks(FRAME)
+            .map(|chunk| {
+                postcard::to_stdvec(&Columns::of(chunk)).map_err(|e| damaged(e.to_string()))
+            })
+            .collect::<Result<_>>()?;
+        let samples: Vec<&Vec<u8>> = raw.iter().step_by(SAMPLE_EVERY).collect();
+        // Too few samples train no dictionary: small memories go without.
+        let dictionary = zstd::dict::from_samples(&samples, DICTIONARY).unwrap_or_default();
+        let frames: Vec<Vec<u8>> = raw
+            .par_iter()
+            .map_init(
+                || compressor(LEVEL, &dictionary),
+                |c, frame| match c {
+                    Ok(c) => c.compress(frame).map_err(|e| damaged(e.to_string())),
+                    Err(e) => Err(damaged(e.to_string())),
+                },
+            )
+            .collect::<Result<_>>()?;
+        let mut bytes = Vec::new();
+        let mut ends = Vec::with_capacity(frames.len());
+        for f in frames {
+            bytes.extend(f);
+            ends.push(bytes.len() as u64);
+        }
+        let head = Head {
+            len: turns.len(),
+            dictionary,
+            ends,
+        };
+        Ok(Frames::new(head, Bytes::Memory(bytes)))
+    }
+
+    fn new(head: Head, bytes: Bytes) -> Self {
+        Frames {
+            prepared: (!head.dictionary.is_empty())
+                .then(|| zstd::dict::DecoderDictionary::copy(&head.dictionary)),
+            head,
+            bytes,
+            cache: Mutex::default(),
+        }
+    }
+
+    /// Frames of `head` read from extension `name` of `file`, from `start`.
+    pub(crate) fn in_file(head: Head, file: PackedArchive, name: &'static str, start: u64) -> Self {
+        Frames::new(head, Bytes::File { file, name, start })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.head.len
+    }
+
+    /// The head and every frame's bytes, to store.
+    pub(crate) fn parts(&self) -> Result<(&Head, std::borrow::Cow<'_, [u8]>)> {
+        let all = self.read(0, self.head.bytes())?;
+        Ok((&self.head, all))
+    }
+
+    /// `len` bytes of the frames from `at`.
+    fn read(&self, at: u64, len: u64) -> Result<std::borrow::Cow<'_, [u8]>> {
+        match &self.bytes {
+            Bytes::Memory(b) => usize::try_from(at)
+                .ok()
+                .zip(usize::try_from(at + len).ok())
+                .and_then(|(a, z)| b.get(a..z))
+                .map(std::borrow::Cow::Borrowed)
+                .ok_or_else(|| damaged(format!("frame bytes {at}..+{len} are missing"))),
+            Bytes::File { file, name, start } => file
+                .extension_range(name, start + at, len)?
+                .map(std::borrow::Cow::Owned)
+                .ok_or_else(|| damaged(format!("the {name} extension is gone"))),
+        }
+    }
+
+    /// Turn `i` (below [`Frames::len`]).
+    pub(crate) fn get(&self, i: usize) -> Result<Turn> {
+        let frame = self.frame(i / FRAME)?;
+        frame
+            .get(i % FRAME)
+            .cloned()
+            .ok_or_else(|| damaged(format!("no turn at position {i}")))
+    }
+
+    fn frame(&self, f: usize) -> Result<Arc<Vec<Turn>>> {
+        let cached = |c: &VecDeque<(usize, Arc<Vec<Turn>>)>| {
+            c.iter().find(|(k, _)| *k == f).map(|(_, t)| Arc::clone(t))
+        };
+        if let Some(turns) = cached(&self.cache.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(turns);
+        }
+        let ends = &self.head.ends;
+        let start = f.checked_sub(1).map_or(0, |p| ends[p]);
+        let bytes = self.read(start, ends[f] - start)?;
+        let bad = |e: &dyn std::fmt::Display| damaged(format!("turn frame {f}: {e}"));
+        let raw = decompress(&bytes, self.prepared.as_ref(), MOST_FRAME).map_err(|e| bad(&e))?;
+        let columns: Columns = postcard::from_bytes(&raw).map_err(|e| bad(&e))?;
+        let expected = FRAME.min(self.head.len - f * FRAME);
+        let turns = columns.into_turns(expected).ok_or_else(|| {
+            bad(&format!(
+                "does not hold the {expected} turns it should: store the index again with `smg index`"
+            ))
+        })?;
+        let turns = Arc::new(turns);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= CACHED_FRAMES {
+            cache.pop_front();
+        }
+        cache.push_back((f, Arc::clone(&turns)));
+        Ok(turns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turns(n: usize) -> Vec<Turn> {
+        (0..n)
+            .map(|i| Turn {
+                turn: i as u64 + 1,
+                role: "user".into(),
+                content: format!("turn number {i}"),
+                speaker: Some("Ann".into()),
+                timestamp: (i % 2 == 0).then(|| "2024-05-01T10:00:00Z".into()),
+                ..Turn::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_give_back_every_turn_and_tell_damage() {
+        let all = turns(FRAME * 2 + 5);
+        let frames = Frames::of(&all).unwrap();
+        let (head, bytes) = frames.parts().unwrap();
+        assert!(head.holds_together(all.len(), bytes.len() as u64));
+        assert!(!head.holds_together(all.len() + 1, bytes.len() as u64));
+        assert_eq!(Frames::of(&all).unwrap().parts().unwrap().1, bytes);
+        for (i, t) in all.iter().enumerate() {
+            assert_eq!(&frames.get(i).unwrap(), t);
+        }
+        let mut bytes = bytes.into_owned();
+        bytes[3] ^= 0xff;
+        let head = Head {
+            len: frames.head.len,
+            dictionary: frames.head.dictionary.clone(),
+            ends: frames.head.ends.clone(),
+        };
+        let damaged = Frames::new(head, Bytes::Memory(bytes));
+        assert_eq!(damaged.get(0).unwrap_err().code(), "SMG-E006");
+        assert!(damaged.get(FRAME).is_ok());
+    }
+}
