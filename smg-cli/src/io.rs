@@ -75,8 +75,13 @@ pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<
 }
 
 /// Write a loaded document back as it was read ([`save_like`]), dropping the document
-/// before compression: it is not needed any more.
-pub(crate) fn save_loaded(path: &Path, loaded: Loaded) -> Result<(), Error> {
+/// before compression: it is not needed any more. `extension` (name, bytes) is stored
+/// with it when the file is packed.
+pub(crate) fn save_loaded(
+    path: &Path,
+    loaded: Loaded,
+    extension: Option<(&str, &[u8])>,
+) -> Result<(), Error> {
     let Loaded {
         doc,
         encoding,
@@ -84,11 +89,11 @@ pub(crate) fn save_loaded(path: &Path, loaded: Loaded) -> Result<(), Error> {
         ..
     } = loaded;
     let options = smg_format::WriteOptions::new(encoding.for_writing());
-    seal(
-        path,
-        smg_format::into_bytes(doc, &options)?,
-        encryption.as_ref(),
-    )
+    let mut bytes = smg_format::into_bytes(doc, &options)?;
+    if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {
+        bytes = smg_format::with_extension(&bytes, name, data)?;
+    }
+    seal(path, bytes, encryption.as_ref())
 }
 
 /// Encrypt `bytes` with `encryption` (if any), then write them.

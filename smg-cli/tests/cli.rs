@@ -685,6 +685,70 @@ fn a_stored_search_index_answers_the_same() {
         "--index",
     ]);
     assert_eq!(std::fs::read(d.join("i.smg")).unwrap(), indexed);
+    // Appending to an indexed file indexes it again: the bytes of a whole ingest.
+    let full = std::fs::read_to_string(&sample).unwrap();
+    let early: Vec<&str> = full.lines().take(7).collect();
+    std::fs::write(d.join("early.jsonl"), early.join("\n")).unwrap();
+    let packed_index = ["--layout", "packed", "--index", "-q"];
+    run(&[
+        &["ingest", "early.jsonl", "-o", "grown.smg"][..],
+        &packed_index,
+    ]
+    .concat());
+    run(&[
+        "ingest",
+        "--append",
+        "grown.smg",
+        sample.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(d.join("grown.smg")).unwrap(), indexed);
+    // An unindexed packed file stays so, unless asked; a JSON one cannot hold one.
+    run(&[
+        "ingest",
+        "early.jsonl",
+        "-o",
+        "plain.smg",
+        "--layout",
+        "packed",
+        "-q",
+    ]);
+    run(&[
+        "ingest",
+        "--append",
+        "plain.smg",
+        sample.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(d.join("plain.smg")).unwrap(), plain);
+    run(&[
+        "ingest",
+        "early.jsonl",
+        "-o",
+        "plain.smg",
+        "--layout",
+        "packed",
+        "-q",
+    ]);
+    run(&[
+        "ingest",
+        "--append",
+        "plain.smg",
+        sample.to_str().unwrap(),
+        "--index",
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(d.join("plain.smg")).unwrap(), indexed);
+    let json = smg(
+        &["ingest", "--append", "m.smg", "early.jsonl", "--index"],
+        d,
+    );
+    assert_eq!(json.status.code(), Some(1));
+    assert!(
+        text(&json.stderr).contains("smg convert --layout packed"),
+        "{}",
+        text(&json.stderr)
+    );
     let no_layout = smg(
         &["ingest", sample.to_str().unwrap(), "-o", "j.smg", "--index"],
         d,

@@ -27,9 +27,10 @@ pub(crate) struct IngestArgs {
     /// Brotli quality of archive blocks (0-11) [default: 5].
     #[arg(long = "block-level", value_name = "N")]
     pub(crate) block_level: Option<i32>,
-    /// Store the search index in the new file (needs `--layout packed`; after
-    /// `--append`, run `smg index`).
-    #[arg(long, conflicts_with = "append")]
+    /// Store the search index in the file (a new file needs `--layout packed`; an
+    /// appended one must be packed). Appending to a file that has a current index
+    /// stores a new one without being asked.
+    #[arg(long)]
     pub(crate) index: bool,
     /// Turns kept verbatim in working memory.
     #[arg(long, default_value_t = 8)]

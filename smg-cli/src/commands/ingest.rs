@@ -7,11 +7,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Progress};
 use smg_engine::search::{Retriever, EXTENSION};
-use smg_format::{Document, Error};
+use smg_format::{Document, Encoding, Error};
 
 use super::{write_options, Context};
 use crate::cli::{FormatArg, IngestArgs, LayoutArg};
-use crate::io::{load, read_input, save_loaded, write_output, write_stdout};
+use crate::io::{load_bytes, read_input, save_loaded, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -47,7 +47,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         options.archive.quality = level;
     }
-    if args.index && args.encode.layout != LayoutArg::Packed {
+    if args.index && args.append.is_none() && args.encode.layout != LayoutArg::Packed {
         return Err(Error::InvalidArgument(
             "--index stores the search index in the packed layout: add --layout packed".into(),
         )
@@ -56,10 +56,32 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     let bar = Bar::new(args.quiet);
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
-            let mut loaded = load(path, ctx)?;
+            let raw = read_input(path)?;
+            // A file that kept a current search index keeps one, made for what it
+            // holds now.
+            let indexed = args.index
+                || smg_format::read_extension(&raw, EXTENSION)
+                    .ok()
+                    .flatten()
+                    .is_some();
+            let mut loaded = load_bytes(&raw, ctx)?;
+            drop(raw);
+            if args.index && loaded.encoding != Encoding::Packed {
+                return Err(Error::InvalidArgument(format!(
+                    "--index stores the search index in a packed file; {} is {}: rewrite it with `smg convert --layout packed` first",
+                    path.display(),
+                    loaded.encoding.name()
+                ))
+                .into());
+            }
             let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
             bar.done();
-            save_loaded(path, loaded)?;
+            let index = if indexed && loaded.encryption.is_none() {
+                Some(Retriever::new(&loaded.doc, &ctx.limits)?.index_bytes()?)
+            } else {
+                None
+            };
+            save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
             (
                 report,
                 path.as_path(),
