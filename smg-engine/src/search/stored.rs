@@ -140,6 +140,7 @@ impl Retriever {
             return Ok(None);
         };
         let start = (PREFIX + size) as u64;
+        file.prefetch_extension(EXTENSION, start, total - start);
         let Some((ix, head)) = read(&parts, lengths, total - start, limits) else {
             return Ok(None);
         };

@@ -153,6 +153,22 @@ impl PackedArchive {
         (e.head_crc32 == self.index.head.crc32).then_some(e.section.length)
     }
 
+    /// Ask the system to read `len` bytes from `start` of extension `name` ahead, in
+    /// the background, for a reader that will read them a little at a time (a hint:
+    /// where the system takes none, or the range is not the extension's, nothing
+    /// happens).
+    pub fn prefetch_extension(&self, name: &str, start: u64, len: u64) {
+        let Some(e) = self.index.extensions.get(name) else {
+            return;
+        };
+        if start
+            .checked_add(len)
+            .is_some_and(|end| end <= e.section.length)
+        {
+            self.prefetch(e.section.offset + start, len);
+        }
+    }
+
     /// `len` bytes from `start` of extension `name` (`None` when the file has no
     /// current one), read without the section's CRC-32: for data that checks itself
     /// a part at a time, so that a reader need not read all of it. A range outside

@@ -75,6 +75,23 @@ impl PackedArchive {
         Ok(buf)
     }
 
+    /// Read `len` bytes from `offset` ahead, in the background.
+    pub(super) fn prefetch(&self, offset: u64, len: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{fadvise, Advice};
+            // A hint: if the kernel declines it, reads are only slower.
+            let _ = fadvise(
+                &self.file,
+                offset,
+                std::num::NonZeroU64::new(len),
+                Advice::WillNeed,
+            );
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (offset, len);
+    }
+
     /// `len` bytes of the file from `offset`, which must lie inside it.
     pub(super) fn read_range(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
         if offset.checked_add(len).is_none_or(|e| e > self.len) {
