@@ -689,56 +689,33 @@ fn a_stored_search_index_answers_the_same() {
     let full = std::fs::read_to_string(&sample).unwrap();
     let early: Vec<&str> = full.lines().take(7).collect();
     std::fs::write(d.join("early.jsonl"), early.join("\n")).unwrap();
-    let packed_index = ["--layout", "packed", "--index", "-q"];
-    run(&[
-        &["ingest", "early.jsonl", "-o", "grown.smg"][..],
-        &packed_index,
-    ]
-    .concat());
-    run(&[
-        "ingest",
-        "--append",
-        "grown.smg",
-        sample.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(std::fs::read(d.join("grown.smg")).unwrap(), indexed);
+    // The first lines into a packed file (made with `first`), then the whole sample
+    // appended (with `then`): the file's bytes.
+    let grown = |first: &[&str], then: &[&str]| {
+        let new = [
+            "ingest",
+            "early.jsonl",
+            "-o",
+            "grown.smg",
+            "--layout",
+            "packed",
+            "-q",
+        ];
+        run(&[&new[..], first].concat());
+        let append = [
+            "ingest",
+            "--append",
+            "grown.smg",
+            sample.to_str().unwrap(),
+            "-q",
+        ];
+        run(&[&append[..], then].concat());
+        std::fs::read(d.join("grown.smg")).unwrap()
+    };
+    assert_eq!(grown(&["--index"], &[]), indexed);
     // An unindexed packed file stays so, unless asked; a JSON one cannot hold one.
-    run(&[
-        "ingest",
-        "early.jsonl",
-        "-o",
-        "plain.smg",
-        "--layout",
-        "packed",
-        "-q",
-    ]);
-    run(&[
-        "ingest",
-        "--append",
-        "plain.smg",
-        sample.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(std::fs::read(d.join("plain.smg")).unwrap(), plain);
-    run(&[
-        "ingest",
-        "early.jsonl",
-        "-o",
-        "plain.smg",
-        "--layout",
-        "packed",
-        "-q",
-    ]);
-    run(&[
-        "ingest",
-        "--append",
-        "plain.smg",
-        sample.to_str().unwrap(),
-        "--index",
-        "-q",
-    ]);
-    assert_eq!(std::fs::read(d.join("plain.smg")).unwrap(), indexed);
+    assert_eq!(grown(&[], &[]), plain);
+    assert_eq!(grown(&[], &["--index"]), indexed);
     let json = smg(
         &["ingest", "--append", "m.smg", "early.jsonl", "--index"],
         d,
