@@ -56,7 +56,7 @@ impl Head {
     }
 
     /// How many bytes the frames take.
-    pub(crate) fn bytes(&self) -> u64 {
+    fn bytes(&self) -> u64 {
         self.ends.last().copied().unwrap_or(0)
     }
 }
@@ -256,6 +256,7 @@ impl Frames {
         Frames::new(head, Bytes::File { file, name, start })
     }
 
+    /// How many turns.
     pub(crate) fn len(&self) -> usize {
         self.head.len
     }

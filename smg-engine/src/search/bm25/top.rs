@@ -41,14 +41,14 @@ const ONE: f64 = (1u64 << 32) as f64;
 
 /// What a term adds to a score, in fixed point: a 2^-32 is far finer than any two
 /// scores that rank apart, and a sum of a query's terms stays far inside an `i64`.
-pub(crate) fn fixed(v: f64) -> i64 {
+fn fixed(v: f64) -> i64 {
     // Rounded to the nearest unit (v is never negative): `f64::round` is a call into
     // libm on the baseline target, and this is the innermost loop.
     (v * ONE + 0.5) as i64
 }
 
 /// A fixed-point sum as a score.
-pub(crate) fn score_of(sum: i64) -> f64 {
+fn score_of(sum: i64) -> f64 {
     sum as f64 / ONE
 }
 
