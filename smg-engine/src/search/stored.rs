@@ -298,6 +298,39 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_frame_is_an_error_for_its_turns_alone() {
+        // Two frames' worth of turns.
+        let lines: Vec<(String, String)> = (0..50)
+            .map(|i| (format!("P{}", i % 2), format!("message {i} about hiking")))
+            .collect();
+        let lines: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let doc = document(&lines);
+        let limits = Limits::default();
+        let packed = smg_format::to_bytes(
+            &doc,
+            &smg_format::WriteOptions::new(smg_format::Encoding::Packed),
+        )
+        .unwrap();
+        let index = Retriever::new(&doc, &limits)
+            .unwrap()
+            .index_bytes()
+            .unwrap();
+        let mut file = smg_format::with_extension(&packed, EXTENSION, &index).unwrap();
+        // A byte of the last frame, which ends the extension.
+        let at = file.windows(index.len()).position(|w| w == index).unwrap();
+        file[at + index.len() - 8] ^= 0x55;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.smg");
+        std::fs::write(&path, &file).unwrap();
+        let lazy = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        assert_eq!(lazy.turn(49).unwrap_err().code(), "SMG-E006");
+        assert_eq!(lazy.turn(0).unwrap().content, "message 0 about hiking");
+    }
+
+    #[test]
     fn an_index_that_does_not_fit_is_not_used() {
         let doc = document(CHAT);
         let limits = Limits::default();
