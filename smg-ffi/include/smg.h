@@ -251,6 +251,10 @@ smg_status smg_delta_apply(const char *base,
  * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
  * file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
  *
+ * A packed file with a current search index (`smg index`) opens by the index alone:
+ * search, context and expand read only what they show, and the document is parsed
+ * from the file as it was opened when info, save or diff first needs it.
+ *
  * # Safety
  * `path` must be a NUL-terminated string, `passphrase` `passphrase_len` readable bytes
  * (or null with 0), and `memory_out` writable.

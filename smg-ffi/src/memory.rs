@@ -7,7 +7,10 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
@@ -20,8 +23,30 @@ use crate::SmgStatus;
 /// several threads at once; free it once, after every call on it has returned. The
 /// last error message is kept per thread (`smg_last_error`).
 pub struct SmgMemory {
-    doc: Document,
+    /// The document: parsed at open, or on first use when the memory was opened by
+    /// its stored search index (search, context and expand never need it).
+    doc: OnceLock<Document>,
+    /// The file to parse it from then, as it was when opened.
+    file: Mutex<Option<File>>,
     retriever: Retriever,
+}
+
+impl SmgMemory {
+    fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
+        if let Some(doc) = self.doc.get() {
+            return Ok(doc);
+        }
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let io = |e: std::io::Error| (SmgStatus::Io, format!("error[SMG-E001]: {e}"));
+        let mut bytes = Vec::new();
+        let f = file
+            .as_mut()
+            .ok_or((SmgStatus::Io, "the memory's file is gone".to_string()))?;
+        f.seek(SeekFrom::Start(0)).map_err(io)?;
+        f.read_to_end(&mut bytes).map_err(io)?;
+        let (doc, _) = smg_format::from_bytes(&bytes, &Limits::default()).map_err(format_error)?;
+        Ok(self.doc.get_or_init(|| doc))
+    }
 }
 
 thread_local! {
@@ -137,11 +162,36 @@ fn open_bytes(
     let limits = Limits::default();
     let (doc, _) = smg_format::from_bytes_with(data, &limits, passphrase).map_err(format_error)?;
     let retriever = Retriever::open(data, &doc, &limits).map_err(engine_error)?;
-    Ok(Box::new(SmgMemory { doc, retriever }))
+    Ok(Box::new(SmgMemory {
+        doc: OnceLock::from(doc),
+        file: Mutex::new(None),
+        retriever,
+    }))
+}
+
+/// A plain packed file at `path` with a current search index, opened by the index
+/// alone (as `smg search` opens it): in a fraction of a second, where reading the
+/// whole file takes seconds at a million turns. `None` for any other file.
+fn open_by_index(path: &str) -> Result<Option<Box<SmgMemory>>, (SmgStatus, String)> {
+    let file =
+        File::open(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
+    let lazy = Retriever::open_packed(std::path::Path::new(path), &Limits::default())
+        .map_err(engine_error)?;
+    Ok(lazy.map(|retriever| {
+        Box::new(SmgMemory {
+            doc: OnceLock::new(),
+            file: Mutex::new(Some(file)),
+            retriever,
+        })
+    }))
 }
 
 /// Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
 /// file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
+///
+/// A packed file with a current search index (`smg index`) opens by the index alone:
+/// search, context and expand read only what they show, and the document is parsed
+/// from the file as it was opened when info, save or diff first needs it.
 ///
 /// # Safety
 /// `path` must be a NUL-terminated string, `passphrase` `passphrase_len` readable bytes
@@ -161,9 +211,19 @@ pub unsafe extern "C" fn smg_memory_open(
         let path = unsafe { text(path, "path") }?;
         // SAFETY: forwarded from the caller's guarantees.
         let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
-        let data = std::fs::read(path)
-            .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
-        let memory = open_bytes(&data, (!pass.is_empty()).then_some(pass))?;
+        let lazy = if pass.is_empty() {
+            open_by_index(path)?
+        } else {
+            None
+        };
+        let memory = match lazy {
+            Some(memory) => memory,
+            None => {
+                let data = std::fs::read(path)
+                    .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
+                open_bytes(&data, (!pass.is_empty()).then_some(pass))?
+            }
+        };
         // SAFETY: checked non-null; the caller guarantees it is writable.
         unsafe { *memory_out = Box::into_raw(memory) };
         Ok(())
@@ -232,11 +292,12 @@ pub unsafe extern "C" fn smg_memory_info(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let m = unsafe { handle(mem) }?;
-        let stats = smg_format::stats(&m.doc);
+        let doc = m.doc()?;
+        let stats = smg_format::stats(doc);
         let info = json!({
-            "version": m.doc.version, "created": m.doc.metadata.created, "modified": m.doc.metadata.modified,
+            "version": doc.version, "created": doc.metadata.created, "modified": doc.metadata.modified,
             "turns": m.retriever.turn_count(), "stats": stats,
-            "summary": m.doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
+            "summary": doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
         });
         Ok(info.to_string())
     })
@@ -342,7 +403,7 @@ pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_c
         // SAFETY: forwarded from the caller's guarantees.
         let (m, path) = unsafe { (handle(mem)?, text(path, "path")?) };
         let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);
-        smg_format::write_file(std::path::Path::new(path), &m.doc, &options).map_err(format_error)
+        smg_format::write_file(std::path::Path::new(path), m.doc()?, &options).map_err(format_error)
     })
 }
 
@@ -437,7 +498,7 @@ pub unsafe extern "C" fn smg_memory_diff(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (a, b) = unsafe { (handle(a)?, handle(b)?) };
-        let d = serde_json::to_value(smg_format::diff(&a.doc, &b.doc)).unwrap_or_default();
+        let d = serde_json::to_value(smg_format::diff(a.doc()?, b.doc()?)).unwrap_or_default();
         Ok(d.to_string())
     })
 }

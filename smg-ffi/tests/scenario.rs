@@ -217,3 +217,77 @@ fn a_delta_rebuilds_a_file_and_refuses_another_base() {
         "nothing is written on failure"
     );
 }
+
+/// Every answer of an open memory, as JSON text: info, search, context and expand.
+fn answers(mem: *mut SmgMemory) -> Vec<String> {
+    let q = CString::new("When did Caroline go to the LGBTQ support group?").unwrap();
+    let seg = CString::new("seg-1").unwrap();
+    let mut out = Vec::new();
+    let mut s: *mut c_char = null_mut();
+    // SAFETY: a live handle, live strings and a local out-pointer, as documented.
+    unsafe {
+        assert_eq!(smg_memory_search(mem, q.as_ptr(), 5, &mut s), SmgStatus::Ok);
+        out.push(take(s));
+        assert_eq!(
+            smg_memory_context(mem, q.as_ptr(), 300, &mut s),
+            SmgStatus::Ok
+        );
+        out.push(take(s));
+        assert_eq!(smg_memory_expand(mem, seg.as_ptr(), &mut s), SmgStatus::Ok);
+        out.push(take(s));
+        assert_eq!(smg_memory_info(mem, &mut s), SmgStatus::Ok);
+        out.push(take(s));
+    }
+    out
+}
+
+#[test]
+fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let [plain, packed] = ["m.smg", "p.smg"].map(|n| dir.path().join(n));
+    let input = locomo();
+    let inputs = [input.as_ptr()];
+    let out = CString::new(plain.to_str().unwrap()).unwrap();
+    let mut s: *mut c_char = null_mut();
+    // SAFETY: live C strings and a local out-pointer, as documented.
+    assert_eq!(
+        unsafe { smg_ingest(inputs.as_ptr(), 1, out.as_ptr(), &mut s) },
+        SmgStatus::Ok
+    );
+    take(s);
+    let limits = smg_format::Limits::default();
+    let (doc, _) = smg_format::from_bytes(&std::fs::read(&plain).unwrap(), &limits).unwrap();
+    let options = smg_format::WriteOptions::new(smg_format::Encoding::Packed);
+    let bytes = smg_format::to_bytes(&doc, &options).unwrap();
+    let indexed = smg_engine::search::with_search_index(&bytes, &limits).unwrap();
+    std::fs::write(&packed, indexed).unwrap();
+    let open = |path: &Path| {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        let mut mem: *mut SmgMemory = null_mut();
+        // SAFETY: a live path, no passphrase, a local out-pointer.
+        assert_eq!(
+            unsafe { smg_memory_open(c.as_ptr(), null(), 0, &mut mem) },
+            SmgStatus::Ok
+        );
+        mem
+    };
+    let (a, b) = (open(&plain), open(&packed));
+    // The document of the packed file is read when info first needs it.
+    assert_eq!(answers(b), answers(a));
+    let copy = CString::new(dir.path().join("copy.smg").to_str().unwrap()).unwrap();
+    // SAFETY: live handles, a live path, a local out-pointer.
+    unsafe {
+        assert_eq!(smg_memory_save(b, copy.as_ptr()), SmgStatus::Ok);
+        assert_eq!(smg_memory_diff(a, b, &mut s), SmgStatus::Ok);
+        let diff = json(&take(s));
+        assert!(
+            diff.as_object()
+                .unwrap()
+                .values()
+                .all(|v| v.as_array().is_none_or(|a| a.is_empty())),
+            "{diff}"
+        );
+        smg_memory_free(a);
+        smg_memory_free(b);
+    }
+}
