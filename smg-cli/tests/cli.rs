@@ -673,6 +673,20 @@ fn a_stored_search_index_answers_the_same() {
     // A rewrite drops the index; the document is the same.
     run(&["convert", "p.smg", "-o", "again.smg", "--layout", "packed"]);
     assert_eq!(std::fs::read(d.join("again.smg")).unwrap(), plain);
+    // Unless it is asked to store one.
+    run(&[
+        "convert",
+        "m.smg",
+        "-o",
+        "again.smg",
+        "--layout",
+        "packed",
+        "--index",
+    ]);
+    assert_eq!(std::fs::read(d.join("again.smg")).unwrap(), indexed);
+    let json = smg(&["convert", "m.smg", "-o", "x.smg", "--index"], d);
+    assert_eq!(json.status.code(), Some(1));
+    assert!(!d.join("x.smg").exists());
     // Or at once, by ingest.
     run(&[
         "ingest",

@@ -455,6 +455,10 @@ pub(crate) struct ConvertArgs {
     pub(crate) output: PathBuf,
     #[command(flatten)]
     pub(crate) encode: EncodeArgs,
+    /// Store the search index in the new file, as `smg index` does (needs `--layout
+    /// packed`).
+    #[arg(long)]
+    pub(crate) index: bool,
 }
 
 #[derive(Debug, Args)]

@@ -42,7 +42,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),
-        Command::Convert(a) => convert::run(&a, &ctx),
+        Command::Convert(a) => return convert::run(&a, &ctx),
         Command::Validate(a) => validate::run(&a, &ctx),
         Command::Encrypt(a) => crypt::encrypt(&a, &ctx),
         Command::Decrypt(a) => crypt::decrypt(&a, &ctx),
