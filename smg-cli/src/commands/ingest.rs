@@ -9,8 +9,8 @@ use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Pro
 use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::{Document, Encoding, Error};
 
-use super::{write_options, Context};
-use crate::cli::{FormatArg, IngestArgs, LayoutArg};
+use super::{encoded, index_needs_packed, Context};
+use crate::cli::{FormatArg, IngestArgs};
 use crate::io::{load_bytes, read_input, save_loaded, write_output, write_stdout};
 use crate::Outcome;
 
@@ -47,11 +47,8 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         options.archive.quality = level;
     }
-    if args.index && args.append.is_none() && args.encode.layout != LayoutArg::Packed {
-        return Err(Error::InvalidArgument(
-            "--index stores the search index in the packed layout: add --layout packed".into(),
-        )
-        .into());
+    if args.append.is_none() {
+        index_needs_packed(args.index, &args.encode)?;
     }
     let bar = Bar::new(args.quiet);
     let (report, path, written) = match (&args.append, &args.output) {
@@ -92,16 +89,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut doc = Document::new("1970-01-01T00:00:00Z");
             let report = ingest(&mut doc, inputs, &options, &bar)?;
             bar.done();
-            // The index is made from the document in hand, then the document written.
-            let index = if args.index {
-                Some(Retriever::new(&doc, &ctx.limits)?.index_bytes()?)
-            } else {
-                None
-            };
-            let mut bytes = smg_format::into_bytes(doc, &write_options(&args.encode)?)?;
-            if let Some(index) = index {
-                bytes = smg_format::with_extension(&bytes, EXTENSION, &index)?;
-            }
+            let bytes = encoded(doc, &args.encode, args.index, ctx)?;
             write_output(path, &bytes)?;
             (report, path.as_path(), bytes.len() as u64)
         }

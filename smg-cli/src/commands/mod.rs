@@ -72,6 +72,37 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     }?)
 }
 
+/// An error unless `--index` goes with `--layout packed`.
+fn index_needs_packed(index: bool, args: &EncodeArgs) -> Result<(), Error> {
+    if index && args.layout != crate::cli::LayoutArg::Packed {
+        return Err(Error::InvalidArgument(
+            "--index stores the search index in the packed layout: add --layout packed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `doc` encoded as `args` say, with its search index stored when `index`: made from
+/// the document in hand before it is consumed, as `smg index` would make it from the
+/// written file.
+fn encoded(
+    doc: smg_format::Document,
+    args: &EncodeArgs,
+    index: bool,
+    ctx: &Context,
+) -> Result<Vec<u8>, smg_engine::Error> {
+    let index = if index {
+        Some(smg_engine::search::Retriever::new(&doc, &ctx.limits)?.index_bytes()?)
+    } else {
+        None
+    };
+    let mut bytes = smg_format::into_bytes(doc, &write_options(args)?)?;
+    if let Some(index) = index {
+        bytes = smg_format::with_extension(&bytes, smg_engine::search::EXTENSION, &index)?;
+    }
+    Ok(bytes)
+}
+
 fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {
     let encoding = match (args.layout, args.encoding) {
         (LayoutArg::Packed, Some(_)) => {
