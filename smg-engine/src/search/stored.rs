@@ -83,10 +83,8 @@ impl Retriever {
         let (turns, block_sizes) = load_turns(doc, limits)?;
         let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
         let read = |b: &[u8]| {
-            let lengths = lengths(b.get(..PREFIX)?)?;
-            let parts = b.get(PREFIX..PREFIX + lengths.iter().sum::<usize>())?;
-            let frames = b.len() - PREFIX - parts.len();
-            read(parts, lengths, frames as u64, limits)
+            let layout = Layout::of(b.get(..PREFIX)?, b.len() as u64)?;
+            read(b.get(PREFIX..PREFIX + layout.size)?, &layout, limits)
         };
         if let Some((ix, _)) = stored.and_then(read).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
@@ -125,23 +123,22 @@ impl Retriever {
         let Some(total) = file.extension_len(EXTENSION) else {
             return Ok(None);
         };
+        // A range outside the extension is a damaged index: none to use.
         let range = |start: usize, len: usize| {
-            let end = start.checked_add(len)?;
-            (end as u64 <= total).then_some(())?;
             file.extension_range(EXTENSION, start as u64, len as u64)
                 .ok()
                 .flatten()
         };
-        let Some(lengths) = range(0, PREFIX).and_then(|p| lengths(&p)) else {
+        let Some(layout) = range(0, PREFIX).and_then(|p| Layout::of(&p, total)) else {
             return Ok(None);
         };
-        let size: usize = lengths.iter().sum();
-        let Some(parts) = range(PREFIX, size) else {
+        let Some(parts) = range(PREFIX, layout.size) else {
             return Ok(None);
         };
-        let start = (PREFIX + size) as u64;
-        file.prefetch_extension(EXTENSION, start, total - start);
-        let Some((ix, head)) = read(&parts, lengths, total - start, limits) else {
+        // The frames are read ahead while the parts are decompressed.
+        let start = total - layout.frames;
+        file.prefetch_extension(EXTENSION, start, layout.frames);
+        let Some((ix, head)) = read(&parts, &layout, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
@@ -179,31 +176,46 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
 }
 
-/// The lengths of the three parts, from the bytes before them; `None` for another
-/// version or no index at all.
-fn lengths(prefix: &[u8]) -> Option<[usize; 3]> {
-    let rest = prefix.strip_prefix(MAGIC)?;
-    let (version, rest) = rest.split_first_chunk::<2>()?;
-    if u16::from_le_bytes(*version) != VERSION {
-        return None;
+/// Where the parts and the frames of a stored index lie.
+struct Layout {
+    /// The length of each part.
+    lengths: [usize; 3],
+    /// Their sum: the parts run from [`PREFIX`] for so many bytes.
+    size: usize,
+    /// The frames' bytes, to the end of the extension.
+    frames: u64,
+}
+
+impl Layout {
+    /// The layout of an index of `total` bytes, from the bytes before its parts;
+    /// `None` for another version, no index at all, or lengths that do not fit.
+    fn of(prefix: &[u8], total: u64) -> Option<Self> {
+        let rest = prefix.strip_prefix(MAGIC)?;
+        let (version, rest) = rest.split_first_chunk::<2>()?;
+        if u16::from_le_bytes(*version) != VERSION {
+            return None;
+        }
+        let mut lengths = [0; 3];
+        for (i, chunk) in rest.chunks_exact(8).take(3).enumerate() {
+            lengths[i] = usize::try_from(u64::from_le_bytes(chunk.try_into().ok()?)).ok()?;
+        }
+        let size = lengths
+            .iter()
+            .try_fold(0usize, |sum, &l| sum.checked_add(l))?;
+        let end = u64::try_from(PREFIX.checked_add(size)?).ok()?;
+        Some(Layout {
+            lengths,
+            size,
+            frames: total.checked_sub(end)?,
+        })
     }
-    let mut out = [0; 3];
-    for (i, chunk) in rest.chunks_exact(8).take(3).enumerate() {
-        out[i] = usize::try_from(u64::from_le_bytes(chunk.try_into().ok()?)).ok()?;
-    }
-    Some(out)
 }
 
 /// The indexes and the frames' head from the three parts, when they hold together
-/// with each other and with `frames` bytes of frames.
-fn read(
-    parts: &[u8],
-    lengths: [usize; 3],
-    frames: u64,
-    limits: &Limits,
-) -> Option<(Indexes, Head)> {
-    let (turns, rest) = parts.split_at_checked(lengths[0])?;
-    let (nodes, head) = rest.split_at_checked(lengths[1])?;
+/// with each other and with the frames.
+fn read(parts: &[u8], layout: &Layout, limits: &Limits) -> Option<(Indexes, Head)> {
+    let (turns, rest) = parts.split_at_checked(layout.lengths[0])?;
+    let (nodes, head) = rest.split_at_checked(layout.lengths[1])?;
     let most = limits.max_bytes;
     let part = |data: &[u8]| frames::decompress(data, None, most).ok();
     let (ix, (nodes, head)) = rayon::join(
@@ -217,7 +229,7 @@ fn read(
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
-    let head = head.filter(|h| h.holds_together(ix.chars.len(), frames))?;
+    let head = head.filter(|h| h.holds_together(ix.chars.len(), layout.frames))?;
     ix.holds_together().then(|| (ix.restored(), head))
 }
 
@@ -346,10 +358,13 @@ mod tests {
         let short = damaged.index_bytes().unwrap();
         let mut cut = bytes.clone();
         cut.truncate(bytes.len() - 3);
+        let mut huge = bytes.clone();
+        huge[MAGIC.len() + 2..PREFIX].fill(0xff);
         for (what, doc, b) in [
             ("other turns", &other, &bytes[..]),
             ("another version", &doc, &old[..]),
             ("cut short", &doc, &cut[..]),
+            ("lengths past any end", &doc, &huge[..]),
             ("not an index", &doc, &b"smg-search"[..]),
             ("one list short", &doc, &short[..]),
         ] {

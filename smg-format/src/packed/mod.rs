@@ -336,20 +336,6 @@ mod tests {
             all,
             archived.into_iter().map(|a| a.turn).collect::<Vec<_>>()
         );
-        let lean: Vec<Turn> = (0..archive.block_count())
-            .flat_map(|k| archive.block_without_extras(k).unwrap())
-            .collect();
-        let stripped: Vec<Turn> = all
-            .into_iter()
-            .map(|mut t| {
-                t.extra = Default::default();
-                t
-            })
-            .collect();
-        assert_eq!(lean, stripped);
-        assert!(archive.block_without_extras(99).is_err());
-        assert_eq!(archive.block_id(0), Some(archive.index.blocks[0].id));
-        assert_eq!(archive.block_id(99), None);
         assert_eq!(
             archive.block(archive.block_count()).unwrap_err().code(),
             "SMG-E020"

@@ -121,11 +121,6 @@ impl PackedArchive {
         self.materialize(block.id, wanted, &mut HashMap::new())
     }
 
-    /// The id of the `k`-th block (in file order).
-    pub fn block_id(&self, k: usize) -> Option<u64> {
-        self.index.blocks.get(k).map(|b| b.id)
-    }
-
     /// How many archive blocks the file holds.
     pub fn block_count(&self) -> usize {
         self.index.blocks.len()
@@ -134,68 +129,19 @@ impl PackedArchive {
     /// Every turn of the `k`-th block (in file order), byte for byte, reading only
     /// that block (and the artifacts its code is stored in).
     pub fn block(&self, k: usize) -> Result<Vec<Turn>> {
-        self.turns_of(k, &self.block_json(k)?)
-    }
-
-    /// The turns of the `k`-th block from its decompressed JSON.
-    fn turns_of(&self, k: usize, json: &[u8]) -> Result<Vec<Turn>> {
+        let json = self.block_json(k)?;
         let id = self.index.blocks[k].id;
         // Most blocks keep no code in the vault: their turns parse as they are.
-        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(json) {
+        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(&json) {
             if turns.iter().all(|t| !t.extra.contains_key("parts")) {
                 return Ok(turns);
             }
         }
         let mut cache = HashMap::new();
-        crate::archive::parse_stored(id, json)?
+        crate::archive::parse_stored(id, &json)?
             .into_iter()
             .map(|t| self.materialize(id, t, &mut cache))
             .collect()
-    }
-
-    /// [`PackedArchive::block`] without each turn's `extra` (the fields this version
-    /// does not know, such as the source records importers keep): what search needs,
-    /// read without building them.
-    pub fn block_without_extras(&self, k: usize) -> Result<Vec<Turn>> {
-        /// A stored turn's known fields; `parts` only to tell that code is in the vault.
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Known {
-            turn: u64,
-            timestamp: Option<String>,
-            role: String,
-            content: Option<String>,
-            importance: Option<f64>,
-            speaker: Option<String>,
-            conversation_id: Option<String>,
-            session_id: Option<String>,
-            message_id: Option<String>,
-            parts: Option<serde::de::IgnoredAny>,
-        }
-        let json = self.block_json(k)?;
-        let known: Option<Vec<Known>> = serde_json::from_slice(&json).ok();
-        let Some(known) = known.filter(|t: &Vec<Known>| t.iter().all(|t| t.parts.is_none())) else {
-            let mut turns = self.turns_of(k, &json)?;
-            for t in &mut turns {
-                t.extra = Default::default();
-            }
-            return Ok(turns);
-        };
-        Ok(known
-            .into_iter()
-            .map(|t| Turn {
-                turn: t.turn,
-                timestamp: t.timestamp,
-                role: t.role,
-                content: t.content.unwrap_or_default(),
-                importance: t.importance,
-                speaker: t.speaker,
-                conversation_id: t.conversation_id,
-                session_id: t.session_id,
-                message_id: t.message_id,
-                extra: Default::default(),
-            })
-            .collect())
     }
 
     /// The stored (not yet materialized) turns of the `k`-th block.
