@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::io::{Read, Write};
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 
@@ -94,7 +96,8 @@ impl std::fmt::Display for Encoding {
 pub struct WriteOptions {
     /// The encoding to write.
     pub encoding: Encoding,
-    /// Compression level: Brotli 0–11 (default 5), Zstandard 1–22 (default 9).
+    /// Compression level: Brotli 0–11 (default 5, or 3 for JSON over 4 MiB),
+    /// Zstandard 1–22 (default 9).
     /// `None` takes the encoding's default.
     pub level: Option<i32>,
 }
@@ -295,7 +298,14 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(json).to_le_bytes());
     match options.encoding {
-        Encoding::Brotli => brotli_compress(json, options.level.unwrap_or(5), &mut out)?,
+        Encoding::Brotli => {
+            let level = options.level.unwrap_or(if json.len() > PIECE_BYTES {
+                LARGE_BROTLI_LEVEL
+            } else {
+                SMALL_BROTLI_LEVEL
+            });
+            brotli_compress_pieces(json, level, &mut out)?
+        }
         _ => zstd_compress(json, options.level.unwrap_or(9), &mut out)?,
     }
     Ok(out)
@@ -303,11 +313,7 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
 
 /// Brotli-compress `data` into `out` (window 2^24, the largest standard window).
 pub(crate) fn brotli_compress(data: &[u8], quality: i32, out: &mut Vec<u8>) -> Result<()> {
-    if !(0..=11).contains(&quality) {
-        return Err(Error::InvalidArgument(format!(
-            "brotli level {quality} is outside 0..=11"
-        )));
-    }
+    check_quality(quality)?;
     // A window no larger than the data: the encoder allocates for the window, and a
     // 16 MiB ring buffer for a 256 KiB block costs more in page faults than in work.
     let bits = usize::BITS - data.len().max(1).leading_zeros();
@@ -320,6 +326,88 @@ pub(crate) fn brotli_compress(data: &[u8], quality: i32, out: &mut Vec<u8>) -> R
     let mut input = data;
     brotli::BrotliCompress(&mut input, out, &params)
         .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
+    Ok(())
+}
+
+/// Documents larger than this are Brotli-compressed in pieces of this size.
+const PIECE_BYTES: usize = 4 << 20;
+
+/// Default Brotli quality of a document of at most [`PIECE_BYTES`].
+const SMALL_BROTLI_LEVEL: i32 = 5;
+
+/// Default Brotli quality of a larger document: on a 59 MB document quality 3 takes
+/// a quarter of the time of 5 for 3.6 % more bytes (bench/RESULTS.md).
+const LARGE_BROTLI_LEVEL: i32 = 3;
+
+/// Brotli-compress `data` into `out` as one standard stream, a [`PIECE_BYTES`] piece
+/// at a time, the pieces side by side: each piece is a "catable" stream (no reference
+/// outside itself) and the pieces are joined into one stream that any decoder reads.
+/// The pieces are cut by size alone, so the bytes do not depend on the thread count.
+/// On a 59 MB document, 4 MiB pieces cost 0.3 % in size.
+pub(crate) fn brotli_compress_pieces(data: &[u8], quality: i32, out: &mut Vec<u8>) -> Result<()> {
+    if data.len() <= PIECE_BYTES {
+        return brotli_compress(data, quality, out);
+    }
+    check_quality(quality)?;
+    let lgwin = PIECE_BYTES.trailing_zeros();
+    let pieces = data
+        .par_chunks(PIECE_BYTES)
+        .map(|piece| {
+            let params = brotli::enc::BrotliEncoderParams {
+                quality,
+                lgwin: lgwin as i32,
+                size_hint: piece.len(),
+                catable: true,
+                appendable: true,
+                ..Default::default()
+            };
+            let mut bytes = Vec::with_capacity(piece.len() / 4);
+            brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params)
+                .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
+            Ok(bytes)
+        })
+        .collect::<Result<Vec<Vec<u8>>>>()?;
+    join_brotli(&pieces, lgwin as u8, out)
+}
+
+/// Join catable Brotli streams into one.
+fn join_brotli(pieces: &[Vec<u8>], lgwin: u8, out: &mut Vec<u8>) -> Result<()> {
+    use brotli::concat::{BroCatli, BroCatliResult};
+    let failed =
+        |r: BroCatliResult| Error::InvalidArgument(format!("joining brotli streams failed: {r:?}"));
+    let start = out.len();
+    // The joined stream is never longer than its pieces and a few bytes per joint.
+    out.resize(
+        start + pieces.iter().map(|p| p.len() + 8).sum::<usize>() + 16,
+        0,
+    );
+    let mut joiner = BroCatli::new_with_window_size(lgwin);
+    let mut at = start;
+    for piece in pieces {
+        joiner.new_brotli_file();
+        let mut read = 0;
+        while read < piece.len() {
+            match joiner.stream(piece, &mut read, out, &mut at) {
+                BroCatliResult::Success | BroCatliResult::NeedsMoreInput => {}
+                r => return Err(failed(r)),
+            }
+        }
+    }
+    match joiner.finish(out, &mut at) {
+        BroCatliResult::Success => {
+            out.truncate(at);
+            Ok(())
+        }
+        r => Err(failed(r)),
+    }
+}
+
+fn check_quality(quality: i32) -> Result<()> {
+    if !(0..=11).contains(&quality) {
+        return Err(Error::InvalidArgument(format!(
+            "brotli level {quality} is outside 0..=11"
+        )));
+    }
     Ok(())
 }
 
@@ -356,6 +444,42 @@ mod tests {
             assert_eq!(found, enc);
             assert_eq!(&*json, DOC);
         }
+    }
+
+    /// JSON-ish text of `len` bytes from a fixed vocabulary, compressible but not
+    /// trivially so.
+    fn words(len: usize) -> Vec<u8> {
+        let vocab = [
+            "turn", "memory", "graph", "\"id\":", "brotli", "{", "}", "42", "node",
+        ];
+        let mut state = 7u64;
+        let mut out = Vec::with_capacity(len + 16);
+        while out.len() < len {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            out.extend_from_slice(vocab[(state >> 59) as usize % vocab.len()].as_bytes());
+            out.push(b' ');
+        }
+        out.truncate(len);
+        out
+    }
+
+    #[test]
+    fn a_large_document_is_one_stream_whatever_the_threads() {
+        let json = words(2 * PIECE_BYTES + 12_345);
+        let options = WriteOptions::new(Encoding::Brotli);
+        let bytes = encode(&json, &options).unwrap();
+        let (_, back) = decode(&bytes, &Limits::default()).unwrap();
+        assert!(*back == json[..]);
+        let mut plain = Vec::new();
+        brotli::BrotliDecompress(&mut &bytes[HEADER_LEN..], &mut plain).unwrap();
+        assert!(plain == json);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(one.install(|| encode(&json, &options).unwrap()) == bytes);
     }
 
     #[test]

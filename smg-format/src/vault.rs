@@ -5,7 +5,7 @@
 //! the chain of diffs since the last full version reaches [`VaultWriter::MAX_CHAIN`],
 //! or when its diff would not be smaller than its content.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
 use sha2::{Digest, Sha256};
@@ -249,8 +249,62 @@ pub struct VaultWriter<'v> {
     by_hash: HashMap<String, (String, u64)>,
     by_name: HashMap<String, String>,
     latest: HashMap<String, String>,
-    /// Hash of a significant line → artifacts whose content had it, to find revisions.
-    lines: HashMap<u64, BTreeSet<String>>,
+    lines: LineIndex,
+}
+
+/// Which artifacts hold which significant lines, to find the artifact a paste
+/// revises. Artifacts are numbered, so that counting shared lines over thousands of
+/// artifacts compares numbers and not strings.
+#[derive(Debug, Default)]
+struct LineIndex {
+    /// Hash of a significant line → numbers of the artifacts that had it, ascending.
+    holders: HashMap<u64, Vec<u32>>,
+    numbers: HashMap<String, u32>,
+    ids: Vec<String>,
+    /// Distinct significant lines of each artifact's newest content.
+    latest_lines: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Index the significant lines of `content`, the newest content of `id`.
+    fn add(&mut self, id: &str, content: &str) {
+        let number = match self.numbers.get(id) {
+            Some(&n) => n,
+            None => {
+                let n = self.ids.len() as u32;
+                self.numbers.insert(id.to_string(), n);
+                self.ids.push(id.to_string());
+                self.latest_lines.push(0);
+                n
+            }
+        };
+        let lines = significant_lines(content);
+        self.latest_lines[number as usize] = lines.len();
+        for h in lines {
+            let holders = self.holders.entry(h).or_default();
+            if let Err(at) = holders.binary_search(&number) {
+                holders.insert(at, number);
+            }
+        }
+    }
+
+    /// See [`VaultWriter::similar`].
+    fn similar(&self, content: &str) -> Option<String> {
+        let mine = significant_lines(content);
+        let mut shared: HashMap<u32, usize> = HashMap::new();
+        for h in &mine {
+            for &number in self.holders.get(h).into_iter().flatten() {
+                *shared.entry(number).or_default() += 1;
+            }
+        }
+        // Most lines shared; of equals, the smallest id.
+        let ids = &self.ids;
+        let (best, n) = shared.into_iter().min_by(|a, b| {
+            (b.1.cmp(&a.1)).then_with(|| ids[a.0 as usize].cmp(&ids[b.0 as usize]))
+        })?;
+        let theirs = self.latest_lines[best as usize];
+        (n * 2 >= mine.len().max(theirs) && n > 0).then(|| ids[best as usize].clone())
+    }
 }
 
 /// Hashes of the distinct lines long enough to tell files apart.
@@ -278,7 +332,7 @@ impl<'v> VaultWriter<'v> {
             by_hash: HashMap::new(),
             by_name: HashMap::new(),
             latest: HashMap::new(),
-            lines: HashMap::new(),
+            lines: LineIndex::default(),
             vault,
         };
         for (id, art) in w.vault.artifacts.iter().flatten() {
@@ -292,9 +346,7 @@ impl<'v> VaultWriter<'v> {
                         .or_insert_with(|| (id.clone(), i as u64 + 1));
                 }
                 if let Some(last) = all.into_iter().last() {
-                    for h in significant_lines(&last) {
-                        w.lines.entry(h).or_default().insert(id.clone());
-                    }
+                    w.lines.add(id, &last);
                     w.latest.insert(id.clone(), last);
                 }
             }
@@ -335,24 +387,7 @@ impl<'v> VaultWriter<'v> {
     /// version shares the most significant lines with it, if they share at least half
     /// of the larger of the two line sets.
     pub fn similar(&self, content: &str) -> Option<String> {
-        let mine = significant_lines(content);
-        let mut shared: BTreeMap<&str, usize> = BTreeMap::new();
-        for h in &mine {
-            for id in self.lines.get(h).into_iter().flatten() {
-                *shared.entry(id).or_default() += 1;
-            }
-        }
-        let (best, n) = shared
-            .into_iter()
-            .fold(None, |best: Option<(&str, usize)>, (id, n)| match best {
-                Some((_, m)) if m >= n => best,
-                _ => Some((id, n)),
-            })?;
-        let theirs = self
-            .latest
-            .get(best)
-            .map_or(0, |c| significant_lines(c).len());
-        (n * 2 >= mine.len().max(theirs) && n > 0).then(|| best.to_string())
+        self.lines.similar(content)
     }
 
     /// Full content of one version.
@@ -398,9 +433,7 @@ impl<'v> VaultWriter<'v> {
         self.by_hash
             .entry(hash)
             .or_insert_with(|| (id.clone(), version));
-        for h in significant_lines(content) {
-            self.lines.entry(h).or_default().insert(id.clone());
-        }
+        self.lines.add(&id, content);
         self.latest.insert(id.clone(), content.to_string());
         Ok(Stored {
             artifact: id,

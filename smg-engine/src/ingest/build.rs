@@ -99,12 +99,21 @@ pub(super) struct TurnInfo {
     pub(super) segment: usize,
 }
 
-/// Build the graph of `turns` (the whole archive, in order).
-pub(crate) fn build(turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Built {
-    let facts: Vec<Facts> = turns
+/// What the rules find in each turn, in order (in parallel).
+pub(crate) fn analyze_all(turns: &[&Turn]) -> Vec<Facts> {
+    turns
         .par_iter()
-        .map(|t| analyze(&t.turn.content, is_ai(t.turn)))
-        .collect();
+        .map(|t| analyze(&t.content, is_ai(t)))
+        .collect()
+}
+
+/// Build the graph of `turns` (the whole archive, in order), given their
+/// [`analyze_all`] facts.
+pub(crate) fn build(
+    turns: &[TurnView<'_>],
+    facts: Vec<Facts>,
+    vault: Option<&ArtifactVault>,
+) -> Built {
     let mut seen_content: HashSet<&str> = HashSet::new();
     let mut info: Vec<TurnInfo> = facts
         .into_iter()
@@ -253,21 +262,36 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
             });
         by_conversation[at].push(i);
     }
+    // Conversations are chunked side by side; their nodes join the graph in order.
+    let seen: &[TurnInfo] = info;
+    let chunked: Vec<Vec<(Vec<usize>, Node)>> = by_conversation
+        .par_iter()
+        .map(|members| {
+            let input: Vec<ChunkTurn<'_>> = members
+                .iter()
+                .map(|&i| ChunkTurn {
+                    session: turns[i].turn.session_id.as_deref(),
+                    tokens: text::tokens(&turns[i].turn.content),
+                    terms: &seen[i].facts.terms,
+                    question: turns[i].turn.content.trim_end().ends_with('?'),
+                })
+                .collect();
+            chunk(&input)
+                .into_iter()
+                .map(|range| {
+                    let chunk_turns = members[range].to_vec();
+                    let node = segment_node(turns, seen, &chunk_turns);
+                    (chunk_turns, node)
+                })
+                .collect()
+        })
+        .collect();
     let mut ids = Vec::new();
-    for members in &by_conversation {
-        let input: Vec<ChunkTurn<'_>> = members
-            .iter()
-            .map(|&i| ChunkTurn {
-                session: turns[i].turn.session_id.as_deref(),
-                tokens: text::tokens(&turns[i].turn.content),
-                terms: &info[i].facts.terms,
-                question: turns[i].turn.content.trim_end().ends_with('?'),
-            })
-            .collect();
+    for conversation in chunked {
         let mut previous: Option<String> = None;
-        for range in chunk(&input) {
-            let chunk_turns: Vec<usize> = members[range].to_vec();
-            let id = segment_node(g, turns, info, &chunk_turns);
+        for (chunk_turns, node) in conversation {
+            let id = node.id.clone();
+            g.add(node);
             for &i in &chunk_turns {
                 info[i].segment = ids.len();
             }
@@ -281,12 +305,10 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
     ids
 }
 
-fn segment_node(
-    g: &mut Graph,
-    turns: &[TurnView<'_>],
-    info: &[TurnInfo],
-    members: &[usize],
-) -> String {
+/// Most frequent words named as a segment's keywords.
+const SEGMENT_KEYWORDS: usize = 8;
+
+fn segment_node(turns: &[TurnView<'_>], info: &[TurnInfo], members: &[usize]) -> Node {
     let first = &turns[members[0]].turn;
     let last = &turns[members[members.len() - 1]].turn;
     // Named by the first turn only: appending turns may grow the last chunk, never
@@ -301,7 +323,12 @@ fn segment_node(
         *kinds.entry(info[i].facts.kind.name()).or_default() += 1;
     }
     let mut ranked: Vec<(&str, usize)> = freq.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let order = |a: &(&str, usize), b: &(&str, usize)| b.1.cmp(&a.1).then(a.0.cmp(b.0));
+    if ranked.len() > SEGMENT_KEYWORDS {
+        ranked.select_nth_unstable_by(SEGMENT_KEYWORDS, order);
+        ranked.truncate(SEGMENT_KEYWORDS);
+    }
+    ranked.sort_by(order);
     let kind = kinds
         .into_iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
@@ -312,8 +339,8 @@ fn segment_node(
         .map(|&i| &turns[i].turn)
         .find(|t| t.content.split_whitespace().count() >= 3)
         .unwrap_or(first);
-    g.add(Node {
-        id: id.clone(),
+    Node {
+        id,
         kind: "segment".into(),
         label: Some(clip(&format!("{}: {}", speaker(label), label.content), 100)),
         confidence: Some(1.0),
@@ -324,14 +351,13 @@ fn segment_node(
             // From a slice: collecting `ranked.into_iter()` would reuse its allocation
             // (a word-count pair is as large as a String) and keep every segment's
             // whole vocabulary as spare capacity (81 MB on a 50 MB transcript).
-            ranked.iter().take(8).map(|(w, _)| w.to_string()).collect(),
+            ranked.iter().map(|(w, _)| w.to_string()).collect(),
         ),
         tags: kind.map(|k| vec![k.to_string()]),
         provenance: Some(vec![provenance(members.iter().map(|&i| turns[i].turn))]),
         created_by: Some(CREATED_BY.into()),
         ..Node::default()
-    });
-    id
+    }
 }
 
 /// Provenance of consecutive turns of one conversation.

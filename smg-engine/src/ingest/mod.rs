@@ -101,11 +101,11 @@ impl Default for IngestOptions {
     }
 }
 
-/// Brotli quality of the blocks ingest writes: 5 keeps ingest above 20 MB/s on two
-/// cores for 1-2 % more bytes than 9 (quality 11 runs at about 4 MB/s; see
-/// bench/RESULTS.md). `smg ingest --block-level 11`
-/// trades speed for the smallest archive.
-pub const DEFAULT_QUALITY: i32 = 5;
+/// Brotli quality of the blocks ingest writes. Quality 2 compresses turns about 2.4
+/// times as fast as 5 for about 4 % more bytes, and quality 3 and 4 are no smaller
+/// than 2 on chat text (bench/RESULTS.md). `smg ingest --block-level 11` trades
+/// speed for the smallest archive.
+pub const DEFAULT_QUALITY: i32 = 2;
 
 /// Reports progress of long work; every method has a silent default.
 pub trait Progress: Sync {
@@ -199,7 +199,14 @@ pub fn ingest(
         .map(|(i, p)| p.into_turn(first + i as u64))
         .collect();
     progress.start("archiving", turns.len() as u64);
-    let appended = append_turns(doc, &turns, &options.archive)?;
+    // The rules read only the text: they run while the archive is written.
+    let said: Vec<&Turn> = existing.iter().map(|t| &t.turn).chain(&turns).collect();
+    let (appended, facts) = rayon::join(
+        || append_turns(doc, &turns, &options.archive),
+        || build::analyze_all(&said),
+    );
+    drop(said);
+    let appended = appended?;
     progress.advance(turns.len() as u64);
     let mut turns = turns;
     drop_archived_sources(&mut existing, &mut turns, options.recent_turns);
@@ -219,7 +226,7 @@ pub fn ingest(
         )
         .collect();
     progress.start("analysing", all.len() as u64);
-    let built = build::build(&all, doc.artifact_vault.as_ref());
+    let built = build::build(&all, facts, doc.artifact_vault.as_ref());
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
     replace_graph(doc, built.nodes, built.edges);

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::{rfc3339, str_field, unix_time, Conversation, Message, Records};
@@ -20,24 +21,19 @@ fn field<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
 pub(super) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut conversations: Vec<Conversation> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim_start_matches('\u{feff}');
-        if line.trim().is_empty() {
-            continue;
-        }
-        let position = format!("line {}", n + 1);
-        let record: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                records.skip(position, "not a JSON object")?;
-                continue;
-            }
-            Err(e) => {
-                records.skip(position, format!("not JSON: {e}"))?;
-                continue;
-            }
-        };
-        match message(&record) {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .map(|line| line.trim_start_matches('\u{feff}'))
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect();
+    // Lines are parsed side by side; what they say is taken in order.
+    let parsed: Vec<_> = lines
+        .into_par_iter()
+        .map(|(n, line)| (n, parse(line)))
+        .collect();
+    for (n, got) in parsed {
+        match got {
             Ok((conversation, message)) => {
                 let at = *index.entry(conversation.clone()).or_insert_with(|| {
                     conversations.push(Conversation {
@@ -49,14 +45,22 @@ pub(super) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversa
                 });
                 conversations[at].messages.push(message);
             }
-            Err(reason) => records.skip(position, reason)?,
+            Err(reason) => records.skip(format!("line {}", n + 1), reason)?,
         }
     }
     Ok(conversations)
 }
 
-fn message(record: &Value) -> std::result::Result<(String, Message), String> {
-    let text_of = |keys: &[&str], what: &str| match field(record, keys) {
+fn parse(line: &str) -> std::result::Result<(String, Message), String> {
+    match serde_json::from_str(line) {
+        Ok(record @ Value::Object(_)) => message(record),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
+}
+
+fn message(record: Value) -> std::result::Result<(String, Message), String> {
+    let text_of = |keys: &[&str], what: &str| match field(&record, keys) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(Value::Number(n)) if what == "an id" => Ok(Some(n.to_string())),
@@ -71,14 +75,14 @@ fn message(record: &Value) -> std::result::Result<(String, Message), String> {
     let role = text_of(&["role"], "a string")?
         .or_else(|| speaker.as_ref().map(|_| "user".to_string()))
         .ok_or("neither `role` nor `speaker`")?;
-    let timestamp = match field(record, &["timestamp", "created_at", "time"]) {
+    let timestamp = match field(&record, &["timestamp", "created_at", "time"]) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => {
             Some(rfc3339(s).ok_or(format!("`timestamp` {s:?} is not an RFC 3339 date-time"))?)
         }
         Some(v) => Some(unix_time(v).ok_or("`timestamp` is neither a date-time nor Unix seconds")?),
     };
-    if let Some(list) = field(record, &["attachments"]) {
+    if let Some(list) = field(&record, &["attachments"]) {
         let list = list.as_array().ok_or("`attachments` is not an array")?;
         for a in list {
             let name = str_field(a, "name").or_else(|| str_field(a, "file_name"));
@@ -101,7 +105,7 @@ fn message(record: &Value) -> std::result::Result<(String, Message), String> {
             speaker,
             content,
             timestamp,
-            record: record.clone(),
+            record,
         },
     ))
 }
