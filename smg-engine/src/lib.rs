@@ -20,6 +20,7 @@
 
 mod error;
 pub mod eval;
+mod fast;
 mod graph;
 pub mod ingest;
 pub mod query;

@@ -1,6 +1,8 @@
 //! Plain-text helpers shared by ingest and retrieval: words, stopwords, sentences,
 //! and prose with fenced code taken out.
 
+use std::borrow::Cow;
+
 /// English function words that carry no topic.
 const STOPWORDS: &[&str] = &[
     "a",
@@ -249,7 +251,9 @@ pub(crate) fn is_calendar_word(word: &str) -> bool {
 
 /// Whether `word` (lower case) is a stopword.
 pub(crate) fn is_stopword(word: &str) -> bool {
-    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+    // Asked for every word of every turn: a fast hash with fixed keys.
+    type Set = crate::fast::FastSet<&'static str>;
+    static SET: std::sync::LazyLock<Set> =
         std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
     SET.contains(word)
 }
@@ -263,21 +267,28 @@ pub(crate) fn word_slices(text: &str) -> impl Iterator<Item = &str> + '_ {
 
 /// Lower-case words: runs of letters, digits and inner apostrophes.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    word_slices(text).map(normalize)
+    word_slices(text).map(|w| normalize(w).into_owned())
 }
 
-fn normalize(w: &str) -> String {
+/// A word in lower case, with `’` as `'`; borrowed when it is so already, as most
+/// words are.
+fn normalize(w: &str) -> Cow<'_, str> {
     if w.bytes()
         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'\'')
     {
-        w.to_string()
+        Cow::Borrowed(w)
     } else {
-        w.replace('’', "'").to_lowercase()
+        Cow::Owned(w.replace('’', "'").to_lowercase())
     }
 }
 
 /// Content words: words that are not stopwords, of two characters or more.
 pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
+    term_slices(text).map(Cow::into_owned)
+}
+
+/// [`terms`], borrowed from `text` where they can be.
+pub(crate) fn term_slices(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     word_slices(text)
         .filter(|w| w.len() >= 2)
         .map(normalize)

@@ -2,6 +2,9 @@
 //! typed memories, goals, names and technical terms.
 
 pub(crate) use super::names::names;
+use crate::fast::FastSet;
+use std::borrow::Cow;
+
 use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
 use crate::text::{self, clip};
@@ -120,10 +123,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let words = text::word_slices(&prose).count();
     let filler =
         words > 0 && words <= 6 && text::words(&prose).all(|w| FILLER.contains(&w.as_str()));
-    let mut terms: Vec<String> = text::terms(&prose).collect();
-    terms.sort_unstable();
-    terms.dedup();
-    let terms = Terms::new(&terms);
+    let terms = Terms::new(&distinct_sorted(text::term_slices(&prose)));
     let mut facts = Facts {
         kind: classify(content, &prose, words),
         filler,
@@ -178,6 +178,16 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         facts.names.extend(names(s));
     }
     facts
+}
+
+/// The distinct items, sorted. A turn says its words again and again: they are told
+/// apart by a hash before the few distinct ones are sorted.
+fn distinct_sorted<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
+    let mut seen: FastSet<Cow<'a, str>> = FastSet::default();
+    seen.extend(items);
+    let mut out: Vec<Cow<'a, str>> = seen.into_iter().collect();
+    out.sort_unstable();
+    out
 }
 
 fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
@@ -306,7 +316,28 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
             out.push(code.trim_end_matches("()").to_string());
         }
     }
-    for raw in prose.split(|c: char| c.is_whitespace() || "`,;:!?()[]{}\"<>*".contains(c)) {
+    let apart = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '`' | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '"'
+                    | '<'
+                    | '>'
+                    | '*'
+            )
+    };
+    for raw in prose.split(apart) {
         let t = raw
             .trim_end_matches(['.', '\''])
             .trim_start_matches(['.', '\'']);

@@ -2,7 +2,7 @@
 //! decisions, typed memories, entities, concepts and artifacts, their edges, and
 //! importance by SMG §9.1.
 
-use std::collections::{HashMap, HashSet};
+use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -31,9 +31,9 @@ pub(crate) struct Built {
 #[derive(Default)]
 pub(crate) struct Graph {
     pub(crate) nodes: Vec<Node>,
-    index: HashMap<String, usize>,
+    index: FastMap<String, usize>,
     pub(crate) edges: Vec<Edge>,
-    seen: HashSet<(usize, usize, &'static str)>,
+    seen: FastSet<(usize, usize, &'static str)>,
 }
 
 impl Graph {
@@ -114,7 +114,7 @@ pub(crate) fn build(
     facts: Vec<Facts>,
     vault: Option<&ArtifactVault>,
 ) -> Built {
-    let mut seen_content: HashSet<&str> = HashSet::new();
+    let mut seen_content: FastSet<&str> = FastSet::default();
     let mut info: Vec<TurnInfo> = facts
         .into_iter()
         .zip(turns)
@@ -135,9 +135,9 @@ pub(crate) fn build(
     }
     let total = turns.last().map_or(0, |t| t.turn.turn);
     let mut names: Vec<(String, Mention)> = Vec::new();
-    let mut name_index: HashMap<String, usize> = HashMap::new();
+    let mut name_index: FastMap<String, usize> = FastMap::default();
     let mut terms: Vec<(String, Mention)> = Vec::new();
-    let mut term_index: HashMap<String, usize> = HashMap::new();
+    let mut term_index: FastMap<String, usize> = FastMap::default();
     let mut memories = Memories::default();
     let mut decisions: Vec<(usize, String, bool, Vec<String>)> = Vec::new();
     let mut goals = Vec::new();
@@ -225,7 +225,7 @@ pub(crate) fn round(x: f64) -> f64 {
 
 fn count(
     list: &mut Vec<(String, Mention)>,
-    index: &mut HashMap<String, usize>,
+    index: &mut FastMap<String, usize>,
     display: &str,
     turn: u64,
     kind: Option<NameKind>,
@@ -252,7 +252,7 @@ fn count(
 /// Chunk each conversation and add a `segment` node per chunk, `next` between them.
 fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec<String> {
     let mut by_conversation: Vec<Vec<usize>> = Vec::new();
-    let mut index: HashMap<Option<&str>, usize> = HashMap::new();
+    let mut index: FastMap<Option<&str>, usize> = FastMap::default();
     for (i, t) in turns.iter().enumerate() {
         let at = *index
             .entry(t.turn.conversation_id.as_deref())
@@ -314,8 +314,8 @@ fn segment_node(turns: &[TurnView<'_>], info: &[TurnInfo], members: &[usize]) ->
     // Named by the first turn only: appending turns may grow the last chunk, never
     // move where a chunk starts, so the id stays.
     let id = format!("seg-{}", first.turn);
-    let mut freq: HashMap<&str, usize> = HashMap::new();
-    let mut kinds: HashMap<&'static str, usize> = HashMap::new();
+    let mut freq: FastMap<&str, usize> = FastMap::default();
+    let mut kinds: FastMap<&'static str, usize> = FastMap::default();
     for &i in members {
         for t in info[i].facts.terms.iter() {
             *freq.entry(t).or_default() += 1;
@@ -409,8 +409,8 @@ fn concepts(
     names: &[(String, Mention)],
     terms: &[(String, Mention)],
     _total: u64,
-) -> HashMap<String, String> {
-    let mut ids = HashMap::new();
+) -> FastMap<String, String> {
+    let mut ids = FastMap::default();
     let technical_names = names
         .iter()
         .filter(|(_, m)| m.count >= 3 && m.technical * 2 >= m.count);
@@ -449,7 +449,7 @@ fn concepts(
 fn entities(
     g: &mut Graph,
     names: &[(String, Mention)],
-    concepts: &HashMap<String, String>,
+    concepts: &FastMap<String, String>,
     _total: u64,
 ) {
     for (key, m) in names {

@@ -2,7 +2,7 @@
 //! stays with its answer, a topic shift or a new session starts a new chunk, and no
 //! chunk passes 500 tokens unless one turn alone does.
 
-use std::collections::HashSet;
+use crate::fast::FastSet;
 
 use super::analyze::Terms;
 
@@ -22,7 +22,7 @@ pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut tokens = 0;
-    let mut topic: HashSet<&str> = HashSet::new();
+    let mut topic: FastSet<&str> = FastSet::default();
     for (i, t) in turns.iter().enumerate() {
         if i > start {
             let prev = &turns[i - 1];
@@ -47,7 +47,7 @@ pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
 }
 
 /// A turn of five or more content words that shares almost none with the chunk so far.
-fn shifted(topic: &HashSet<&str>, terms: &Terms) -> bool {
+fn shifted(topic: &FastSet<&str>, terms: &Terms) -> bool {
     if terms.len() < 5 || topic.len() < 5 {
         return false;
     }

@@ -4,7 +4,7 @@
 //! artifact presence = 1 when the node is or holds an artifact, and centrality =
 //! out-degree / the graph's largest out-degree.
 
-use std::collections::HashMap;
+use crate::fast::FastMap;
 
 use super::TurnView;
 
@@ -13,16 +13,16 @@ use super::build::{round, Graph};
 
 /// Set `importance` on every node of `g`; `total` is the last turn number.
 pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], total: u64) {
-    let mut degree: HashMap<&str, usize> = HashMap::new();
+    let mut degree: FastMap<&str, usize> = FastMap::default();
     for e in &g.edges {
         *degree.entry(e.from.as_str()).or_default() += 1;
     }
     let max_degree = degree.values().copied().max().unwrap_or(0).max(1) as f64;
-    let degree: HashMap<String, usize> = degree
+    let degree: FastMap<String, usize> = degree
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-    let index: HashMap<u64, usize> = turns
+    let index: FastMap<u64, usize> = turns
         .iter()
         .enumerate()
         .map(|(i, t)| (t.turn.turn, i))

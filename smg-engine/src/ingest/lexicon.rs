@@ -290,8 +290,11 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         }
     }
     Lexicon {
+        // Every sentence of every turn is searched: a DFA, the fastest kind, is small
+        // for a few hundred phrases.
         matcher: AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(patterns)
             .expect("the phrase lists are valid patterns"),
         cues,

@@ -1,7 +1,7 @@
 //! The edges between what the graph builder made: mentions, supersedes,
 //! resulted_in, implements and requires.
 
-use std::collections::HashMap;
+use crate::fast::FastMap;
 
 use smg_format::{ArtifactVault, Node};
 
@@ -15,7 +15,7 @@ pub(super) fn link_mentions(
     turns: &[TurnView<'_>],
     info: &[TurnInfo],
     segments: &[String],
-    concepts: &HashMap<String, String>,
+    concepts: &FastMap<String, String>,
 ) {
     for (t, inf) in turns.iter().zip(info) {
         let seg = &segments[inf.segment];
@@ -91,7 +91,7 @@ pub(super) fn artifacts(
     segments: &[String],
     vault: Option<&ArtifactVault>,
     decisions: &[(usize, String, bool, Vec<String>)],
-    concepts: &HashMap<String, String>,
+    concepts: &FastMap<String, String>,
 ) {
     let arts = vault.and_then(|v| v.artifacts.as_ref());
     for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
@@ -139,7 +139,7 @@ pub(super) fn artifacts(
 }
 
 /// "A requires B" between two concepts.
-pub(super) fn requirements(g: &mut Graph, info: &[TurnInfo], concepts: &HashMap<String, String>) {
+pub(super) fn requirements(g: &mut Graph, info: &[TurnInfo], concepts: &FastMap<String, String>) {
     for inf in info.iter().filter(|i| i.memorable) {
         for (a, b) in &inf.facts.requires {
             if let (Some(a), Some(b)) = (

@@ -3,7 +3,7 @@
 //! the earlier memory (+0.05 confidence, its provenance added); 0.65–0.70 links them
 //! `related_to`.
 
-use std::collections::HashMap;
+use crate::fast::FastMap;
 
 use smg_format::{Node, Turn};
 
@@ -28,7 +28,7 @@ struct Item {
 #[derive(Default)]
 pub(crate) struct Memories {
     items: Vec<Item>,
-    postings: HashMap<String, Vec<usize>>,
+    postings: FastMap<String, Vec<usize>>,
     per_turn: (u64, usize),
     sentences: Vec<(String, String)>,
 }
@@ -98,7 +98,7 @@ impl Memories {
         if terms.len() < 2 {
             return None;
         }
-        let mut shared: HashMap<usize, usize> = HashMap::new();
+        let mut shared: FastMap<usize, usize> = FastMap::default();
         for t in terms {
             if let Some(list) = self.postings.get(t).filter(|l| l.len() <= MAX_POSTINGS) {
                 for &i in list {
@@ -119,7 +119,7 @@ impl Memories {
 
     /// Link every memory to the entities and concepts its sentence names (they exist
     /// only once every turn has been counted).
-    pub(crate) fn finish(&self, g: &mut Graph, concepts: &HashMap<String, String>) {
+    pub(crate) fn finish(&self, g: &mut Graph, concepts: &FastMap<String, String>) {
         for (id, sentence) in &self.sentences {
             for (name, _) in names(sentence) {
                 let key = name.to_lowercase();

@@ -18,7 +18,7 @@ mod memories;
 mod names;
 mod working;
 
-use std::collections::HashSet;
+use crate::fast::FastSet;
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -265,7 +265,7 @@ fn pending(
     report: &mut IngestReport,
 ) -> Vec<Pending> {
     let key = |c: &str, m: &str| (c.to_string(), m.to_string());
-    let known: HashSet<(String, String)> = existing
+    let known: FastSet<(String, String)> = existing
         .iter()
         .filter_map(|t| {
             Some(key(
@@ -274,7 +274,7 @@ fn pending(
             ))
         })
         .collect();
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     let mut out = Vec::new();
     for (input, got) in imported.into_iter().enumerate() {
         report.skipped.extend(got.skipped);
@@ -422,23 +422,32 @@ fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
     let (ours, mut kept): (Vec<Node>, Vec<Node>) = old
         .into_iter()
         .partition(|n| n.created_by.as_deref() == Some(build::CREATED_BY));
-    let ours: HashSet<String> = ours.into_iter().map(|n| n.id).collect();
-    let taken: HashSet<String> = kept.iter().map(|n| n.id.clone()).collect();
+    let ours: FastSet<String> = ours.into_iter().map(|n| n.id).collect();
+    let taken: FastSet<String> = kept.iter().map(|n| n.id.clone()).collect();
     kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
     // The graph lives until the file is written: no spare room (a Node is 760 bytes).
     kept.shrink_to_fit();
-    let ids: HashSet<&str> = kept.iter().map(|n| n.id.as_str()).collect();
-    let mut seen = HashSet::new();
-    let mut all_edges: Vec<Edge> = graph
+    let others: Vec<Edge> = graph
         .edges
         .take()
         .unwrap_or_default()
         .into_iter()
         .filter(|e| !(ours.contains(&e.from) && ours.contains(&e.to)))
-        .chain(edges)
-        .filter(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()))
-        .filter(|e| seen.insert((e.from.clone(), e.to.clone(), e.relation.clone())))
         .collect();
+    // The new edges join nodes of the new graph, once each: only edges kept from
+    // elsewhere can dangle or repeat them.
+    let mut all_edges = if others.is_empty() {
+        edges
+    } else {
+        let ids: FastSet<&str> = kept.iter().map(|n| n.id.as_str()).collect();
+        let mut seen = FastSet::default();
+        others
+            .into_iter()
+            .chain(edges)
+            .filter(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()))
+            .filter(|e| seen.insert((e.from.clone(), e.to.clone(), e.relation.clone())))
+            .collect()
+    };
     all_edges.shrink_to_fit();
     graph.edges = (!all_edges.is_empty()).then_some(all_edges);
     graph.nodes = (!kept.is_empty()).then_some(kept);

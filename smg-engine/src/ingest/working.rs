@@ -1,7 +1,7 @@
 //! Working memory after an ingest: a summary, current goals, the artifacts in use
 //! and the last turns verbatim; and the document's dates and turn count.
 
-use std::collections::HashMap;
+use crate::fast::FastMap;
 
 use smg_format::{Document, WorkingMemory};
 
@@ -100,7 +100,7 @@ fn summary(
         ));
     }
     text.push('.');
-    let mut mentioned: HashMap<&str, usize> = HashMap::new();
+    let mut mentioned: FastMap<&str, usize> = FastMap::default();
     for e in built.edges.iter().filter(|e| e.relation == "mentions") {
         *mentioned.entry(e.to.as_str()).or_default() += 1;
     }

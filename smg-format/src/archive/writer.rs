@@ -105,10 +105,25 @@ pub fn append_turns(
     let mut groups: Vec<(u64, Vec<StoredTurn<'_>>)> = Vec::new();
     let mut blocks = Vec::new();
     let mut pending_bytes: usize = pending.iter().map(|t| t.1.len()).sum();
-    for t in turns {
-        let (stored, artifacts) = store_turn(t, options, &mut writer, &mut report)?;
+    // Turns without code are written side by side, a slice at a time; the vault
+    // takes code in order.
+    let prepared = turns.chunks(PREPARED_TURNS).flat_map(|slice| {
+        let ready: Vec<Result<Prepared<'_>>> =
+            slice.par_iter().map(|t| prepare(t, options)).collect();
+        slice.iter().zip(ready)
+    });
+    for (t, ready) in prepared {
+        let (bytes, artifacts) = match ready? {
+            Prepared::Stored(bytes) => (bytes, Vec::new()),
+            Prepared::Code(fences) => {
+                let (stored, artifacts) = store_code(t, fences, &mut writer, &mut report)?;
+                (
+                    crate::canonical::to_canonical_json_value(&stored),
+                    artifacts,
+                )
+            }
+        };
         report.artifacts.push(artifacts);
-        let bytes = crate::canonical::to_canonical_json_value(&stored);
         if !pending.is_empty()
             && (pending.len() >= options.max_turns
                 || pending_bytes + bytes.len() > options.max_block_bytes)
@@ -196,26 +211,43 @@ fn reopen_last_block(
     Ok(said.into_iter().map(Cow::Owned).zip(stored).collect())
 }
 
-/// The JSON stored for a turn: the turn itself, or with `content` replaced by `parts`
-/// when code moved to the vault.
-fn store_turn(
+/// Turns prepared side by side before the vault takes their code in order.
+const PREPARED_TURNS: usize = 1024;
+
+/// A turn ready to be stored: its canonical JSON, or the code blocks that go to the
+/// vault first.
+enum Prepared<'t> {
+    Stored(Vec<u8>),
+    Code(Vec<code::Fence<'t>>),
+}
+
+fn prepare<'t>(t: &'t Turn, options: &ArchiveOptions) -> Result<Prepared<'t>> {
+    let text = t.content.as_str();
+    let fences: Vec<_> = if options.extract_code {
+        code::fences(text)
+            .into_iter()
+            .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if fences.is_empty() {
+        Ok(Prepared::Stored(crate::canonical::to_vec(t)?))
+    } else {
+        Ok(Prepared::Code(fences))
+    }
+}
+
+/// The JSON stored for a turn whose code blocks (`fences`) move to the vault: the
+/// turn with `content` replaced by `parts`.
+fn store_code(
     t: &Turn,
-    options: &ArchiveOptions,
+    fences: Vec<code::Fence<'_>>,
     vault: &mut VaultWriter<'_>,
     report: &mut AppendReport,
 ) -> Result<(Value, Vec<(String, u64)>)> {
     let mut value = serde_json::to_value(t).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-    if !options.extract_code {
-        return Ok((value, Vec::new()));
-    }
     let text = t.content.as_str();
-    let fences: Vec<_> = code::fences(text)
-        .into_iter()
-        .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
-        .collect();
-    if fences.is_empty() {
-        return Ok((value, Vec::new()));
-    }
     let mut parts = Vec::new();
     let mut artifacts = Vec::new();
     let mut at = 0;
