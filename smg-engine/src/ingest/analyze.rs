@@ -82,9 +82,9 @@ const FILLER: &[&str] = &[
     "much", "so", "very", "a", "lot", "agreed", "exactly", "true", "indeed", "np",
 ];
 
-/// A turn's distinct content words, sorted, in one string: a large archive holds
-/// millions of them, and one allocation per turn instead of one per word keeps that
-/// to the size of the words.
+/// A turn's distinct content words (in the order they first come) in one string: a
+/// large archive holds millions of them, and one allocation per turn instead of one
+/// per word keeps that to the size of the words.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Terms {
     joined: String,
@@ -123,7 +123,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let words = text::word_slices(&prose).count();
     let filler =
         words > 0 && words <= 6 && text::words(&prose).all(|w| FILLER.contains(&w.as_str()));
-    let terms = Terms::new(&distinct_sorted(text::term_slices(&prose)));
+    let terms = Terms::new(&distinct(text::term_slices(&prose)));
     let mut facts = Facts {
         kind: classify(content, &prose, words),
         filler,
@@ -180,13 +180,16 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     facts
 }
 
-/// The distinct items, sorted. A turn says its words again and again: they are told
-/// apart by a hash before the few distinct ones are sorted.
-fn distinct_sorted<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
+/// The distinct items, in the order they first come.
+fn distinct<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
     let mut seen: FastSet<Cow<'a, str>> = FastSet::default();
-    seen.extend(items);
-    let mut out: Vec<Cow<'a, str>> = seen.into_iter().collect();
-    out.sort_unstable();
+    let mut out = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.insert(item.clone());
+            out.push(item);
+        }
+    }
     out
 }
 
