@@ -31,7 +31,7 @@ cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
 echo "== Python: the package (pip install ./smg-ffi/python) and the interop tests"
-python3 -m pip install -q --disable-pip-version-check pytest cryptography setuptools-rust
+python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust
 python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 cargo build --locked -q -p smg-cli
 # From the tests' folder, so that `import smg` is the installed package.
