@@ -343,7 +343,8 @@ const LARGE_BROTLI_LEVEL: i32 = 3;
 /// at a time, the pieces side by side: each piece is a "catable" stream (no reference
 /// outside itself) and the pieces are joined into one stream that any decoder reads.
 /// The pieces are cut by size alone, so the bytes do not depend on the thread count.
-/// On a 59 MB document, 4 MiB pieces cost 0.3 % in size.
+/// On a 59 MB document, 4 MiB pieces at quality 3 came out smaller than one stream at
+/// quality 3 (18.6 against 19.2 MB).
 pub(crate) fn brotli_compress_pieces(data: &[u8], quality: i32, out: &mut Vec<u8>) -> Result<()> {
     if data.len() <= PIECE_BYTES {
         return brotli_compress(data, quality, out);
@@ -367,38 +368,41 @@ pub(crate) fn brotli_compress_pieces(data: &[u8], quality: i32, out: &mut Vec<u8
             Ok(bytes)
         })
         .collect::<Result<Vec<Vec<u8>>>>()?;
-    join_brotli(&pieces, lgwin as u8, out)
+    // The joined stream is about as long as its pieces.
+    let room = pieces.iter().map(|p| p.len() + 8).sum::<usize>() + 16;
+    join_brotli(&pieces, lgwin as u8, room, out)
 }
 
-/// Join catable Brotli streams into one.
-fn join_brotli(pieces: &[Vec<u8>], lgwin: u8, out: &mut Vec<u8>) -> Result<()> {
+/// Join catable Brotli streams into one, appended to `out` with `room` bytes set
+/// aside at first (more are added as needed).
+fn join_brotli(pieces: &[Vec<u8>], lgwin: u8, room: usize, out: &mut Vec<u8>) -> Result<()> {
     use brotli::concat::{BroCatli, BroCatliResult};
     let failed =
         |r: BroCatliResult| Error::InvalidArgument(format!("joining brotli streams failed: {r:?}"));
-    let start = out.len();
-    // The joined stream is never longer than its pieces and a few bytes per joint.
-    out.resize(
-        start + pieces.iter().map(|p| p.len() + 8).sum::<usize>() + 16,
-        0,
-    );
+    let mut at = out.len();
+    out.resize(at + room, 0);
+    let grow = |out: &mut Vec<u8>| out.resize(out.len() + (out.len() >> 3) + 64, 0);
     let mut joiner = BroCatli::new_with_window_size(lgwin);
-    let mut at = start;
     for piece in pieces {
         joiner.new_brotli_file();
         let mut read = 0;
         while read < piece.len() {
             match joiner.stream(piece, &mut read, out, &mut at) {
                 BroCatliResult::Success | BroCatliResult::NeedsMoreInput => {}
+                BroCatliResult::NeedsMoreOutput => grow(out),
                 r => return Err(failed(r)),
             }
         }
     }
-    match joiner.finish(out, &mut at) {
-        BroCatliResult::Success => {
-            out.truncate(at);
-            Ok(())
+    loop {
+        match joiner.finish(out, &mut at) {
+            BroCatliResult::Success => {
+                out.truncate(at);
+                return Ok(());
+            }
+            BroCatliResult::NeedsMoreOutput => grow(out),
+            r => return Err(failed(r)),
         }
-        r => Err(failed(r)),
     }
 }
 
@@ -480,6 +484,32 @@ mod tests {
             .build()
             .unwrap();
         assert!(one.install(|| encode(&json, &options).unwrap()) == bytes);
+    }
+
+    #[test]
+    fn joining_makes_room_when_the_output_is_short() {
+        let json = words(3 * 100_000);
+        let pieces: Vec<Vec<u8>> = json
+            .chunks(100_000)
+            .map(|piece| {
+                let params = brotli::enc::BrotliEncoderParams {
+                    quality: 3,
+                    lgwin: 17,
+                    catable: true,
+                    appendable: true,
+                    ..Default::default()
+                };
+                let mut bytes = Vec::new();
+                brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params).unwrap();
+                bytes
+            })
+            .collect();
+        let mut out = b"head".to_vec();
+        join_brotli(&pieces, 17, 0, &mut out).unwrap();
+        assert_eq!(&out[..4], b"head");
+        let mut plain = Vec::new();
+        brotli::BrotliDecompress(&mut &out[4..], &mut plain).unwrap();
+        assert!(plain == json);
     }
 
     #[test]
