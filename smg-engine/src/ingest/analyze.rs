@@ -182,7 +182,9 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
 
 /// The distinct items, in the order they first come.
 fn distinct<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
-    let mut seen: FastSet<Cow<'a, str>> = FastSet::default();
+    // A turn has tens to hundreds of distinct words: no rehash for most.
+    let mut seen: FastSet<Cow<'a, str>> =
+        FastSet::with_capacity_and_hasher(128, Default::default());
     let mut out = Vec::new();
     for item in items {
         if !seen.contains(&item) {
@@ -341,6 +343,11 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
             )
     };
     for raw in prose.split(apart) {
+        // Plain lower-case words, the great majority, are none of the shapes below
+        // (trimmed, they are still plain lower case).
+        if raw.bytes().all(|b| b.is_ascii_lowercase()) {
+            continue;
+        }
         let t = raw
             .trim_end_matches(['.', '\''])
             .trim_start_matches(['.', '\'']);
@@ -348,7 +355,6 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
         if t.len() < 2 || t.len() > 40 || !t.starts_with(|c: char| c.is_alphabetic()) {
             continue;
         }
-        // Plain lower-case words, the great majority, are none of the shapes below.
         if t.bytes().all(|b| b.is_ascii_lowercase()) {
             continue;
         }
