@@ -1,10 +1,10 @@
 //! What one turn says, found by rules (no model): its M3S segment type, decisions,
 //! typed memories, goals, names and technical terms.
 
+use std::hash::Hash;
+
 pub(crate) use super::names::names;
 use crate::fast::FastSet;
-use std::borrow::Cow;
-
 use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
 use crate::text::{self, clip};
@@ -181,10 +181,9 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
 }
 
 /// The distinct items, in the order they first come.
-fn distinct<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
+fn distinct<T: Hash + Eq + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     // A turn has tens to hundreds of distinct words: no rehash for most.
-    let mut seen: FastSet<Cow<'a, str>> =
-        FastSet::with_capacity_and_hasher(128, Default::default());
+    let mut seen: FastSet<T> = FastSet::with_capacity_and_hasher(128, Default::default());
     let mut out = Vec::new();
     for item in items {
         if !seen.contains(&item) {
@@ -193,11 +192,6 @@ fn distinct<'a>(items: impl Iterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> 
         }
     }
     out
-}
-
-fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    items.filter(|t| seen.insert(t.clone())).collect()
 }
 
 /// M3S §2.2: code, short exchange, docs, design, LLM output, explanation.
@@ -373,7 +367,7 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
             out.push(t.to_string());
         }
     }
-    dedup(out.into_iter())
+    distinct(out)
 }
 
 fn inner_dot(t: &str) -> bool {

@@ -263,7 +263,7 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
         by_conversation[at].push(i);
     }
     // Conversations are chunked side by side; their nodes join the graph in order.
-    let seen: &[TurnInfo] = info;
+    let info_now: &[TurnInfo] = info;
     let chunked: Vec<Vec<(Vec<usize>, Node)>> = by_conversation
         .par_iter()
         .map(|members| {
@@ -272,7 +272,7 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
                 .map(|&i| ChunkTurn {
                     session: turns[i].turn.session_id.as_deref(),
                     tokens: text::tokens(&turns[i].turn.content),
-                    terms: &seen[i].facts.terms,
+                    terms: &info_now[i].facts.terms,
                     question: turns[i].turn.content.trim_end().ends_with('?'),
                 })
                 .collect();
@@ -280,7 +280,7 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
                 .into_iter()
                 .map(|range| {
                     let chunk_turns = members[range].to_vec();
-                    let node = segment_node(turns, seen, &chunk_turns);
+                    let node = segment_node(turns, info_now, &chunk_turns);
                     (chunk_turns, node)
                 })
                 .collect()

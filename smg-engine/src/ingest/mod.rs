@@ -205,7 +205,6 @@ pub fn ingest(
         || append_turns(doc, &turns, &options.archive),
         || build::analyze_all(&said),
     );
-    drop(said);
     let appended = appended?;
     progress.advance(turns.len() as u64);
     let mut turns = turns;

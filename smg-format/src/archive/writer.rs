@@ -450,6 +450,18 @@ mod tests {
             .collect()
     }
 
+    /// `alphanumeric_runs` of `text`, and what `split` gives.
+    fn runs_and_split(text: &str) -> (Vec<String>, Vec<String>) {
+        let mut got = Vec::new();
+        alphanumeric_runs(text, &mut |w| got.push(w.to_string()));
+        let want = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        (got, want)
+    }
+
     #[test]
     fn alphanumeric_runs_are_those_of_split() {
         for text in [
@@ -460,12 +472,7 @@ mod tests {
             "日本語 text\u{301}é!",
             "end.",
         ] {
-            let mut got = Vec::new();
-            alphanumeric_runs(text, &mut |w| got.push(w.to_string()));
-            let want: Vec<&str> = text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect();
+            let (got, want) = runs_and_split(text);
             assert_eq!(got, want, "{text:?}");
         }
     }
@@ -473,12 +480,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn alphanumeric_runs_of_any_text_are_those_of_split(text in "\\PC{0,40}") {
-            let mut got = Vec::new();
-            alphanumeric_runs(&text, &mut |w| got.push(w.to_string()));
-            let want: Vec<&str> = text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect();
+            let (got, want) = runs_and_split(&text);
             proptest::prop_assert_eq!(got, want);
         }
     }
