@@ -48,8 +48,10 @@ impl Retriever {
         let mut chars = 0;
         let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
         let mut left_out: Vec<usize> = Vec::new();
+        // What a turn costs is known without reading it, so the turns that fit are
+        // known before any is read: they are read together.
+        let mut chosen: Vec<(usize, f64)> = Vec::new();
         for &(i, score) in ranked {
-            // What a turn costs is known without reading it.
             let cost = self.ix.chars[i] as usize + 1;
             if !fits(chars, cost) {
                 left_out.push(i);
@@ -59,7 +61,12 @@ impl Retriever {
                 continue;
             }
             chars += cost;
-            let turn = self.turns.get(i)?.into_owned();
+            chosen.push((i, score));
+        }
+        let positions: Vec<usize> = chosen.iter().map(|c| c.0).collect();
+        let turns = self.turns.get_many(&positions)?;
+        for ((i, score), turn) in chosen.into_iter().zip(turns) {
+            let turn = turn.into_owned();
             pack.text.push_str(&display(&turn));
             pack.text.push('\n');
             pack.items.push(Hit {

@@ -9,12 +9,14 @@
 //! of the index, then the frames. Every frame carries a checksum, since a frame is
 //! read alone, without the check of the whole extension.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use smg_format::{PackedArchive, Turn};
+use zstd::zstd_safe::DCtx;
 
 use super::bm25::blob;
 use crate::error::{Error, Result};
@@ -196,13 +198,27 @@ pub(crate) fn decompress(
         .flatten()
         .filter(|&n| n <= most)
         .ok_or("no size within bounds")?;
-    let mut d = match dictionary {
-        Some(p) => zstd::bulk::Decompressor::with_prepared_dictionary(p),
-        None => zstd::bulk::Decompressor::new(),
-    }
-    .map_err(|e| e.to_string())?;
-    d.decompress(bytes, size as usize)
-        .map_err(|e| e.to_string())
+    let mut out = Vec::with_capacity(size as usize);
+    CONTEXT
+        .with_borrow_mut(|kept| {
+            let context = match kept {
+                Some(c) => c,
+                None => kept.insert(DCtx::try_create().ok_or("no memory for Zstandard")?),
+            };
+            match dictionary {
+                Some(p) => context.decompress_using_ddict(&mut out, bytes, p.as_ddict()),
+                None => context.decompress(&mut out, bytes),
+            }
+            .map_err(zstd::zstd_safe::get_error_name)
+        })
+        .map_err(String::from)?;
+    Ok(out)
+}
+
+thread_local! {
+    /// Each thread's Zstandard context, kept: making one costs more than reading a
+    /// frame does.
+    static CONTEXT: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
 }
 
 impl Frames {
@@ -290,6 +306,29 @@ impl Frames {
             .get(i % FRAME)
             .cloned()
             .ok_or_else(|| damaged(format!("no turn at position {i}")))
+    }
+
+    /// Turns `indices` (each below [`Frames::len`]), in that order: their frames
+    /// are read side by side, each once.
+    pub(crate) fn get_many(&self, indices: &[usize]) -> Result<Vec<Turn>> {
+        let mut frames: Vec<usize> = indices.iter().map(|i| i / FRAME).collect();
+        frames.sort_unstable();
+        frames.dedup();
+        let read: Vec<Arc<Vec<Turn>>> = frames
+            .par_iter()
+            .map(|&f| self.frame(f))
+            .collect::<Result<_>>()?;
+        indices
+            .iter()
+            .map(|&i| {
+                frames
+                    .binary_search(&(i / FRAME))
+                    .ok()
+                    .and_then(|at| read[at].get(i % FRAME))
+                    .cloned()
+                    .ok_or_else(|| damaged(format!("no turn at position {i}")))
+            })
+            .collect()
     }
 
     fn frame(&self, f: usize) -> Result<Arc<Vec<Turn>>> {

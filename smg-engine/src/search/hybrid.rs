@@ -6,6 +6,7 @@
 //! maximal marginal relevance, so that a fact and the turn it was drawn from do not
 //! both take a place.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::json;
@@ -250,38 +251,48 @@ impl Retriever {
         let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
             fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        self.diversify(&fused, k)
-            .into_iter()
-            .map(|i| {
-                let (key, score, sources) = fused[i].clone();
-                Ok(Found {
-                    score,
-                    sources,
-                    item: self.item(key)?,
-                })
+        let chosen = self.diversify(&fused, k);
+        // The turns chosen are read together.
+        let positions: Vec<usize> = chosen
+            .iter()
+            .filter_map(|&i| match fused[i].0 {
+                Key::Turn(t) => Some(t as usize),
+                Key::Node(_) => None,
             })
-            .collect()
+            .collect();
+        let mut turns = self.turns.get_many(&positions)?.into_iter();
+        let mut found = Vec::with_capacity(chosen.len());
+        for i in chosen {
+            let (key, score, sources) = fused[i].clone();
+            let item = match key {
+                Key::Turn(t) => Item::Turn {
+                    turn: turns.next().map(Cow::into_owned).ok_or_else(|| {
+                        smg_format::Error::InvalidArgument(format!("turn {t} was not read"))
+                    })?,
+                    segment: self.segment(t as usize).cloned(),
+                },
+                Key::Node(n) => self.node_item(n),
+            };
+            found.push(Found {
+                score,
+                sources,
+                item,
+            });
+        }
+        Ok(found)
     }
 
-    fn item(&self, key: Key) -> Result<Item> {
-        Ok(match key {
-            Key::Turn(i) => Item::Turn {
-                turn: self.turns.get(i as usize)?.into_owned(),
-                segment: self.segment(i as usize).cloned(),
-            },
-            Key::Node(i) => {
-                let e: &Entry = self.ix.nodes.entry(i);
-                Item::Node {
-                    id: e.id.clone(),
-                    kind: e.kind.clone(),
-                    text: e.text.clone(),
-                    importance: e.importance,
-                    confidence: e.confidence,
-                    timestamp: e.timestamp.clone(),
-                    provenance: serde_json::from_str(&e.provenance).unwrap_or_default(),
-                }
-            }
-        })
+    fn node_item(&self, i: u32) -> Item {
+        let e: &Entry = self.ix.nodes.entry(i);
+        Item::Node {
+            id: e.id.clone(),
+            kind: e.kind.clone(),
+            text: e.text.clone(),
+            importance: e.importance,
+            confidence: e.confidence,
+            timestamp: e.timestamp.clone(),
+            provenance: serde_json::from_str(&e.provenance).unwrap_or_default(),
+        }
     }
 
     /// The order of the first `k` of `fused` (best first): the first places by MMR,

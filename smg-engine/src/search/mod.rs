@@ -387,7 +387,8 @@ impl Retriever {
         let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
-        let mut scores = Scores::default();
+        // Each match and the two turns either side of it, which it lends to.
+        let mut scores = Scores::with_capacity(best.len() * 5);
         for (d, s) in best {
             *scores.entry(d) = s;
         }
@@ -449,9 +450,18 @@ impl Retriever {
 
     /// Turns said by a person the query names gain a share of their score.
     fn speaker_boost(&self, scores: &mut Scores, query: &[(String, f64)]) {
+        // The speakers the query names, found once rather than for each turn.
+        let named: Vec<bool> = self
+            .ix
+            .speakers
+            .iter()
+            .map(|name| name.iter().any(|x| query.iter().any(|q| &q.0 == x)))
+            .collect();
+        if !named.contains(&true) {
+            return;
+        }
         scores.update(|d, s| {
-            let said_by = &self.ix.speakers[self.ix.speaker_of[d as usize] as usize];
-            if said_by.iter().any(|x| query.iter().any(|q| &q.0 == x)) {
+            if named[self.ix.speaker_of[d as usize] as usize] {
                 *s *= 1.0 + SPEAKER_BOOST;
             }
         });
@@ -460,29 +470,37 @@ impl Retriever {
     /// Turns of a session that holds strong hits gain a share of the session's best
     /// scores: the rest of a conversation about the same thing.
     fn session_boost(&self, scores: &mut Scores) {
-        // The three best scores of each session touched, best first.
-        let mut best: IdMap<[f64; 3]> = IdMap::default();
+        // The three best scores of each session touched, best first; each session
+        // numbered as first met, and each turn's number kept for the second pass.
+        let mut number: IdMap<u32> =
+            IdMap::with_capacity_and_hasher(scores.len(), Default::default());
+        let mut best: Vec<[f64; 3]> = Vec::new();
+        let mut session_of: Vec<u32> = Vec::with_capacity(scores.len());
         for (d, s) in scores.iter() {
-            let top = best
-                .entry(self.ix.session_of[d as usize])
-                .or_insert([f64::NEG_INFINITY; 3]);
+            let next = best.len() as u32;
+            let n = *number.entry(self.ix.session_of[d as usize]).or_insert(next);
+            if n == next {
+                best.push([f64::NEG_INFINITY; 3]);
+            }
+            session_of.push(n);
+            let top = &mut best[n as usize];
             if let Some(at) = top.iter().position(|t| s > *t) {
                 top[at..].rotate_right(1);
                 top[at] = s;
             }
         }
-        let strength: IdMap<f64> = best
-            .into_iter()
-            .map(|(k, top)| (k, top.iter().filter(|t| t.is_finite()).sum::<f64>()))
+        let strength: Vec<f64> = best
+            .iter()
+            .map(|top| top.iter().filter(|t| t.is_finite()).sum::<f64>())
             .collect();
         let max = strength
-            .values()
+            .iter()
             .copied()
             .fold(0.0, f64::max)
             .max(f64::MIN_POSITIVE);
-        scores.update(|d, s| {
-            *s += SESSION_WEIGHT * strength[&self.ix.session_of[d as usize]] / max;
-        });
+        for (s, n) in scores.values_mut().zip(session_of) {
+            *s += SESSION_WEIGHT * strength[n as usize] / max;
+        }
     }
 
     /// A turn next to a strong hit in the same session shares some of its score: the

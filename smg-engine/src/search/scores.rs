@@ -39,6 +39,14 @@ pub(crate) struct Scores {
 }
 
 impl Scores {
+    /// Room for `n` turns without growing (growing a map rehashes all it holds).
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Scores {
+            at: IdMap::with_capacity_and_hasher(n, Default::default()),
+            entries: Vec::with_capacity(n),
+        }
+    }
+
     /// The score of turn `d`, touching it (0 until something is added).
     pub(crate) fn entry(&mut self, d: u32) -> &mut f64 {
         let next = self.entries.len() as u32;
@@ -55,9 +63,19 @@ impl Scores {
         Some(&mut self.entries[i].1)
     }
 
+    /// How many turns are touched.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     /// Touched turns and their scores, in the order first touched.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
         self.entries.iter().copied()
+    }
+
+    /// The touched scores, in the order first touched.
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut f64> {
+        self.entries.iter_mut().map(|e| &mut e.1)
     }
 
     /// Change every touched score: `f(turn, score)`.

@@ -28,14 +28,36 @@ impl TurnStore {
 
     /// Turn `i` (a position in archive order); reading its frame may fail.
     pub(crate) fn get(&self, i: usize) -> Result<Cow<'_, Turn>> {
+        self.check(i)?;
+        match self {
+            TurnStore::Loaded(turns) => Ok(Cow::Borrowed(&turns[i])),
+            TurnStore::Framed(frames) => frames.get(i).map(Cow::Owned),
+        }
+    }
+
+    /// Turns `indices`, in that order: frames are read side by side.
+    pub(crate) fn get_many(&self, indices: &[usize]) -> Result<Vec<Cow<'_, Turn>>> {
+        for &i in indices {
+            self.check(i)?;
+        }
+        match self {
+            TurnStore::Loaded(turns) => {
+                Ok(indices.iter().map(|&i| Cow::Borrowed(&turns[i])).collect())
+            }
+            TurnStore::Framed(frames) => Ok(frames
+                .get_many(indices)?
+                .into_iter()
+                .map(Cow::Owned)
+                .collect()),
+        }
+    }
+
+    fn check(&self, i: usize) -> Result<()> {
         if i >= self.len() {
             return Err(Error::Format(smg_format::Error::InvalidArgument(format!(
                 "the archive has no turn at position {i}"
             ))));
         }
-        match self {
-            TurnStore::Loaded(turns) => Ok(Cow::Borrowed(&turns[i])),
-            TurnStore::Framed(frames) => frames.get(i).map(Cow::Owned),
-        }
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! proportional to the postings of its terms.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 mod top;
 
@@ -76,6 +76,20 @@ pub(crate) struct Bm25 {
     block_end: Vec<usize>,
     /// Per block: the highest [`Bm25::norm`] of its postings, rounded up.
     block_max: Vec<f32>,
+    #[serde(skip)]
+    once: Once,
+}
+
+/// [`Bm25::norm`] of a term a document holds once, by the document's length, made on
+/// first use: most postings are such, and a lookup spares a query's innermost loop a
+/// division.
+#[derive(Default)]
+struct Once(OnceLock<Box<[f64]>>);
+
+impl std::fmt::Debug for Once {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Once")
+    }
 }
 
 /// Bytes as one blob (postcard copies them at once, where a sequence is read a byte
@@ -127,7 +141,14 @@ fn put(out: &mut Vec<u8>, mut n: u64) {
 
 /// The next LEB128 number of `bytes` from `at`, or `None` past the end or on a number
 /// too long (a damaged index reads as fewer postings, never as a panic).
+#[inline]
 fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    // Most numbers are one byte: those go straight through.
+    let first = *bytes.get(*at)?;
+    if first < 0x80 {
+        *at += 1;
+        return Some(u64::from(first));
+    }
     let mut n = 0u64;
     for shift in (0..70).step_by(7) {
         let b = *bytes.get(*at)?;
@@ -152,6 +173,7 @@ fn put_posting(out: &mut Vec<u8>, gap: u32, tf: u32) {
 }
 
 /// The next posting of `bytes` from `at`: (gap, how often).
+#[inline]
 fn take_posting(bytes: &[u8], at: &mut usize) -> Option<(u32, u32)> {
     let v = take(bytes, at)?;
     let gap = u32::try_from(v >> 1).ok()?;
@@ -223,6 +245,20 @@ impl Bm25 {
     pub(crate) fn norm(&self, tf: u32, dl: u32) -> f64 {
         let (tf, dl) = (f64::from(tf), f64::from(dl));
         tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.average.max(1.0)))
+    }
+
+    /// [`Bm25::norm`] as a query reads it from a posting, the same to the last bit.
+    fn posting_norm(&self, tf: u32, dl: u16) -> f64 {
+        if tf == 1 {
+            let once = self.once.0.get_or_init(|| {
+                (0..=u16::MAX)
+                    .map(|dl| self.norm(1, u32::from(dl)))
+                    .collect()
+            });
+            once[usize::from(dl)]
+        } else {
+            self.norm(tf, u32::from(dl))
+        }
     }
 
     fn term(&self, term: &str) -> Option<usize> {

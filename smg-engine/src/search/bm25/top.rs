@@ -12,7 +12,6 @@
 //! bit, however the work is cut up.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
 
 use super::{take_posting, Bm25};
 
@@ -60,6 +59,8 @@ struct Cursor<'a> {
     weight: f64,
     /// The most the term adds to any document.
     most: f64,
+    /// How many documents hold the term.
+    postings: u32,
     /// Where the next posting begins in `ix.postings`, and where the term's end.
     at: usize,
     end: usize,
@@ -82,6 +83,7 @@ impl<'a> Cursor<'a> {
             ix,
             weight,
             most: weight * most,
+            postings: ix.counts[t],
             at: ix.starts[t],
             end: ix.starts[t + 1],
             block: blocks.start,
@@ -89,29 +91,34 @@ impl<'a> Cursor<'a> {
             doc: 0,
             tf: 0,
         };
-        c.advance();
+        // The first posting, in the term's first block.
+        c.step(ix.postings.get(..c.end).unwrap_or_default());
         c
     }
 
-    /// Move to the next posting.
-    fn advance(&mut self) {
-        let ix = self.ix;
+    /// Move to the next posting of `bytes` (the postings up to the term's end),
+    /// leaving the block behind: see [`Cursor::find_block`].
+    fn step(&mut self, bytes: &[u8]) {
         if self.at >= self.end {
             self.doc = DONE;
             return;
         }
-        while self.block < self.blocks_end && self.at >= ix.block_end[self.block] {
-            self.block += 1;
-        }
-        let bytes = ix.postings.get(..self.end).unwrap_or_default();
         match take_posting(bytes, &mut self.at) {
-            Some((gap, tf)) if (self.doc as usize + gap as usize) < ix.lengths.len() => {
+            Some((gap, tf)) if (self.doc as usize + gap as usize) < self.ix.lengths.len() => {
                 self.doc += gap;
                 self.tf = tf;
             }
             // A damaged stored index reads as fewer postings.
             _ => self.doc = DONE,
         }
+    }
+
+    /// Catch the block up with the current posting after [`Cursor::step`]s: the
+    /// first block that ends at or after its document.
+    fn find_block(&mut self) {
+        let doc = self.doc;
+        let rest = &self.ix.block_last[self.block..self.blocks_end];
+        self.block += rest.partition_point(|&last| last < doc);
     }
 
     /// Move to the first posting at or after document `target`, jumping over the
@@ -122,7 +129,9 @@ impl<'a> Cursor<'a> {
         }
         let ix = self.ix;
         let rest = &ix.block_last[self.block..self.blocks_end];
-        let b = self.block + rest.partition_point(|&last| last < target);
+        // Targets come in order, mostly close together: the current block first,
+        // then the blocks beyond by a search that widens (galloping).
+        let b = self.block + gallop(rest, target);
         if b == self.blocks_end {
             self.doc = DONE;
             return;
@@ -132,8 +141,10 @@ impl<'a> Cursor<'a> {
             self.doc = ix.block_last[b - 1];
             self.block = b;
         }
+        // The posting is in block b: no block to keep up with on the way.
+        let bytes = ix.postings.get(..self.end).unwrap_or_default();
         while self.doc < target {
-            self.advance();
+            self.step(bytes);
         }
     }
 
@@ -157,8 +168,22 @@ impl<'a> Cursor<'a> {
     /// What the current posting adds to its document's score.
     fn score(&self) -> f64 {
         let dl = self.ix.lengths[self.doc as usize];
-        self.weight * self.ix.norm(self.tf, u32::from(dl))
+        self.weight * self.ix.posting_norm(self.tf, dl)
     }
+}
+
+/// The first place in `lasts` (ascending) whose value is at or past `target`, found
+/// from the front in steps that double, then by halves: as many steps as the log of
+/// the distance, not of the length.
+fn gallop(lasts: &[u32], target: u32) -> usize {
+    let mut below = 0;
+    let mut step = 1;
+    while below + step <= lasts.len() && lasts[below + step - 1] < target {
+        below += step;
+        step *= 2;
+    }
+    let upto = (below + step).min(lasts.len());
+    below + lasts[below..upto].partition_point(|&last| last < target)
 }
 
 /// A scored document, greater when better: a higher score, then the lower document.
@@ -179,36 +204,62 @@ impl Ord for Ranked {
     }
 }
 
-/// The `k` best so far.
+/// The `k` best so far, among up to twice as many: a document that reaches the bar
+/// is put with them, and when there are twice `k` the worse half is dropped and the
+/// bar raised to the `k`-th best. That is a constant cost per document, where a heap
+/// costs the log of `k` for each, and a query may keep thousands.
 struct Best {
     k: usize,
-    heap: BinaryHeap<Reverse<Ranked>>,
+    kept: Vec<Ranked>,
     /// What a document's sum is scaled by, at most.
     most_scale: f64,
+    /// The bar a document must reach: the `k`-th best score when the worse were
+    /// last dropped, −∞ before.
+    worst: f64,
 }
 
 impl Best {
+    fn new(k: usize, most_scale: f64) -> Self {
+        Best {
+            k,
+            kept: Vec::with_capacity(k.saturating_mul(2).min(1 << 16)),
+            most_scale,
+            worst: f64::NEG_INFINITY,
+        }
+    }
+
     /// Whether a document whose sum is at most `bound` cannot be among the best: it
     /// would score below the worst of `k` (a tie goes to the lower document, so only
     /// a strictly lower bound is out of reach whatever the order documents come in).
     fn out_of_reach(&self, bound: f64) -> bool {
-        self.heap.len() == self.k
-            && self
-                .heap
-                .peek()
-                .is_some_and(|w| (bound * SLACK + ROUNDING) * self.most_scale < w.0 .0)
+        (bound * SLACK + ROUNDING) * self.most_scale < self.worst
     }
 
     fn offer(&mut self, score: f64, doc: u32) {
-        let new = Ranked(score, doc);
-        if self.heap.len() < self.k {
-            self.heap.push(Reverse(new));
-        } else if let Some(mut worst) = self.heap.peek_mut() {
-            // Replacing the worst in place sifts once, where pop and push sift twice.
-            if new > worst.0 {
-                *worst = Reverse(new);
+        // A score equal to the bar may still win its tie on the document.
+        if score >= self.worst {
+            self.kept.push(Ranked(score, doc));
+            if self.kept.len() >= self.k.saturating_mul(2) {
+                self.keep_best();
             }
         }
+    }
+
+    /// Drop all but the `k` best, and raise the bar to the `k`-th.
+    fn keep_best(&mut self) {
+        if self.k == 0 || self.kept.len() <= self.k {
+            return;
+        }
+        self.kept
+            .select_nth_unstable_by(self.k - 1, |a, b| b.cmp(a));
+        self.kept.truncate(self.k);
+        self.worst = self.kept[self.k - 1].0;
+    }
+
+    /// The `k` best, unordered.
+    fn into_best(mut self) -> Vec<(u32, f64)> {
+        self.keep_best();
+        self.kept.into_iter().map(|Ranked(s, d)| (d, s)).collect()
     }
 }
 
@@ -227,14 +278,17 @@ impl Window {
         }
     }
 
-    /// Add the postings of `c` below `end`, from `start`.
+    /// Add the postings of `c` below `end`, from `start`. This is the innermost
+    /// loop: the block is found once at the end, not kept up posting by posting.
     fn add(&mut self, c: &mut Cursor, start: u32, end: u32) {
+        let bytes = c.ix.postings.get(..c.end).unwrap_or_default();
         while c.doc < end {
             let slot = (c.doc - start) as usize;
             self.sums[slot] += fixed(c.score());
             self.seen[slot / 64] |= 1 << (slot % 64);
-            c.advance();
+            c.step(bytes);
         }
+        c.find_block();
     }
 
     /// The documents scored, in order (as positions in the window), each cleared as
@@ -338,24 +392,45 @@ fn best_in(
     most_scale: f64,
     window_size: usize,
 ) -> Vec<(u32, f64)> {
-    // Terms from the least they can add to the most, and what the first i add at most.
+    // Which terms are looked up rather than walked is a knapsack: as many postings
+    // left unread as can be, under the bound their most together must stay below.
+    // Filled greedily: terms by postings per unit of bound, most first; the first
+    // ones, while their bounds together cannot lift a document, are non-essential. A
+    // common word of little weight is left unread before a rare one that adds little.
     let mut order: Vec<usize> = (0..cursors.len()).collect();
-    order.sort_by(|&a, &b| cursors[a].most.total_cmp(&cursors[b].most));
+    order.sort_by(|&a, &b| {
+        let saves = |c: &Cursor| c.postings as f64 / c.most;
+        saves(&cursors[b])
+            .total_cmp(&saves(&cursors[a]))
+            .then(a.cmp(&b))
+    });
+    // What the first i terms add at most.
     let mut most = vec![0.0];
     for &c in &order {
         most.push(most.last().copied().unwrap_or(0.0) + cursors[c].most);
     }
-    let mut best = Best {
-        k,
-        heap: BinaryHeap::with_capacity(k.min(1 << 16)),
-        most_scale,
-    };
+    let mut best = Best::new(k, most_scale);
     let mut window = Window::new(window_size);
+    let mut lookups = 0;
+    // The non-essential terms, the most a term adds first, and what by_most[j..]
+    // add at most: a document is looked up in them while it can still reach.
+    let mut by_most: Vec<usize> = Vec::new();
+    let mut rest = vec![0.0];
     loop {
-        // order[..lookups] are the non-essential terms, for this window.
-        let lookups = (0..order.len())
+        // order[..lookups] are the non-essential terms, for this window: more of them
+        // as the best get better.
+        let now = (0..order.len())
             .take_while(|&i| best.out_of_reach(most[i + 1]))
             .count();
+        if now != lookups {
+            lookups = now;
+            by_most = order[..lookups].to_vec();
+            by_most.sort_by(|&a, &b| cursors[b].most.total_cmp(&cursors[a].most));
+            rest = vec![0.0; lookups + 1];
+            for j in (0..lookups).rev() {
+                rest[j] = rest[j + 1] + cursors[by_most[j]].most;
+            }
+        }
         let Some(start) = order[lookups..]
             .iter()
             .map(|&c| cursors[c].doc)
@@ -380,14 +455,12 @@ fn best_in(
         }
         window.take_each(|slot, mut sum| {
             let d = start + slot as u32;
-            // The non-essential terms, the most a term adds first, while the
-            // document can still reach.
             let mut bound = score_of(sum);
-            for j in (0..lookups).rev() {
-                if best.out_of_reach(bound + most[j + 1]) {
+            for (j, &c) in by_most.iter().enumerate() {
+                if best.out_of_reach(bound + rest[j]) {
                     return;
                 }
-                let c = &mut cursors[order[j]];
+                let c = &mut cursors[c];
                 c.seek(d);
                 if c.doc == d {
                     let v = c.score();
@@ -398,10 +471,7 @@ fn best_in(
             best.offer(scale(d, score_of(sum)), d);
         });
     }
-    best.heap
-        .into_iter()
-        .map(|Reverse(Ranked(s, d))| (d, s))
-        .collect()
+    best.into_best()
 }
 
 #[cfg(test)]
