@@ -12,6 +12,7 @@
 //! bit, however the work is cut up.
 
 use std::cmp::{Ordering, Reverse};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::{take_posting, Bm25};
 
@@ -208,23 +209,58 @@ impl Ord for Ranked {
 /// is put with them, and when there are twice `k` the worse half is dropped and the
 /// bar raised to the `k`-th best. That is a constant cost per document, where a heap
 /// costs the log of `k` for each, and a query may keep thousands.
-struct Best {
+struct Best<'s> {
     k: usize,
     kept: Vec<Ranked>,
     /// What a document's sum is scaled by, at most.
     most_scale: f64,
     /// The bar a document must reach: the `k`-th best score when the worse were
-    /// last dropped, −∞ before.
+    /// last dropped (or the bar both halves share, if higher), −∞ before.
     worst: f64,
+    /// When this is one half of a query: what the halves share, and which this is.
+    shared: Option<(&'s Shared, usize)>,
 }
 
-impl Best {
-    fn new(k: usize, most_scale: f64) -> Self {
+/// What the two halves of a query share: each one's ⌈k/2⌉-th best score so far.
+/// Together they hold at least `k` documents that score at least the lower of the
+/// two, so neither half need keep a document below it. That bar is near the `k`-th
+/// best of all, where a half alone knows only its own `k`-th best (about the
+/// `2k`-th of all).
+struct Shared([AtomicU64; 2]);
+
+impl Shared {
+    fn new() -> Self {
+        let none = f64::NEG_INFINITY.to_bits();
+        Shared([AtomicU64::new(none), AtomicU64::new(none)])
+    }
+
+    /// A half's `⌈k/2⌉`-th best, which only rises.
+    fn publish(&self, half: usize, score: f64) {
+        self.0[half].store(score.to_bits(), Relaxed);
+    }
+
+    /// The bar both halves may use.
+    fn bar(&self) -> f64 {
+        let [a, b] = &self.0;
+        f64::from_bits(a.load(Relaxed)).min(f64::from_bits(b.load(Relaxed)))
+    }
+}
+
+impl<'s> Best<'s> {
+    fn new(k: usize, most_scale: f64, shared: Option<(&'s Shared, usize)>) -> Self {
         Best {
             k,
             kept: Vec::with_capacity(k.saturating_mul(2).min(1 << 16)),
             most_scale,
             worst: f64::NEG_INFINITY,
+            shared,
+        }
+    }
+
+    /// Take up the bar the halves share, when it has risen above this half's own.
+    fn refresh(&mut self) {
+        if let Some((shared, _)) = self.shared {
+            self.worst = self.worst.max(shared.bar());
         }
     }
 
@@ -253,7 +289,14 @@ impl Best {
         self.kept
             .select_nth_unstable_by(self.k - 1, |a, b| b.cmp(a));
         self.kept.truncate(self.k);
-        self.worst = self.kept[self.k - 1].0;
+        self.worst = self.worst.max(self.kept[self.k - 1].0);
+        if let Some((shared, half)) = self.shared {
+            let (_, mid, _) = self
+                .kept
+                .select_nth_unstable_by(self.k.div_ceil(2) - 1, |a, b| b.cmp(a));
+            shared.publish(half, mid.0);
+            self.refresh();
+        }
     }
 
     /// The `k` best, unordered.
@@ -349,14 +392,35 @@ impl Bm25 {
             for c in &mut upper {
                 c.seek(mid);
             }
+            let shared = Shared::new();
             let (mut low, high) = rayon::join(
-                || best_in(cursors, mid, k, &scale, most_scale, plan.window),
-                || best_in(upper, DONE, k, &scale, most_scale, plan.window),
+                || {
+                    best_in(
+                        cursors,
+                        mid,
+                        k,
+                        &scale,
+                        most_scale,
+                        plan.window,
+                        Some((&shared, 0)),
+                    )
+                },
+                || {
+                    best_in(
+                        upper,
+                        DONE,
+                        k,
+                        &scale,
+                        most_scale,
+                        plan.window,
+                        Some((&shared, 1)),
+                    )
+                },
             );
             low.extend(high);
             low
         } else {
-            best_in(cursors, DONE, k, &scale, most_scale, plan.window)
+            best_in(cursors, DONE, k, &scale, most_scale, plan.window, None)
         };
         best.sort_by_key(|&(d, s)| Reverse(Ranked(s, d)));
         best.truncate(k);
@@ -382,8 +446,9 @@ fn merged(query: &[(String, f64)]) -> Vec<(&str, f64)> {
     out
 }
 
-/// The `k` best documents below `below` from where `cursors` are, unordered: see
-/// [`Bm25::top`].
+/// The `k` best documents below `below` from where `cursors` are, unordered (when
+/// `shared`, those of the `k` best of both halves that are in this one, at least):
+/// see [`Bm25::top`].
 fn best_in(
     mut cursors: Vec<Cursor>,
     below: u32,
@@ -391,6 +456,7 @@ fn best_in(
     scale: &impl Fn(u32, f64) -> f64,
     most_scale: f64,
     window_size: usize,
+    shared: Option<(&Shared, usize)>,
 ) -> Vec<(u32, f64)> {
     // Which terms are looked up rather than walked is a knapsack: as many postings
     // left unread as can be, under the bound their most together must stay below.
@@ -409,7 +475,7 @@ fn best_in(
     for &c in &order {
         most.push(most.last().copied().unwrap_or(0.0) + cursors[c].most);
     }
-    let mut best = Best::new(k, most_scale);
+    let mut best = Best::new(k, most_scale, shared);
     let mut window = Window::new(window_size);
     let mut lookups = 0;
     // The non-essential terms, the most a term adds first, and what by_most[j..]
@@ -417,6 +483,7 @@ fn best_in(
     let mut by_most: Vec<usize> = Vec::new();
     let mut rest = vec![0.0];
     loop {
+        best.refresh();
         // order[..lookups] are the non-essential terms, for this window: more of them
         // as the best get better.
         let now = (0..order.len())
