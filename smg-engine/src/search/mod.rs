@@ -387,11 +387,7 @@ impl Retriever {
         let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
-        // Each match and the two turns either side of it, which it lends to.
-        let mut scores = Scores::with_capacity(best.len() * 5);
-        for (d, s) in best {
-            *scores.entry(d) = s;
-        }
+        let mut scores = Scores::new(best);
         self.lend_to_neighbours(&mut scores);
         self.session_boost(&mut scores);
         self.speaker_boost(&mut scores, &query);
@@ -476,12 +472,22 @@ impl Retriever {
             IdMap::with_capacity_and_hasher(scores.len(), Default::default());
         let mut best: Vec<[f64; 3]> = Vec::new();
         let mut session_of: Vec<u32> = Vec::with_capacity(scores.len());
+        // Turns come in order, so mostly a session's turns one after another.
+        let mut last: Option<(u32, u32)> = None;
         for (d, s) in scores.iter() {
-            let next = best.len() as u32;
-            let n = *number.entry(self.ix.session_of[d as usize]).or_insert(next);
-            if n == next {
-                best.push([f64::NEG_INFINITY; 3]);
-            }
+            let session = self.ix.session_of[d as usize];
+            let n = match last {
+                Some((k, n)) if k == session => n,
+                _ => {
+                    let next = best.len() as u32;
+                    let n = *number.entry(session).or_insert(next);
+                    if n == next {
+                        best.push([f64::NEG_INFINITY; 3]);
+                    }
+                    n
+                }
+            };
+            last = Some((session, n));
             session_of.push(n);
             let top = &mut best[n as usize];
             if let Some(at) = top.iter().position(|t| s > *t) {
@@ -506,22 +512,16 @@ impl Retriever {
     /// A turn next to a strong hit in the same session shares some of its score: the
     /// answer to a question, the question before an answer.
     fn lend_to_neighbours(&self, scores: &mut Scores) {
-        let base: Vec<(u32, f64)> = scores.iter().collect();
-        for (d, s) in base {
-            let i = d as usize;
-            let (w1, w2) = (NEIGHBOUR_WEIGHT, SECOND_NEIGHBOUR_WEIGHT);
-            for (j, w) in [
-                (i.wrapping_sub(1), w1),
-                (i + 1, w1),
-                (i.wrapping_sub(2), w2),
-                (i + 2, w2),
-            ] {
-                if j < self.turns.len() && self.ix.session_of[j] == self.ix.session_of[i] {
-                    let entry = scores.entry(j as u32);
-                    *entry = entry.max(0.0) + w * s;
-                }
-            }
-        }
+        let session_of = &self.ix.session_of;
+        scores.lend(2, |from, to| {
+            let w = match from.abs_diff(to) {
+                1 => NEIGHBOUR_WEIGHT,
+                2 => SECOND_NEIGHBOUR_WEIGHT,
+                _ => return None,
+            };
+            let (from, to) = (from as usize, to as usize);
+            (to < session_of.len() && session_of[to] == session_of[from]).then_some(w)
+        });
     }
 }
 

@@ -27,39 +27,66 @@ impl Hasher for IdHasher {
 /// A map keyed by a turn position or a session number.
 pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
-/// A score per touched turn, in the order the turns were first touched: iteration
-/// follows first touch, so sums come out the same in every run. The turns touched are
-/// a few thousand of up to millions: a map, where a table of every turn would cost a
-/// page fault for most of the few it touches.
+/// A score per touched turn, ascending by turn: every pass over them runs, and sums,
+/// in the same order in every run. The turns touched are a few thousand of up to
+/// millions: a list, where a table of every turn would cost a page fault for most of
+/// the few it touches.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scores {
-    /// Per touched turn: its place in `entries`.
-    at: IdMap<u32>,
     entries: Vec<(u32, f64)>,
 }
 
 impl Scores {
-    /// Room for `n` turns without growing (growing a map rehashes all it holds).
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        Scores {
-            at: IdMap::with_capacity_and_hasher(n, Default::default()),
-            entries: Vec::with_capacity(n),
-        }
+    /// `matches`: (turn, score), ascending by turn, each turn once.
+    pub(crate) fn new(matches: Vec<(u32, f64)>) -> Self {
+        debug_assert!(matches.windows(2).all(|w| w[0].0 < w[1].0));
+        Scores { entries: matches }
     }
 
-    /// The score of turn `d`, touching it (0 until something is added).
-    pub(crate) fn entry(&mut self, d: u32) -> &mut f64 {
-        let next = self.entries.len() as u32;
-        let i = *self.at.entry(d).or_insert(next) as usize;
-        if i == self.entries.len() {
-            self.entries.push((d, 0.0));
+    /// Each touched turn lends to the turns at most `reach` away: `share(from, to)`
+    /// of its score, when it lends to that one at all. A turn's own score comes
+    /// first, then what it is lent, from the nearest turns below it upwards.
+    pub(crate) fn lend(&mut self, reach: u32, share: impl Fn(u32, u32) -> Option<f64>) {
+        let base = std::mem::take(&mut self.entries);
+        let mut touched: Vec<u32> = Vec::with_capacity(base.len() * (2 * reach as usize + 1));
+        for &(d, _) in &base {
+            touched.extend(
+                (d.saturating_sub(reach)..=d.saturating_add(reach))
+                    .filter(|&j| j == d || share(d, j).is_some()),
+            );
         }
-        &mut self.entries[i].1
+        touched.sort_unstable();
+        touched.dedup();
+        // The first match that can lend to the turn at hand.
+        let mut from = 0;
+        self.entries = touched
+            .into_iter()
+            .map(|j| {
+                while base
+                    .get(from)
+                    .is_some_and(|b| b.0.saturating_add(reach) < j)
+                {
+                    from += 1;
+                }
+                let near = || {
+                    base[from..]
+                        .iter()
+                        .take_while(move |b| b.0 <= j.saturating_add(reach))
+                };
+                let mut score = near().find(|b| b.0 == j).map_or(0.0, |b| b.1);
+                for &(d, s) in near().filter(|b| b.0 != j) {
+                    if let Some(w) = share(d, j) {
+                        score = score.max(0.0) + w * s;
+                    }
+                }
+                (j, score)
+            })
+            .collect();
     }
 
     /// The score of turn `d`, if touched.
     pub(crate) fn get_mut(&mut self, d: u32) -> Option<&mut f64> {
-        let i = *self.at.get(&d)? as usize;
+        let i = self.entries.binary_search_by_key(&d, |e| e.0).ok()?;
         Some(&mut self.entries[i].1)
     }
 
@@ -68,12 +95,12 @@ impl Scores {
         self.entries.len()
     }
 
-    /// Touched turns and their scores, in the order first touched.
+    /// Touched turns and their scores, ascending by turn.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
         self.entries.iter().copied()
     }
 
-    /// The touched scores, in the order first touched.
+    /// The touched scores, ascending by turn.
     pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut f64> {
         self.entries.iter_mut().map(|e| &mut e.1)
     }
@@ -110,20 +137,64 @@ fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
     #[test]
-    fn keeps_first_touch_order_and_ranks_ties_by_turn() {
-        let mut s = Scores::default();
-        *s.entry(3) += 1.0;
-        *s.entry(1) += 2.0;
-        *s.entry(3) += 1.0;
-        *s.entry(4) += 2.0;
-        assert_eq!(s.iter().collect::<Vec<_>>(), [(3, 2.0), (1, 2.0), (4, 2.0)]);
+    fn ranks_ties_by_turn() {
+        let mut s = Scores::new(vec![(1, 2.0), (3, 2.0), (4, 2.0)]);
         assert_eq!(s.ranked(), [(1, 2.0), (3, 2.0), (4, 2.0)]);
         assert_eq!(s.top(2), [(1, 2.0), (3, 2.0)]);
         assert_eq!(s.top(0), []);
         assert!(s.get_mut(0).is_none() && s.get_mut(9).is_none());
+        *s.get_mut(3).unwrap() += 1.0;
         s.update(|d, v| *v += f64::from(d));
-        assert_eq!(s.ranked()[0], (4, 6.0));
+        assert_eq!(s.ranked()[..2], [(3, 6.0), (4, 6.0)]);
+        assert_eq!(s.iter().map(|e| e.0).collect::<Vec<_>>(), [1, 3, 4]);
+    }
+
+    /// Lending the plain way: every match keeps its score, then each, in turn order,
+    /// lends to the turns near it, touching them.
+    fn lend_plainly(
+        matches: &[(u32, f64)],
+        reach: u32,
+        share: impl Fn(u32, u32) -> Option<f64>,
+    ) -> Vec<(u32, f64)> {
+        let mut scores: BTreeMap<u32, f64> = matches.iter().copied().collect();
+        for &(d, s) in matches {
+            for j in d.saturating_sub(reach)..=d + reach {
+                if let Some(w) = share(d, j).filter(|_| j != d) {
+                    let e = scores.entry(j).or_insert(0.0);
+                    *e = e.max(0.0) + w * s;
+                }
+            }
+        }
+        scores.into_iter().collect()
+    }
+
+    proptest! {
+        #[test]
+        fn lending_gives_what_lending_plainly_gives_to_the_bit(
+            turns in proptest::collection::btree_map(0u32..300, 0.0f64..20.0, 0..120),
+            session in 2u32..12,
+            len in 250u32..310,
+        ) {
+            let matches: Vec<(u32, f64)> = turns.into_iter().filter(|t| t.0 < len).collect();
+            // Sessions of `session` turns; nothing past the last turn.
+            let share = |from: u32, to: u32| match from.abs_diff(to) {
+                _ if to >= len || from / session != to / session => None,
+                1 => Some(0.35),
+                2 => Some(0.2),
+                _ => None,
+            };
+            let mut s = Scores::new(matches.clone());
+            s.lend(2, share);
+            let got: Vec<(u32, u64)> = s.iter().map(|(d, v)| (d, v.to_bits())).collect();
+            let want: Vec<(u32, u64)> = lend_plainly(&matches, 2, share)
+                .into_iter()
+                .map(|(d, v)| (d, v.to_bits()))
+                .collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }
