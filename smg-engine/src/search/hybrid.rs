@@ -210,9 +210,14 @@ impl Retriever {
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
         node_lists.extend(by_nodes);
+        // Turns are read from disk, nodes are in memory: side by side.
+        let (turns, nodes) = rayon::join(
+            || self.fuse(&turn_lists, options.k),
+            || self.fuse(&node_lists, options.k),
+        );
         Ok(SearchResults {
-            turns: self.fuse(&turn_lists, options.k)?,
-            nodes: self.fuse(&node_lists, options.k)?,
+            turns: turns?,
+            nodes: nodes?,
             warnings,
         })
     }

@@ -411,8 +411,13 @@ impl Retriever {
         first: &[(u32, f64)],
     ) -> Result<Vec<(String, f64)>> {
         let mut weight: HashMap<String, f64> = HashMap::new();
-        for &(i, _) in first.iter().take(FEEDBACK_TURNS) {
-            for t in tokens(&display(&*self.turns.get(i as usize)?)) {
+        let positions: Vec<usize> = first
+            .iter()
+            .take(FEEDBACK_TURNS)
+            .map(|&(i, _)| i as usize)
+            .collect();
+        for turn in self.turns.get_many(&positions)? {
+            for t in tokens(&display(&turn)) {
                 if self.ix.index.df(&t) > 1 {
                     *weight.entry(t).or_default() += 1.0;
                 }
