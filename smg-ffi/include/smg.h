@@ -248,6 +248,18 @@ smg_status smg_delta_apply(const char *base,
                            const char *output);
 
 /**
+ * Rewrite the memory file `path` (atomically) in the packed layout with its search
+ * index stored, so that `smg_memory_open` opens it by the index alone: a packed file
+ * gains the index or a fresh one; a file in another layout is rewritten packed first
+ * (as `smg convert --layout packed --index` does). An encrypted file is refused and
+ * left as it is. `{"file", "bytesBefore", "bytesAfter"}` goes to `*json_out` as JSON.
+ *
+ * # Safety
+ * `path` must be a NUL-terminated string and `json_out` writable.
+ */
+smg_status smg_index(const char *path, char **json_out);
+
+/**
  * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
  * file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
  *

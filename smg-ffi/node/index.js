@@ -32,6 +32,7 @@ const c = {
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
+  index: lib.func('uint32_t smg_index(const char *path, _Out_ void **json)'),
   deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
   deltaApply: lib.func('uint32_t smg_delta_apply(const char *base, const char *delta, const uint8_t *pass, size_t len, const char *output)'),
 };
@@ -161,6 +162,9 @@ module.exports = {
   version: () => c.version(),
   open: (path, passphrase) => new Memory(path, passphrase),
   ingest: (inputs, output) => JSON.parse(call(c.ingest, inputs.map((i) => text(i, 'input')), inputs.length, text(output, 'output'))),
+  // Store the search index in the memory file at `file` (rewritten in the packed
+  // layout first when it is in another), so that opening it reads the index alone.
+  index: (file) => JSON.parse(call(c.index, text(file, 'path'))),
   validate,
   makeDelta,
   applyDelta,

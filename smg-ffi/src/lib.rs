@@ -6,9 +6,11 @@
 #![deny(missing_docs)]
 
 mod delta;
+mod index;
 mod memory;
 
 pub use delta::*;
+pub use index::*;
 pub use memory::*;
 
 use std::ffi::{c_char, CStr, CString};

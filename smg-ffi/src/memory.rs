@@ -89,7 +89,7 @@ pub(crate) fn respond(
     })
 }
 
-fn engine_error(e: smg_engine::Error) -> (SmgStatus, String) {
+pub(crate) fn engine_error(e: smg_engine::Error) -> (SmgStatus, String) {
     (
         SmgStatus::of_code(e.code()),
         format!("error[{}]: {e}", e.code()),

@@ -260,7 +260,35 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
     let options = smg_format::WriteOptions::new(smg_format::Encoding::Packed);
     let bytes = smg_format::to_bytes(&doc, &options).unwrap();
     let indexed = smg_engine::search::with_search_index(&bytes, &limits).unwrap();
-    std::fs::write(&packed, indexed).unwrap();
+    // smg_index rewrites a copy of the plain file packed and indexed: the same bytes
+    // as packing and indexing in two steps; indexing it again changes nothing.
+    std::fs::copy(&plain, &packed).unwrap();
+    let path = CString::new(packed.to_str().unwrap()).unwrap();
+    for before in [
+        std::fs::metadata(&plain).unwrap().len(),
+        indexed.len() as u64,
+    ] {
+        // SAFETY: a live C string and a local out-pointer, as documented.
+        assert_eq!(
+            unsafe { smg_index(path.as_ptr(), &mut s) },
+            SmgStatus::Ok,
+            "{}",
+            last_error()
+        );
+        let summary = json(&take(s));
+        assert_eq!(summary["bytesBefore"], before);
+        assert_eq!(summary["bytesAfter"], indexed.len());
+        assert!(std::fs::read(&packed).unwrap() == indexed);
+    }
+    // What is not a memory file is refused and left as it is.
+    let junk = dir.path().join("junk.smg");
+    std::fs::write(&junk, b"not a memory").unwrap();
+    let junk_path = CString::new(junk.to_str().unwrap()).unwrap();
+    // SAFETY: a live C string and a local out-pointer, as documented.
+    let status = unsafe { smg_index(junk_path.as_ptr(), &mut s) };
+    assert_ne!(status, SmgStatus::Ok);
+    assert!(last_error().contains("SMG-E"), "{}", last_error());
+    assert_eq!(std::fs::read(&junk).unwrap(), b"not a memory");
     let open = |path: &Path| {
         let c = CString::new(path.to_str().unwrap()).unwrap();
         let mut mem: *mut SmgMemory = null_mut();

@@ -60,6 +60,30 @@ def test_the_scenario(tmp_path):
         assert memory.info()["turns"] == 419
 
 
+def test_an_indexed_file_answers_the_same(tmp_path):
+    out = tmp_path / "memory.smg"
+    smg.ingest([LOCOMO], out)
+    question = "When did Caroline go to the LGBTQ support group?"
+    with smg.open(out) as memory:
+        before = memory.search_all(question, k=5)
+    size = out.stat().st_size
+    summary = smg.index(out)
+    assert summary["bytesBefore"] == size
+    assert summary["bytesAfter"] == out.stat().st_size > size
+    with smg.open(out) as memory:
+        assert memory.search_all(question, k=5) == before
+        assert memory.info()["turns"] == 419
+    # Encrypted files are refused and left as they are.
+    locked = tmp_path / "locked.smg"
+    env = dict(os.environ, SMG_PASSPHRASE="secret")
+    subprocess.run([os.environ["SMG_BIN"], "encrypt", str(out), "-o", str(locked)], env=env, check=True)
+    sealed = locked.read_bytes()
+    with pytest.raises(smg.SmgError) as refused:
+        smg.index(locked)
+    assert refused.value.code.startswith("SMG-E")
+    assert locked.read_bytes() == sealed
+
+
 def test_bad_arguments_raise_not_crash(tmp_path):
     with pytest.raises(smg.SmgError) as missing:
         smg.open(tmp_path / "nope.smg")

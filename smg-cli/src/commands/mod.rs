@@ -91,16 +91,12 @@ fn encoded(
     index: bool,
     ctx: &Context,
 ) -> Result<Vec<u8>, smg_engine::Error> {
-    let index = if index {
-        Some(smg_engine::search::Retriever::new(&doc, &ctx.limits)?.index_bytes()?)
+    let options = write_options(args)?;
+    if index {
+        smg_engine::search::encode_with_search_index(doc, &options, &ctx.limits)
     } else {
-        None
-    };
-    let mut bytes = smg_format::into_bytes(doc, &write_options(args)?)?;
-    if let Some(index) = index {
-        bytes = smg_format::with_extension(&bytes, smg_engine::search::EXTENSION, &index)?;
+        Ok(smg_format::into_bytes(doc, &options)?)
     }
-    Ok(bytes)
 }
 
 fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {

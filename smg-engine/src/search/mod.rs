@@ -33,7 +33,9 @@ use hybrid::Key;
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
-pub use stored::{with_search_index, EXTENSION};
+pub use stored::{
+    encode_with_search_index, packed_with_search_index, with_search_index, EXTENSION,
+};
 pub use vectors::QueryVector;
 
 /// How far a strong hit lends its score to the turns around it.

@@ -12,7 +12,7 @@
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-use smg_format::{Document, Limits, PackedArchive, Turn};
+use smg_format::{Document, Encoding, Limits, PackedArchive, Turn, WriteOptions};
 
 use super::frames::{self, Frames, Head};
 use super::turns::TurnStore;
@@ -174,6 +174,40 @@ pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     }
     let bytes = Retriever::new(&doc, limits)?.index_bytes()?;
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
+}
+
+/// `doc` written with `options`, which must name the packed layout (else
+/// `SMG-E020`), with its search index stored: made from the document in hand, as
+/// [`with_search_index`] makes it from the written file.
+pub fn encode_with_search_index(
+    doc: Document,
+    options: &WriteOptions,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    if options.encoding != Encoding::Packed {
+        return Err(crate::Error::Format(smg_format::Error::InvalidArgument(
+            format!(
+                "a search index is stored in the packed layout only, not in {}",
+                options.encoding.name()
+            ),
+        )));
+    }
+    let index = Retriever::new(&doc, limits)?.index_bytes()?;
+    let bytes = smg_format::into_bytes(doc, options)?;
+    Ok(smg_format::with_extension(&bytes, EXTENSION, &index)?)
+}
+
+/// The file `bytes` (any layout, not encrypted) in the packed layout with its
+/// search index stored: a packed file keeps its sections and gains the index (or a
+/// fresh one), as [`with_search_index`] gives it; a file in another layout is
+/// rewritten packed first. What `smg convert --layout packed --index` writes, in
+/// one step, for callers that hold a file of either kind.
+pub fn packed_with_search_index(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+    if smg_format::detect_encoding(bytes)? == Encoding::Packed {
+        return with_search_index(bytes, limits);
+    }
+    let (doc, _) = smg_format::from_bytes(bytes, limits)?;
+    encode_with_search_index(doc, &WriteOptions::new(Encoding::Packed), limits)
 }
 
 /// Where the parts and the frames of a stored index lie.

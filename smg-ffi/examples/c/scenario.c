@@ -1,7 +1,8 @@
 /* The ABI scenario in C: ingest a LoCoMo file, open it, search, build a context,
  * expand a segment, validate a broken file, and open an encrypted file with the
  * wrong passphrase; then make a delta between two memories, rebuild the second from
- * the first, and see another base refused. Run under valgrind by scripts/test.sh.
+ * the first, and see another base refused; last, store the search index in the first
+ * and search it again. Run under valgrind by scripts/test.sh.
  *
  * usage: scenario LOCOMO.json WORKDIR ENCRYPTED.smg OTHER_LOCOMO.json */
 #include <stdio.h>
@@ -124,6 +125,21 @@ int main(int argc, char **argv) {
     FILE *stray = fopen(stray_path, "rb");
     check(stray == NULL, "and nothing is written");
     if (stray) fclose(stray);
+
+    summary = NULL;
+    check(smg_index(out_path, &summary) == SMG_STATUS_OK, "store the search index");
+    check(summary != NULL && strstr(summary, "\"bytesAfter\"") != NULL, "index summary");
+    smg_string_free(summary);
+    mem = NULL;
+    check(smg_memory_open(out_path, NULL, 0, &mem) == SMG_STATUS_OK, "open it by the index");
+    json = NULL;
+    check(smg_memory_search(mem, "When did Caroline go to the LGBTQ support group?", 5, &json) == SMG_STATUS_OK &&
+              json != NULL && strstr(json, "support group") != NULL,
+          "and it still finds the support group");
+    smg_string_free(json);
+    smg_memory_free(mem);
+    summary = NULL;
+    check(smg_index(NULL, &summary) == SMG_STATUS_NULL_ARGUMENT && summary == NULL, "a null path is refused");
 
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures == 0 ? 0 : 1;

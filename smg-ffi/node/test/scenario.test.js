@@ -55,6 +55,31 @@ test('the scenario', () => {
   assert.throws(() => smg.open(path.join(dir, 'nope.smg')), (e) => e.code === 'SMG-E001');
 });
 
+test('an indexed file answers the same', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-index-'));
+  const out = path.join(dir, 'memory.smg');
+  smg.ingest([locomo], out);
+  const question = 'When did Caroline go to the LGBTQ support group?';
+  const ask = () => {
+    const memory = smg.open(out);
+    const found = memory.searchAll(question, 5);
+    memory.close();
+    return found;
+  };
+  const before = ask();
+  const size = fs.statSync(out).size;
+  const summary = smg.index(out);
+  assert.strictEqual(summary.bytesBefore, size);
+  assert.strictEqual(summary.bytesAfter, fs.statSync(out).size);
+  assert.ok(summary.bytesAfter > size);
+  assert.deepStrictEqual(ask(), before);
+  const junk = path.join(dir, 'junk.smg');
+  fs.writeFileSync(junk, 'not a memory');
+  assert.throws(() => smg.index(junk), (e) => e.code.startsWith('SMG-E'));
+  assert.strictEqual(fs.readFileSync(junk, 'utf8'), 'not a memory');
+  assert.throws(() => smg.index(42), TypeError);
+});
+
 test('a delta rebuilds a file and refuses another base', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-delta-'));
   const [a, b, d] = ['a.smg', 'b.smg', 'b.smgd'].map((n) => path.join(dir, n));

@@ -17,7 +17,7 @@ import glob
 import json
 import os
 
-__all__ = ["SmgError", "Memory", "open", "ingest", "validate", "version"]
+__all__ = ["SmgError", "Memory", "open", "ingest", "index", "validate", "version"]
 
 
 def _find_library():
@@ -57,6 +57,8 @@ _lib.smg_ingest.restype = ctypes.c_uint32
 _lib.smg_ingest.argtypes = [ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _out_str]
 _lib.smg_delta_make.restype = ctypes.c_uint32
 _lib.smg_delta_make.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p, _out_str]
+_lib.smg_index.restype = ctypes.c_uint32
+_lib.smg_index.argtypes = [_char_p, _out_str]
 _lib.smg_delta_apply.restype = ctypes.c_uint32
 _lib.smg_delta_apply.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p]
 
@@ -125,6 +127,13 @@ def ingest(inputs, output):
     paths = [_text(os.fspath(p)) for p in inputs]
     array = (_char_p * len(paths))(*paths)
     return json.loads(_call(_lib.smg_ingest, array, len(paths), _text(os.fspath(output))))
+
+
+def index(path):
+    """Store the search index in the memory file at ``path`` (rewritten in the packed
+    layout first when it is in another), so that opening it reads the index alone;
+    a summary dict (``file``, ``bytesBefore``, ``bytesAfter``)."""
+    return json.loads(_call(_lib.smg_index, _text(os.fspath(path))))
 
 
 def _secret(passphrase):
