@@ -1,11 +1,14 @@
 //! The best documents for a query without scoring every posting: MaxScore (Turtle and
 //! Flood, 1995) over the skip blocks, scored a window of documents at a time (as
 //! Lucene's bulk scorers do). Terms whose most together cannot lift a document into the
-//! results are "non-essential": their lists are not walked, only looked up, a block
-//! jump at a time, for the documents the other terms make promising. A window whose
-//! blocks together cannot lift any document is passed over whole. Within a window each
-//! essential term adds its postings to a small table, in a tight loop with no choice
-//! of which list comes next.
+//! results are "non-essential": their lists are not walked, only looked up for the
+//! documents the other terms make promising (which terms those are is chosen to leave
+//! the most postings unread). A window whose blocks together cannot lift any document
+//! is passed over whole. Within a window each essential term adds its postings to a
+//! small table, in a tight loop with no choice of which list comes next; then each
+//! non-essential term, a term at a time, adds to the documents that can still reach,
+//! which fewer and fewer do. When two halves of the documents are searched side by
+//! side, they share a bar.
 //!
 //! What each term adds is summed in fixed point ([`fixed`]): integer sums come out the
 //! same in any order, so the results are those of scoring every posting, to the last
@@ -334,6 +337,61 @@ impl Window {
         c.find_block();
     }
 
+    /// Keep only the documents whose sum `reaches`; the others are cleared. How many
+    /// are left.
+    fn keep(&mut self, mut reaches: impl FnMut(i64) -> bool) -> usize {
+        let mut left = 0;
+        for w in 0..self.seen.len() {
+            let mut bits = self.seen[w];
+            let mut kept = bits;
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let slot = w * 64 + bit;
+                if !reaches(self.sums[slot]) {
+                    kept &= !(1 << bit);
+                    self.sums[slot] = 0;
+                }
+            }
+            self.seen[w] = kept;
+            left += kept.count_ones() as usize;
+        }
+        left
+    }
+
+    /// Add what the non-essential term of `c` gives the `left` documents still in the
+    /// window (from `start` to `end`). When its postings there are not many more than
+    /// those documents, they are read one after another, as looking each document
+    /// up would read them anyway; else each document is looked up, jumping over
+    /// the blocks between.
+    fn add_to_kept(&mut self, c: &mut Cursor, start: u32, end: u32, left: usize) {
+        let expected = u64::from(c.postings) * u64::from(end - start) / c.ix.len().max(1) as u64;
+        if expected <= 8 * left as u64 {
+            c.seek(start);
+            let bytes = c.ix.postings.get(..c.end).unwrap_or_default();
+            while c.doc < end {
+                let slot = (c.doc - start) as usize;
+                if self.seen[slot / 64] & 1 << (slot % 64) != 0 {
+                    self.sums[slot] += fixed(c.score());
+                }
+                c.step(bytes);
+            }
+            c.find_block();
+            return;
+        }
+        for w in 0..self.seen.len() {
+            let mut bits = self.seen[w];
+            while bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                c.seek(start + slot as u32);
+                if c.doc == start + slot as u32 {
+                    self.sums[slot] += fixed(c.score());
+                }
+            }
+        }
+    }
+
     /// The documents scored, in order (as positions in the window), each cleared as
     /// it is given.
     fn take_each(&mut self, mut f: impl FnMut(usize, i64)) {
@@ -520,21 +578,18 @@ fn best_in(
         for &c in &order[lookups..] {
             window.add(&mut cursors[c], start, end);
         }
-        window.take_each(|slot, mut sum| {
-            let d = start + slot as u32;
-            let mut bound = score_of(sum);
-            for (j, &c) in by_most.iter().enumerate() {
-                if best.out_of_reach(bound + rest[j]) {
-                    return;
-                }
-                let c = &mut cursors[c];
-                c.seek(d);
-                if c.doc == d {
-                    let v = c.score();
-                    sum += fixed(v);
-                    bound += v;
-                }
+        // The non-essential terms, the most a term adds first, a term at a time,
+        // for the documents that can still reach.
+        let mut left = window.keep(|sum| !best.out_of_reach(score_of(sum) + rest[0]));
+        for (j, &c) in by_most.iter().enumerate() {
+            if left == 0 {
+                break;
             }
+            window.add_to_kept(&mut cursors[c], start, end, left);
+            left = window.keep(|sum| !best.out_of_reach(score_of(sum) + rest[j + 1]));
+        }
+        window.take_each(|slot, sum| {
+            let d = start + slot as u32;
             best.offer(scale(d, score_of(sum)), d);
         });
     }
