@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 const FRAME: usize = 32;
 /// Zstandard level of the frames: written once, read often.
 const LEVEL: i32 = 9;
-/// Frames kept decoded.
+/// Frames kept decompressed.
 const CACHED_FRAMES: usize = 256;
 /// The most bytes of a dictionary trained on the frames: their common words and
 /// fields, which a frame of a few kilobytes alone cannot share.
@@ -80,8 +80,8 @@ pub(crate) struct Frames {
     bytes: Bytes,
     /// The dictionary made ready.
     prepared: Option<zstd::dict::DecoderDictionary<'static>>,
-    /// Frames decoded lately, the newest last.
-    cache: Mutex<VecDeque<(usize, Arc<Vec<Turn>>)>>,
+    /// Frames decompressed lately, the newest last.
+    cache: Mutex<VecDeque<(usize, Arc<Vec<u8>>)>>,
 }
 
 impl std::fmt::Debug for Frames {
@@ -96,78 +96,78 @@ impl std::fmt::Debug for Frames {
 
 /// The turns of a frame as it keeps them: every field of [`Turn`] but the source
 /// record, a field at a time (all the times together, all the speakers…), which
-/// compresses far better than a turn at a time.
+/// compresses far better than a turn at a time. Written from borrowed text, and read
+/// as text borrowed from the frame's bytes: a turn read makes only its own strings.
 #[derive(Default, Serialize, Deserialize)]
-struct Columns {
+struct Columns<'a> {
     turn: Vec<u64>,
-    timestamp: Vec<Option<String>>,
-    role: Vec<String>,
-    content: Vec<String>,
+    #[serde(borrow)]
+    timestamp: Vec<Option<&'a str>>,
+    #[serde(borrow)]
+    role: Vec<&'a str>,
+    #[serde(borrow)]
+    content: Vec<&'a str>,
     importance: Vec<Option<f64>>,
-    speaker: Vec<Option<String>>,
-    conversation_id: Vec<Option<String>>,
-    session_id: Vec<Option<String>>,
-    message_id: Vec<Option<String>>,
+    #[serde(borrow)]
+    speaker: Vec<Option<&'a str>>,
+    #[serde(borrow)]
+    conversation_id: Vec<Option<&'a str>>,
+    #[serde(borrow)]
+    session_id: Vec<Option<&'a str>>,
+    #[serde(borrow)]
+    message_id: Vec<Option<&'a str>>,
 }
 
-impl Columns {
-    fn of(turns: &[Turn]) -> Self {
+impl<'a> Columns<'a> {
+    fn of(turns: &'a [Turn]) -> Self {
         let mut c = Columns::default();
         for t in turns {
             c.turn.push(t.turn);
-            c.timestamp.push(t.timestamp.clone());
-            c.role.push(t.role.clone());
-            c.content.push(t.content.clone());
+            c.timestamp.push(t.timestamp.as_deref());
+            c.role.push(&t.role);
+            c.content.push(&t.content);
             c.importance.push(t.importance);
-            c.speaker.push(t.speaker.clone());
-            c.conversation_id.push(t.conversation_id.clone());
-            c.session_id.push(t.session_id.clone());
-            c.message_id.push(t.message_id.clone());
+            c.speaker.push(t.speaker.as_deref());
+            c.conversation_id.push(t.conversation_id.as_deref());
+            c.session_id.push(t.session_id.as_deref());
+            c.message_id.push(t.message_id.as_deref());
         }
         c
     }
 
-    /// The turns, or `None` unless every column holds `n`.
-    fn into_turns(self, n: usize) -> Option<Vec<Turn>> {
+    /// The columns of a frame's bytes, or `None` unless they parse and every one
+    /// holds `n` turns.
+    fn read(raw: &'a [u8], n: usize) -> Option<Self> {
+        let c: Columns = postcard::from_bytes(raw).ok()?;
         let lens = [
-            self.turn.len(),
-            self.timestamp.len(),
-            self.role.len(),
-            self.content.len(),
-            self.importance.len(),
-            self.speaker.len(),
-            self.conversation_id.len(),
-            self.session_id.len(),
-            self.message_id.len(),
+            c.turn.len(),
+            c.timestamp.len(),
+            c.role.len(),
+            c.content.len(),
+            c.importance.len(),
+            c.speaker.len(),
+            c.conversation_id.len(),
+            c.session_id.len(),
+            c.message_id.len(),
         ];
-        if lens.iter().any(|&l| l != n) {
-            return None;
+        lens.iter().all(|&l| l == n).then_some(c)
+    }
+
+    /// Turn `i` of the frame (below the `n` it was read with).
+    fn turn(&self, i: usize) -> Turn {
+        let owned = |s: Option<&str>| s.map(String::from);
+        Turn {
+            turn: self.turn[i],
+            timestamp: owned(self.timestamp[i]),
+            role: self.role[i].to_string(),
+            content: self.content[i].to_string(),
+            importance: self.importance[i],
+            speaker: owned(self.speaker[i]),
+            conversation_id: owned(self.conversation_id[i]),
+            session_id: owned(self.session_id[i]),
+            message_id: owned(self.message_id[i]),
+            extra: Default::default(),
         }
-        let mut timestamp = self.timestamp.into_iter();
-        let mut role = self.role.into_iter();
-        let mut content = self.content.into_iter();
-        let mut importance = self.importance.into_iter();
-        let mut speaker = self.speaker.into_iter();
-        let mut conversation_id = self.conversation_id.into_iter();
-        let mut session_id = self.session_id.into_iter();
-        let mut message_id = self.message_id.into_iter();
-        self.turn
-            .into_iter()
-            .map(|turn| {
-                Some(Turn {
-                    turn,
-                    timestamp: timestamp.next()?,
-                    role: role.next()?,
-                    content: content.next()?,
-                    importance: importance.next()?,
-                    speaker: speaker.next()?,
-                    conversation_id: conversation_id.next()?,
-                    session_id: session_id.next()?,
-                    message_id: message_id.next()?,
-                    extra: Default::default(),
-                })
-            })
-            .collect()
     }
 }
 
@@ -301,11 +301,8 @@ impl Frames {
 
     /// Turn `i` (below [`Frames::len`]).
     pub(crate) fn get(&self, i: usize) -> Result<Turn> {
-        let frame = self.frame(i / FRAME)?;
-        frame
-            .get(i % FRAME)
-            .cloned()
-            .ok_or_else(|| damaged(format!("no turn at position {i}")))
+        let raw = self.frame(i / FRAME)?;
+        self.turn_in(&raw, i)
     }
 
     /// Turns `indices` (each below [`Frames::len`]), in that order: their frames
@@ -314,49 +311,59 @@ impl Frames {
         let mut frames: Vec<usize> = indices.iter().map(|i| i / FRAME).collect();
         frames.sort_unstable();
         frames.dedup();
-        let read: Vec<Arc<Vec<Turn>>> = frames
+        let read: Vec<Arc<Vec<u8>>> = frames
             .par_iter()
             .map(|&f| self.frame(f))
             .collect::<Result<_>>()?;
         indices
             .iter()
-            .map(|&i| {
-                frames
-                    .binary_search(&(i / FRAME))
-                    .ok()
-                    .and_then(|at| read[at].get(i % FRAME))
-                    .cloned()
-                    .ok_or_else(|| damaged(format!("no turn at position {i}")))
+            .map(|&i| match frames.binary_search(&(i / FRAME)) {
+                Ok(at) => self.turn_in(&read[at], i),
+                Err(_) => Err(damaged(format!("no turn at position {i}"))),
             })
             .collect()
     }
 
-    fn frame(&self, f: usize) -> Result<Arc<Vec<Turn>>> {
-        let cached = |c: &VecDeque<(usize, Arc<Vec<Turn>>)>| {
+    /// How many turns frame `f` holds: [`FRAME`], fewer in the last.
+    fn turns_in(&self, f: usize) -> usize {
+        FRAME.min(self.head.len.saturating_sub(f * FRAME))
+    }
+
+    /// Turn `i` from the bytes of its frame.
+    fn turn_in(&self, raw: &[u8], i: usize) -> Result<Turn> {
+        Columns::read(raw, self.turns_in(i / FRAME))
+            .filter(|_| i % FRAME < self.turns_in(i / FRAME))
+            .map(|c| c.turn(i % FRAME))
+            .ok_or_else(|| damaged(format!("no turn at position {i}")))
+    }
+
+    /// The decompressed bytes of frame `f`, checked to hold its turns; the latest
+    /// frames are kept.
+    fn frame(&self, f: usize) -> Result<Arc<Vec<u8>>> {
+        let cached = |c: &VecDeque<(usize, Arc<Vec<u8>>)>| {
             c.iter().find(|(k, _)| *k == f).map(|(_, t)| Arc::clone(t))
         };
-        if let Some(turns) = cached(&self.cache.lock().unwrap_or_else(|e| e.into_inner())) {
-            return Ok(turns);
+        if let Some(raw) = cached(&self.cache.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(raw);
         }
         let ends = &self.head.ends;
         let start = f.checked_sub(1).map_or(0, |p| ends[p]);
         let bytes = self.read(start, ends[f] - start)?;
         let bad = |e: &dyn std::fmt::Display| damaged(format!("turn frame {f}: {e}"));
         let raw = decompress(&bytes, self.prepared.as_ref(), MOST_FRAME).map_err(|e| bad(&e))?;
-        let columns: Columns = postcard::from_bytes(&raw).map_err(|e| bad(&e))?;
-        let expected = FRAME.min(self.head.len - f * FRAME);
-        let turns = columns.into_turns(expected).ok_or_else(|| {
-            bad(&format!(
+        let expected = self.turns_in(f);
+        if Columns::read(&raw, expected).is_none() {
+            return Err(bad(&format!(
                 "does not hold the {expected} turns it should: store the index again with `smg index`"
-            ))
-        })?;
-        let turns = Arc::new(turns);
+            )));
+        }
+        let raw = Arc::new(raw);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() >= CACHED_FRAMES {
             cache.pop_front();
         }
-        cache.push_back((f, Arc::clone(&turns)));
-        Ok(turns)
+        cache.push_back((f, Arc::clone(&raw)));
+        Ok(raw)
     }
 }
 
