@@ -348,10 +348,10 @@ impl Window {
                 let bit = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let slot = w * 64 + bit;
-                if !reaches(self.sums[slot]) {
-                    kept &= !(1 << bit);
-                    self.sums[slot] = 0;
-                }
+                // Without a branch: which documents reach is hard to foretell.
+                let out = u64::from(!reaches(self.sums[slot]));
+                kept &= !(out << bit);
+                self.sums[slot] *= 1 - out as i64;
             }
             self.seen[w] = kept;
             left += kept.count_ones() as usize;
