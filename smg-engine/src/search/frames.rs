@@ -171,7 +171,7 @@ impl<'a> Columns<'a> {
     }
 }
 
-fn damaged(detail: String) -> Error {
+pub(crate) fn damaged(detail: String) -> Error {
     Error::Format(smg_format::Error::Decompress {
         encoding: "search index",
         detail,
@@ -199,20 +199,27 @@ pub(crate) fn decompress(
         .filter(|&n| n <= most)
         .ok_or("no size within bounds")?;
     let mut out = Vec::with_capacity(size as usize);
-    CONTEXT
-        .with_borrow_mut(|kept| {
-            let context = match kept {
-                Some(c) => c,
-                None => kept.insert(DCtx::try_create().ok_or("no memory for Zstandard")?),
-            };
-            match dictionary {
-                Some(p) => context.decompress_using_ddict(&mut out, bytes, p.as_ddict()),
-                None => context.decompress(&mut out, bytes),
-            }
-            .map_err(zstd::zstd_safe::get_error_name)
-        })
-        .map_err(String::from)?;
+    with_context(|context| {
+        match dictionary {
+            Some(p) => context.decompress_using_ddict(&mut out, bytes, p.as_ddict()),
+            None => context.decompress(&mut out, bytes),
+        }
+        .map_err(|code| zstd::zstd_safe::get_error_name(code).to_string())
+    })?;
     Ok(out)
+}
+
+/// `f` with this thread's Zstandard context.
+pub(crate) fn with_context<T>(
+    f: impl FnOnce(&mut DCtx<'static>) -> std::result::Result<T, String>,
+) -> std::result::Result<T, String> {
+    CONTEXT.with_borrow_mut(|kept| {
+        let context = match kept {
+            Some(c) => c,
+            None => kept.insert(DCtx::try_create().ok_or("no memory for Zstandard")?),
+        };
+        f(context)
+    })
 }
 
 thread_local! {

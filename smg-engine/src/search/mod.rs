@@ -11,6 +11,7 @@ mod context;
 mod frames;
 mod hybrid;
 mod nodes;
+mod pieces;
 mod prompt;
 mod scores;
 mod sketch;

@@ -14,7 +14,8 @@ use std::path::Path;
 
 use smg_format::{Document, Encoding, Limits, PackedArchive, Turn, WriteOptions};
 
-use super::frames::{self, Frames, Head};
+use super::frames::{Frames, Head};
+use super::pieces;
 use super::turns::TurnStore;
 use super::{load_turns, Indexes, Retriever};
 use crate::error::Result;
@@ -22,7 +23,10 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 13;
+const VERSION: u16 = 14;
+/// The versions read: 13 stored each part as one Zstandard frame, which reads as a
+/// part of one piece.
+const READS: [u16; 2] = [13, VERSION];
 /// Bytes before the parts: the magic, the version, three lengths.
 const PREFIX: usize = MAGIC.len() + 2 + 3 * 8;
 /// Zstandard level: the index is written once and read at every open.
@@ -41,12 +45,8 @@ impl Retriever {
     /// The indexes as the bytes of a packed file's `search` extension (see
     /// [`smg_format::with_extension`]); the same memory gives the same bytes.
     pub fn index_bytes(&self) -> Result<Vec<u8>> {
-        let mut compressor = frames::compressor(LEVEL, &[])?;
-        let mut part = |raw: postcard::Result<Vec<u8>>| {
-            let raw = raw.map_err(|e| internal(e.to_string()))?;
-            compressor
-                .compress(&raw)
-                .map_err(|e| internal(e.to_string()))
+        let part = |raw: postcard::Result<Vec<u8>>| {
+            pieces::compress(&raw.map_err(|e| internal(e.to_string()))?, LEVEL)
         };
         let built;
         let frames = match &self.turns {
@@ -226,7 +226,7 @@ impl Layout {
     fn of(prefix: &[u8], total: u64) -> Option<Self> {
         let rest = prefix.strip_prefix(MAGIC)?;
         let (version, rest) = rest.split_first_chunk::<2>()?;
-        if u16::from_le_bytes(*version) != VERSION {
+        if !READS.contains(&u16::from_le_bytes(*version)) {
             return None;
         }
         let mut lengths = [0; 3];
@@ -251,7 +251,7 @@ fn read(parts: &[u8], layout: &Layout, limits: &Limits) -> Option<(Indexes, Head
     let (turns, rest) = parts.split_at_checked(layout.lengths[0])?;
     let (nodes, head) = rest.split_at_checked(layout.lengths[1])?;
     let most = limits.max_bytes;
-    let part = |data: &[u8]| frames::decompress(data, None, most).ok();
+    let part = |data: &[u8]| pieces::decompress(data, most).ok();
     let (ix, (nodes, head)) = rayon::join(
         || postcard::from_bytes::<Indexes>(&part(turns)?).ok(),
         || {
