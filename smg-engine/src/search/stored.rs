@@ -10,6 +10,7 @@
 //! is not used: the file is indexed anew.
 
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::path::Path;
 
 use smg_format::{Document, Encoding, Limits, PackedArchive, Turn, WriteOptions};
@@ -84,7 +85,8 @@ impl Retriever {
         let fits = |ix: &Indexes| ix.digest == digest(&turns) && ix.block_sizes == block_sizes;
         let read = |b: &[u8]| {
             let layout = Layout::of(b.get(..PREFIX)?, b.len() as u64)?;
-            read(b.get(PREFIX..PREFIX + layout.size)?, &layout, limits)
+            let fetch = |start: usize, len: usize| b.get(start..start + len).map(Cow::Borrowed);
+            read(fetch, &layout, limits)
         };
         if let Some((ix, _)) = stored.and_then(read).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
@@ -132,13 +134,11 @@ impl Retriever {
         let Some(layout) = range(0, PREFIX).and_then(|p| Layout::of(&p, total)) else {
             return Ok(None);
         };
-        let Some(parts) = range(PREFIX, layout.size) else {
-            return Ok(None);
-        };
         // The frames are read ahead while the parts are decompressed.
         let start = total - layout.frames;
         file.prefetch_extension(EXTENSION, start, layout.frames);
-        let Some((ix, head)) = read(&parts, &layout, limits) else {
+        let fetch = |start: usize, len: usize| range(start, len).map(Cow::Owned);
+        let Some((ix, head)) = read(fetch, &layout, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
@@ -212,10 +212,9 @@ pub fn packed_with_search_index(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>
 
 /// Where the parts and the frames of a stored index lie.
 struct Layout {
-    /// The length of each part.
+    /// The length of each part; the parts run one after another from [`PREFIX`]
+    /// (their sum is known not to overflow).
     lengths: [usize; 3],
-    /// Their sum: the parts run from [`PREFIX`] for so many bytes.
-    size: usize,
     /// The frames' bytes, to the end of the extension.
     frames: u64,
 }
@@ -239,7 +238,6 @@ impl Layout {
         let end = u64::try_from(PREFIX.checked_add(size)?).ok()?;
         Some(Layout {
             lengths,
-            size,
             frames: total.checked_sub(end)?,
         })
     }
@@ -247,17 +245,23 @@ impl Layout {
 
 /// The indexes and the frames' head from the three parts, when they hold together
 /// with each other and with the frames.
-fn read(parts: &[u8], layout: &Layout, limits: &Limits) -> Option<(Indexes, Head)> {
-    let (turns, rest) = parts.split_at_checked(layout.lengths[0])?;
-    let (nodes, head) = rest.split_at_checked(layout.lengths[1])?;
-    let most = limits.max_bytes;
-    let part = |data: &[u8]| pieces::decompress(data, most).ok();
+/// `fetch(start, len)` gives bytes of the index; each part is fetched by the task
+/// that decodes it, so that reading one overlaps decoding another.
+fn read<'a>(
+    fetch: impl Fn(usize, usize) -> Option<Cow<'a, [u8]>> + Sync,
+    layout: &Layout,
+    limits: &Limits,
+) -> Option<(Indexes, Head)> {
+    let part = |i: usize| {
+        let start = PREFIX + layout.lengths[..i].iter().sum::<usize>();
+        pieces::decompress(&fetch(start, layout.lengths[i])?, limits.max_bytes).ok()
+    };
     let (ix, (nodes, head)) = rayon::join(
-        || postcard::from_bytes::<Indexes>(&part(turns)?).ok(),
+        || postcard::from_bytes::<Indexes>(&part(0)?).ok(),
         || {
             rayon::join(
-                || postcard::from_bytes::<super::nodes::Nodes>(&part(nodes)?).ok(),
-                || postcard::from_bytes::<Head>(&part(head)?).ok(),
+                || postcard::from_bytes::<super::nodes::Nodes>(&part(1)?).ok(),
+                || postcard::from_bytes::<Head>(&part(2)?).ok(),
             )
         },
     );
