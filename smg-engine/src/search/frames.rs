@@ -308,8 +308,9 @@ impl Frames {
 
     /// Turn `i` (below [`Frames::len`]).
     pub(crate) fn get(&self, i: usize) -> Result<Turn> {
-        let raw = self.frame(i / FRAME)?;
-        self.turn_in(&raw, i)
+        self.get_many(&[i])?
+            .pop()
+            .ok_or_else(|| damaged(format!("no turn at position {i}")))
     }
 
     /// Turns `indices` (each below [`Frames::len`]), in that order: their frames
@@ -322,30 +323,36 @@ impl Frames {
             .par_iter()
             .map(|&f| self.frame(f))
             .collect::<Result<_>>()?;
+        // Each frame's columns, parsed once (text borrowed from its bytes).
+        let columns: Vec<(Columns, usize)> = frames
+            .iter()
+            .zip(&read)
+            .map(|(&f, raw)| {
+                let n = FRAME.min(self.head.len.saturating_sub(f * FRAME));
+                let c = Columns::read(raw, n).ok_or_else(|| {
+                    damaged(format!(
+                        "turn frame {f} does not hold the {n} turns it should: \
+                         store the index again with `smg index`"
+                    ))
+                })?;
+                Ok((c, n))
+            })
+            .collect::<Result<_>>()?;
         indices
             .iter()
-            .map(|&i| match frames.binary_search(&(i / FRAME)) {
-                Ok(at) => self.turn_in(&read[at], i),
-                Err(_) => Err(damaged(format!("no turn at position {i}"))),
+            .map(|&i| {
+                frames
+                    .binary_search(&(i / FRAME))
+                    .ok()
+                    .map(|at| &columns[at])
+                    .filter(|(_, n)| i % FRAME < *n)
+                    .map(|(c, _)| c.turn(i % FRAME))
+                    .ok_or_else(|| damaged(format!("no turn at position {i}")))
             })
             .collect()
     }
 
-    /// How many turns frame `f` holds: [`FRAME`], fewer in the last.
-    fn turns_in(&self, f: usize) -> usize {
-        FRAME.min(self.head.len.saturating_sub(f * FRAME))
-    }
-
-    /// Turn `i` from the bytes of its frame.
-    fn turn_in(&self, raw: &[u8], i: usize) -> Result<Turn> {
-        Columns::read(raw, self.turns_in(i / FRAME))
-            .filter(|_| i % FRAME < self.turns_in(i / FRAME))
-            .map(|c| c.turn(i % FRAME))
-            .ok_or_else(|| damaged(format!("no turn at position {i}")))
-    }
-
-    /// The decompressed bytes of frame `f`, checked to hold its turns; the latest
-    /// frames are kept.
+    /// The decompressed bytes of frame `f`; the latest frames are kept.
     fn frame(&self, f: usize) -> Result<Arc<Vec<u8>>> {
         let cached = |c: &VecDeque<(usize, Arc<Vec<u8>>)>| {
             c.iter().find(|(k, _)| *k == f).map(|(_, t)| Arc::clone(t))
@@ -356,14 +363,8 @@ impl Frames {
         let ends = &self.head.ends;
         let start = f.checked_sub(1).map_or(0, |p| ends[p]);
         let bytes = self.read(start, ends[f] - start)?;
-        let bad = |e: &dyn std::fmt::Display| damaged(format!("turn frame {f}: {e}"));
-        let raw = decompress(&bytes, self.prepared.as_ref(), MOST_FRAME).map_err(|e| bad(&e))?;
-        let expected = self.turns_in(f);
-        if Columns::read(&raw, expected).is_none() {
-            return Err(bad(&format!(
-                "does not hold the {expected} turns it should: store the index again with `smg index`"
-            )));
-        }
+        let raw = decompress(&bytes, self.prepared.as_ref(), MOST_FRAME)
+            .map_err(|e| damaged(format!("turn frame {f}: {e}")))?;
         let raw = Arc::new(raw);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() >= CACHED_FRAMES {

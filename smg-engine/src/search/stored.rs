@@ -162,16 +162,9 @@ impl Retriever {
 /// its `search` extension, so that [`Retriever::open`] reads it instead of indexing;
 /// any other layout is `SMG-E020`.
 pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
-    let (doc, encoding) = smg_format::from_bytes(packed, limits)?;
-    if encoding != smg_format::Encoding::Packed {
-        return Err(crate::Error::Format(smg_format::Error::InvalidArgument(
-            format!(
-                "a search index is stored in the packed layout only; this file is {}: \
-             rewrite it with `smg convert --layout packed` first",
-                encoding.name()
-            ),
-        )));
-    }
+    // The layout is told by the first bytes: no document is parsed to refuse one.
+    packed_only(smg_format::detect_encoding(packed)?)?;
+    let (doc, _) = smg_format::from_bytes(packed, limits)?;
     let bytes = Retriever::new(&doc, limits)?.index_bytes()?;
     Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
 }
@@ -184,17 +177,25 @@ pub fn encode_with_search_index(
     options: &WriteOptions,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    if options.encoding != Encoding::Packed {
-        return Err(crate::Error::Format(smg_format::Error::InvalidArgument(
-            format!(
-                "a search index is stored in the packed layout only, not in {}",
-                options.encoding.name()
-            ),
-        )));
-    }
+    packed_only(options.encoding)?;
     let index = Retriever::new(&doc, limits)?.index_bytes()?;
     let bytes = smg_format::into_bytes(doc, options)?;
     Ok(smg_format::with_extension(&bytes, EXTENSION, &index)?)
+}
+
+/// `SMG-E020` unless `encoding` is the packed layout, the only one a search index is
+/// stored in.
+fn packed_only(encoding: Encoding) -> Result<()> {
+    if encoding == Encoding::Packed {
+        return Ok(());
+    }
+    Err(crate::Error::Format(smg_format::Error::InvalidArgument(
+        format!(
+            "a search index is stored in the packed layout only; this is {}: \
+             rewrite it with `smg convert --layout packed` first",
+            encoding.name()
+        ),
+    )))
 }
 
 /// The file `bytes` (any layout, not encrypted) in the packed layout with its

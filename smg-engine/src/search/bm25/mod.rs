@@ -77,18 +77,18 @@ pub(crate) struct Bm25 {
     /// Per block: the highest [`Bm25::norm`] of its postings, rounded up.
     block_max: Vec<f32>,
     #[serde(skip)]
-    once: Once,
+    norms_once: NormsOnce,
 }
 
 /// [`Bm25::norm`] of a term a document holds once, by the document's length, made on
 /// first use: most postings are such, and a lookup spares a query's innermost loop a
 /// division.
 #[derive(Default)]
-struct Once(OnceLock<Box<[f64]>>);
+struct NormsOnce(OnceLock<Box<[f64]>>);
 
-impl std::fmt::Debug for Once {
+impl std::fmt::Debug for NormsOnce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Once")
+        f.write_str("NormsOnce")
     }
 }
 
@@ -141,7 +141,6 @@ fn put(out: &mut Vec<u8>, mut n: u64) {
 
 /// The next LEB128 number of `bytes` from `at`, or `None` past the end or on a number
 /// too long (a damaged index reads as fewer postings, never as a panic).
-#[inline]
 fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
     // Most numbers are one byte: those go straight through.
     let first = *bytes.get(*at)?;
@@ -173,7 +172,6 @@ fn put_posting(out: &mut Vec<u8>, gap: u32, tf: u32) {
 }
 
 /// The next posting of `bytes` from `at`: (gap, how often).
-#[inline]
 fn take_posting(bytes: &[u8], at: &mut usize) -> Option<(u32, u32)> {
     let v = take(bytes, at)?;
     let gap = u32::try_from(v >> 1).ok()?;
@@ -250,7 +248,7 @@ impl Bm25 {
     /// [`Bm25::norm`] as a query reads it from a posting, the same to the last bit.
     fn posting_norm(&self, tf: u32, dl: u16) -> f64 {
         if tf == 1 {
-            let once = self.once.0.get_or_init(|| {
+            let once = self.norms_once.0.get_or_init(|| {
                 (0..=u16::MAX)
                     .map(|dl| self.norm(1, u32::from(dl)))
                     .collect()

@@ -96,8 +96,13 @@ impl<'a> Cursor<'a> {
             tf: 0,
         };
         // The first posting, in the term's first block.
-        c.step(ix.postings.get(..c.end).unwrap_or_default());
+        c.step(c.bytes());
         c
+    }
+
+    /// The postings up to the term's end, as [`Cursor::step`] reads them.
+    fn bytes(&self) -> &'a [u8] {
+        self.ix.postings.get(..self.end).unwrap_or_default()
     }
 
     /// Move to the next posting of `bytes` (the postings up to the term's end),
@@ -146,7 +151,7 @@ impl<'a> Cursor<'a> {
             self.block = b;
         }
         // The posting is in block b: no block to keep up with on the way.
-        let bytes = ix.postings.get(..self.end).unwrap_or_default();
+        let bytes = self.bytes();
         while self.doc < target {
             self.step(bytes);
         }
@@ -327,7 +332,7 @@ impl Window {
     /// Add the postings of `c` below `end`, from `start`. This is the innermost
     /// loop: the block is found once at the end, not kept up posting by posting.
     fn add(&mut self, c: &mut Cursor, start: u32, end: u32) {
-        let bytes = c.ix.postings.get(..c.end).unwrap_or_default();
+        let bytes = c.bytes();
         while c.doc < end {
             let slot = (c.doc - start) as usize;
             self.sums[slot] += fixed(c.score());
@@ -368,7 +373,7 @@ impl Window {
         let expected = u64::from(c.postings) * u64::from(end - start) / c.ix.len().max(1) as u64;
         if expected <= 8 * left as u64 {
             c.seek(start);
-            let bytes = c.ix.postings.get(..c.end).unwrap_or_default();
+            let bytes = c.bytes();
             while c.doc < end {
                 let slot = (c.doc - start) as usize;
                 if self.seen[slot / 64] & 1 << (slot % 64) != 0 {
