@@ -289,15 +289,31 @@ pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// [`terms`], borrowed from `text` where they can be.
 pub(crate) fn term_slices(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
-    word_slices(text)
-        .filter(|w| w.len() >= 2)
-        .map(normalize)
-        .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
+    word_slices(text).filter_map(term)
+}
+
+/// A word (of [`word_slices`]) as a content word, if it is one.
+fn term(word: &str) -> Option<Cow<'_, str>> {
+    normal_word(word).filter(|w| !is_stopword(w))
+}
+
+/// A word (of [`word_slices`]) of two characters or more, normalised: what a content
+/// word is before stopwords are left out.
+pub(crate) fn normal_word(word: &str) -> Option<Cow<'_, str>> {
+    if word.len() < 2 {
+        return None;
+    }
+    let w = normalize(word);
+    // Five bytes hold two characters at least: only shorter words are counted.
+    (w.len() >= 5 || w.chars().count() >= 2).then_some(w)
 }
 
 /// The prose of a message: fenced code blocks removed (their lines would read as
 /// sentences and names).
-pub(crate) fn prose(text: &str) -> String {
+pub(crate) fn prose(text: &str) -> Cow<'_, str> {
+    if !text.contains("```") && !text.contains("~~~") {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut fence: Option<&str> = None;
     for line in text.split_inclusive('\n') {
@@ -310,7 +326,7 @@ pub(crate) fn prose(text: &str) -> String {
             _ => {}
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Sentences of prose: split after `.`, `!` or `?` followed by a space, and at line

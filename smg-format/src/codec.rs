@@ -1,10 +1,12 @@
 //! Reading and writing whole documents: envelope, UTF-8, JSON, model, canonical bytes.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::canonical::{to_vec, with_entries, Pieces};
 use crate::envelope::{self, Encoding, WriteOptions};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
@@ -133,10 +135,72 @@ pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
         return to_bytes(&doc, options);
     }
-    let json = to_canonical_json(&doc)?;
-    drop(doc);
-    envelope::encode(&json, options)
+    let parts = Parts::written(doc)?;
+    envelope::encode_pieces(&parts.pieces()?, options)
 }
+
+/// A document's canonical JSON in parts written side by side, each part of the
+/// document freed as soon as it is written: the graph's nodes and edges (the largest
+/// parts), the graph without them, and the rest of the document.
+struct Parts {
+    rest: Vec<u8>,
+    graph: Option<GraphParts>,
+}
+
+/// The graph without nodes and edges, its nodes and its edges.
+struct GraphParts {
+    head: Vec<u8>,
+    nodes: Option<Vec<u8>>,
+    edges: Option<Vec<u8>>,
+}
+
+impl Parts {
+    fn written(mut doc: Document) -> Result<Parts> {
+        let Some(mut graph) = doc.semantic_graph.take() else {
+            return Ok(Parts {
+                rest: to_canonical_json(&doc)?,
+                graph: None,
+            });
+        };
+        let (nodes, edges) = (graph.nodes.take(), graph.edges.take());
+        let ((rest, head), (nodes, edges)) = rayon::join(
+            move || rayon::join(move || to_canonical_json(&doc), move || to_vec(&graph)),
+            move || {
+                rayon::join(
+                    move || nodes.map(|n| to_vec(&n)).transpose(),
+                    move || edges.map(|e| to_vec(&e)).transpose(),
+                )
+            },
+        );
+        Ok(Parts {
+            rest: rest?,
+            graph: Some(GraphParts {
+                head: head?,
+                nodes: nodes?,
+                edges: edges?,
+            }),
+        })
+    }
+
+    /// The whole JSON, in pieces borrowed from the parts.
+    fn pieces(&self) -> Result<Pieces<'_>> {
+        let Some(GraphParts { head, nodes, edges }) = &self.graph else {
+            return Ok(vec![Cow::Borrowed(&self.rest[..])]);
+        };
+        let entries = [(NODES, nodes), (EDGES, edges)]
+            .into_iter()
+            .filter_map(|(key, part)| Some((key, vec![Cow::Borrowed(&part.as_ref()?[..])])))
+            .collect();
+        let graph = with_entries(head, entries)?;
+        with_entries(&self.rest, vec![(SEMANTIC_GRAPH, graph)])
+    }
+}
+
+/// The keys of [`Document::semantic_graph`], [`crate::Graph::nodes`] and
+/// [`crate::Graph::edges`].
+const SEMANTIC_GRAPH: &str = "semanticGraph";
+const NODES: &str = "nodes";
+const EDGES: &str = "edges";
 
 /// Read and parse a file.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
@@ -180,9 +244,52 @@ mod tests {
     }
 
     #[test]
+    fn a_large_document_is_compressed_from_its_parts_to_the_same_bytes() {
+        let json = doc_json(r#","semanticGraph":{"zz":[1]},"zUnknown":"x""#);
+        let mut doc = from_json_slice(json.as_bytes()).unwrap();
+        let graph = doc.semantic_graph.as_mut().unwrap();
+        // Two 4 MiB cuts of JSON and more, which fall inside the parts.
+        let nodes: Vec<crate::Node> = (0..30_000)
+            .map(|i| crate::Node {
+                id: format!("n{i}"),
+                kind: "concept".into(),
+                label: Some(format!("label {i} {}", "x".repeat(i % 200))),
+                ..crate::Node::default()
+            })
+            .collect();
+        graph.edges = Some(
+            nodes
+                .windows(2)
+                .map(|w| crate::Edge {
+                    from: w[0].id.clone(),
+                    to: w[1].id.clone(),
+                    relation: "next".into(),
+                    ..crate::Edge::default()
+                })
+                .collect(),
+        );
+        graph.nodes = Some(nodes);
+        let options = WriteOptions::new(Encoding::Brotli);
+        let written = to_bytes(&doc, &options).unwrap();
+        assert!(to_canonical_json(&doc).unwrap().len() > 5 << 20);
+        assert_eq!(into_bytes(doc.clone(), &options).unwrap(), written);
+        assert_eq!(from_bytes(&written, &Limits::default()).unwrap().0, doc);
+    }
+
+    #[test]
     fn into_bytes_writes_what_to_bytes_writes() {
-        let json = doc_json(r#","semanticGraph":{"nodes":[{"id":"a","type":"concept"}]}"#);
+        let json = doc_json(
+            r#","semanticGraph":{"nodes":[{"id":"a","type":"concept"}]},"zUnknown":{"a":"}"},"sa":1"#,
+        );
         let doc = from_json_slice(json.as_bytes()).unwrap();
+        let full = crate::test_support::full_fixture();
+        for doc in [&full, &doc] {
+            let parts = Parts::written(doc.clone()).unwrap();
+            assert_eq!(
+                parts.pieces().unwrap().concat(),
+                to_canonical_json(doc).unwrap()
+            );
+        }
         for encoding in [
             Encoding::Json,
             Encoding::Brotli,

@@ -290,13 +290,7 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
             )),
         };
     };
-    let mut out = Vec::with_capacity(HEADER_LEN + json.len() / 4);
-    out.extend_from_slice(&MAGIC);
-    out.push(ENVELOPE_VERSION);
-    out.push(code);
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out.extend_from_slice(&(json.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(json).to_le_bytes());
+    let mut out = header(code, json.len(), crc32fast::hash(json));
     match options.encoding {
         Encoding::Brotli => {
             let level = options.level.unwrap_or(if json.len() > PIECE_BYTES {
@@ -309,6 +303,60 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
         _ => zstd_compress(json, options.level.unwrap_or(9), &mut out)?,
     }
     Ok(out)
+}
+
+/// The envelope's header for `len` bytes of JSON whose CRC-32 is `crc`, with room
+/// for a quarter of them compressed.
+fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + len / 4);
+    out.extend_from_slice(&MAGIC);
+    out.push(ENVELOPE_VERSION);
+    out.push(code);
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// [`encode`] of JSON given in pieces (written apart): the same bytes, but a large
+/// document is never joined into one buffer. Each task that Brotli-compresses a
+/// [`PIECE_BYTES`] cut copies that cut out of the pieces.
+pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) -> Result<Vec<u8>> {
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
+    let code = options.encoding.byte();
+    let (Some(code), Encoding::Brotli, true) = (code, options.encoding, len > PIECE_BYTES) else {
+        return encode(&pieces.concat(), options);
+    };
+    let mut crc = crc32fast::Hasher::new();
+    for p in pieces {
+        crc.update(p);
+    }
+    let mut out = header(code, len, crc.finalize());
+    let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
+    check_quality(quality)?;
+    let compressed = (0..len.div_ceil(PIECE_BYTES))
+        .into_par_iter()
+        .map(|i| {
+            let cut = gather(pieces, i * PIECE_BYTES, ((i + 1) * PIECE_BYTES).min(len));
+            compress_piece(&cut, quality)
+        })
+        .collect::<Result<Vec<Vec<u8>>>>()?;
+    join_pieces(&compressed, &mut out)?;
+    Ok(out)
+}
+
+/// Bytes `from..to` of the pieces joined.
+fn gather(pieces: &[Cow<'_, [u8]>], from: usize, to: usize) -> Vec<u8> {
+    let mut cut = Vec::with_capacity(to - from);
+    let mut start = 0;
+    for p in pieces {
+        let end = start + p.len();
+        if end > from && start < to {
+            cut.extend_from_slice(&p[from.max(start) - start..to.min(end) - start]);
+        }
+        start = end;
+    }
+    cut
 }
 
 /// Brotli-compress `data` into `out` (window 2^24, the largest standard window).
@@ -350,27 +398,34 @@ pub(crate) fn brotli_compress_pieces(data: &[u8], quality: i32, out: &mut Vec<u8
         return brotli_compress(data, quality, out);
     }
     check_quality(quality)?;
-    let lgwin = PIECE_BYTES.trailing_zeros();
     let pieces = data
         .par_chunks(PIECE_BYTES)
-        .map(|piece| {
-            let params = brotli::enc::BrotliEncoderParams {
-                quality,
-                lgwin: lgwin as i32,
-                size_hint: piece.len(),
-                catable: true,
-                appendable: true,
-                ..Default::default()
-            };
-            let mut bytes = Vec::with_capacity(piece.len() / 4);
-            brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params)
-                .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
-            Ok(bytes)
-        })
+        .map(|piece| compress_piece(piece, quality))
         .collect::<Result<Vec<Vec<u8>>>>()?;
+    join_pieces(&pieces, out)
+}
+
+/// One [`PIECE_BYTES`] cut as a catable Brotli stream.
+fn compress_piece(piece: &[u8], quality: i32) -> Result<Vec<u8>> {
+    let params = brotli::enc::BrotliEncoderParams {
+        quality,
+        lgwin: PIECE_BYTES.trailing_zeros() as i32,
+        size_hint: piece.len(),
+        catable: true,
+        appendable: true,
+        ..Default::default()
+    };
+    let mut bytes = Vec::with_capacity(piece.len() / 4);
+    brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params)
+        .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
+    Ok(bytes)
+}
+
+/// The compressed cuts joined into one stream, appended to `out`.
+fn join_pieces(pieces: &[Vec<u8>], out: &mut Vec<u8>) -> Result<()> {
     // The joined stream is about as long as its pieces.
     let room = pieces.iter().map(|p| p.len() + 8).sum::<usize>() + 16;
-    join_brotli(&pieces, lgwin as u8, room, out)
+    join_brotli(pieces, PIECE_BYTES.trailing_zeros() as u8, room, out)
 }
 
 /// Join catable Brotli streams into one, appended to `out` with `room` bytes set

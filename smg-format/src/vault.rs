@@ -5,13 +5,15 @@
 //! the chain of diffs since the last full version reaches [`VaultWriter::MAX_CHAIN`],
 //! or when its diff would not be smaller than its content.
 
-use std::collections::{BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
+mod lines;
+
+use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, ArtifactVersion};
+use lines::LineIndex;
 
 /// `sha256:` + lowercase hex SHA-256 of `content`, the form of every vault hash.
 ///
@@ -250,76 +252,6 @@ pub struct VaultWriter<'v> {
     by_name: HashMap<String, String>,
     latest: HashMap<String, String>,
     lines: LineIndex,
-}
-
-/// Which artifacts hold which significant lines, to find the artifact a paste
-/// revises. Artifacts are numbered, so that counting shared lines over thousands of
-/// artifacts compares numbers and not strings.
-#[derive(Debug, Default)]
-struct LineIndex {
-    /// Hash of a significant line → numbers of the artifacts that had it, ascending.
-    holders: HashMap<u64, Vec<u32>>,
-    numbers: HashMap<String, u32>,
-    ids: Vec<String>,
-    /// Distinct significant lines of each artifact's newest content.
-    latest_lines: Vec<usize>,
-}
-
-impl LineIndex {
-    /// Index the significant lines of `content`, the newest content of `id`.
-    fn add(&mut self, id: &str, content: &str) {
-        let number = match self.numbers.get(id) {
-            Some(&n) => n,
-            None => {
-                let n = self.ids.len() as u32;
-                self.numbers.insert(id.to_string(), n);
-                self.ids.push(id.to_string());
-                self.latest_lines.push(0);
-                n
-            }
-        };
-        let lines = significant_lines(content);
-        self.latest_lines[number as usize] = lines.len();
-        for h in lines {
-            let holders = self.holders.entry(h).or_default();
-            if let Err(at) = holders.binary_search(&number) {
-                holders.insert(at, number);
-            }
-        }
-    }
-
-    /// See [`VaultWriter::similar`].
-    fn similar(&self, content: &str) -> Option<String> {
-        let mine = significant_lines(content);
-        let mut shared: HashMap<u32, usize> = HashMap::new();
-        for h in &mine {
-            for &number in self.holders.get(h).into_iter().flatten() {
-                *shared.entry(number).or_default() += 1;
-            }
-        }
-        // Most lines shared; of equals, the smallest id.
-        let ids = &self.ids;
-        let (best, n) = shared.into_iter().min_by(|a, b| {
-            (b.1.cmp(&a.1)).then_with(|| ids[a.0 as usize].cmp(&ids[b.0 as usize]))
-        })?;
-        let theirs = self.latest_lines[best as usize];
-        (n * 2 >= mine.len().max(theirs) && n > 0).then(|| ids[best as usize].clone())
-    }
-}
-
-/// Hashes of the distinct lines long enough to tell files apart.
-fn significant_lines(content: &str) -> BTreeSet<u64> {
-    content
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.len() >= 8)
-        .map(|l| {
-            // SipHash with fixed keys: the same line hashes the same in every run.
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            l.hash(&mut h);
-            h.finish()
-        })
-        .collect()
 }
 
 impl<'v> VaultWriter<'v> {

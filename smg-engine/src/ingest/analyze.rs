@@ -1,10 +1,12 @@
 //! What one turn says, found by rules (no model): its M3S segment type, decisions,
 //! typed memories, goals, names and technical terms.
 
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
 pub(crate) use super::names::names;
-use crate::fast::FastSet;
+use crate::fast::{FastMap, FastSet};
 use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
 use crate::text::{self, clip};
@@ -92,19 +94,41 @@ pub(crate) struct Terms {
 }
 
 impl Terms {
-    /// From words that hold no space.
+    /// From distinct words that hold no space.
+    #[cfg(test)]
     pub(crate) fn new<S: AsRef<str>>(words: &[S]) -> Self {
-        let mut joined = String::with_capacity(words.iter().map(|w| w.as_ref().len() + 1).sum());
-        for (i, w) in words.iter().enumerate() {
-            if i > 0 {
-                joined.push(' ');
+        let mut terms = Terms::default();
+        for w in words {
+            terms.push(w.as_ref());
+        }
+        terms
+    }
+
+    /// The distinct content words among `words` (of [`text::word_slices`]).
+    fn of<'a>(words: impl Iterator<Item = &'a str>) -> Self {
+        // A turn has tens to hundreds of distinct words: no rehash for most.
+        let mut seen: FastMap<Cow<'a, str>, ()> =
+            FastMap::with_capacity_and_hasher(128, Default::default());
+        let mut terms = Terms::default();
+        for w in words.filter_map(text::normal_word) {
+            // A word that comes again is looked up once; whether it is a stopword is
+            // asked the first time only.
+            if let Entry::Vacant(new) = seen.entry(w) {
+                if !text::is_stopword(new.key()) {
+                    terms.push(new.key());
+                }
+                new.insert(());
             }
-            joined.push_str(w.as_ref());
         }
-        Terms {
-            joined,
-            count: words.len(),
+        terms
+    }
+
+    fn push(&mut self, word: &str) {
+        if self.count > 0 {
+            self.joined.push(' ');
         }
+        self.joined.push_str(word);
+        self.count += 1;
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -120,10 +144,10 @@ impl Terms {
 /// sentences are not memories about the user).
 pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let prose = text::prose(content);
-    let words = text::word_slices(&prose).count();
+    let mut words = 0;
+    let terms = Terms::of(text::word_slices(&prose).inspect(|_| words += 1));
     let filler =
         words > 0 && words <= 6 && text::words(&prose).all(|w| FILLER.contains(&w.as_str()));
-    let terms = Terms::new(&distinct(text::term_slices(&prose)));
     let mut facts = Facts {
         kind: classify(content, &prose, words),
         filler,

@@ -107,19 +107,32 @@ pub(crate) fn analyze_all(turns: &[&Turn]) -> Vec<Facts> {
         .collect()
 }
 
-/// Build the graph of `turns` (the whole archive, in order), given their
+/// The graph as far as the turns alone tell it: all but the artifacts, which the
+/// vault names once the turns are archived, and importance, which counts them. It
+/// is drafted while the archive is written.
+pub(crate) struct Draft {
+    g: Graph,
+    info: Vec<TurnInfo>,
+    segments: Vec<String>,
+    concepts: FastMap<String, String>,
+    decisions: Vec<(usize, String, bool, Vec<String>)>,
+    memories: Memories,
+    goals: Vec<(u64, String)>,
+    total: u64,
+}
+
+/// A name or term's lower case → its place in the list of those counted.
+type Counted = (Vec<(String, Mention)>, FastMap<String, usize>);
+
+/// Draft the graph of `turns` (the whole archive, in order), given their
 /// [`analyze_all`] facts.
-pub(crate) fn build(
-    turns: &[TurnView<'_>],
-    facts: Vec<Facts>,
-    vault: Option<&ArtifactVault>,
-) -> Built {
+pub(crate) fn draft(turns: &[&Turn], facts: Vec<Facts>) -> Draft {
     let mut seen_content: FastSet<&str> = FastSet::default();
     let mut info: Vec<TurnInfo> = facts
         .into_iter()
         .zip(turns)
         .map(|(facts, t)| {
-            let fresh = seen_content.insert(t.turn.content.trim());
+            let fresh = seen_content.insert(t.content.trim());
             TurnInfo {
                 memorable: fresh && !facts.filler,
                 facts,
@@ -133,78 +146,89 @@ pub(crate) fn build(
     for i in &mut info {
         i.facts.terms = Terms::default();
     }
-    let total = turns.last().map_or(0, |t| t.turn.turn);
-    let mut names: Vec<(String, Mention)> = Vec::new();
-    let mut name_index: FastMap<String, usize> = FastMap::default();
-    let mut terms: Vec<(String, Mention)> = Vec::new();
-    let mut term_index: FastMap<String, usize> = FastMap::default();
-    let mut memories = Memories::default();
-    let mut decisions: Vec<(usize, String, bool, Vec<String>)> = Vec::new();
-    let mut goals = Vec::new();
-    for (i, (t, inf)) in turns.iter().zip(&info).enumerate() {
-        let n = t.turn.turn;
-        let seg = segments[inf.segment].clone();
-        let technical_turn = !matches!(
-            inf.facts.kind,
-            super::analyze::Kind::Explanation | super::analyze::Kind::ShortExchange
-        );
-        if let Some(s) = &t.turn.speaker {
-            count(
-                &mut names,
-                &mut name_index,
-                s,
-                n,
-                Some(NameKind::Person),
-                false,
+    let mut draft = Draft {
+        g,
+        info,
+        segments,
+        concepts: FastMap::default(),
+        decisions: Vec::new(),
+        memories: Memories::default(),
+        goals: Vec::new(),
+        total: turns.last().map_or(0, |t| t.turn),
+    };
+    let (names, terms) = draft.read_turns(turns);
+    let g = &mut draft.g;
+    draft.concepts = concepts(g, &names.0, &terms.0);
+    entities(g, &names.0, &draft.concepts);
+    link_mentions(g, turns, &draft.info, &draft.segments, &draft.concepts);
+    supersede(g, turns, &draft.decisions);
+    draft
+}
+
+impl Draft {
+    /// Decisions, memories and goals of each memorable turn; the names and technical
+    /// terms counted over all.
+    fn read_turns(&mut self, turns: &[&Turn]) -> (Counted, Counted) {
+        let mut names: Counted = Default::default();
+        let mut terms: Counted = Default::default();
+        for (i, (t, inf)) in turns.iter().zip(&self.info).enumerate() {
+            let n = t.turn;
+            let seg = &self.segments[inf.segment];
+            let technical_turn = !matches!(
+                inf.facts.kind,
+                super::analyze::Kind::Explanation | super::analyze::Kind::ShortExchange
             );
+            if let Some(s) = &t.speaker {
+                count(&mut names, s, n, Some(NameKind::Person), false);
+            }
+            if !inf.memorable {
+                continue;
+            }
+            for (name, kind) in &inf.facts.names {
+                count(&mut names, name, n, Some(*kind), technical_turn);
+            }
+            for term in &inf.facts.technical {
+                count(&mut terms, term, n, None, true);
+            }
+            for (k, d) in inf.facts.decisions.iter().enumerate() {
+                let id = format!("dec-{n}-{}", k + 1);
+                self.g.add(decision_node(&id, d, t, &inf.facts));
+                self.g.link(&id, seg, "part_of", 1.0);
+                let words = text::terms(&d.outcome).collect();
+                self.decisions.push((i, id, d.changes, words));
+            }
+            for (kind, sentence) in &inf.facts.memories {
+                self.memories.add(&mut self.g, *kind, sentence, t, seg);
+            }
+            self.goals
+                .extend(inf.facts.goals.iter().map(|s| (n, s.clone())));
         }
-        if !inf.memorable {
-            continue;
-        }
-        for (name, kind) in &inf.facts.names {
-            count(
-                &mut names,
-                &mut name_index,
-                name,
-                n,
-                Some(*kind),
-                technical_turn,
-            );
-        }
-        for term in &inf.facts.technical {
-            count(&mut terms, &mut term_index, term, n, None, true);
-        }
-        for (k, d) in inf.facts.decisions.iter().enumerate() {
-            let id = format!("dec-{n}-{}", k + 1);
-            let node = decision_node(&id, d, t.turn, &inf.facts);
-            g.add(node);
-            g.link(&id, &seg, "part_of", 1.0);
-            decisions.push((i, id, d.changes, text::terms(&d.outcome).collect()));
-        }
-        for (kind, sentence) in &inf.facts.memories {
-            memories.add(&mut g, *kind, sentence, t.turn, &seg);
-        }
-        goals.extend(inf.facts.goals.iter().map(|s| (n, s.clone())));
+        (names, terms)
     }
-    let concepts = concepts(&mut g, &names, &terms, total);
-    entities(&mut g, &names, &concepts, total);
-    link_mentions(&mut g, turns, &info, &segments, &concepts);
-    supersede(&mut g, turns, &decisions);
-    artifacts(
-        &mut g, turns, &info, &segments, vault, &decisions, &concepts,
-    );
-    requirements(&mut g, &info, &concepts);
-    memories.finish(&mut g, &concepts);
-    super::importance::score(
-        &mut g,
-        turns,
-        &info.iter().map(|i| &i.facts).collect::<Vec<_>>(),
-        total,
-    );
-    Built {
-        nodes: g.nodes,
-        edges: g.edges,
-        goals,
+
+    /// The whole graph, now that `turns` (the draft's turns) say which artifact
+    /// versions they hold.
+    pub(crate) fn finish(mut self, turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Built {
+        let g = &mut self.g;
+        let (info, concepts) = (&self.info, &self.concepts);
+        artifacts(
+            g,
+            turns,
+            info,
+            &self.segments,
+            vault,
+            &self.decisions,
+            concepts,
+        );
+        requirements(g, info, concepts);
+        self.memories.finish(g, concepts);
+        let facts: Vec<&Facts> = info.iter().map(|i| &i.facts).collect();
+        super::importance::score(g, turns, &facts, self.total);
+        Built {
+            nodes: self.g.nodes,
+            edges: self.g.edges,
+            goals: self.goals,
+        }
     }
 }
 
@@ -224,8 +248,7 @@ pub(crate) fn round(x: f64) -> f64 {
 }
 
 fn count(
-    list: &mut Vec<(String, Mention)>,
-    index: &mut FastMap<String, usize>,
+    (list, index): &mut Counted,
     display: &str,
     turn: u64,
     kind: Option<NameKind>,
@@ -250,12 +273,12 @@ fn count(
 }
 
 /// Chunk each conversation and add a `segment` node per chunk, `next` between them.
-fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec<String> {
+fn segments(g: &mut Graph, turns: &[&Turn], info: &mut [TurnInfo]) -> Vec<String> {
     let mut by_conversation: Vec<Vec<usize>> = Vec::new();
     let mut index: FastMap<Option<&str>, usize> = FastMap::default();
     for (i, t) in turns.iter().enumerate() {
         let at = *index
-            .entry(t.turn.conversation_id.as_deref())
+            .entry(t.conversation_id.as_deref())
             .or_insert_with(|| {
                 by_conversation.push(Vec::new());
                 by_conversation.len() - 1
@@ -270,17 +293,17 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
             let input: Vec<ChunkTurn<'_>> = members
                 .iter()
                 .map(|&i| ChunkTurn {
-                    session: turns[i].turn.session_id.as_deref(),
-                    tokens: text::tokens(&turns[i].turn.content),
+                    session: turns[i].session_id.as_deref(),
+                    tokens: text::tokens(&turns[i].content),
                     terms: &info_now[i].facts.terms,
-                    question: turns[i].turn.content.trim_end().ends_with('?'),
+                    question: turns[i].content.trim_end().ends_with('?'),
                 })
                 .collect();
             chunk(&input)
                 .into_iter()
-                .map(|range| {
-                    let chunk_turns = members[range].to_vec();
-                    let node = segment_node(turns, info_now, &chunk_turns);
+                .map(|c| {
+                    let chunk_turns = members[c.turns].to_vec();
+                    let node = segment_node(turns, info_now, &chunk_turns, c.words);
                     (chunk_turns, node)
                 })
                 .collect()
@@ -308,21 +331,23 @@ fn segments(g: &mut Graph, turns: &[TurnView<'_>], info: &mut [TurnInfo]) -> Vec
 /// Most frequent words named as a segment's keywords.
 const SEGMENT_KEYWORDS: usize = 8;
 
-fn segment_node(turns: &[TurnView<'_>], info: &[TurnInfo], members: &[usize]) -> Node {
-    let first = &turns[members[0]].turn;
-    let last = &turns[members[members.len() - 1]].turn;
+/// The segment node of a chunk: its turns (`members`) and its content words, counted.
+fn segment_node(
+    turns: &[&Turn],
+    info: &[TurnInfo],
+    members: &[usize],
+    words: FastMap<&str, usize>,
+) -> Node {
+    let first = turns[members[0]];
+    let last = turns[members[members.len() - 1]];
     // Named by the first turn only: appending turns may grow the last chunk, never
     // move where a chunk starts, so the id stays.
     let id = format!("seg-{}", first.turn);
-    let mut freq: FastMap<&str, usize> = FastMap::default();
     let mut kinds: FastMap<&'static str, usize> = FastMap::default();
     for &i in members {
-        for t in info[i].facts.terms.iter() {
-            *freq.entry(t).or_default() += 1;
-        }
         *kinds.entry(info[i].facts.kind.name()).or_default() += 1;
     }
-    let mut ranked: Vec<(&str, usize)> = freq.into_iter().collect();
+    let mut ranked: Vec<(&str, usize)> = words.into_iter().collect();
     let order = |a: &(&str, usize), b: &(&str, usize)| b.1.cmp(&a.1).then(a.0.cmp(b.0));
     if ranked.len() > SEGMENT_KEYWORDS {
         ranked.select_nth_unstable_by(SEGMENT_KEYWORDS, order);
@@ -336,7 +361,7 @@ fn segment_node(turns: &[TurnView<'_>], info: &[TurnInfo], members: &[usize]) ->
     let speaker = |t: &Turn| t.speaker.clone().unwrap_or_else(|| t.role.clone());
     let label = members
         .iter()
-        .map(|&i| &turns[i].turn)
+        .map(|&i| turns[i])
         .find(|t| t.content.split_whitespace().count() >= 3)
         .unwrap_or(first);
     Node {
@@ -354,7 +379,7 @@ fn segment_node(turns: &[TurnView<'_>], info: &[TurnInfo], members: &[usize]) ->
             ranked.iter().map(|(w, _)| w.to_string()).collect(),
         ),
         tags: kind.map(|k| vec![k.to_string()]),
-        provenance: Some(vec![provenance(members.iter().map(|&i| turns[i].turn))]),
+        provenance: Some(vec![provenance(members.iter().map(|&i| turns[i]))]),
         created_by: Some(CREATED_BY.into()),
         ..Node::default()
     }
@@ -408,7 +433,6 @@ fn concepts(
     g: &mut Graph,
     names: &[(String, Mention)],
     terms: &[(String, Mention)],
-    _total: u64,
 ) -> FastMap<String, String> {
     let mut ids = FastMap::default();
     let technical_names = names
@@ -446,12 +470,7 @@ fn concepts(
 }
 
 /// Entities: people, places, organisations; id = SHA-256 of the normalised name.
-fn entities(
-    g: &mut Graph,
-    names: &[(String, Mention)],
-    concepts: &FastMap<String, String>,
-    _total: u64,
-) {
+fn entities(g: &mut Graph, names: &[(String, Mention)], concepts: &FastMap<String, String>) {
     for (key, m) in names {
         if concepts.contains_key(key) || key.chars().count() < 3 {
             continue;

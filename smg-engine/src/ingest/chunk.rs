@@ -2,7 +2,9 @@
 //! stays with its answer, a topic shift or a new session starts a new chunk, and no
 //! chunk passes 500 tokens unless one turn alone does.
 
-use crate::fast::FastSet;
+use std::ops::Range;
+
+use crate::fast::FastMap;
 
 use super::analyze::Terms;
 
@@ -17,12 +19,20 @@ pub(crate) struct ChunkTurn<'a> {
     pub(crate) question: bool,
 }
 
-/// Chunks of `turns` (indexes into it, in order).
-pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
+/// A chunk: its turns and how many of them have each content word.
+pub(crate) struct Chunk<'a> {
+    /// Indexes into the turns chunked.
+    pub(crate) turns: Range<usize>,
+    pub(crate) words: FastMap<&'a str, usize>,
+}
+
+/// Chunks of `turns`, in order.
+pub(crate) fn chunk<'a>(turns: &[ChunkTurn<'a>]) -> Vec<Chunk<'a>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut tokens = 0;
-    let mut topic: FastSet<&str> = FastSet::default();
+    // The chunk's words so far, counted: the chunk's keywords when it ends.
+    let mut topic: FastMap<&str, usize> = FastMap::default();
     for (i, t) in turns.iter().enumerate() {
         if i > start {
             let prev = &turns[i - 1];
@@ -31,27 +41,34 @@ pub(crate) fn chunk(turns: &[ChunkTurn<'_>]) -> Vec<std::ops::Range<usize>> {
             let full = tokens + t.tokens > MAX_TOKENS;
             let shift = !answer && i - start >= 2 && shifted(&topic, t.terms);
             if new_session || (full && !(answer && tokens + t.tokens <= 2 * MAX_TOKENS)) || shift {
-                out.push(start..i);
+                out.push(Chunk {
+                    turns: start..i,
+                    words: std::mem::take(&mut topic),
+                });
                 start = i;
                 tokens = 0;
-                topic.clear();
             }
         }
         tokens += t.tokens;
-        topic.extend(t.terms.iter());
+        for w in t.terms.iter() {
+            *topic.entry(w).or_default() += 1;
+        }
     }
     if start < turns.len() {
-        out.push(start..turns.len());
+        out.push(Chunk {
+            turns: start..turns.len(),
+            words: topic,
+        });
     }
     out
 }
 
 /// A turn of five or more content words that shares almost none with the chunk so far.
-fn shifted(topic: &FastSet<&str>, terms: &Terms) -> bool {
+fn shifted(topic: &FastMap<&str, usize>, terms: &Terms) -> bool {
     if terms.len() < 5 || topic.len() < 5 {
         return false;
     }
-    let shared = terms.iter().filter(|t| topic.contains(t)).count();
+    let shared = terms.iter().filter(|t| topic.contains_key(t)).count();
     (shared as f64) / (terms.len() as f64) < 0.1
 }
 
@@ -68,6 +85,10 @@ mod tests {
         }
     }
 
+    fn ranges(turns: &[ChunkTurn<'_>]) -> Vec<Range<usize>> {
+        chunk(turns).into_iter().map(|c| c.turns).collect()
+    }
+
     #[test]
     fn sessions_budgets_and_topic_shifts_break_chunks() {
         let a = Terms::new(&["borrow", "checker", "lifetimes", "rust", "traits"]);
@@ -79,18 +100,20 @@ mod tests {
             t("s1", 50, &b, false),
             t("s2", 10, &b, false),
         ];
-        assert_eq!(chunk(&turns), vec![0..2, 2..4, 4..5]);
+        assert_eq!(ranges(&turns), vec![0..2, 2..4, 4..5]);
         let shift = [
             t("s", 10, &a, false),
             t("s", 10, &a, false),
             t("s", 10, &b, false),
         ];
-        assert_eq!(chunk(&shift), vec![0..2, 2..3]);
+        assert_eq!(ranges(&shift), vec![0..2, 2..3]);
         let answer = [
             t("s", 10, &a, false),
             t("s", 10, &a, true),
             t("s", 10, &b, false),
         ];
-        assert_eq!(chunk(&answer), vec![0..3]);
+        assert_eq!(ranges(&answer), vec![0..3]);
+        let words = &chunk(&shift)[0].words;
+        assert_eq!((words.len(), words.get("rust")), (5, Some(&2)));
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::fast::FastMap;
 
-use smg_format::{ArtifactVault, Node};
+use smg_format::{ArtifactVault, Node, Turn};
 
 use super::build::{entity_id, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
@@ -12,7 +12,7 @@ use super::TurnView;
 /// entities and concepts its turns name, and from segments to their speakers.
 pub(super) fn link_mentions(
     g: &mut Graph,
-    turns: &[TurnView<'_>],
+    turns: &[&Turn],
     info: &[TurnInfo],
     segments: &[String],
     concepts: &FastMap<String, String>,
@@ -20,7 +20,7 @@ pub(super) fn link_mentions(
     for (t, inf) in turns.iter().zip(info) {
         let seg = &segments[inf.segment];
         let mut targets: Vec<String> = Vec::new();
-        if let Some(s) = &t.turn.speaker {
+        if let Some(s) = &t.speaker {
             targets.push(entity_id(s));
         }
         if inf.memorable {
@@ -43,7 +43,7 @@ pub(super) fn link_mentions(
         for target in targets {
             if g.has(&target) {
                 g.link(seg, &target, "mentions", 0.8);
-                let n = t.turn.turn;
+                let n = t.turn;
                 for k in 1..=inf.facts.decisions.len() {
                     g.link(&format!("dec-{n}-{k}"), &target, "mentions", 0.8);
                 }
@@ -57,24 +57,24 @@ pub(super) fn link_mentions(
 /// latest one within the ten turns before it.
 pub(super) fn supersede(
     g: &mut Graph,
-    turns: &[TurnView<'_>],
+    turns: &[&Turn],
     decisions: &[(usize, String, bool, Vec<String>)],
 ) {
     for (k, (i, id, changes, words)) in decisions.iter().enumerate() {
         if !changes {
             continue;
         }
-        let conv = &turns[*i].turn.conversation_id;
+        let conv = &turns[*i].conversation_id;
         let earlier = decisions[..k]
             .iter()
             .rev()
-            .filter(|d| &turns[d.0].turn.conversation_id == conv);
+            .filter(|d| &turns[d.0].conversation_id == conv);
         let same_subject = earlier
             .clone()
             .find(|d| d.3.iter().any(|w| words.contains(w)));
         let recent = earlier
             .clone()
-            .find(|d| turns[*i].turn.turn - turns[d.0].turn.turn <= 10);
+            .find(|d| turns[*i].turn - turns[d.0].turn <= 10);
         if let Some(old) = same_subject.or(recent) {
             g.link(id, &old.1, "supersedes", 0.9);
         }
@@ -124,7 +124,10 @@ pub(super) fn artifacts(
                 }
             }
             g.link(&segments[inf.segment], &id, "mentions", 0.8);
-            for d in decisions.iter().filter(|d| d.0 <= i && i - d.0 <= 2) {
+            // Decisions are in turn order: those of the two turns before are found by
+            // bisection, not by reading them all for every artifact.
+            let from = decisions.partition_point(|d| d.0 + 2 < i);
+            for d in decisions[from..].iter().take_while(|d| d.0 <= i) {
                 if turns[d.0].turn.conversation_id == t.turn.conversation_id {
                     g.link(&d.1, &id, "resulted_in", 0.8);
                 }

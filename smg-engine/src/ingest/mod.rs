@@ -194,17 +194,19 @@ pub fn ingest(
     let pending = pending(imported, &existing, &mut report);
     let first = existing.last().map_or(1, |t| t.turn.turn + 1);
     let turns: Vec<Turn> = pending
-        .into_iter()
+        .into_par_iter()
         .enumerate()
         .map(|(i, p)| p.into_turn(first + i as u64))
         .collect();
     progress.start("archiving", turns.len() as u64);
-    // The rules read only the text: they run while the archive is written.
+    // The rules read only the text: they and the graph they make, all but its
+    // artifacts, are drafted while the archive is written.
     let said: Vec<&Turn> = existing.iter().map(|t| &t.turn).chain(&turns).collect();
-    let (appended, facts) = rayon::join(
+    let (appended, draft) = rayon::join(
         || append_turns(doc, &turns, &options.archive),
-        || build::analyze_all(&said),
+        || build::draft(&said, build::analyze_all(&said)),
     );
+    drop(said);
     let appended = appended?;
     progress.advance(turns.len() as u64);
     let mut turns = turns;
@@ -225,7 +227,7 @@ pub fn ingest(
         )
         .collect();
     progress.start("analysing", all.len() as u64);
-    let built = build::build(&all, facts, doc.artifact_vault.as_ref());
+    let built = draft.finish(&all, doc.artifact_vault.as_ref());
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
     replace_graph(doc, built.nodes, built.edges);
@@ -251,10 +253,13 @@ fn drop_archived_sources(
 ) {
     let total = existing.len() + new.len();
     let keep_from = total.saturating_sub(recent);
-    let old = existing.iter_mut().map(|a| &mut a.turn);
-    for turn in old.chain(new.iter_mut()).take(keep_from) {
-        turn.extra.remove("source");
-    }
+    // Freed side by side: a large ingest holds hundreds of thousands of records.
+    let old = existing.par_iter_mut().map(|a| &mut a.turn);
+    old.chain(new.par_iter_mut())
+        .take(keep_from)
+        .for_each(|turn| {
+            turn.extra.remove("source");
+        });
 }
 
 /// The messages that are new, in archive order.
@@ -422,8 +427,14 @@ fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
         .into_iter()
         .partition(|n| n.created_by.as_deref() == Some(build::CREATED_BY));
     let ours: FastSet<String> = ours.into_iter().map(|n| n.id).collect();
-    let taken: FastSet<String> = kept.iter().map(|n| n.id.clone()).collect();
-    kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
+    // Without nodes from elsewhere, the new nodes are the graph's as they are: no
+    // second copy of them (a Node is 760 bytes) at the peak of memory.
+    if kept.is_empty() {
+        kept = nodes;
+    } else {
+        let taken: FastSet<String> = kept.iter().map(|n| n.id.clone()).collect();
+        kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
+    }
     // The graph lives until the file is written: no spare room (a Node is 760 bytes).
     kept.shrink_to_fit();
     let others: Vec<Edge> = graph

@@ -53,6 +53,12 @@ const ORG_SUFFIXES: &[&str] = &[
 
 /// Capitalised words and runs of them, not at the start of the sentence.
 pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
+    // Most sentences have no capital letter after their first word: no name.
+    let first = sentence.trim_start();
+    let rest = first.find(char::is_whitespace).map_or("", |i| &first[i..]);
+    if rest.is_ascii() && !rest.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Vec::new();
+    }
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
     fn clean(t: &str) -> &str {
         let t = t.trim_matches(|c: char| !c.is_alphanumeric());

@@ -10,6 +10,7 @@ use crate::limits::Limits;
 use crate::model::{ArtifactVault, Block, CompressionMethod, Turn};
 
 mod code;
+mod key_points;
 mod writer;
 
 pub use writer::{append_turns, AppendReport, ArchiveOptions};

@@ -2,7 +2,6 @@
 //! the vault (stored once, revisions as diffs), and an index per block.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
@@ -10,6 +9,7 @@ use base64::Engine;
 use rayon::prelude::*;
 
 use super::code;
+use super::key_points::key_points;
 use crate::archive::{decode_block, encode_json, parse_turn_range, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{Block, CompressionMethod, DeepArchive, Document, TimeRange, Turn};
@@ -345,88 +345,6 @@ fn summary<'a>(turns: impl Iterator<Item = &'a Turn>) -> Option<String> {
     Some(sentence.trim().to_string())
 }
 
-/// Sorted, for binary search.
-const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "also", "because", "been", "before", "being", "could", "does",
-    "doing", "from", "have", "here", "into", "just", "like", "make", "more", "most", "much",
-    "need", "only", "other", "over", "really", "same", "should", "some", "such", "than", "thanks",
-    "that", "their", "them", "then", "there", "these", "they", "this", "those", "very", "want",
-    "were", "what", "when", "where", "which", "while", "will", "with", "would", "yeah", "your",
-    "yours",
-];
-
-/// Longest word in [`STOPWORDS`].
-const LONGEST_STOPWORD: usize = 7;
-
-/// Up to five most frequent words of four letters or more (ties alphabetical).
-fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
-    // Counted for every word of every archived turn: a fast hash with fixed keys.
-    let mut counts: HashMap<String, usize, foldhash::fast::FixedState> = HashMap::default();
-    let mut lower = String::new();
-    let mut count = |w: &str| {
-        // Under four bytes, no word lowercases to four letters.
-        if w.len() < 4 {
-            return;
-        }
-        if w.is_ascii() {
-            if !w.bytes().all(|b| b.is_ascii_alphabetic()) {
-                return;
-            }
-            lower.clear();
-            lower.push_str(w);
-            lower.make_ascii_lowercase();
-        } else {
-            lower = w.to_lowercase();
-            if lower.chars().count() < 4 || !lower.chars().all(char::is_alphabetic) {
-                return;
-            }
-        }
-        if lower.len() <= LONGEST_STOPWORD && STOPWORDS.binary_search(&lower.as_str()).is_ok() {
-            return;
-        }
-        match counts.get_mut(lower.as_str()) {
-            Some(n) => *n += 1,
-            None => {
-                counts.insert(lower.clone(), 1);
-            }
-        }
-    };
-    for t in turns {
-        alphanumeric_runs(&t.content, &mut count);
-    }
-    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked.into_iter().take(5).map(|(w, _)| w).collect()
-}
-
-/// Each non-empty run of alphanumeric characters of `text`, as
-/// `text.split(|c: char| !c.is_alphanumeric())` gives them, but reading ASCII a byte
-/// at a time.
-fn alphanumeric_runs(text: &str, each: &mut impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let (mut start, mut at) = (0, 0);
-    while at < bytes.len() {
-        let b = bytes[at];
-        let (alphanumeric, len) = if b.is_ascii() {
-            (b.is_ascii_alphanumeric(), 1)
-        } else {
-            // A char starts here: `at` only ever moves by whole chars.
-            let c = text[at..].chars().next().unwrap_or('\0');
-            (c.is_alphanumeric(), c.len_utf8())
-        };
-        if !alphanumeric {
-            if at > start {
-                each(&text[start..at]);
-            }
-            start = at + len;
-        }
-        at += len;
-    }
-    if at > start {
-        each(&text[start..at]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,59 +366,6 @@ mod tests {
                 .unwrap()
             })
             .collect()
-    }
-
-    /// `alphanumeric_runs` of `text`, and what `split` gives.
-    fn runs_and_split(text: &str) -> (Vec<String>, Vec<String>) {
-        let mut got = Vec::new();
-        alphanumeric_runs(text, &mut |w| got.push(w.to_string()));
-        let want = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect();
-        (got, want)
-    }
-
-    #[test]
-    fn alphanumeric_runs_are_those_of_split() {
-        for text in [
-            "",
-            "a",
-            "--a--b",
-            "Ärger, ärger—x’y 12ab  ",
-            "日本語 text\u{301}é!",
-            "end.",
-        ] {
-            let (got, want) = runs_and_split(text);
-            assert_eq!(got, want, "{text:?}");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn alphanumeric_runs_of_any_text_are_those_of_split(text in "\\PC{0,40}") {
-            let (got, want) = runs_and_split(&text);
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
-
-    #[test]
-    fn stopwords_are_sorted_and_key_points_skip_them() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(
-            STOPWORDS.iter().map(|w| w.len()).max(),
-            Some(LONGEST_STOPWORD)
-        );
-        let turns = [
-            turn(
-                1,
-                "Thanks! Postgres, postgres and POSTGRES; thanks than that 2024x Ärger ärger",
-            ),
-            turn(2, "Redis redis İİİİ with what"),
-        ];
-        // "İİİİ" lowercases to i + U+0307 (a combining mark, not a letter): no word.
-        assert_eq!(key_points(turns.iter()), ["postgres", "redis", "ärger"]);
     }
 
     #[test]

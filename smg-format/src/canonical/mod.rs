@@ -6,6 +6,9 @@
 //! RFC 8785's (spec §2.3).
 
 mod ser;
+mod splice;
+
+pub(crate) use splice::{with_entries, Pieces};
 
 use std::io::Write;
 

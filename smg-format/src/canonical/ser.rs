@@ -3,6 +3,8 @@
 //! document's size in memory). Objects buffer their entries to sort the keys; arrays
 //! and scalars go straight to the output.
 
+use std::borrow::Cow;
+
 use serde::ser::{self, Serialize};
 
 use super::{write_f64, write_integer, write_string, KeyOrder};
@@ -37,7 +39,7 @@ pub(super) struct Object<'a> {
     /// Where the first entry starts (after the `{`).
     start: usize,
     /// Each entry's key and length in bytes, in the order written.
-    entries: Vec<(String, usize)>,
+    entries: Vec<(Cow<'static, str>, usize)>,
     key: Option<String>,
     /// Set for struct variants: `{"name":{…}}` needs a closing brace.
     close_object: bool,
@@ -55,7 +57,8 @@ impl Object<'_> {
         }
     }
 
-    fn value<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<()> {
+    /// Struct fields name themselves with `'static` keys: no allocation for them.
+    fn value<T: Serialize + ?Sized>(&mut self, key: Cow<'static, str>, value: &T) -> Result<()> {
         let at = self.out.len();
         write_string(&key, self.out);
         self.out.push(b':');
@@ -338,7 +341,7 @@ impl ser::SerializeMap for Object<'_> {
             .key
             .take()
             .ok_or_else(|| ser::Error::custom("a map value without its key"))?;
-        self.value(key, value)
+        self.value(Cow::Owned(key), value)
     }
     fn end(self) -> Result<()> {
         self.finish();
@@ -357,7 +360,7 @@ macro_rules! struct_impl {
                 key: &'static str,
                 value: &T,
             ) -> Result<()> {
-                self.value(key.to_string(), value)
+                self.value(Cow::Borrowed(key), value)
             }
             fn end(self) -> Result<()> {
                 self.finish();
