@@ -359,11 +359,14 @@ fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
 
 /// "e.g." and "Mr." do not end a sentence.
 fn abbreviation(s: &str) -> bool {
-    let last = s.rsplit(' ').next().unwrap_or(s).to_ascii_lowercase();
-    matches!(
-        last.as_str(),
-        "e.g." | "i.e." | "mr." | "mrs." | "ms." | "dr." | "vs." | "etc." | "st." | "jr." | "sr."
-    )
+    // Asked at every sentence end: compared in place, not lower-cased into a copy.
+    let last = s.rsplit(' ').next().unwrap_or(s);
+    last.len() <= 4
+        && [
+            "e.g.", "i.e.", "mr.", "mrs.", "ms.", "dr.", "vs.", "etc.", "st.", "jr.", "sr.",
+        ]
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(last))
 }
 
 /// Tokens estimated as characters / 4 (rounded up), the budget unit of the specs.
