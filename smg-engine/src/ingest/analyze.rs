@@ -4,6 +4,9 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 pub(crate) use super::names::names;
 use crate::fast::{FastMap, FastSet};
@@ -231,20 +234,11 @@ fn classify(content: &str, prose: &str, words: usize) -> Kind {
     if words < 20 {
         return Kind::ShortExchange;
     }
-    let lower = prose.to_ascii_lowercase();
-    let count = |list: &[&str]| list.iter().filter(|w| lower.contains(**w)).count();
-    if words > 100 && count(&["documentation", "spec", " api", "requirements", "reference"]) >= 1 {
+    let (docs, design) = indicators(prose);
+    if words > 100 && docs >= 1 {
         return Kind::Docs;
     }
-    if count(&[
-        "architecture",
-        "component",
-        "system",
-        "flow",
-        "design",
-        "module",
-    ]) >= 2
-    {
+    if design >= 2 {
         return Kind::Design;
     }
     let structured = prose.contains("\n1. ") || prose.contains("**") || prose.contains("###");
@@ -252,6 +246,39 @@ fn classify(content: &str, prose: &str, words: usize) -> Kind {
         return Kind::LlmOutput;
     }
     Kind::Explanation
+}
+
+/// Words that mark documentation, then words that mark design (M3S §2.2).
+const INDICATORS: [&str; 11] = [
+    "documentation",
+    "spec",
+    " api",
+    "requirements",
+    "reference",
+    "architecture",
+    "component",
+    "system",
+    "flow",
+    "design",
+    "module",
+];
+
+/// How many of the documentation words and of the design words `prose` holds, in
+/// any case: found in one pass, not one search of a lower-cased copy per word.
+fn indicators(prose: &str) -> (usize, usize) {
+    static MATCHER: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(INDICATORS)
+            .expect("the indicator words are valid patterns")
+    });
+    let mut found = [false; INDICATORS.len()];
+    for m in MATCHER.find_overlapping_iter(prose) {
+        found[m.pattern().as_usize()] = true;
+    }
+    let count = |f: &[bool]| f.iter().filter(|f| **f).count();
+    (count(&found[..5]), count(&found[5..]))
 }
 
 /// SMG §4: "let's use", "we'll go with", "decided to", or options compared with a
@@ -455,6 +482,14 @@ mod tests {
         assert_eq!(analyze("short one", true).kind, Kind::ShortExchange);
         let design = "The architecture has one component per system boundary and a data flow that is easy to follow for everyone involved here";
         assert_eq!(analyze(design, true).kind, Kind::Design);
+    }
+
+    #[test]
+    fn indicator_words_are_found_in_any_case_and_overlapping() {
+        assert_eq!(indicators("The Systems DESIGN spec, see the API"), (2, 2));
+        // "specification" holds "spec"; "modules" holds "module"; "rapid" is no " api".
+        assert_eq!(indicators("specification of modules, rapid flow"), (1, 2));
+        assert_eq!(indicators("nothing here"), (0, 0));
     }
 
     #[test]
