@@ -131,12 +131,22 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// [`to_bytes`] for a document that is no longer needed: it is dropped as soon as it is
 /// serialised, before compression, so that a large document and its compressor are
 /// never in memory together. The bytes are the same as [`to_bytes`]'s.
+///
+/// In Brotli (the default), the graph is written beside the rest of the document and
+/// the parts are compressed without being joined first.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
-    if options.encoding == Encoding::Packed {
-        return to_bytes(&doc, options);
+    match options.encoding {
+        Encoding::Packed => to_bytes(&doc, options),
+        Encoding::Brotli => {
+            let parts = Parts::written(doc)?;
+            envelope::encode_pieces(&parts.pieces()?, options)
+        }
+        _ => {
+            let json = to_canonical_json(&doc)?;
+            drop(doc);
+            envelope::encode(&json, options)
+        }
     }
-    let parts = Parts::written(doc)?;
-    envelope::encode_pieces(&parts.pieces()?, options)
 }
 
 /// A document's canonical JSON in parts written side by side, each part of the

@@ -319,7 +319,7 @@ fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
 }
 
 /// [`encode`] of JSON given in pieces (written apart): the same bytes, but a large
-/// document is never joined into one buffer. Each task that Brotli-compresses a
+/// document in Brotli is never joined into one buffer. Each task that compresses a
 /// [`PIECE_BYTES`] cut copies that cut out of the pieces.
 pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) -> Result<Vec<u8>> {
     let len: usize = pieces.iter().map(|p| p.len()).sum();
