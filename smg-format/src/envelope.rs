@@ -371,9 +371,27 @@ pub(crate) fn brotli_compress(data: &[u8], quality: i32, out: &mut Vec<u8>) -> R
         size_hint: data.len(),
         ..Default::default()
     };
-    let mut input = data;
-    brotli::BrotliCompress(&mut input, out, &params)
-        .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
+    compress_with(data, &params, out)
+}
+
+/// Brotli-compress `data` into `out`, with working memory this thread's encoders
+/// freed before (a block's encoder would otherwise fault in fresh pages for its
+/// tables: a third of ingest's system time).
+pub(crate) fn compress_with(
+    mut data: &[u8],
+    params: &brotli::enc::BrotliEncoderParams,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let (mut inbuf, mut outbuf) = ([0u8; 4096], [0u8; 4096]);
+    brotli::BrotliCompressCustomAlloc(
+        &mut data,
+        out,
+        &mut inbuf,
+        &mut outbuf,
+        params,
+        crate::brotli_memory::Reused,
+    )
+    .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
     Ok(())
 }
 
@@ -416,8 +434,7 @@ fn compress_piece(piece: &[u8], quality: i32) -> Result<Vec<u8>> {
         ..Default::default()
     };
     let mut bytes = Vec::with_capacity(piece.len() / 4);
-    brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params)
-        .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
+    compress_with(piece, &params, &mut bytes)?;
     Ok(bytes)
 }
 

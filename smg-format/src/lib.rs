@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 mod archive;
+mod brotli_memory;
 mod canonical;
 mod codec;
 mod crypto;
