@@ -275,11 +275,17 @@ fn decompress_error(encoding: &'static str, e: &std::io::Error) -> Error {
 
 /// Wrap JSON text in the chosen encoding.
 pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
+    encode_pieces(&[Cow::Borrowed(json)], options)
+}
+
+/// [`encode`] of JSON given in pieces (written apart) that join into the whole: a
+/// large document in Brotli is never joined into one buffer.
+pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) -> Result<Vec<u8>> {
     let Some(code) = options.encoding.byte() else {
         return match options.encoding {
-            Encoding::Json => Ok(json.to_vec()),
+            Encoding::Json => Ok(pieces.concat()),
             Encoding::Packed => {
-                let doc = crate::codec::from_json_slice(json)?;
+                let doc = crate::codec::from_json_slice(&joined(pieces))?;
                 crate::packed::pack(&doc, options.level.unwrap_or(9))
             }
             Encoding::Encrypted => Err(Error::InvalidArgument(
@@ -290,19 +296,51 @@ pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
             )),
         };
     };
-    let mut out = header(code, json.len(), crc32fast::hash(json));
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
+    let mut crc = crc32fast::Hasher::new();
+    for p in pieces {
+        crc.update(p);
+    }
+    let mut out = header(code, len, crc.finalize());
     match options.encoding {
         Encoding::Brotli => {
-            let level = options.level.unwrap_or(if json.len() > PIECE_BYTES {
+            let level = options.level.unwrap_or(if len > PIECE_BYTES {
                 LARGE_BROTLI_LEVEL
             } else {
                 SMALL_BROTLI_LEVEL
             });
-            brotli_compress_pieces(json, level, &mut out)?
+            brotli_compress_pieces(pieces, len, level, &mut out)?
         }
-        _ => zstd_compress(json, options.level.unwrap_or(9), &mut out)?,
+        _ => zstd_compress(&joined(pieces), options.level.unwrap_or(9), &mut out)?,
     }
     Ok(out)
+}
+
+/// The pieces as one slice: borrowed when there is one piece.
+fn joined<'a>(pieces: &'a [Cow<'a, [u8]>]) -> Cow<'a, [u8]> {
+    match pieces {
+        [one] => Cow::Borrowed(one),
+        _ => Cow::Owned(pieces.concat()),
+    }
+}
+
+/// Bytes `from..to` of the pieces joined: borrowed when one piece holds them all,
+/// else copied out.
+fn cut<'a>(pieces: &'a [Cow<'a, [u8]>], from: usize, to: usize) -> Cow<'a, [u8]> {
+    let mut copied = Vec::new();
+    let mut start = 0;
+    for p in pieces {
+        let end = start + p.len();
+        if start <= from && to <= end {
+            return Cow::Borrowed(&p[from - start..to - start]);
+        }
+        if end > from && start < to {
+            copied.reserve(to - from);
+            copied.extend_from_slice(&p[from.max(start) - start..to.min(end) - start]);
+        }
+        start = end;
+    }
+    Cow::Owned(copied)
 }
 
 /// The envelope's header for `len` bytes of JSON whose CRC-32 is `crc`, with room
@@ -316,47 +354,6 @@ fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
     out.extend_from_slice(&(len as u64).to_le_bytes());
     out.extend_from_slice(&crc.to_le_bytes());
     out
-}
-
-/// [`encode`] of JSON given in pieces (written apart): the same bytes, but a large
-/// document in Brotli is never joined into one buffer. Each task that compresses a
-/// [`PIECE_BYTES`] cut copies that cut out of the pieces.
-pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) -> Result<Vec<u8>> {
-    let len: usize = pieces.iter().map(|p| p.len()).sum();
-    let code = options.encoding.byte();
-    let (Some(code), Encoding::Brotli, true) = (code, options.encoding, len > PIECE_BYTES) else {
-        return encode(&pieces.concat(), options);
-    };
-    let mut crc = crc32fast::Hasher::new();
-    for p in pieces {
-        crc.update(p);
-    }
-    let mut out = header(code, len, crc.finalize());
-    let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
-    check_quality(quality)?;
-    let compressed = (0..len.div_ceil(PIECE_BYTES))
-        .into_par_iter()
-        .map(|i| {
-            let cut = gather(pieces, i * PIECE_BYTES, ((i + 1) * PIECE_BYTES).min(len));
-            compress_piece(&cut, quality)
-        })
-        .collect::<Result<Vec<Vec<u8>>>>()?;
-    join_pieces(&compressed, &mut out)?;
-    Ok(out)
-}
-
-/// Bytes `from..to` of the pieces joined.
-fn gather(pieces: &[Cow<'_, [u8]>], from: usize, to: usize) -> Vec<u8> {
-    let mut cut = Vec::with_capacity(to - from);
-    let mut start = 0;
-    for p in pieces {
-        let end = start + p.len();
-        if end > from && start < to {
-            cut.extend_from_slice(&p[from.max(start) - start..to.min(end) - start]);
-        }
-        start = end;
-    }
-    cut
 }
 
 /// Brotli-compress `data` into `out` (window 2^24, the largest standard window).
@@ -405,22 +402,33 @@ const SMALL_BROTLI_LEVEL: i32 = 5;
 /// a quarter of the time of 5 for 3.6 % more bytes (bench/RESULTS.md).
 const LARGE_BROTLI_LEVEL: i32 = 3;
 
-/// Brotli-compress `data` into `out` as one standard stream, a [`PIECE_BYTES`] piece
-/// at a time, the pieces side by side: each piece is a "catable" stream (no reference
-/// outside itself) and the pieces are joined into one stream that any decoder reads.
-/// The pieces are cut by size alone, so the bytes do not depend on the thread count.
-/// On a 59 MB document, 4 MiB pieces at quality 3 came out smaller than one stream at
-/// quality 3 (18.6 against 19.2 MB).
-pub(crate) fn brotli_compress_pieces(data: &[u8], quality: i32, out: &mut Vec<u8>) -> Result<()> {
-    if data.len() <= PIECE_BYTES {
-        return brotli_compress(data, quality, out);
+/// Brotli-compress the JSON that `pieces` join into (`len` bytes) into `out` as one
+/// standard stream, a [`PIECE_BYTES`] cut at a time, the cuts side by side: each cut
+/// is a "catable" stream (no reference outside itself) and they are joined into one
+/// stream that any decoder reads. The cuts are made by size alone, so the bytes do
+/// not depend on the thread count nor on where the pieces meet. On a 59 MB document,
+/// 4 MiB cuts at quality 3 came out smaller than one stream at quality 3 (18.6
+/// against 19.2 MB).
+fn brotli_compress_pieces(
+    pieces: &[Cow<'_, [u8]>],
+    len: usize,
+    quality: i32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if len <= PIECE_BYTES {
+        return brotli_compress(&joined(pieces), quality, out);
     }
     check_quality(quality)?;
-    let pieces = data
-        .par_chunks(PIECE_BYTES)
-        .map(|piece| compress_piece(piece, quality))
+    let compressed = (0..len.div_ceil(PIECE_BYTES))
+        .into_par_iter()
+        .map(|i| {
+            let from = i * PIECE_BYTES;
+            compress_piece(&cut(pieces, from, (from + PIECE_BYTES).min(len)), quality)
+        })
         .collect::<Result<Vec<Vec<u8>>>>()?;
-    join_pieces(&pieces, out)
+    // The joined stream is about as long as its pieces.
+    let room = compressed.iter().map(|p| p.len() + 8).sum::<usize>() + 16;
+    join_brotli(&compressed, PIECE_BYTES.trailing_zeros() as u8, room, out)
 }
 
 /// One [`PIECE_BYTES`] cut as a catable Brotli stream.
@@ -436,13 +444,6 @@ fn compress_piece(piece: &[u8], quality: i32) -> Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(piece.len() / 4);
     compress_with(piece, &params, &mut bytes)?;
     Ok(bytes)
-}
-
-/// The compressed cuts joined into one stream, appended to `out`.
-fn join_pieces(pieces: &[Vec<u8>], out: &mut Vec<u8>) -> Result<()> {
-    // The joined stream is about as long as its pieces.
-    let room = pieces.iter().map(|p| p.len() + 8).sum::<usize>() + 16;
-    join_brotli(pieces, PIECE_BYTES.trailing_zeros() as u8, room, out)
 }
 
 /// Join catable Brotli streams into one, appended to `out` with `room` bytes set
