@@ -121,7 +121,8 @@ pub(crate) struct Draft {
     total: u64,
 }
 
-/// A name or term's lower case → its place in the list of those counted.
+/// Names (or terms) counted, in the order first met, and each one's place in that
+/// list by its lower case.
 type Counted = (Vec<(String, Mention)>, FastMap<String, usize>);
 
 /// Draft the graph of `turns` (the whole archive, in order), given their
