@@ -300,3 +300,39 @@ fn nodes_and_edges_made_elsewhere_survive_a_new_ingest() {
         .any(|e| e.from == "mine" && e.to == ours));
     assert_eq!(doc.metadata.total_exchanges, Some(2));
 }
+
+#[test]
+fn a_message_given_twice_is_archived_once_and_counted() {
+    let line = |c: &str, m: &str, text: &str| {
+        json!({"conversation_id": c, "message_id": m, "role": "user", "content": text}).to_string()
+    };
+    let first = [
+        line("c1", "m1", "hello there"),
+        line("c1", "m2", "and more"),
+    ]
+    .join("\n");
+    let mut doc = fresh();
+    run(&mut doc, &[input("a.jsonl", first.into_bytes())]);
+    // Again m1 (known now), m3 twice in one input and once in another.
+    let again = [
+        line("c1", "m1", "hello there"),
+        line("c1", "m3", "third"),
+        line("c1", "m3", "third, said again"),
+    ]
+    .join("\n");
+    let other = line("c1", "m3", "third, from elsewhere");
+    let report = run(
+        &mut doc,
+        &[
+            input("b.jsonl", again.into_bytes()),
+            input("c.jsonl", other.into_bytes()),
+        ],
+    );
+    assert_eq!(report.messages, 4);
+    assert_eq!(report.turns_known, 1);
+    assert_eq!(report.duplicates, 2);
+    assert_eq!(report.turns_added, 1);
+    let archived = read_archive(&doc, &Limits::default()).unwrap();
+    let texts: Vec<&str> = archived.iter().map(|t| t.turn.content.as_str()).collect();
+    assert_eq!(texts, ["hello there", "and more", "third"]);
+}

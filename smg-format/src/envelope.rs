@@ -399,8 +399,9 @@ const PIECE_BYTES: usize = 4 << 20;
 const SMALL_BROTLI_LEVEL: i32 = 5;
 
 /// Default Brotli quality of a larger document: on a 59 MB document quality 3 takes
-/// a quarter of the time of 5 for 3.6 % more bytes (bench/RESULTS.md).
-const LARGE_BROTLI_LEVEL: i32 = 3;
+/// a quarter of the time of 5 for 3.6 % more bytes, and 2 another 10 % less for the
+/// same bytes (bench/RESULTS.md).
+const LARGE_BROTLI_LEVEL: i32 = 2;
 
 /// Brotli-compress the JSON that `pieces` join into (`len` bytes) into `out` as one
 /// standard stream, a [`PIECE_BYTES`] cut at a time, the cuts side by side: each cut

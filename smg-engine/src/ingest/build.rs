@@ -99,12 +99,32 @@ pub(super) struct TurnInfo {
     pub(super) segment: usize,
 }
 
-/// What the rules find in each turn, in order (in parallel).
-pub(crate) fn analyze_all(turns: &[&Turn]) -> Vec<Facts> {
-    turns
-        .par_iter()
-        .map(|t| analyze(&t.content, is_ai(t)))
-        .collect()
+/// What the rules find in each turn, in order, and whether each turn's text is said
+/// for the first time.
+pub(crate) struct Analysis {
+    facts: Vec<Facts>,
+    first_said: Vec<bool>,
+}
+
+/// The [`Analysis`] of `turns`: the rules run side by side, and the repeats are
+/// found beside them.
+pub(crate) fn analyze_all(turns: &[&Turn]) -> Analysis {
+    let (facts, first_said) = rayon::join(
+        || {
+            turns
+                .par_iter()
+                .map(|t| analyze(&t.content, is_ai(t)))
+                .collect()
+        },
+        || {
+            let mut seen: FastSet<&str> = FastSet::default();
+            turns
+                .iter()
+                .map(|t| seen.insert(t.content.trim()))
+                .collect()
+        },
+    );
+    Analysis { facts, first_said }
 }
 
 /// The graph as far as the turns alone tell it: all but the artifacts, which the
@@ -115,6 +135,8 @@ pub(crate) struct Draft {
     info: Vec<TurnInfo>,
     segments: Vec<String>,
     concepts: FastMap<String, String>,
+    /// Each entity node's id, by its name in lower case.
+    entities: FastMap<String, String>,
     decisions: Vec<(usize, String, bool, Vec<String>)>,
     memories: Memories,
     goals: Vec<(u64, String)>,
@@ -127,18 +149,15 @@ type Counted = (Vec<(String, Mention)>, FastMap<String, usize>);
 
 /// Draft the graph of `turns` (the whole archive, in order), given their
 /// [`analyze_all`] facts.
-pub(crate) fn draft(turns: &[&Turn], facts: Vec<Facts>) -> Draft {
-    let mut seen_content: FastSet<&str> = FastSet::default();
-    let mut info: Vec<TurnInfo> = facts
+pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
+    let mut info: Vec<TurnInfo> = analysis
+        .facts
         .into_iter()
-        .zip(turns)
-        .map(|(facts, t)| {
-            let fresh = seen_content.insert(t.content.trim());
-            TurnInfo {
-                memorable: fresh && !facts.filler,
-                facts,
-                segment: 0,
-            }
+        .zip(analysis.first_said)
+        .map(|(facts, fresh)| TurnInfo {
+            memorable: fresh && !facts.filler,
+            facts,
+            segment: 0,
         })
         .collect();
     let mut g = Graph::default();
@@ -152,6 +171,7 @@ pub(crate) fn draft(turns: &[&Turn], facts: Vec<Facts>) -> Draft {
         info,
         segments,
         concepts: FastMap::default(),
+        entities: FastMap::default(),
         decisions: Vec::new(),
         memories: Memories::default(),
         goals: Vec::new(),
@@ -160,8 +180,12 @@ pub(crate) fn draft(turns: &[&Turn], facts: Vec<Facts>) -> Draft {
     let (names, terms) = draft.read_turns(turns);
     let g = &mut draft.g;
     draft.concepts = concepts(g, &names.0, &terms.0);
-    entities(g, &names.0, &draft.concepts);
-    link_mentions(g, turns, &draft.info, &draft.segments, &draft.concepts);
+    draft.entities = entities(g, &names.0, &draft.concepts);
+    let named = Named {
+        concepts: &draft.concepts,
+        entities: &draft.entities,
+    };
+    link_mentions(g, turns, &draft.info, &draft.segments, &named);
     supersede(g, turns, &draft.decisions);
     draft
 }
@@ -222,7 +246,13 @@ impl Draft {
             concepts,
         );
         requirements(g, info, concepts);
-        self.memories.finish(g, concepts);
+        self.memories.finish(
+            g,
+            &Named {
+                concepts,
+                entities: &self.entities,
+            },
+        );
         let facts: Vec<&Facts> = info.iter().map(|i| &i.facts).collect();
         super::importance::score(g, turns, &facts, self.total);
         Built {
@@ -470,8 +500,34 @@ fn concepts(
     ids
 }
 
+/// The concept and entity nodes, by the lower case of the names they go by.
+pub(crate) struct Named<'a> {
+    concepts: &'a FastMap<String, String>,
+    entities: &'a FastMap<String, String>,
+}
+
+impl Named<'_> {
+    /// The id of the concept or else the entity a name in lower case is, if either
+    /// is in the graph.
+    pub(crate) fn id(&self, lower: &str) -> Option<&String> {
+        self.concepts
+            .get(lower)
+            .or_else(|| self.entities.get(lower.trim()))
+    }
+
+    pub(crate) fn concept(&self, lower: &str) -> Option<&String> {
+        self.concepts.get(lower)
+    }
+}
+
 /// Entities: people, places, organisations; id = SHA-256 of the normalised name.
-fn entities(g: &mut Graph, names: &[(String, Mention)], concepts: &FastMap<String, String>) {
+/// Gives each one's id by its name in lower case.
+fn entities(
+    g: &mut Graph,
+    names: &[(String, Mention)],
+    concepts: &FastMap<String, String>,
+) -> FastMap<String, String> {
+    let mut ids = FastMap::default();
     for (key, m) in names {
         if concepts.contains_key(key) || key.chars().count() < 3 {
             continue;
@@ -485,8 +541,10 @@ fn entities(g: &mut Graph, names: &[(String, Mention)], concepts: &FastMap<Strin
         } else {
             kinds[best]
         };
+        let id = entity_id(key);
+        ids.insert(key.clone(), id.clone());
         g.add(Node {
-            id: entity_id(key),
+            id,
             kind: "entity".into(),
             label: Some(m.display.clone()),
             confidence: Some(round((0.5 + 0.1 * m.count as f64).min(1.0))),
@@ -497,4 +555,5 @@ fn entities(g: &mut Graph, names: &[(String, Mention)], concepts: &FastMap<Strin
             ..Node::default()
         });
     }
+    ids
 }

@@ -3,9 +3,11 @@
 
 use crate::fast::FastMap;
 
+use rayon::prelude::*;
+
 use smg_format::{ArtifactVault, Node, Turn};
 
-use super::build::{entity_id, Graph, TurnInfo, CREATED_BY};
+use super::build::{entity_id, Graph, Named, TurnInfo, CREATED_BY};
 use super::TurnView;
 
 /// `mentions` from each segment (and the decisions and memories in it) to the
@@ -15,31 +17,21 @@ pub(super) fn link_mentions(
     turns: &[&Turn],
     info: &[TurnInfo],
     segments: &[String],
-    concepts: &FastMap<String, String>,
+    named: &Named<'_>,
 ) {
-    for (t, inf) in turns.iter().zip(info) {
+    // A few speakers say every turn: each one's id is hashed once.
+    let mut speakers: FastMap<&str, String> = FastMap::default();
+    for s in turns.iter().filter_map(|t| t.speaker.as_deref()) {
+        speakers.entry(s).or_insert_with(|| entity_id(s));
+    }
+    // What each turn names is found side by side; the edges are added in order.
+    let targets: Vec<Vec<String>> = turns
+        .par_iter()
+        .zip(info)
+        .map(|(t, inf)| mentioned(t, inf, named, &speakers))
+        .collect();
+    for ((t, inf), targets) in turns.iter().zip(info).zip(targets) {
         let seg = &segments[inf.segment];
-        let mut targets: Vec<String> = Vec::new();
-        if let Some(s) = &t.speaker {
-            targets.push(entity_id(s));
-        }
-        if inf.memorable {
-            for (name, _) in &inf.facts.names {
-                let key = name.to_lowercase();
-                targets.push(
-                    concepts
-                        .get(&key)
-                        .cloned()
-                        .unwrap_or_else(|| entity_id(&key)),
-                );
-            }
-            targets.extend(
-                inf.facts
-                    .technical
-                    .iter()
-                    .filter_map(|t| concepts.get(&t.to_lowercase()).cloned()),
-            );
-        }
         for target in targets {
             if g.has(&target) {
                 g.link(seg, &target, "mentions", 0.8);
@@ -50,6 +42,31 @@ pub(super) fn link_mentions(
             }
         }
     }
+}
+
+/// The ids of the speaker, entities and concepts a turn names.
+fn mentioned(
+    t: &Turn,
+    inf: &TurnInfo,
+    named: &Named<'_>,
+    speakers: &FastMap<&str, String>,
+) -> Vec<String> {
+    let mut targets: Vec<String> = Vec::new();
+    if let Some(s) = t.speaker.as_deref().and_then(|s| speakers.get(s)) {
+        targets.push(s.clone());
+    }
+    if inf.memorable {
+        for (name, _) in &inf.facts.names {
+            targets.extend(named.id(&name.to_lowercase()).cloned());
+        }
+        targets.extend(
+            inf.facts
+                .technical
+                .iter()
+                .filter_map(|t| named.concept(&t.to_lowercase()).cloned()),
+        );
+    }
+    targets
 }
 
 /// A decision that says it changes course supersedes the latest earlier decision of

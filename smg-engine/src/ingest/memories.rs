@@ -8,7 +8,7 @@ use crate::fast::FastMap;
 use smg_format::{Node, Turn};
 
 use super::analyze::names;
-use super::build::{entity_id, provenance, round, Graph, CREATED_BY};
+use super::build::{provenance, round, Graph, Named, CREATED_BY};
 use super::MemoryType;
 use crate::text::{self, clip};
 
@@ -119,16 +119,11 @@ impl Memories {
 
     /// Link every memory to the entities and concepts its sentence names (they exist
     /// only once every turn has been counted).
-    pub(crate) fn finish(&self, g: &mut Graph, concepts: &FastMap<String, String>) {
+    pub(crate) fn finish(&self, g: &mut Graph, named: &Named<'_>) {
         for (id, sentence) in &self.sentences {
             for (name, _) in names(sentence) {
-                let key = name.to_lowercase();
-                let target = concepts
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_else(|| entity_id(&key));
-                if g.has(&target) {
-                    g.link(id, &target, "mentions", 0.8);
+                if let Some(target) = named.id(&name.to_lowercase()) {
+                    g.link(id, target, "mentions", 0.8);
                 }
             }
         }

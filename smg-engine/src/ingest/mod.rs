@@ -268,17 +268,6 @@ fn pending(
     existing: &[smg_format::ArchivedTurn],
     report: &mut IngestReport,
 ) -> Vec<Pending> {
-    let key = |c: &str, m: &str| (c.to_string(), m.to_string());
-    let known: FastSet<(String, String)> = existing
-        .iter()
-        .filter_map(|t| {
-            Some(key(
-                t.turn.conversation_id.as_deref()?,
-                t.turn.message_id.as_deref()?,
-            ))
-        })
-        .collect();
-    let mut seen = FastSet::default();
     let mut out = Vec::new();
     for (input, got) in imported.into_iter().enumerate() {
         report.skipped.extend(got.skipped);
@@ -290,15 +279,6 @@ fn pending(
                 if let Some(t) = message.timestamp.as_deref().and_then(millis) {
                     time = t;
                 }
-                let k = key(&conv.id, &message.message_id);
-                if known.contains(&k) {
-                    report.turns_known += 1;
-                    continue;
-                }
-                if !seen.insert(k) {
-                    report.duplicates += 1;
-                    continue;
-                }
                 out.push(Pending {
                     order: (time, input, c, m),
                     format: got.format,
@@ -308,8 +288,45 @@ fn pending(
             }
         }
     }
+    let fresh = first_seen(&out, existing, report);
+    let mut fresh = fresh.into_iter();
+    out.retain(|_| fresh.next().unwrap_or(false));
     out.sort_by_key(|p| p.order);
     out
+}
+
+/// For each message in `pending`, whether it is neither archived already nor a
+/// repeat of an earlier one (keys borrowed: a large ingest has millions).
+fn first_seen(
+    pending: &[Pending],
+    existing: &[smg_format::ArchivedTurn],
+    report: &mut IngestReport,
+) -> Vec<bool> {
+    let known: FastSet<(&str, &str)> = existing
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.turn.conversation_id.as_deref()?,
+                t.turn.message_id.as_deref()?,
+            ))
+        })
+        .collect();
+    let mut seen = FastSet::default();
+    pending
+        .iter()
+        .map(|p| {
+            let k = (p.conversation.as_str(), p.message.message_id.as_str());
+            if known.contains(&k) {
+                report.turns_known += 1;
+                false
+            } else if !seen.insert(k) {
+                report.duplicates += 1;
+                false
+            } else {
+                true
+            }
+        })
+        .collect()
 }
 
 fn millis(t: &str) -> Option<i64> {
