@@ -6,6 +6,8 @@
 
 use crate::fast::FastMap;
 
+use rayon::prelude::*;
+
 use super::TurnView;
 
 use super::analyze::Facts;
@@ -18,16 +20,13 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
         *degree.entry(e.from.as_str()).or_default() += 1;
     }
     let max_degree = degree.values().copied().max().unwrap_or(0).max(1) as f64;
-    let degree: FastMap<String, usize> = degree
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
     let index: FastMap<u64, usize> = turns
         .iter()
         .enumerate()
         .map(|(i, t)| (t.turn.turn, i))
         .collect();
-    for node in &mut g.nodes {
+    // Each node's score reads only the turns and the degrees: scored side by side.
+    g.nodes.par_iter_mut().for_each(|node| {
         let age = total.saturating_sub(node.last_mentioned.unwrap_or(total));
         let recency = 1.0 / (1.0 + age as f64);
         let own: Vec<usize> = node
@@ -47,11 +46,11 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
         };
         let artifact =
             node.kind == "artifact" || own.iter().any(|&i| !turns[i].artifacts.is_empty());
-        let centrality = degree.get(&node.id).copied().unwrap_or(0) as f64 / max_degree;
+        let centrality = degree.get(node.id.as_str()).copied().unwrap_or(0) as f64 / max_degree;
         let importance =
             0.3 * recency + 0.4 * density + 0.2 * f64::from(u8::from(artifact)) + 0.1 * centrality;
         node.importance = Some(round(importance.clamp(0.0, 1.0)));
-    }
+    });
 }
 
 #[cfg(test)]

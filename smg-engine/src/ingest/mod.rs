@@ -240,6 +240,10 @@ pub fn ingest(
         .as_ref()
         .and_then(|v| v.artifacts.as_ref())
         .map_or(0, |a| a.len());
+    drop(all);
+    // Hundreds of thousands of turns are freed on another thread while the caller
+    // goes on (to write the file).
+    rayon::spawn(move || drop((existing, turns)));
     Ok(report)
 }
 
@@ -253,13 +257,15 @@ fn drop_archived_sources(
 ) {
     let total = existing.len() + new.len();
     let keep_from = total.saturating_sub(recent);
-    // Freed side by side: a large ingest holds hundreds of thousands of records.
+    // Taken out side by side and freed on another thread while the graph is
+    // finished: a large ingest holds hundreds of thousands of records.
     let old = existing.par_iter_mut().map(|a| &mut a.turn);
-    old.chain(new.par_iter_mut())
+    let sources: Vec<Value> = old
+        .chain(new.par_iter_mut())
         .take(keep_from)
-        .for_each(|turn| {
-            turn.extra.remove("source");
-        });
+        .filter_map(|turn| turn.extra.remove("source"))
+        .collect();
+    rayon::spawn(move || drop(sources));
 }
 
 /// The messages that are new, in archive order.
