@@ -257,16 +257,18 @@ fn drop_archived_sources(
 ) {
     let total = existing.len() + new.len();
     let keep_from = total.saturating_sub(recent);
-    // Taken out side by side and freed on another thread while the graph is
-    // finished: a large ingest holds hundreds of thousands of records.
+    // Freed side by side: a large ingest holds hundreds of thousands of records.
     let old = existing.par_iter_mut().map(|a| &mut a.turn);
-    let sources: Vec<Value> = old
-        .chain(new.par_iter_mut())
+    old.chain(new.par_iter_mut())
         .take(keep_from)
-        .filter_map(|turn| turn.extra.remove("source"))
-        .collect();
-    rayon::spawn(move || drop(sources));
+        .with_max_len(FREED_TOGETHER)
+        .for_each(|turn| {
+            turn.extra.remove("source");
+        });
 }
+
+/// Most records freed as one piece of parallel work.
+const FREED_TOGETHER: usize = 1024;
 
 /// The messages that are new, in archive order.
 fn pending(
