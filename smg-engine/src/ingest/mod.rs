@@ -210,7 +210,7 @@ pub fn ingest(
     let appended = appended?;
     progress.advance(turns.len() as u64);
     let mut turns = turns;
-    drop_archived_sources(&mut existing, &mut turns, options.recent_turns);
+    let sources = archived_sources(&mut existing, &mut turns, options.recent_turns);
     report.turns_added = turns.len();
     report.blocks_written = appended.blocks;
     let all: Vec<TurnView<'_>> = existing
@@ -227,7 +227,16 @@ pub fn ingest(
         )
         .collect();
     progress.start("analysing", all.len() as u64);
-    let built = draft.finish(&all, doc.artifact_vault.as_ref());
+    // The graph is finished on one thread while the records are freed on the other.
+    let (built, ()) = rayon::join(
+        || draft.finish(&all, doc.artifact_vault.as_ref()),
+        || {
+            sources
+                .into_par_iter()
+                .with_max_len(FREED_TOGETHER)
+                .for_each(drop)
+        },
+    );
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
     replace_graph(doc, built.nodes, built.edges);
@@ -247,24 +256,23 @@ pub fn ingest(
     Ok(report)
 }
 
-/// Source records are archived now and the graph never reads them: drop them from
-/// every turn but the last `recent` (which working memory copies whole), so that a
-/// large ingest does not hold a second copy of its input while it builds the graph.
-fn drop_archived_sources(
+/// Source records are archived now and the graph never reads them: take them out
+/// of every turn but the last `recent` (which working memory copies whole), to be
+/// freed, so that a large ingest does not hold a second copy of its input while it
+/// finishes the graph and writes the file.
+fn archived_sources(
     existing: &mut [smg_format::ArchivedTurn],
     new: &mut [Turn],
     recent: usize,
-) {
+) -> Vec<Value> {
     let total = existing.len() + new.len();
     let keep_from = total.saturating_sub(recent);
-    // Freed side by side: a large ingest holds hundreds of thousands of records.
+    // Taken side by side: a large ingest holds hundreds of thousands of records.
     let old = existing.par_iter_mut().map(|a| &mut a.turn);
     old.chain(new.par_iter_mut())
         .take(keep_from)
-        .with_max_len(FREED_TOGETHER)
-        .for_each(|turn| {
-            turn.extra.remove("source");
-        });
+        .filter_map(|turn| turn.extra.remove("source"))
+        .collect()
 }
 
 /// Most records freed as one piece of parallel work.
