@@ -264,7 +264,10 @@ impl Draft {
         super::importance::score(g, turns, &facts, self.total);
         drop(facts);
         // What the rules found in every turn is freed side by side.
-        self.info.into_par_iter().with_max_len(1024).for_each(drop);
+        self.info
+            .into_par_iter()
+            .with_max_len(super::FREED_TOGETHER)
+            .for_each(drop);
         Built {
             nodes: self.g.nodes,
             edges: self.g.edges,
@@ -530,6 +533,7 @@ impl Named<'_> {
             .or_else(|| self.entities.get(lower.trim()))
     }
 
+    /// The id of the concept a name in lower case is, if it is in the graph.
     pub(crate) fn concept(&self, lower: &str) -> Option<&String> {
         self.concepts.get(lower)
     }

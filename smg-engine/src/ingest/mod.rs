@@ -275,8 +275,8 @@ fn archived_sources(
         .collect()
 }
 
-/// Most records freed as one piece of parallel work.
-const FREED_TOGETHER: usize = 1024;
+/// Most records (or turns' facts) freed as one piece of parallel work.
+pub(super) const FREED_TOGETHER: usize = 1024;
 
 /// The messages that are new, in archive order.
 fn pending(
@@ -304,8 +304,7 @@ fn pending(
             }
         }
     }
-    let fresh = first_seen(&out, existing, report);
-    let mut fresh = fresh.into_iter();
+    let mut fresh = first_seen(&out, existing, report).into_iter();
     out.retain(|_| fresh.next().unwrap_or(false));
     out.sort_by_key(|p| p.order);
     out
