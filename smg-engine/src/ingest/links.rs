@@ -7,7 +7,8 @@ use rayon::prelude::*;
 
 use smg_format::{ArtifactVault, Node, Turn};
 
-use super::build::{entity_id, Graph, Named, TurnInfo, CREATED_BY};
+use super::build::{Graph, TurnInfo, CREATED_BY};
+use super::named::{entity_id, Named};
 use super::TurnView;
 
 /// `mentions` from each segment (and the decisions and memories in it) to the

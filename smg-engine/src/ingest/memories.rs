@@ -8,7 +8,8 @@ use crate::fast::FastMap;
 use smg_format::{Node, Turn};
 
 use super::analyze::names;
-use super::build::{provenance, round, Graph, Named, CREATED_BY};
+use super::build::{provenance, round, Graph, CREATED_BY};
+use super::named::Named;
 use super::MemoryType;
 use crate::text::{self, clip};
 

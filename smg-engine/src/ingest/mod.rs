@@ -15,6 +15,7 @@ mod importance;
 mod lexicon;
 mod links;
 mod memories;
+mod named;
 mod names;
 mod working;
 
