@@ -49,7 +49,9 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
         return findings;
     }
     let bundled = value.get("@context").and_then(Value::as_str) == Some(CONTEXT_IRI);
-    keyword_like_keys(value, String::new(), bundled, &mut findings);
+    if unexpandable_keys(value, String::new(), bundled, &mut findings) {
+        return findings;
+    }
     let input = RemoteDocument::new(None, None, LdValue::from_serde_json(value.clone()));
     let options = json_ld::Options {
         expansion_policy: json_ld::expansion::Policy {
@@ -123,10 +125,15 @@ const KEYWORDS: &[&str] = &[
     "@vocab",
 ];
 
-/// Keys that look like keywords but are not: expansion drops them silently (JSON-LD 1.1
-/// §4.1.2), so the processor's error path never sees them. Under the bundled context,
-/// a node's `metadata` and a `vector` are JSON literals and are not expanded at all.
-fn keyword_like_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Finding>) {
+/// Keys that expansion drops without an error, and IRIs it cannot take, as `SMG-E130`
+/// findings; says whether there was one of the latter (expansion must not run then).
+///
+/// A key that looks like a keyword but is none is dropped silently (JSON-LD 1.1
+/// §4.1.2), so the processor's error path never sees it. A key, `@id` or `@type`
+/// whose percent-encoding is not UTF-8 makes the processor panic. Under the bundled
+/// context, a node's `metadata` and a `vector` are JSON literals, not expanded at all.
+fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Finding>) -> bool {
+    let mut undecoded = false;
     match value {
         Value::Object(map) => {
             for (k, v) in map {
@@ -136,20 +143,69 @@ fn keyword_like_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
                         "JSON-LD expansion would drop key `{k}`: it has the form of a keyword but is none"
                     )));
                 }
+                let iris = matches!(k.as_str(), "@id" | "@type").then_some(v);
+                let bad = std::iter::once(k.as_str())
+                    .chain(iris.into_iter().flat_map(strings))
+                    .find(|s| undecodable(s));
+                if let Some(s) = bad {
+                    undecoded = true;
+                    out.push(Finding::error(
+                        "SMG-E130",
+                        here.clone(),
+                        format!("JSON-LD cannot expand `{s}`: its percent-encoding is not UTF-8"),
+                    ));
+                }
                 let literal =
                     bundled && (k == "vector" || (k == "metadata" && at.contains("/nodes/")));
                 if k != "@context" && !literal {
-                    keyword_like_keys(v, here, bundled, out);
+                    undecoded |= unexpandable_keys(v, here, bundled, out);
                 }
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                keyword_like_keys(v, format!("{at}/{i}"), bundled, out);
+                undecoded |= unexpandable_keys(v, format!("{at}/{i}"), bundled, out);
             }
         }
         _ => {}
     }
+    undecoded
+}
+
+/// A string, or the strings of an array.
+fn strings(v: &Value) -> impl Iterator<Item = &str> {
+    let list = match v {
+        Value::Array(items) => items.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    list.iter().filter_map(Value::as_str)
+}
+
+/// Whether `s` has `%XX` escapes that decode to bytes that are not UTF-8.
+fn undecodable(s: &str) -> bool {
+    if !s.contains('%') {
+        return false;
+    }
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes = s.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escape = (bytes[i] == b'%')
+            .then(|| Some(hex(*bytes.get(i + 1)?)? * 16 + hex(*bytes.get(i + 2)?)?))
+            .flatten();
+        match escape {
+            Some(b) => {
+                decoded.push(b as u8);
+                i += 3;
+            }
+            None => {
+                decoded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    std::str::from_utf8(&decoded).is_err()
 }
 
 /// The first context IRI the document refers to that is not bundled.
@@ -226,6 +282,19 @@ mod tests {
         let f = check(&d);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!((f[0].code, f[0].pointer.as_str()), ("SMG-E130", "/x/@bar"));
+    }
+
+    #[test]
+    fn an_iri_whose_percent_encoding_is_not_utf8_is_reported_not_expanded() {
+        // The JSON-LD processor panics on these (found by the mutation proptest).
+        let f = check(&doc(json!({"x%aa": 1, "ok%C3%A9": 2})));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].code, f[0].pointer.as_str()), ("SMG-E130", "/x%aa"));
+        let f = check(&doc(json!({"x": {"@type": ["a", "b%ff"]}})));
+        assert_eq!((f[0].code, f[0].pointer.as_str()), ("SMG-E130", "/x/@type"));
+        assert!(!undecodable("100%"));
+        assert!(!undecodable("a%zz%C3%A9"));
+        assert!(undecodable("%C3"));
     }
 
     #[test]

@@ -703,6 +703,12 @@ fn content_level() -> Vec<Invalid> {
             mutated(|d| d["metadata"]["@note"] = json!("dropped")),
             &["SMG-E130"],
         ),
+        inv(
+            "jsonld-undecodable-iri",
+            "`x%aa` expands to an IRI whose %-escape is not UTF-8",
+            mutated(|d| d["x%aa"] = json!("no IRI holds it")),
+            &["SMG-E130"],
+        ),
     ]
 }
 
