@@ -29,6 +29,21 @@ impl Mention {
             last: turn,
         }
     }
+
+    /// The node of this name or term: `base` confidence and 0.1 more per mention, at
+    /// most 1.
+    fn node(&self, id: String, kind: &str, base: f64) -> Node {
+        Node {
+            id,
+            kind: kind.into(),
+            label: Some(self.display.clone()),
+            confidence: Some(round((base + 0.1 * self.count as f64).min(1.0))),
+            first_mentioned: Some(self.first),
+            last_mentioned: Some(self.last),
+            created_by: Some(CREATED_BY.into()),
+            ..Node::default()
+        }
+    }
 }
 
 /// Names (or terms) counted, in the order first met, and each one's place in that
@@ -93,15 +108,8 @@ pub(super) fn concepts(
             node.last_mentioned = node.last_mentioned.max(Some(m.last));
         } else {
             g.add(Node {
-                id: id.clone(),
-                kind: "concept".into(),
-                label: Some(m.display.clone()),
-                confidence: Some(round((0.4 + 0.1 * m.count as f64).min(1.0))),
-                first_mentioned: Some(m.first),
-                last_mentioned: Some(m.last),
                 keywords: Some(vec![key.clone()]),
-                created_by: Some(CREATED_BY.into()),
-                ..Node::default()
+                ..m.node(id.clone(), "concept", 0.4)
             });
         }
         ids.insert(key.clone(), id);
@@ -154,15 +162,8 @@ pub(super) fn entities(
         let id = entity_id(key);
         ids.insert(key.clone(), id.clone());
         g.add(Node {
-            id,
-            kind: "entity".into(),
-            label: Some(m.display.clone()),
-            confidence: Some(round((0.5 + 0.1 * m.count as f64).min(1.0))),
-            first_mentioned: Some(m.first),
-            last_mentioned: Some(m.last),
             tags: Some(vec![kind.to_string()]),
-            created_by: Some(CREATED_BY.into()),
-            ..Node::default()
+            ..m.node(id, "entity", 0.5)
         });
     }
     ids
