@@ -13,7 +13,7 @@ use super::analyze::{analyze, Facts, NameKind, Terms};
 use super::chunk::{chunk, ChunkTurn};
 use super::links::{artifacts, link_mentions, requirements, supersede};
 use super::memories::Memories;
-use super::named::{concepts, count, entities, Counted, Named};
+use super::named::{count, Counted, Named};
 use crate::text::{self, clip};
 
 /// `createdBy` of every node ingest makes: a later ingest replaces exactly these.
@@ -118,9 +118,7 @@ pub(crate) struct Draft {
     g: Graph,
     info: Vec<TurnInfo>,
     segments: Vec<String>,
-    concepts: FastMap<String, String>,
-    /// Each entity node's id, by its name in lower case.
-    entities: FastMap<String, String>,
+    named: Named,
     decisions: Vec<(usize, String, bool, Vec<String>)>,
     memories: Memories,
     goals: Vec<(u64, String)>,
@@ -150,8 +148,7 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
         g,
         info,
         segments,
-        concepts: FastMap::default(),
-        entities: FastMap::default(),
+        named: Named::default(),
         decisions: Vec::new(),
         memories: Memories::default(),
         goals: Vec::new(),
@@ -159,13 +156,8 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
     };
     let (names, terms) = draft.read_turns(turns);
     let g = &mut draft.g;
-    draft.concepts = concepts(g, &names.0, &terms.0);
-    draft.entities = entities(g, &names.0, &draft.concepts);
-    let named = Named {
-        concepts: &draft.concepts,
-        entities: &draft.entities,
-    };
-    link_mentions(g, turns, &draft.info, &draft.segments, &named);
+    draft.named = Named::add(g, &names.0, &terms.0);
+    link_mentions(g, turns, &draft.info, &draft.segments, &draft.named);
     supersede(g, turns, &draft.decisions);
     draft
 }
@@ -215,7 +207,7 @@ impl Draft {
     /// versions they hold.
     pub(crate) fn finish(mut self, turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Built {
         let g = &mut self.g;
-        let (info, concepts) = (&self.info, &self.concepts);
+        let (info, concepts) = (&self.info, &self.named.concepts);
         artifacts(
             g,
             turns,
@@ -226,13 +218,7 @@ impl Draft {
             concepts,
         );
         requirements(g, info, concepts);
-        self.memories.finish(
-            g,
-            &Named {
-                concepts,
-                entities: &self.entities,
-            },
-        );
+        self.memories.finish(g, &self.named);
         let facts: Vec<&Facts> = info.iter().map(|i| &i.facts).collect();
         super::importance::score(g, turns, &facts, self.total);
         drop(facts);

@@ -18,7 +18,7 @@ pub(super) fn link_mentions(
     turns: &[&Turn],
     info: &[TurnInfo],
     segments: &[String],
-    named: &Named<'_>,
+    named: &Named,
 ) {
     // A few speakers say every turn: each one's id is hashed once.
     let mut speakers: FastMap<&str, String> = FastMap::default();
@@ -49,7 +49,7 @@ pub(super) fn link_mentions(
 fn mentioned(
     t: &Turn,
     inf: &TurnInfo,
-    named: &Named<'_>,
+    named: &Named,
     speakers: &FastMap<&str, String>,
 ) -> Vec<String> {
     let mut targets: Vec<String> = Vec::new();

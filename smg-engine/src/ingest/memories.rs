@@ -120,7 +120,7 @@ impl Memories {
 
     /// Link every memory to the entities and concepts its sentence names (they exist
     /// only once every turn has been counted).
-    pub(crate) fn finish(&self, g: &mut Graph, named: &Named<'_>) {
+    pub(crate) fn finish(&self, g: &mut Graph, named: &Named) {
         for (id, sentence) in &self.sentences {
             for (name, _) in names(sentence) {
                 if let Some(target) = named.id(&name.to_lowercase()) {

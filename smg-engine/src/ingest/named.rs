@@ -84,7 +84,7 @@ pub(crate) fn entity_id(name: &str) -> String {
 
 /// Concepts: technical terms used three times or more, and names said mostly in
 /// technical turns three times or more. Returns concept id by lower-cased term.
-pub(super) fn concepts(
+fn concepts(
     g: &mut Graph,
     names: &[(String, Mention)],
     terms: &[(String, Mention)],
@@ -118,12 +118,27 @@ pub(super) fn concepts(
 }
 
 /// The concept and entity nodes, by the lower case of the names they go by.
-pub(crate) struct Named<'a> {
-    pub(super) concepts: &'a FastMap<String, String>,
-    pub(super) entities: &'a FastMap<String, String>,
+#[derive(Default)]
+pub(crate) struct Named {
+    /// Concept ids by lower-cased term.
+    pub(super) concepts: FastMap<String, String>,
+    /// Entity ids by lower-cased name.
+    entities: FastMap<String, String>,
 }
 
-impl Named<'_> {
+impl Named {
+    /// The concept and entity nodes of the `names` and technical `terms` counted over
+    /// the file, added to `g`.
+    pub(super) fn add(
+        g: &mut Graph,
+        names: &[(String, Mention)],
+        terms: &[(String, Mention)],
+    ) -> Self {
+        let concepts = concepts(g, names, terms);
+        let entities = entities(g, names, &concepts);
+        Named { concepts, entities }
+    }
+
     /// The id of the concept or else the entity a name in lower case is, if either
     /// is in the graph.
     pub(crate) fn id(&self, lower: &str) -> Option<&String> {
@@ -140,7 +155,7 @@ impl Named<'_> {
 
 /// Entities: people, places, organisations; id = SHA-256 of the normalised name.
 /// Gives each one's id by its name in lower case.
-pub(super) fn entities(
+fn entities(
     g: &mut Graph,
     names: &[(String, Mention)],
     concepts: &FastMap<String, String>,

@@ -183,29 +183,10 @@ fn strings(v: &Value) -> impl Iterator<Item = &str> {
 
 /// Whether `s` has `%XX` escapes that decode to bytes that are not UTF-8.
 fn undecodable(s: &str) -> bool {
-    if !s.contains('%') {
-        return false;
-    }
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let bytes = s.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escape = (bytes[i] == b'%')
-            .then(|| Some(hex(*bytes.get(i + 1)?)? * 16 + hex(*bytes.get(i + 2)?)?))
-            .flatten();
-        match escape {
-            Some(b) => {
-                decoded.push(b as u8);
-                i += 3;
-            }
-            None => {
-                decoded.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    std::str::from_utf8(&decoded).is_err()
+    s.contains('%')
+        && percent_encoding::percent_decode_str(s)
+            .decode_utf8()
+            .is_err()
 }
 
 /// The first context IRI the document refers to that is not bundled.
