@@ -97,7 +97,11 @@ pub(crate) fn save_loaded(
 }
 
 /// Encrypt `bytes` with `encryption` (if any), then write them.
-fn seal(path: &Path, mut bytes: Vec<u8>, encryption: Option<&(Secret, u64)>) -> Result<(), Error> {
+pub(crate) fn seal(
+    path: &Path,
+    mut bytes: Vec<u8>,
+    encryption: Option<&(Secret, u64)>,
+) -> Result<(), Error> {
     if let Some((pass, iterations)) = encryption {
         bytes = smg_format::encrypt(&bytes, pass, *iterations)?;
     }

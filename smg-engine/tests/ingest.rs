@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest, Format, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, ingest_into_bytes, Format, IngestOptions, Input, Silent};
 use smg_format::{
-    read_archive, to_bytes, validate, Document, Encoding, Limits, Severity, ValidateOptions,
-    WriteOptions,
+    into_bytes, read_archive, to_bytes, validate, Document, Encoding, Limits, Severity,
+    ValidateOptions, WriteOptions,
 };
 
 fn data() -> PathBuf {
@@ -154,6 +154,34 @@ fn the_same_input_gives_the_same_bytes_and_a_second_run_adds_nothing() {
         first == bytes(&a),
         "re-ingesting known turns changes nothing"
     );
+}
+
+#[test]
+fn ingest_into_bytes_writes_what_ingest_then_into_bytes_writes() {
+    let inputs: Vec<Input> = samples()
+        .iter()
+        .map(|p| input(&p.display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    // An unknown member before the vault, over two 4 MiB cuts long, so that whole
+    // cuts are compressed ahead.
+    let mut large = fresh();
+    let words = "memory graph vault turn ".repeat(360_000);
+    large.extra.insert("archiveNotes".into(), words.into());
+    for doc in [fresh(), large] {
+        for write in [
+            WriteOptions::new(Encoding::Brotli),
+            WriteOptions::new(Encoding::Zstd),
+        ] {
+            let options = IngestOptions::default();
+            let mut whole = doc.clone();
+            let report = ingest(&mut whole, inputs.clone(), &options, &Silent).unwrap();
+            let expected = into_bytes(whole, &write).unwrap();
+            let (got_report, got) =
+                ingest_into_bytes(doc.clone(), inputs.clone(), &options, &Silent, &write).unwrap();
+            assert_eq!(got_report, report);
+            assert!(got == expected, "{write:?}");
+        }
+    }
 }
 
 /// LoCoMo 26 cut after `sessions` sessions: the export as it was earlier.

@@ -120,7 +120,7 @@ mod tests {
                     ..Default::default()
                 };
                 let mut out = Vec::new();
-                crate::envelope::compress_with(&text[..len], &params, &mut out).unwrap();
+                crate::envelope::cuts::compress_with(&text[..len], &params, &mut out).unwrap();
                 assert_eq!(
                     out,
                     plain(&text[..len], &params),

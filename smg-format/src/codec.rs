@@ -4,11 +4,13 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::Deserialize;
 
 use crate::canonical::{to_vec, with_entries, Pieces};
 use crate::envelope::{self, Encoding, WriteOptions};
 use crate::error::{Error, Result};
+use crate::head::CompressedHead;
 use crate::limits::Limits;
 use crate::model::Document;
 
@@ -135,11 +137,36 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// In Brotli (the default), the graph is written beside the rest of the document and
 /// the parts are compressed without being joined first.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
+    into_bytes_maybe_with_head(doc, options)
+}
+
+/// [`into_bytes`] of a document whose [`crate::LeadingMembers`] were taken out of it
+/// and compressed (with the same options) while the rest was built: the bytes
+/// [`into_bytes`] gives of the whole document, sooner. An error if the document
+/// took other leading members (`@context`, `@type`, the vault…) in the meantime.
+pub fn into_bytes_with_head(
+    doc: Document,
+    options: &WriteOptions,
+    head: CompressedHead,
+) -> Result<Vec<u8>> {
+    head.check(&doc, options)?;
+    let (ready, json) = head.into_parts();
+    if options.encoding == Encoding::Brotli {
+        let parts = Parts::written(doc)?;
+        let doc_pieces = parts.pieces()?;
+        return envelope::encode_pieces(&json.joined(&doc_pieces), options, Some(ready));
+    }
+    let doc_pieces = [Cow::Owned(to_canonical_json(&doc)?)];
+    drop(doc);
+    envelope::encode_pieces(&json.joined(&doc_pieces), options, Some(ready))
+}
+
+fn into_bytes_maybe_with_head(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     match options.encoding {
         Encoding::Packed => to_bytes(&doc, options),
         Encoding::Brotli => {
             let parts = Parts::written(doc)?;
-            envelope::encode_pieces(&parts.pieces()?, options)
+            envelope::encode_pieces(&parts.pieces()?, options, None)
         }
         _ => {
             let json = to_canonical_json(&doc)?;
@@ -160,8 +187,40 @@ struct Parts {
 /// The graph without nodes and edges, its nodes and its edges.
 struct GraphParts {
     head: Vec<u8>,
-    nodes: Option<Vec<u8>>,
-    edges: Option<Vec<u8>>,
+    nodes: Option<ArrayParts>,
+    edges: Option<ArrayParts>,
+}
+
+/// A JSON array written in parts side by side: each part is the array of some of
+/// its items, in order.
+struct ArrayParts(Vec<Vec<u8>>);
+
+/// Parts an array is written in: enough for both threads to share the work whatever
+/// the sizes of the items.
+const ARRAY_PARTS: usize = 8;
+
+impl ArrayParts {
+    fn written<T: serde::Serialize + Sync>(items: &[T]) -> Result<ArrayParts> {
+        let per_part = items.len().div_ceil(ARRAY_PARTS).max(1);
+        let parts = items
+            .par_chunks(per_part)
+            .map(to_vec)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ArrayParts(parts))
+    }
+
+    /// The whole array, in pieces borrowed from the parts.
+    fn pieces(&self) -> Pieces<'_> {
+        let mut pieces = Pieces::new();
+        for (i, part) in self.0.iter().enumerate() {
+            // Each part is `[…]`: its items go between one `[` and one `]`.
+            let items = &part[1..part.len() - 1];
+            pieces.push(Cow::Borrowed(if i == 0 { b"[" } else { b"," }));
+            pieces.push(Cow::Borrowed(items));
+        }
+        pieces.push(Cow::Borrowed(if self.0.is_empty() { b"[]" } else { b"]" }));
+        pieces
+    }
 }
 
 impl Parts {
@@ -177,8 +236,8 @@ impl Parts {
             move || rayon::join(move || to_canonical_json(&doc), move || to_vec(&graph)),
             move || {
                 rayon::join(
-                    move || nodes.map(|n| to_vec(&n)).transpose(),
-                    move || edges.map(|e| to_vec(&e)).transpose(),
+                    move || nodes.map(|n| ArrayParts::written(&n)).transpose(),
+                    move || edges.map(|e| ArrayParts::written(&e)).transpose(),
                 )
             },
         );
@@ -199,7 +258,7 @@ impl Parts {
         };
         let entries = [(NODES, nodes), (EDGES, edges)]
             .into_iter()
-            .filter_map(|(key, part)| Some((key, vec![Cow::Borrowed(&part.as_ref()?[..])])))
+            .filter_map(|(key, part)| Some((key, part.as_ref()?.pieces())))
             .collect();
         let graph = with_entries(head, entries)?;
         with_entries(&self.rest, vec![(SEMANTIC_GRAPH, graph)])
@@ -251,6 +310,16 @@ mod tests {
         format!(
             r#"{{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{{"created":"2025-12-04T10:30:00Z"}}{extra}}}"#
         )
+    }
+
+    #[test]
+    fn arrays_written_in_parts_join_into_the_whole() {
+        for len in [0, 1, 2, 7, 8, 9, 100] {
+            let items: Vec<u64> = (0..len).collect();
+            let parts = ArrayParts::written(&items).unwrap();
+            assert!(parts.0.len() <= ARRAY_PARTS);
+            assert_eq!(parts.pieces().concat(), to_vec(&items).unwrap(), "{len}");
+        }
     }
 
     #[test]

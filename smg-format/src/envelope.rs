@@ -4,7 +4,12 @@
 use std::borrow::Cow;
 use std::io::{Read, Write};
 
-use rayon::prelude::*;
+pub(crate) mod cuts;
+
+pub(crate) use cuts::{
+    brotli_compress, check_quality, compress_cuts, Ready, LARGE_BROTLI_LEVEL, PIECE_BYTES,
+};
+use cuts::{brotli_compress_pieces, SMALL_BROTLI_LEVEL};
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;
@@ -96,7 +101,7 @@ impl std::fmt::Display for Encoding {
 pub struct WriteOptions {
     /// The encoding to write.
     pub encoding: Encoding,
-    /// Compression level: Brotli 0–11 (default 5, or 3 for JSON over 4 MiB),
+    /// Compression level: Brotli 0–11 (default 5, or 2 for JSON over 4 MiB),
     /// Zstandard 1–22 (default 9).
     /// `None` takes the encoding's default.
     pub level: Option<i32>,
@@ -275,12 +280,24 @@ fn decompress_error(encoding: &'static str, e: &std::io::Error) -> Error {
 
 /// Wrap JSON text in the chosen encoding.
 pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
-    encode_pieces(&[Cow::Borrowed(json)], options)
+    encode_pieces(&[Cow::Borrowed(json)], options, None)
 }
 
 /// [`encode`] of JSON given in pieces (written apart) that join into the whole: a
-/// large document in Brotli is never joined into one buffer.
-pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) -> Result<Vec<u8>> {
+/// large document in Brotli is never joined into one buffer. With `ready`, the
+/// pieces are the JSON that follows its bytes.
+pub(crate) fn encode_pieces(
+    pieces: &[Cow<'_, [u8]>],
+    options: &WriteOptions,
+    ready: Option<Ready>,
+) -> Result<Vec<u8>> {
+    let ready = ready.unwrap_or_default();
+    if ready.len > 0 && options.encoding != Encoding::Brotli {
+        return Err(Error::InvalidArgument(format!(
+            "the head was compressed in Brotli, not {}",
+            options.encoding
+        )));
+    }
     let Some(code) = options.encoding.byte() else {
         return match options.encoding {
             Encoding::Json => Ok(pieces.concat()),
@@ -296,8 +313,8 @@ pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) ->
             )),
         };
     };
-    let len: usize = pieces.iter().map(|p| p.len()).sum();
-    let mut crc = crc32fast::Hasher::new();
+    let len = ready.len + pieces.iter().map(|p| p.len()).sum::<usize>();
+    let mut crc = ready.crc;
     for p in pieces {
         crc.update(p);
     }
@@ -309,7 +326,13 @@ pub(crate) fn encode_pieces(pieces: &[Cow<'_, [u8]>], options: &WriteOptions) ->
             } else {
                 SMALL_BROTLI_LEVEL
             });
-            brotli_compress_pieces(pieces, len, level, &mut out)?
+            if ready.len > 0 && ready.quality != level {
+                return Err(Error::InvalidArgument(format!(
+                    "the head was compressed at Brotli quality {}, not {level}",
+                    ready.quality
+                )));
+            }
+            brotli_compress_pieces(pieces, len, level, ready.cuts, &mut out)?
         }
         _ => zstd_compress(&joined(pieces), options.level.unwrap_or(9), &mut out)?,
     }
@@ -324,25 +347,6 @@ fn joined<'a>(pieces: &'a [Cow<'a, [u8]>]) -> Cow<'a, [u8]> {
     }
 }
 
-/// Bytes `from..to` of the pieces joined: borrowed when one piece holds them all,
-/// else copied out.
-fn cut<'a>(pieces: &'a [Cow<'a, [u8]>], from: usize, to: usize) -> Cow<'a, [u8]> {
-    let mut copied = Vec::new();
-    let mut start = 0;
-    for p in pieces {
-        let end = start + p.len();
-        if start <= from && to <= end {
-            return Cow::Borrowed(&p[from - start..to - start]);
-        }
-        if end > from && start < to {
-            copied.reserve(to - from);
-            copied.extend_from_slice(&p[from.max(start) - start..to.min(end) - start]);
-        }
-        start = end;
-    }
-    Cow::Owned(copied)
-}
-
 /// The envelope's header for `len` bytes of JSON whose CRC-32 is `crc`, with room
 /// for a quarter of them compressed.
 fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
@@ -354,139 +358,6 @@ fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
     out.extend_from_slice(&(len as u64).to_le_bytes());
     out.extend_from_slice(&crc.to_le_bytes());
     out
-}
-
-/// Brotli-compress `data` into `out` (window 2^24, the largest standard window).
-pub(crate) fn brotli_compress(data: &[u8], quality: i32, out: &mut Vec<u8>) -> Result<()> {
-    check_quality(quality)?;
-    // A window no larger than the data: the encoder allocates for the window, and a
-    // 16 MiB ring buffer for a 256 KiB block costs more in page faults than in work.
-    let bits = usize::BITS - data.len().max(1).leading_zeros();
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin: bits.clamp(16, 24) as i32,
-        size_hint: data.len(),
-        ..Default::default()
-    };
-    compress_with(data, &params, out)
-}
-
-/// Brotli-compress `data` into `out`, with working memory this thread's encoders
-/// freed before (a block's encoder would otherwise fault in fresh pages for its
-/// tables: a third of ingest's system time).
-pub(crate) fn compress_with(
-    mut data: &[u8],
-    params: &brotli::enc::BrotliEncoderParams,
-    out: &mut Vec<u8>,
-) -> Result<()> {
-    let (mut inbuf, mut outbuf) = ([0u8; 4096], [0u8; 4096]);
-    brotli::BrotliCompressCustomAlloc(
-        &mut data,
-        out,
-        &mut inbuf,
-        &mut outbuf,
-        params,
-        crate::brotli_memory::Reused,
-    )
-    .map_err(|e| Error::InvalidArgument(format!("brotli compression failed: {e}")))?;
-    Ok(())
-}
-
-/// Documents larger than this are Brotli-compressed in pieces of this size.
-const PIECE_BYTES: usize = 4 << 20;
-
-/// Default Brotli quality of a document of at most [`PIECE_BYTES`].
-const SMALL_BROTLI_LEVEL: i32 = 5;
-
-/// Default Brotli quality of a larger document: on a 59 MB document quality 3 takes
-/// a quarter of the time of 5 for 3.6 % more bytes, and 2 another 10 % less for the
-/// same bytes (bench/RESULTS.md).
-const LARGE_BROTLI_LEVEL: i32 = 2;
-
-/// Brotli-compress the JSON that `pieces` join into (`len` bytes) into `out` as one
-/// standard stream, a [`PIECE_BYTES`] cut at a time, the cuts side by side: each cut
-/// is a "catable" stream (no reference outside itself) and they are joined into one
-/// stream that any decoder reads. The cuts are made by size alone, so the bytes do
-/// not depend on the thread count nor on where the pieces meet. On a 59 MB document,
-/// 4 MiB cuts at quality 3 came out smaller than one stream at quality 3 (18.6
-/// against 19.2 MB).
-fn brotli_compress_pieces(
-    pieces: &[Cow<'_, [u8]>],
-    len: usize,
-    quality: i32,
-    out: &mut Vec<u8>,
-) -> Result<()> {
-    if len <= PIECE_BYTES {
-        return brotli_compress(&joined(pieces), quality, out);
-    }
-    check_quality(quality)?;
-    let compressed = (0..len.div_ceil(PIECE_BYTES))
-        .into_par_iter()
-        .map(|i| {
-            let from = i * PIECE_BYTES;
-            compress_piece(&cut(pieces, from, (from + PIECE_BYTES).min(len)), quality)
-        })
-        .collect::<Result<Vec<Vec<u8>>>>()?;
-    // The joined stream is about as long as its pieces.
-    let room = compressed.iter().map(|p| p.len() + 8).sum::<usize>() + 16;
-    join_brotli(&compressed, PIECE_BYTES.trailing_zeros() as u8, room, out)
-}
-
-/// One [`PIECE_BYTES`] cut as a catable Brotli stream.
-fn compress_piece(piece: &[u8], quality: i32) -> Result<Vec<u8>> {
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin: PIECE_BYTES.trailing_zeros() as i32,
-        size_hint: piece.len(),
-        catable: true,
-        appendable: true,
-        ..Default::default()
-    };
-    let mut bytes = Vec::with_capacity(piece.len() / 4);
-    compress_with(piece, &params, &mut bytes)?;
-    Ok(bytes)
-}
-
-/// Join catable Brotli streams into one, appended to `out` with `room` bytes set
-/// aside at first (more are added as needed).
-fn join_brotli(pieces: &[Vec<u8>], lgwin: u8, room: usize, out: &mut Vec<u8>) -> Result<()> {
-    use brotli::concat::{BroCatli, BroCatliResult};
-    let failed =
-        |r: BroCatliResult| Error::InvalidArgument(format!("joining brotli streams failed: {r:?}"));
-    let mut at = out.len();
-    out.resize(at + room, 0);
-    let grow = |out: &mut Vec<u8>| out.resize(out.len() + (out.len() >> 3) + 64, 0);
-    let mut joiner = BroCatli::new_with_window_size(lgwin);
-    for piece in pieces {
-        joiner.new_brotli_file();
-        let mut read = 0;
-        while read < piece.len() {
-            match joiner.stream(piece, &mut read, out, &mut at) {
-                BroCatliResult::Success | BroCatliResult::NeedsMoreInput => {}
-                BroCatliResult::NeedsMoreOutput => grow(out),
-                r => return Err(failed(r)),
-            }
-        }
-    }
-    loop {
-        match joiner.finish(out, &mut at) {
-            BroCatliResult::Success => {
-                out.truncate(at);
-                return Ok(());
-            }
-            BroCatliResult::NeedsMoreOutput => grow(out),
-            r => return Err(failed(r)),
-        }
-    }
-}
-
-fn check_quality(quality: i32) -> Result<()> {
-    if !(0..=11).contains(&quality) {
-        return Err(Error::InvalidArgument(format!(
-            "brotli level {quality} is outside 0..=11"
-        )));
-    }
-    Ok(())
 }
 
 fn zstd_compress(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
@@ -522,68 +393,6 @@ mod tests {
             assert_eq!(found, enc);
             assert_eq!(&*json, DOC);
         }
-    }
-
-    /// JSON-ish text of `len` bytes from a fixed vocabulary, compressible but not
-    /// trivially so.
-    fn words(len: usize) -> Vec<u8> {
-        let vocab = [
-            "turn", "memory", "graph", "\"id\":", "brotli", "{", "}", "42", "node",
-        ];
-        let mut state = 7u64;
-        let mut out = Vec::with_capacity(len + 16);
-        while out.len() < len {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            out.extend_from_slice(vocab[(state >> 59) as usize % vocab.len()].as_bytes());
-            out.push(b' ');
-        }
-        out.truncate(len);
-        out
-    }
-
-    #[test]
-    fn a_large_document_is_one_stream_whatever_the_threads() {
-        let json = words(2 * PIECE_BYTES + 12_345);
-        let options = WriteOptions::new(Encoding::Brotli);
-        let bytes = encode(&json, &options).unwrap();
-        let (_, back) = decode(&bytes, &Limits::default()).unwrap();
-        assert!(*back == json[..]);
-        let mut plain = Vec::new();
-        brotli::BrotliDecompress(&mut &bytes[HEADER_LEN..], &mut plain).unwrap();
-        assert!(plain == json);
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        assert!(one.install(|| encode(&json, &options).unwrap()) == bytes);
-    }
-
-    #[test]
-    fn joining_makes_room_when_the_output_is_short() {
-        let json = words(3 * 100_000);
-        let pieces: Vec<Vec<u8>> = json
-            .chunks(100_000)
-            .map(|piece| {
-                let params = brotli::enc::BrotliEncoderParams {
-                    quality: 3,
-                    lgwin: 17,
-                    catable: true,
-                    appendable: true,
-                    ..Default::default()
-                };
-                let mut bytes = Vec::new();
-                brotli::BrotliCompress(&mut &piece[..], &mut bytes, &params).unwrap();
-                bytes
-            })
-            .collect();
-        let mut out = b"head".to_vec();
-        join_brotli(&pieces, 17, 0, &mut out).unwrap();
-        assert_eq!(&out[..4], b"head");
-        let mut plain = Vec::new();
-        brotli::BrotliDecompress(&mut &out[4..], &mut plain).unwrap();
-        assert!(plain == json);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod delta;
 mod diff;
 mod envelope;
 mod error;
+mod head;
 mod limits;
 mod lineage;
 mod merge;
@@ -44,8 +45,8 @@ pub use archive::{
 };
 pub use canonical::to_canonical_json_value;
 pub use codec::{
-    from_bytes, from_bytes_with, from_json_slice, into_bytes, read_file, to_bytes,
-    to_canonical_json, write_atomic, write_file,
+    from_bytes, from_bytes_with, from_json_slice, into_bytes, into_bytes_with_head, read_file,
+    to_bytes, to_canonical_json, write_atomic, write_file,
 };
 pub use crypto::{
     decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
@@ -61,6 +62,7 @@ pub use envelope::{
     WriteOptions, HEADER_LEN, MAGIC,
 };
 pub use error::{Error, Result};
+pub use head::{CompressedHead, LeadingMembers};
 pub use limits::{Limits, MAX_DEPTH};
 pub use lineage::fork;
 pub use merge::{merge, Conflict, MergeOptions, Merged, Side};

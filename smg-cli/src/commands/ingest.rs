@@ -5,13 +5,15 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use smg_engine::ingest::{ingest, Format, IngestOptions, IngestReport, Input, Progress};
+use smg_engine::ingest::{
+    ingest, ingest_into_bytes, Format, IngestOptions, IngestReport, Input, Progress,
+};
 use smg_engine::search::{Retriever, EXTENSION};
-use smg_format::{Document, Encoding, Error};
+use smg_format::{Document, Encoding, Error, WriteOptions};
 
-use super::{encoded, index_needs_packed, Context};
+use super::{encoded, index_needs_packed, write_options, Context};
 use crate::cli::{FormatArg, IngestArgs};
-use crate::io::{load_bytes, read_input, save_loaded, write_output, write_stdout};
+use crate::io::{load_bytes, read_input, save_loaded, seal, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -71,14 +73,24 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 ))
                 .into());
             }
-            let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
-            bar.done();
-            let index = if indexed && loaded.encryption.is_none() {
-                Some(Retriever::new(&loaded.doc, &ctx.limits)?.index_bytes()?)
+            let report = if indexed {
+                let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
+                bar.done();
+                let index = if loaded.encryption.is_none() {
+                    Some(Retriever::new(&loaded.doc, &ctx.limits)?.index_bytes()?)
+                } else {
+                    None
+                };
+                save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
+                report
             } else {
-                None
+                let write = WriteOptions::new(loaded.encoding.for_writing());
+                let (report, bytes) =
+                    ingest_into_bytes(loaded.doc, inputs, &options, &bar, &write)?;
+                bar.done();
+                seal(path, bytes, loaded.encryption.as_ref())?;
+                report
             };
-            save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
             (
                 report,
                 path.as_path(),
@@ -87,9 +99,16 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         (None, Some(path)) => {
             let mut doc = Document::new("1970-01-01T00:00:00Z");
-            let report = ingest(&mut doc, inputs, &options, &bar)?;
-            bar.done();
-            let bytes = encoded(doc, &args.encode, args.index, ctx)?;
+            let write = write_options(&args.encode)?;
+            let (report, bytes) = if args.index {
+                let report = ingest(&mut doc, inputs, &options, &bar)?;
+                bar.done();
+                (report, encoded(doc, &args.encode, args.index, ctx)?)
+            } else {
+                let got = ingest_into_bytes(doc, inputs, &options, &bar, &write)?;
+                bar.done();
+                got
+            };
             write_output(path, &bytes)?;
             (report, path.as_path(), bytes.len() as u64)
         }

@@ -5,13 +5,13 @@
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
-use smg_format::{ArtifactVault, Edge, Node, Provenance, Turn};
+use smg_format::{Edge, Node, Provenance, Turn};
 
 use super::TurnView;
 
 use super::analyze::{analyze, Facts, NameKind, Terms};
 use super::chunk::{chunk, ChunkTurn};
-use super::links::{artifacts, link_mentions, requirements, supersede};
+use super::links::{artifacts, link_mentions, requirements, supersede, ArtifactLabels};
 use super::memories::Memories;
 use super::named::{count, Counted, Named};
 use crate::text::{self, clip};
@@ -112,8 +112,9 @@ pub(crate) fn analyze_all(turns: &[&Turn]) -> Analysis {
 }
 
 /// The graph as far as the turns alone tell it: all but the artifacts, which the
-/// vault names once the turns are archived, and importance, which counts them. It
-/// is drafted while the archive is written.
+/// vault names once the turns are archived, and importance, which counts them. Its
+/// segments are drafted while the archive is written, the rest ([`Draft::read`])
+/// once it is.
 pub(crate) struct Draft {
     g: Graph,
     info: Vec<TurnInfo>,
@@ -144,7 +145,7 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
     for i in &mut info {
         i.facts.terms = Terms::default();
     }
-    let mut draft = Draft {
+    Draft {
         g,
         info,
         segments,
@@ -153,16 +154,21 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
         memories: Memories::default(),
         goals: Vec::new(),
         total: turns.last().map_or(0, |t| t.turn),
-    };
-    let (names, terms) = draft.read_turns(turns);
-    let g = &mut draft.g;
-    draft.named = Named::add(g, &names.0, &terms.0);
-    link_mentions(g, turns, &draft.info, &draft.segments, &draft.named);
-    supersede(g, turns, &draft.decisions);
-    draft
+    }
 }
 
 impl Draft {
+    /// The draft's decisions, memories, goals, concepts and entities, with their
+    /// edges: mostly work on one thread, in turn order.
+    pub(crate) fn read(mut self, turns: &[&Turn]) -> Draft {
+        let (names, terms) = self.read_turns(turns);
+        let g = &mut self.g;
+        self.named = Named::add(g, &names.0, &terms.0);
+        link_mentions(g, turns, &self.info, &self.segments, &self.named);
+        supersede(g, turns, &self.decisions);
+        self
+    }
+
     /// Decisions, memories and goals of each memorable turn; the names and technical
     /// terms counted over all.
     fn read_turns(&mut self, turns: &[&Turn]) -> (Counted, Counted) {
@@ -205,7 +211,7 @@ impl Draft {
 
     /// The whole graph, now that `turns` (the draft's turns) say which artifact
     /// versions they hold.
-    pub(crate) fn finish(mut self, turns: &[TurnView<'_>], vault: Option<&ArtifactVault>) -> Built {
+    pub(crate) fn finish(mut self, turns: &[TurnView<'_>], labels: &ArtifactLabels) -> Built {
         let g = &mut self.g;
         let (info, concepts) = (&self.info, &self.named.concepts);
         artifacts(
@@ -213,7 +219,7 @@ impl Draft {
             turns,
             info,
             &self.segments,
-            vault,
+            labels,
             &self.decisions,
             concepts,
         );

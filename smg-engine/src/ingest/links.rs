@@ -99,6 +99,32 @@ pub(super) fn supersede(
     }
 }
 
+/// What an artifact's node shows of it: its file name, and its type as a tag.
+pub(crate) struct ArtifactLabel {
+    filename: Option<String>,
+    kind: String,
+}
+
+/// The [`ArtifactLabel`] of each artifact of a vault, by artifact id: all the graph
+/// reads of the vault, so that the vault can be written out while the graph is built.
+pub(crate) type ArtifactLabels = FastMap<String, ArtifactLabel>;
+
+/// The labels of the artifacts in `vault`.
+pub(crate) fn artifact_labels(vault: Option<&ArtifactVault>) -> ArtifactLabels {
+    let artifacts = vault.and_then(|v| v.artifacts.as_ref());
+    artifacts
+        .into_iter()
+        .flatten()
+        .map(|(id, a)| {
+            let label = ArtifactLabel {
+                filename: a.filename.clone(),
+                kind: a.kind.clone(),
+            };
+            (id.clone(), label)
+        })
+        .collect()
+}
+
 /// Artifact nodes for the vault's artifacts that turns hold; segments mention them,
 /// a decision made up to two turns before an artifact's version `resulted_in` it,
 /// and an artifact `implements` the concepts named in the turns that carry it.
@@ -107,11 +133,10 @@ pub(super) fn artifacts(
     turns: &[TurnView<'_>],
     info: &[TurnInfo],
     segments: &[String],
-    vault: Option<&ArtifactVault>,
+    labels: &ArtifactLabels,
     decisions: &[(usize, String, bool, Vec<String>)],
     concepts: &FastMap<String, String>,
 ) {
-    let arts = vault.and_then(|v| v.artifacts.as_ref());
     for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
         for (art, version) in t.artifacts {
             let id = format!("artifact-{art}");
@@ -122,7 +147,7 @@ pub(super) fn artifacts(
                     node.version = node.version.max(Some(*version));
                 }
                 None => {
-                    let a = arts.and_then(|a| a.get(art));
+                    let a = labels.get(art);
                     g.add(Node {
                         id: id.clone(),
                         kind: "artifact".into(),

@@ -24,7 +24,8 @@ use crate::fast::FastSet;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use smg_format::{
-    append_turns, read_archive, ArchiveOptions, Document, Edge, Graph, Limits, Node, Turn,
+    append_turns, read_archive, ArchiveOptions, CompressedHead, Document, Edge, Encoding, Graph,
+    LeadingMembers, Limits, Node, Turn, WriteOptions,
 };
 
 use crate::error::Result;
@@ -177,6 +178,35 @@ pub fn ingest(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
+    Ok(run(doc, inputs, options, progress, None)?.0)
+}
+
+/// [`ingest`] into `doc`, then the document encoded as `write` says: the bytes of
+/// [`smg_format::into_bytes`], sooner. In Brotli, the vault and the deep archive,
+/// final once the turns are archived, are compressed while the graph is finished.
+pub fn ingest_into_bytes(
+    mut doc: Document,
+    inputs: Vec<Input>,
+    options: &IngestOptions,
+    progress: &dyn Progress,
+    write: &WriteOptions,
+) -> Result<(IngestReport, Vec<u8>)> {
+    let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
+    let (report, head) = run(&mut doc, inputs, options, progress, ahead)?;
+    let bytes = match head {
+        Some(head) => smg_format::into_bytes_with_head(doc, write, head)?,
+        None => smg_format::into_bytes(doc, write)?,
+    };
+    Ok((report, bytes))
+}
+
+fn run(
+    doc: &mut Document,
+    inputs: Vec<Input>,
+    options: &IngestOptions,
+    progress: &dyn Progress,
+    write: Option<&WriteOptions>,
+) -> Result<(IngestReport, Option<CompressedHead>)> {
     let mut report = IngestReport {
         bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
         ..IngestReport::default()
@@ -228,16 +258,27 @@ pub fn ingest(
         )
         .collect();
     progress.start("analysing", all.len() as u64);
-    // The graph is finished on one thread while the records are freed on the other.
-    let (built, ()) = rayon::join(
-        || draft.finish(&all, doc.artifact_vault.as_ref()),
+    // The graph's last steps run mostly on one thread. Beside them, the records are
+    // freed and the vault and the archive, final now, are compressed for writing.
+    let labels = links::artifact_labels(doc.artifact_vault.as_ref());
+    report.artifacts = labels.len();
+    let leading = write.map(|_| LeadingMembers::take(doc)).transpose()?;
+    // The records go first: the compression's memory takes the place of theirs.
+    let (head, built) = rayon::join(
         || {
             sources
                 .into_par_iter()
                 .with_max_len(FREED_TOGETHER)
-                .for_each(drop)
+                .for_each(drop);
+            let compress = |(l, w): (LeadingMembers, _)| l.compress(w);
+            leading.zip(write).map(compress).transpose()
+        },
+        || {
+            let said: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
+            draft.read(&said).finish(&all, &labels)
         },
     );
+    let head = head?;
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
     replace_graph(doc, built.nodes, built.edges);
@@ -245,16 +286,11 @@ pub fn ingest(
     let graph = doc.semantic_graph.as_ref();
     report.nodes = graph.map_or(0, |g| g.nodes.as_ref().map_or(0, Vec::len));
     report.edges = graph.map_or(0, |g| g.edges.as_ref().map_or(0, Vec::len));
-    report.artifacts = doc
-        .artifact_vault
-        .as_ref()
-        .and_then(|v| v.artifacts.as_ref())
-        .map_or(0, |a| a.len());
     drop(all);
     // Hundreds of thousands of turns are freed on another thread while the caller
     // goes on (to write the file).
     rayon::spawn(move || drop((existing, turns)));
-    Ok(report)
+    Ok((report, head))
 }
 
 /// Source records are archived now and the graph never reads them: take them out

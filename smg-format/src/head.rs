@@ -1,0 +1,376 @@
+//! A document's leading members compressed ahead of the rest.
+//!
+//! In canonical JSON the vault and the deep archive come before `metadata`. A program
+//! that builds a large document (ingest) has them final well before the rest, and
+//! their Brotli cuts can be compressed then, by a core that would otherwise wait.
+//! The members are taken out of the document first, so that nothing can change them
+//! between their compression and the writing of the rest.
+
+use std::borrow::Cow;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+use crate::canonical::{to_vec, KeyOrder, Pieces};
+use crate::envelope::{check_quality, compress_cuts, Encoding, Ready, WriteOptions};
+use crate::envelope::{LARGE_BROTLI_LEVEL, PIECE_BYTES};
+use crate::error::{Error, Result};
+use crate::model::{ArtifactVault, Collaborator, DeepArchive, Document, Extra};
+
+/// The first member every document has after its leading members.
+const METADATA: &str = "metadata";
+
+/// A document's leading members, taken out of it: `artifactVault`, `collaborators`,
+/// `deepArchive` and unknown members whose keys sort before `metadata`. (`@context`
+/// and `@type` stay in the document.)
+///
+/// ```
+/// use smg_format::{into_bytes, into_bytes_with_head, Document, Encoding, LeadingMembers, WriteOptions};
+///
+/// let mut doc = Document::new("2025-12-04T10:30:00Z");
+/// doc.artifact_vault = Some(Default::default());
+/// let options = WriteOptions::new(Encoding::Brotli);
+/// let expected = into_bytes(doc.clone(), &options).unwrap();
+///
+/// let leading = LeadingMembers::take(&mut doc).unwrap();
+/// assert!(doc.artifact_vault.is_none() && leading.vault().is_some());
+/// let head = leading.compress(&options).unwrap();
+/// // ... the rest of the document is built here, beside the compression ...
+/// assert_eq!(into_bytes_with_head(doc, &options, head).unwrap(), expected);
+/// ```
+#[derive(Debug)]
+pub struct LeadingMembers {
+    context: Value,
+    kind: String,
+    vault: Option<ArtifactVault>,
+    collaborators: Option<Vec<Collaborator>>,
+    archive: Option<DeepArchive>,
+    extra: Extra,
+    /// The leading members the document keeps, as canonical JSON (an object).
+    kept: Vec<u8>,
+}
+
+impl LeadingMembers {
+    /// Take the leading members out of `doc`.
+    pub fn take(doc: &mut Document) -> Result<LeadingMembers> {
+        let extra = doc
+            .extra
+            .keys()
+            .filter(|k| KeyOrder::cmp(k, METADATA).is_lt())
+            .cloned()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .filter_map(|k| doc.extra.remove_entry(&k))
+            .collect();
+        Ok(LeadingMembers {
+            context: doc.context.clone(),
+            kind: doc.kind.clone(),
+            vault: doc.artifact_vault.take(),
+            collaborators: doc.collaborators.take(),
+            archive: doc.deep_archive.take(),
+            extra,
+            kept: to_vec(&Leading::of(doc))?,
+        })
+    }
+
+    /// The artifact vault taken, to read while the head is compressed.
+    pub fn vault(&self) -> Option<&ArtifactVault> {
+        self.vault.as_ref()
+    }
+
+    /// The members' canonical JSON, with the whole Brotli cuts of it compressed as
+    /// `options` would write a large document (none in another encoding). The
+    /// members are freed once written, and only the JSON after those cuts is kept.
+    pub fn compress(self, options: &WriteOptions) -> Result<CompressedHead> {
+        let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
+        if options.encoding == Encoding::Brotli {
+            check_quality(quality)?;
+        }
+        let mut json = to_vec(&Leading {
+            context: &self.context,
+            kind: &self.kind,
+            vault: self.vault.as_ref(),
+            collaborators: self.collaborators.as_ref(),
+            archive: self.archive.as_ref(),
+            extra: &self.extra,
+        })?;
+        // The object is left open: `metadata` and more members follow it.
+        json.pop();
+        json.push(b',');
+        let kept = self.kept;
+        drop((self.vault, self.archive, self.collaborators, self.extra));
+        let whole = match options.encoding {
+            Encoding::Brotli => json.len() / PIECE_BYTES * PIECE_BYTES,
+            _ => 0,
+        };
+        let cuts = compress_cuts(&[json[..whole].into()], 0..whole / PIECE_BYTES, quality)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&json[..whole]);
+        Ok(CompressedHead {
+            options: *options,
+            ready: Ready {
+                quality,
+                cuts,
+                len: whole,
+                crc,
+            },
+            tail: json[whole..].to_vec(),
+            kept,
+        })
+    }
+}
+
+/// The canonical JSON of a document's [`LeadingMembers`] and its whole Brotli cuts,
+/// compressed: give it to [`crate::into_bytes_with_head`] with the rest of the
+/// document.
+#[derive(Debug)]
+pub struct CompressedHead {
+    options: WriteOptions,
+    /// The JSON's whole cuts: `{`, then each leading member and a `,`, make the JSON.
+    ready: Ready,
+    /// The JSON after them.
+    tail: Vec<u8>,
+    /// What the document kept of its leading members, as canonical JSON.
+    kept: Vec<u8>,
+}
+
+impl CompressedHead {
+    /// The head's compressed cuts, and the rest of its JSON.
+    pub(crate) fn into_parts(self) -> (Ready, HeadJson) {
+        let json = HeadJson {
+            tail: self.tail,
+            kept: self.kept,
+        };
+        (self.ready, json)
+    }
+
+    /// An error unless `doc` still holds exactly the leading members it kept when
+    /// the head was taken, and `options` are those the head was compressed with.
+    pub(crate) fn check(&self, doc: &Document, options: &WriteOptions) -> Result<()> {
+        if *options != self.options {
+            return Err(Error::InvalidArgument(format!(
+                "the head was compressed for {:?}, not {options:?}",
+                self.options
+            )));
+        }
+        if to_vec(&Leading::of(doc))? != self.kept {
+            return Err(Error::InvalidArgument(
+                "the document's leading members changed after they were taken to be compressed ahead".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The JSON of a [`CompressedHead`] after its compressed cuts.
+pub(crate) struct HeadJson {
+    tail: Vec<u8>,
+    /// What the document kept of its leading members, as canonical JSON.
+    kept: Vec<u8>,
+}
+
+impl HeadJson {
+    /// The JSON after the head's compressed cuts, of a document whose canonical JSON
+    /// is `doc_pieces`, with the head's members put back in their places
+    /// ([`CompressedHead::check`] first).
+    pub(crate) fn joined<'a>(&'a self, doc_pieces: &'a [Cow<'a, [u8]>]) -> Pieces<'a> {
+        let mut pieces = vec![Cow::Borrowed(&self.tail[..])];
+        // The document's JSON opens with the leading members it kept (`@context` and
+        // `@type` at least), then `,`: as many bytes as `kept`, whose last is `}`.
+        let mut skip = self.kept.len();
+        for p in doc_pieces {
+            let take = skip.min(p.len());
+            skip -= take;
+            pieces.push(Cow::Borrowed(&p[take..]));
+        }
+        pieces
+    }
+}
+
+/// The members of a document that sort before `metadata`, serialised as an object.
+struct Leading<'a> {
+    context: &'a Value,
+    kind: &'a str,
+    vault: Option<&'a ArtifactVault>,
+    collaborators: Option<&'a Vec<Collaborator>>,
+    archive: Option<&'a DeepArchive>,
+    extra: &'a Extra,
+}
+
+impl<'a> Leading<'a> {
+    fn of(doc: &'a Document) -> Self {
+        Leading {
+            context: &doc.context,
+            kind: &doc.kind,
+            vault: doc.artifact_vault.as_ref(),
+            collaborators: doc.collaborators.as_ref(),
+            archive: doc.deep_archive.as_ref(),
+            extra: &doc.extra,
+        }
+    }
+}
+
+impl Serialize for Leading<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("@context", self.context)?;
+        map.serialize_entry("@type", self.kind)?;
+        if let Some(v) = self.vault {
+            map.serialize_entry("artifactVault", v)?;
+        }
+        if let Some(c) = self.collaborators {
+            map.serialize_entry("collaborators", c)?;
+        }
+        if let Some(a) = self.archive {
+            map.serialize_entry("deepArchive", a)?;
+        }
+        for (k, v) in self.extra {
+            if KeyOrder::cmp(k, METADATA).is_lt() {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{from_json_slice, into_bytes, into_bytes_with_head};
+    use crate::model::{Artifact, Node};
+
+    /// Text of `len` bytes that compresses like prose.
+    fn prose(len: usize, seed: u64) -> String {
+        let vocab = [
+            "turn", "memory", "graph", "vault", "brotli", "cut", "node", "42",
+        ];
+        let mut state = seed;
+        let mut out = String::with_capacity(len + 8);
+        while out.len() < len {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            out.push_str(vocab[(state >> 60) as usize % vocab.len()]);
+            out.push(' ');
+        }
+        out
+    }
+
+    /// A document whose leading members (with unknown ones before, between and after
+    /// the known ones) hold `leading` bytes of text, and that has more after them.
+    fn document(leading: usize) -> Document {
+        let json = format!(
+            r#"{{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{{"created":"2025-12-04T10:30:00Z"}},"!first":{first:?},"archiveNotes":{notes:?},"b":[1,2],"zLast":"after metadata","artifactVault":{{}},"deepArchive":{{}}}}"#,
+            first = prose(leading / 2, 3),
+            notes = prose(leading / 2, 5),
+        );
+        let mut doc = from_json_slice(json.as_bytes()).unwrap();
+        let vault = doc.artifact_vault.as_mut().unwrap();
+        let artifact = Artifact {
+            kind: "code".into(),
+            hash: "sha256:00".into(),
+            ..Artifact::default()
+        };
+        vault.artifacts = Some([("a1".to_string(), artifact)].into());
+        doc
+    }
+
+    /// Change what follows the leading members, as a program building the rest would.
+    fn build_rest(doc: &mut Document) {
+        doc.metadata.extra.insert("later".into(), "yes".into());
+        doc.semantic_graph
+            .get_or_insert_with(Default::default)
+            .nodes = Some(vec![Node {
+            id: "n1".into(),
+            kind: "concept".into(),
+            ..Node::default()
+        }]);
+    }
+
+    fn options() -> Vec<WriteOptions> {
+        vec![
+            WriteOptions::new(Encoding::Brotli),
+            WriteOptions::new(Encoding::Brotli).with_level(4),
+            WriteOptions::new(Encoding::Zstd),
+            WriteOptions::new(Encoding::Json),
+            WriteOptions::new(Encoding::Packed),
+        ]
+    }
+
+    #[test]
+    fn a_head_compressed_ahead_gives_the_bytes_of_the_whole_document() {
+        // No whole cut, one, and several (4 MiB each).
+        for leading in [1_000, 5 << 20, 9 << 20] {
+            for options in options() {
+                let mut whole = document(leading);
+                let mut rest = whole.clone();
+                let taken = LeadingMembers::take(&mut rest).unwrap();
+                assert!(rest.artifact_vault.is_none() && rest.deep_archive.is_none());
+                assert_eq!(taken.vault(), whole.artifact_vault.as_ref());
+                let head = taken.compress(&options).unwrap();
+                let brotli = options.encoding == Encoding::Brotli;
+                assert_eq!(
+                    head.ready.cuts.len(),
+                    if brotli { leading >> 22 } else { 0 }
+                );
+                build_rest(&mut whole);
+                build_rest(&mut rest);
+                let expected = into_bytes(whole, &options).unwrap();
+                let got = into_bytes_with_head(rest, &options, head).unwrap();
+                assert!(got == expected, "{leading} bytes, {options:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_document_that_changed_its_leading_members_is_refused() {
+        let changes: [fn(&mut Document); 4] = [
+            |d| d.context = "https://example.org/other".into(),
+            |d| d.artifact_vault = Some(Default::default()),
+            |d| {
+                d.extra.insert("archiveNotes".into(), "again".into());
+            },
+            |d| {
+                d.extra.insert("aNew".into(), 1.into());
+            },
+        ];
+        let options = WriteOptions::new(Encoding::Brotli);
+        for change in changes {
+            let mut doc = document(1_000);
+            let head = LeadingMembers::take(&mut doc)
+                .unwrap()
+                .compress(&options)
+                .unwrap();
+            change(&mut doc);
+            let err = into_bytes_with_head(doc, &options, head).unwrap_err();
+            assert_eq!(err.code(), "SMG-E020", "{err}");
+        }
+        // A member after `metadata` may change: it is not part of the head.
+        let mut doc = document(1_000);
+        let head = LeadingMembers::take(&mut doc)
+            .unwrap()
+            .compress(&options)
+            .unwrap();
+        doc.extra.insert("zLast".into(), "changed".into());
+        assert!(into_bytes_with_head(doc, &options, head).is_ok());
+    }
+
+    #[test]
+    fn a_head_is_written_only_with_the_options_it_was_compressed_for() {
+        let mut doc = document(5 << 20);
+        let brotli = WriteOptions::new(Encoding::Brotli);
+        let head = LeadingMembers::take(&mut doc)
+            .unwrap()
+            .compress(&brotli)
+            .unwrap();
+        let err = into_bytes_with_head(doc, &brotli.with_level(3), head).unwrap_err();
+        assert!(err.to_string().contains("compressed for"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_quality_is_refused_before_any_work() {
+        let taken = LeadingMembers::take(&mut document(1_000)).unwrap();
+        let options = WriteOptions::new(Encoding::Brotli).with_level(12);
+        assert!(taken.compress(&options).is_err());
+    }
+}
