@@ -26,7 +26,7 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
             .map_err(io_err)?;
         Ok(buf)
     } else {
-        std::fs::read(path).map_err(io_err)
+        smg_format::read_bytes(path)
     }
 }
 

@@ -1,8 +1,6 @@
 //! Reading and writing whole documents: envelope, UTF-8, JSON, model, canonical bytes.
 
 use std::borrow::Cow;
-use std::io::Write;
-use std::path::Path;
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -271,37 +269,6 @@ const SEMANTIC_GRAPH: &str = "semanticGraph";
 const NODES: &str = "nodes";
 const EDGES: &str = "edges";
 
-/// Read and parse a file.
-pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    from_bytes(&bytes, limits)
-}
-
-/// Write a document to `path` atomically (temp file in the same directory, fsync,
-/// rename): on any failure the previous file is left untouched.
-pub fn write_file(path: &Path, doc: &Document, options: &WriteOptions) -> Result<()> {
-    let bytes = to_bytes(doc, options)?;
-    write_atomic(path, &bytes)
-}
-
-/// Replace `path` with `bytes` atomically.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".smg-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,19 +413,5 @@ mod tests {
         let mut trailing = doc_json("");
         trailing.push_str(" {}");
         assert_eq!(code(trailing.as_bytes()), "SMG-E010");
-    }
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_temp_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.smg");
-        let doc = Document::new("2025-12-04T10:30:00Z");
-        for enc in [Encoding::Json, Encoding::Brotli, Encoding::Zstd] {
-            write_file(&path, &doc, &WriteOptions::new(enc)).unwrap();
-            let (back, found) = read_file(&path, &Limits::default()).unwrap();
-            assert_eq!((back, found), (doc.clone(), enc));
-        }
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
     }
 }

@@ -25,6 +25,7 @@ mod delta;
 mod diff;
 mod envelope;
 mod error;
+mod file;
 mod head;
 mod limits;
 mod lineage;
@@ -45,8 +46,8 @@ pub use archive::{
 };
 pub use canonical::to_canonical_json_value;
 pub use codec::{
-    from_bytes, from_bytes_with, from_json_slice, into_bytes, into_bytes_with_head, read_file,
-    to_bytes, to_canonical_json, write_atomic, write_file,
+    from_bytes, from_bytes_with, from_json_slice, into_bytes, into_bytes_with_head, to_bytes,
+    to_canonical_json,
 };
 pub use crypto::{
     decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
@@ -62,6 +63,7 @@ pub use envelope::{
     WriteOptions, HEADER_LEN, MAGIC,
 };
 pub use error::{Error, Result};
+pub use file::{read_bytes, read_file, write_atomic, write_file};
 pub use head::{CompressedHead, LeadingMembers};
 pub use limits::{Limits, MAX_DEPTH};
 pub use lineage::fork;
