@@ -41,9 +41,12 @@ pub(crate) fn chunk<'a>(turns: &[ChunkTurn<'a>]) -> Vec<Chunk<'a>> {
             let full = tokens + t.tokens > MAX_TOKENS;
             let shift = !answer && i - start >= 2 && shifted(&topic, t.terms);
             if new_session || (full && !(answer && tokens + t.tokens <= 2 * MAX_TOKENS)) || shift {
+                // The next chunk's words are about as many: room for them is made
+                // once, not by growing the map again and again.
+                let room = FastMap::with_capacity_and_hasher(topic.len(), Default::default());
                 out.push(Chunk {
                     turns: start..i,
-                    words: std::mem::take(&mut topic),
+                    words: std::mem::replace(&mut topic, room),
                 });
                 start = i;
                 tokens = 0;
