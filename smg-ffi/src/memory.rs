@@ -13,7 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
 use smg_engine::search::{prompt, Retriever, SearchOptions};
 use smg_format::{Document, Limits};
 
@@ -457,25 +457,21 @@ unsafe fn read_inputs(
 
 /// A whole file, or SMG-E001 naming it.
 pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
-    std::fs::read(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))
+    smg_format::read_bytes(std::path::Path::new(path))
+        .map_err(|e| (SmgStatus::Io, format!("error[{}]: {e}", e.code())))
 }
 
 /// Ingest `files` into `doc`, write it to `output` in `encoding`; the summary as JSON.
 fn ingest_into(
-    mut doc: Document,
+    doc: Document,
     files: Vec<Input>,
     output: &str,
     encoding: smg_format::Encoding,
 ) -> Result<String, (SmgStatus, String)> {
-    let report =
-        ingest(&mut doc, files, &IngestOptions::default(), &Silent).map_err(engine_error)?;
-    let encoding = encoding.for_writing();
-    smg_format::write_file(
-        std::path::Path::new(output),
-        &doc,
-        &smg_format::WriteOptions::new(encoding),
-    )
-    .map_err(format_error)?;
+    let write = smg_format::WriteOptions::new(encoding.for_writing());
+    let (report, bytes) = ingest_into_bytes(doc, files, &IngestOptions::default(), &Silent, &write)
+        .map_err(engine_error)?;
+    smg_format::write_atomic(std::path::Path::new(output), &bytes).map_err(format_error)?;
     Ok(json!({
         "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
         "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,
