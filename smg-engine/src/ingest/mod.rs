@@ -200,6 +200,8 @@ pub fn ingest_into_bytes(
     Ok((report, bytes))
 }
 
+/// [`ingest`]; given `write`, the document's leading members are taken out of it
+/// and compressed for writing with those options, and returned as a head.
 fn run(
     doc: &mut Document,
     inputs: Vec<Input>,
