@@ -135,31 +135,6 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// In Brotli (the default), the graph is written beside the rest of the document and
 /// the parts are compressed without being joined first.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
-    into_bytes_maybe_with_head(doc, options)
-}
-
-/// [`into_bytes`] of a document whose [`crate::LeadingMembers`] were taken out of it
-/// and compressed (with the same options) while the rest was built: the bytes
-/// [`into_bytes`] gives of the whole document, sooner. An error if the document
-/// took other leading members (`@context`, `@type`, the vault…) in the meantime.
-pub fn into_bytes_with_head(
-    doc: Document,
-    options: &WriteOptions,
-    head: CompressedHead,
-) -> Result<Vec<u8>> {
-    head.check(&doc, options)?;
-    let (ready, json) = head.into_parts();
-    if options.encoding == Encoding::Brotli {
-        let parts = Parts::written(doc)?;
-        let doc_pieces = parts.pieces()?;
-        return envelope::encode_pieces(&json.joined(&doc_pieces), options, Some(ready));
-    }
-    let doc_pieces = [Cow::Owned(to_canonical_json(&doc)?)];
-    drop(doc);
-    envelope::encode_pieces(&json.joined(&doc_pieces), options, Some(ready))
-}
-
-fn into_bytes_maybe_with_head(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     match options.encoding {
         Encoding::Packed => to_bytes(&doc, options),
         Encoding::Brotli => {
@@ -172,6 +147,22 @@ fn into_bytes_maybe_with_head(doc: Document, options: &WriteOptions) -> Result<V
             envelope::encode(&json, options)
         }
     }
+}
+
+/// [`into_bytes`] of a document whose [`crate::LeadingMembers`] were taken out of it
+/// and compressed (with the same options) while the rest was built: the bytes
+/// [`into_bytes`] gives of the whole document, sooner. An error if the document
+/// took other leading members (`@context`, `@type`, the vault…) in the meantime.
+pub fn into_bytes_with_head(
+    doc: Document,
+    options: &WriteOptions,
+    mut head: CompressedHead,
+) -> Result<Vec<u8>> {
+    head.check(&doc, options)?;
+    let ready = head.take_ready();
+    let parts = Parts::written(doc)?;
+    let doc_pieces = parts.pieces()?;
+    envelope::encode_pieces(&head.joined(&doc_pieces), options, Some(ready))
 }
 
 /// A document's canonical JSON in parts written side by side, each part of the

@@ -292,12 +292,6 @@ pub(crate) fn encode_pieces(
     ready: Option<Ready>,
 ) -> Result<Vec<u8>> {
     let ready = ready.unwrap_or_default();
-    if ready.len > 0 && options.encoding != Encoding::Brotli {
-        return Err(Error::InvalidArgument(format!(
-            "the head was compressed in Brotli, not {}",
-            options.encoding
-        )));
-    }
     let Some(code) = options.encoding.byte() else {
         return match options.encoding {
             Encoding::Json => Ok(pieces.concat()),
@@ -326,12 +320,6 @@ pub(crate) fn encode_pieces(
             } else {
                 SMALL_BROTLI_LEVEL
             });
-            if ready.len > 0 && ready.quality != level {
-                return Err(Error::InvalidArgument(format!(
-                    "the head was compressed at Brotli quality {}, not {level}",
-                    ready.quality
-                )));
-            }
             brotli_compress_pieces(pieces, len, level, ready.cuts, &mut out)?
         }
         _ => zstd_compress(&joined(pieces), options.level.unwrap_or(9), &mut out)?,

@@ -53,14 +53,15 @@ pub struct LeadingMembers {
 impl LeadingMembers {
     /// Take the leading members out of `doc`.
     pub fn take(doc: &mut Document) -> Result<LeadingMembers> {
-        let extra = doc
+        let leading: Vec<String> = doc
             .extra
             .keys()
             .filter(|k| KeyOrder::cmp(k, METADATA).is_lt())
             .cloned()
-            .collect::<Vec<_>>()
-            .into_iter()
-            .filter_map(|k| doc.extra.remove_entry(&k))
+            .collect();
+        let extra = leading
+            .iter()
+            .filter_map(|k| doc.extra.remove_entry(k))
             .collect();
         Ok(LeadingMembers {
             context: doc.context.clone(),
@@ -109,7 +110,6 @@ impl LeadingMembers {
         Ok(CompressedHead {
             options: *options,
             ready: Ready {
-                quality,
                 cuts,
                 len: whole,
                 crc,
@@ -135,13 +135,9 @@ pub struct CompressedHead {
 }
 
 impl CompressedHead {
-    /// The head's compressed cuts, and the rest of its JSON.
-    pub(crate) fn into_parts(self) -> (Ready, HeadJson) {
-        let json = HeadJson {
-            tail: self.tail,
-            kept: self.kept,
-        };
-        (self.ready, json)
+    /// The head's compressed cuts, taken out.
+    pub(crate) fn take_ready(&mut self) -> Ready {
+        std::mem::take(&mut self.ready)
     }
 
     /// An error unless `doc` still holds exactly the leading members it kept when
@@ -160,16 +156,7 @@ impl CompressedHead {
         }
         Ok(())
     }
-}
 
-/// The JSON of a [`CompressedHead`] after its compressed cuts.
-pub(crate) struct HeadJson {
-    tail: Vec<u8>,
-    /// What the document kept of its leading members, as canonical JSON.
-    kept: Vec<u8>,
-}
-
-impl HeadJson {
     /// The JSON after the head's compressed cuts, of a document whose canonical JSON
     /// is `doc_pieces`, with the head's members put back in their places
     /// ([`CompressedHead::check`] first).

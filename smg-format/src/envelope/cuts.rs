@@ -9,10 +9,10 @@ use super::joined;
 use crate::error::{Error, Result};
 
 /// The first bytes of a document's JSON, compressed ahead as whole [`PIECE_BYTES`]
-/// cuts at Brotli `quality`, with their length and CRC-32.
+/// cuts (at the quality the write options give a large document), with their length
+/// and CRC-32.
 #[derive(Debug, Default)]
 pub(crate) struct Ready {
-    pub(crate) quality: i32,
     pub(crate) cuts: Vec<Vec<u8>>,
     pub(crate) len: usize,
     pub(crate) crc: crc32fast::Hasher,
