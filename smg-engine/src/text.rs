@@ -260,9 +260,48 @@ pub(crate) fn is_stopword(word: &str) -> bool {
 
 /// Words as they are written: runs of letters, digits and inner apostrophes.
 pub(crate) fn word_slices(text: &str) -> impl Iterator<Item = &str> + '_ {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+    WordSlices { text, at: 0 }
         .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
         .filter(|w| !w.is_empty())
+}
+
+/// The runs of letters, digits and apostrophes of a text, as `split` on the other
+/// characters gives them (less the empty ones), but reading ASCII a byte at a time:
+/// every word of every turn passes here, and decoding each char costs more than the
+/// rest of the word's work.
+struct WordSlices<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for WordSlices<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let mut start = self.at;
+        let mut at = self.at;
+        while at < bytes.len() {
+            let b = bytes[at];
+            let (in_word, len) = if b.is_ascii() {
+                (b.is_ascii_alphanumeric() || b == b'\'', 1)
+            } else {
+                // A char starts here: `at` only ever moves by whole chars.
+                let c = self.text[at..].chars().next().unwrap_or('\0');
+                (c.is_alphanumeric() || c == '’', c.len_utf8())
+            };
+            if !in_word {
+                if at > start {
+                    self.at = at + len;
+                    return Some(&self.text[start..at]);
+                }
+                start = at + len;
+            }
+            at += len;
+        }
+        self.at = at;
+        (at > start).then(|| &self.text[start..at])
+    }
 }
 
 /// Lower-case words: runs of letters, digits and inner apostrophes.
@@ -407,6 +446,18 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn word_slices_are_those_of_split(text in "[a-zA-Z0-9 ’'.,\\-é日\u{301}]{0,40}|\\PC{0,40}") {
+            let split: Vec<&str> = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+                .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            proptest::prop_assert_eq!(word_slices(&text).collect::<Vec<_>>(), split);
+        }
+    }
 
     #[test]
     fn words_terms_and_sentences() {

@@ -4,10 +4,8 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
-use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
-
+use super::classify::classify;
 pub(crate) use super::names::names;
 use crate::fast::{FastMap, FastSet};
 use crate::ingest::lexicon::{cues, Cue, Found};
@@ -152,7 +150,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
     let filler =
         words > 0 && words <= 6 && text::words(&prose).all(|w| FILLER.contains(&w.as_str()));
     let mut facts = Facts {
-        kind: classify(content, &prose, words),
+        kind: classify(content, words),
         filler,
         words,
         decision_cues: 0,
@@ -219,66 +217,6 @@ fn distinct<T: Hash + Eq + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> 
         }
     }
     out
-}
-
-/// M3S §2.2: code, short exchange, docs, design, LLM output, explanation.
-fn classify(content: &str, prose: &str, words: usize) -> Kind {
-    let lines = content.lines().count();
-    let code_cues = ["def ", "class ", "function", "import "]
-        .iter()
-        .filter(|c| content.contains(**c))
-        .count();
-    if content.contains("```") || content.contains("~~~") || (code_cues >= 2 && lines >= 3) {
-        return Kind::Code;
-    }
-    if words < 20 {
-        return Kind::ShortExchange;
-    }
-    let (docs, design) = indicators(prose);
-    if words > 100 && docs >= 1 {
-        return Kind::Docs;
-    }
-    if design >= 2 {
-        return Kind::Design;
-    }
-    let structured = prose.contains("\n1. ") || prose.contains("**") || prose.contains("###");
-    if structured && words > 100 {
-        return Kind::LlmOutput;
-    }
-    Kind::Explanation
-}
-
-/// Words that mark documentation, then words that mark design (M3S §2.2).
-const INDICATORS: [&str; 11] = [
-    "documentation",
-    "spec",
-    " api",
-    "requirements",
-    "reference",
-    "architecture",
-    "component",
-    "system",
-    "flow",
-    "design",
-    "module",
-];
-
-/// How many of the documentation words and of the design words `prose` holds, in
-/// any case: found in one pass, not one search of a lower-cased copy per word.
-fn indicators(prose: &str) -> (usize, usize) {
-    static MATCHER: LazyLock<AhoCorasick> = LazyLock::new(|| {
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(INDICATORS)
-            .expect("the indicator words are valid patterns")
-    });
-    let mut found = [false; INDICATORS.len()];
-    for m in MATCHER.find_overlapping_iter(prose) {
-        found[m.pattern().as_usize()] = true;
-    }
-    let count = |f: &[bool]| f.iter().filter(|f| **f).count();
-    (count(&found[..5]), count(&found[5..]))
 }
 
 /// SMG §4: "let's use", "we'll go with", "decided to", or options compared with a
@@ -482,14 +420,6 @@ mod tests {
         assert_eq!(analyze("short one", true).kind, Kind::ShortExchange);
         let design = "The architecture has one component per system boundary and a data flow that is easy to follow for everyone involved here";
         assert_eq!(analyze(design, true).kind, Kind::Design);
-    }
-
-    #[test]
-    fn indicator_words_are_found_in_any_case_and_overlapping() {
-        assert_eq!(indicators("The Systems DESIGN spec, see the API"), (2, 2));
-        // "specification" holds "spec"; "modules" holds "module"; "rapid" is no " api".
-        assert_eq!(indicators("specification of modules, rapid flow"), (1, 2));
-        assert_eq!(indicators("nothing here"), (0, 0));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 mod analyze;
 mod build;
 mod chunk;
+mod classify;
 mod import;
 mod importance;
 mod lexicon;

@@ -15,9 +15,11 @@ const KEY_POINTS: usize = 5;
 /// Up to five most frequent words of four letters or more that are not stopwords, in
 /// lower case (ties alphabetical).
 pub(super) fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
-    // Words of ASCII letters, nearly all of them, are counted where they stand;
-    // only other words are lower-cased into strings of their own.
-    let mut ascii: Counts<Folded<'a>> = Counts::default();
+    // Words of ASCII letters, nearly all of them, are counted without a copy: up to
+    // 16 letters as one number, longer ones where they stand. Only other words are
+    // lower-cased into strings of their own.
+    let mut short: Counts<u128> = Counts::default();
+    let mut long: Counts<Folded<'a>> = Counts::default();
     let mut other: Counts<String> = Counts::default();
     for t in turns {
         alphanumeric_runs(&t.content, &mut |w: &'a str| {
@@ -27,7 +29,10 @@ pub(super) fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<Strin
             }
             if w.is_ascii() {
                 if w.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    *ascii.entry(Folded(w.as_bytes())).or_default() += 1;
+                    match pack(w.as_bytes()) {
+                        Some(packed) => *short.entry(packed).or_default() += 1,
+                        None => *long.entry(Folded(w.as_bytes())).or_default() += 1,
+                    }
                 }
                 return;
             }
@@ -37,30 +42,63 @@ pub(super) fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<Strin
             }
         });
     }
-    let ascii = ascii.into_iter().filter(|(w, _)| !w.is_stopword());
+    // Long words are no stopwords: the longest has seven letters.
+    let long = long.into_iter().map(|(w, n)| (w.lower(), n));
     if other.is_empty() {
-        return most_frequent(ascii.collect())
-            .iter()
-            .map(Folded::lower)
-            .collect();
+        // The five of all are among the five of the short words and the five of the
+        // long ones.
+        let short = short.into_iter().filter(|(w, _)| !packed_stopword(*w));
+        let short = most_frequent(short.collect()).into_iter();
+        let both = short.map(|(w, n)| (unpack(w), n)).chain(long);
+        return words(most_frequent(both.collect()));
     }
     // A word such as "\u{212A}ing" (Kelvin sign) lowercases to one of ASCII letters.
-    for (w, n) in ascii {
-        *other.entry(w.lower()).or_default() += n;
+    for (w, n) in short.into_iter().map(|(w, n)| (unpack(w), n)).chain(long) {
+        *other.entry(w).or_default() += n;
     }
     other.retain(|w, _| !Folded(w.as_bytes()).is_stopword());
-    most_frequent(other.into_iter().collect())
+    words(most_frequent(other.into_iter().collect()))
 }
 
-/// The [`KEY_POINTS`] words of highest count (ties in order of the words).
-fn most_frequent<W: Ord>(mut counted: Vec<(W, usize)>) -> Vec<W> {
+/// The [`KEY_POINTS`] words of highest count, with their counts (ties in order of the
+/// words).
+fn most_frequent<W: Ord>(mut counted: Vec<(W, usize)>) -> Vec<(W, usize)> {
     let order = |a: &(W, usize), b: &(W, usize)| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0));
     if counted.len() > KEY_POINTS {
         counted.select_nth_unstable_by(KEY_POINTS, order);
         counted.truncate(KEY_POINTS);
     }
     counted.sort_unstable_by(order);
+    counted
+}
+
+fn words(counted: Vec<(String, usize)>) -> Vec<String> {
     counted.into_iter().map(|(w, _)| w).collect()
+}
+
+/// A word of at most 16 ASCII letters in lower case, as one number: its bytes from
+/// the top, zeros after, so that numbers order as their words do.
+fn pack(word: &[u8]) -> Option<u128> {
+    let mut bytes = [0u8; 16];
+    bytes.get_mut(..word.len())?.copy_from_slice(word);
+    let letters = u128::MAX << (8 * (16 - word.len()));
+    Some(u128::from_be_bytes(bytes) | (letters & u128::from_ne_bytes([LOWER; 16])))
+}
+
+/// The word [`pack`] made the number of.
+fn unpack(packed: u128) -> String {
+    let bytes = packed.to_be_bytes();
+    bytes
+        .iter()
+        .take_while(|b| **b != 0)
+        .map(|b| char::from(*b))
+        .collect()
+}
+
+fn packed_stopword(packed: u128) -> bool {
+    let bytes = packed.to_be_bytes();
+    let len = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+    Folded(&bytes[..len]).is_stopword()
 }
 
 /// A word of ASCII letters, equal, hashed and ordered as its lower case is, without
@@ -71,7 +109,7 @@ struct Folded<'a>(&'a [u8]);
 const LOWER: u8 = 0x20;
 
 impl Folded<'_> {
-    fn lower(&self) -> String {
+    fn lower(self) -> String {
         self.0.iter().map(|b| char::from(b | LOWER)).collect()
     }
 
@@ -202,6 +240,21 @@ mod tests {
     }
 
     #[test]
+    fn packed_words_order_as_words_and_unpack_to_lower_case() {
+        let words = ["ABCD", "abcde", "abd", "Zebra", "abcdefghijklmnop"];
+        let mut packed: Vec<u128> = words.iter().map(|w| pack(w.as_bytes()).unwrap()).collect();
+        packed.sort_unstable();
+        let unpacked: Vec<String> = packed.into_iter().map(unpack).collect();
+        assert_eq!(
+            unpacked,
+            ["abcd", "abcde", "abcdefghijklmnop", "abd", "zebra"]
+        );
+        assert_eq!(pack(b"abcdefghijklmnopq"), None);
+        assert!(packed_stopword(pack(b"Yours").unwrap()));
+        assert!(!packed_stopword(pack(b"youth").unwrap()));
+    }
+
+    #[test]
     fn stopwords_are_sorted_and_key_points_skip_them() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(
@@ -246,7 +299,7 @@ mod tests {
         #[test]
         fn key_points_are_those_counted_the_plain_way(
             texts in proptest::collection::vec(
-                "((This|this|THAT|Redis|redis|rEdIs|Postgres|ärger|Ärger|\u{212A}ing|king|KING|İİİİ|abcdefghijk|ABCDEFGHIJK|zyx|2024x|[a-zA-Z]{4,9}|[a-e]{4})[ ,.;!\n—]{1,2}){0,30}",
+                "((This|this|THAT|Redis|redis|rEdIs|Postgres|ärger|Ärger|\u{212A}ing|king|KING|İİİİ|abcdefghijk|ABCDEFGHIJK|abcdefghijklmnop|abcdefghijklmnopq|ABCDEFGHIJKLMNOPQR|[a-cA-C]{15,18}|zyx|2024x|[a-zA-Z]{4,9}|[a-e]{4})[ ,.;!\n—]{1,2}){0,30}",
                 0..4,
             )
         ) {

@@ -86,16 +86,18 @@ pub enum LifecycleTier {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Provenance {
+    // Fields in the order of their keys in canonical JSON: written in that order,
+    // an object needs no sorting (the writer checks, and sorts only what is not).
     /// The source conversation's id.
     pub conversation_id: Option<String>,
-    /// The session within the conversation.
-    pub session_id: Option<String>,
     /// Ids of the source messages, as the source system named them.
     pub message_ids: Option<Vec<String>>,
-    /// Archive turn numbers the memory was drawn from.
-    pub turns: Option<Vec<u64>>,
+    /// The session within the conversation.
+    pub session_id: Option<String>,
     /// When the source was said (RFC 3339).
     pub timestamp: Option<String>,
+    /// Archive turn numbers the memory was drawn from.
+    pub turns: Option<Vec<u64>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -110,77 +112,79 @@ pub struct Provenance {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
-    /// Unique across the whole document.
-    pub id: String,
-    /// The node type (see the type's documentation).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Short human-readable name.
-    pub label: Option<String>,
-    /// Longer text.
-    pub description: Option<String>,
-    /// Full text of a memory or segment.
-    pub content: Option<String>,
-    /// How sure the extractor is, in \[0, 1\].
-    pub confidence: Option<f64>,
-    /// How much the node matters, in \[0, 1\].
-    pub importance: Option<f64>,
-    /// First turn that mentions the node.
-    pub first_mentioned: Option<u64>,
-    /// Last turn that mentions the node.
-    pub last_mentioned: Option<u64>,
-    /// Ids of related nodes (a shorthand for `related_to` edges).
-    pub related_nodes: Option<Vec<String>>,
-    /// A decision's outcome.
-    pub outcome: Option<String>,
-    /// A decision's reason.
-    pub rationale: Option<String>,
-    /// When the node's event happened or was said (RFC 3339).
-    pub timestamp: Option<String>,
-    /// For `artifact` nodes: the artifact id in the vault.
-    pub artifact_ref: Option<String>,
-    /// For `artifact` nodes: the artifact version meant.
-    pub version: Option<u64>,
-    /// For `memory` nodes: fact, preference, project, relationship, constraint or event.
-    pub memory_type: Option<String>,
-    /// Free-form keywords.
-    pub keywords: Option<Vec<String>>,
-    /// Free-form tags.
-    pub tags: Option<Vec<String>>,
-    /// Memory tier; absent means personal.
-    pub scope: Option<Scope>,
-    /// Owning user of personal memory.
-    pub owner: Option<String>,
-    /// Department of departmental memory.
-    pub department: Option<String>,
-    /// Curated knowledge type (how_to, expertise, policy, milestone…).
-    pub knowledge_type: Option<String>,
-    /// Who created the node.
-    pub created_by: Option<String>,
+    // Fields in the order of their keys in canonical JSON: written in that order,
+    // an object needs no sorting (the writer checks, and sorts only what is not).
+    /// How often the node was retrieved.
+    pub access_count: Option<u64>,
     /// Who approved curated knowledge.
     pub approved_by: Option<String>,
+    /// For `artifact` nodes: the artifact id in the vault.
+    pub artifact_ref: Option<String>,
+    /// How sure the extractor is, in \[0, 1\].
+    pub confidence: Option<f64>,
+    /// Full text of a memory or segment.
+    pub content: Option<String>,
+    /// When the node was created (RFC 3339).
+    pub created: Option<String>,
+    /// Who created the node.
+    pub created_by: Option<String>,
+    /// When the node was tombstoned (RFC 3339).
+    pub deleted_at: Option<String>,
+    /// Department of departmental memory.
+    pub department: Option<String>,
+    /// Longer text.
+    pub description: Option<String>,
     /// First day the knowledge applies (RFC 3339 date or date-time).
     pub effective_date: Option<String>,
     /// Last day the knowledge applies (RFC 3339 date or date-time).
     pub expiry_date: Option<String>,
-    /// Where the memory came from.
-    pub provenance: Option<Vec<Provenance>>,
-    /// When the node was created (RFC 3339).
-    pub created: Option<String>,
-    /// When the node was last changed (RFC 3339).
-    pub updated: Option<String>,
-    /// How often the node was retrieved.
-    pub access_count: Option<u64>,
+    /// First turn that mentions the node.
+    pub first_mentioned: Option<u64>,
+    /// Unique across the whole document.
+    pub id: String,
+    /// How much the node matters, in \[0, 1\].
+    pub importance: Option<f64>,
+    /// Free-form keywords.
+    pub keywords: Option<Vec<String>>,
+    /// Curated knowledge type (how_to, expertise, policy, milestone…).
+    pub knowledge_type: Option<String>,
+    /// Short human-readable name.
+    pub label: Option<String>,
     /// When the node was last retrieved (RFC 3339).
     pub last_accessed: Option<String>,
-    /// Curation lifecycle tier.
-    pub tier: Option<LifecycleTier>,
-    /// Soft-deleted, pending removal.
-    pub tombstone: Option<bool>,
-    /// When the node was tombstoned (RFC 3339).
-    pub deleted_at: Option<String>,
+    /// Last turn that mentions the node.
+    pub last_mentioned: Option<u64>,
+    /// For `memory` nodes: fact, preference, project, relationship, constraint or event.
+    pub memory_type: Option<String>,
     /// Free-form application data (an opaque JSON value in JSON-LD).
     pub metadata: Option<Value>,
+    /// A decision's outcome.
+    pub outcome: Option<String>,
+    /// Owning user of personal memory.
+    pub owner: Option<String>,
+    /// Where the memory came from.
+    pub provenance: Option<Vec<Provenance>>,
+    /// A decision's reason.
+    pub rationale: Option<String>,
+    /// Ids of related nodes (a shorthand for `related_to` edges).
+    pub related_nodes: Option<Vec<String>>,
+    /// Memory tier; absent means personal.
+    pub scope: Option<Scope>,
+    /// Free-form tags.
+    pub tags: Option<Vec<String>>,
+    /// Curation lifecycle tier.
+    pub tier: Option<LifecycleTier>,
+    /// When the node's event happened or was said (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Soft-deleted, pending removal.
+    pub tombstone: Option<bool>,
+    /// The node type (see the type's documentation).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// When the node was last changed (RFC 3339).
+    pub updated: Option<String>,
+    /// For `artifact` nodes: the artifact version meant.
+    pub version: Option<u64>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -195,18 +199,20 @@ pub struct Node {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Edge {
+    // Fields in the order of their keys in canonical JSON: written in that order,
+    // an object needs no sorting (the writer checks, and sorts only what is not).
     /// Source node id.
     pub from: String,
-    /// Target node id.
-    pub to: String,
+    /// Where the relation came from.
+    pub provenance: Option<Vec<Provenance>>,
     /// Relation type.
     pub relation: String,
     /// Strength in \[0, 1\].
     pub strength: Option<f64>,
     /// When the relation was established (RFC 3339).
     pub timestamp: Option<String>,
-    /// Where the relation came from.
-    pub provenance: Option<Vec<Provenance>>,
+    /// Target node id.
+    pub to: String,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

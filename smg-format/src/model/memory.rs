@@ -30,24 +30,26 @@ pub struct WorkingMemory {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Turn {
-    /// Turn number, unique within the document, from 1.
-    pub turn: u64,
-    /// When it was said (RFC 3339).
-    pub timestamp: Option<String>,
-    /// Who said it.
-    pub role: String,
+    // Fields in the order of their keys in canonical JSON: written in that order,
+    // an object needs no sorting (the writer checks, and sorts only what is not).
     /// The original text, byte for byte.
     pub content: String,
-    /// Importance in \[0, 1\].
-    pub importance: Option<f64>,
-    /// Display name of the speaker, where the source has one.
-    pub speaker: Option<String>,
     /// The source conversation's id.
     pub conversation_id: Option<String>,
-    /// The session within the conversation.
-    pub session_id: Option<String>,
+    /// Importance in \[0, 1\].
+    pub importance: Option<f64>,
     /// The source system's message id.
     pub message_id: Option<String>,
+    /// Who said it.
+    pub role: String,
+    /// The session within the conversation.
+    pub session_id: Option<String>,
+    /// Display name of the speaker, where the source has one.
+    pub speaker: Option<String>,
+    /// When it was said (RFC 3339).
+    pub timestamp: Option<String>,
+    /// Turn number, unique within the document, from 1.
+    pub turn: u64,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
