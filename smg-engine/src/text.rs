@@ -260,21 +260,27 @@ pub(crate) fn is_stopword(word: &str) -> bool {
 
 /// Words as they are written: runs of letters, digits and inner apostrophes.
 pub(crate) fn word_slices(text: &str) -> impl Iterator<Item = &str> + '_ {
-    WordSlices { text, at: 0 }
+    runs(text, |c| c.is_alphanumeric() || c == '\'' || c == '’')
         .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
         .filter(|w| !w.is_empty())
 }
 
-/// The runs of letters, digits and apostrophes of a text, as `split` on the other
-/// characters gives them (less the empty ones), but reading ASCII a byte at a time:
-/// every word of every turn passes here, and decoding each char costs more than the
-/// rest of the word's work.
-struct WordSlices<'a> {
-    text: &'a str,
-    at: usize,
+/// The runs of characters that `keep` holds for, as `text.split(|c| !keep(c))` gives
+/// them less the empty ones, but reading ASCII a byte at a time: every word of every
+/// turn passes here, and decoding each char cost more than the rest of the word's
+/// work.
+pub(crate) fn runs<F: Fn(char) -> bool>(text: &str, keep: F) -> Runs<'_, F> {
+    Runs { text, at: 0, keep }
 }
 
-impl<'a> Iterator for WordSlices<'a> {
+/// The iterator of [`runs`].
+pub(crate) struct Runs<'a, F> {
+    text: &'a str,
+    at: usize,
+    keep: F,
+}
+
+impl<'a, F: Fn(char) -> bool> Iterator for Runs<'a, F> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
@@ -283,14 +289,14 @@ impl<'a> Iterator for WordSlices<'a> {
         let mut at = self.at;
         while at < bytes.len() {
             let b = bytes[at];
-            let (in_word, len) = if b.is_ascii() {
-                (b.is_ascii_alphanumeric() || b == b'\'', 1)
+            let (kept, len) = if b.is_ascii() {
+                ((self.keep)(char::from(b)), 1)
             } else {
                 // A char starts here: `at` only ever moves by whole chars.
                 let c = self.text[at..].chars().next().unwrap_or('\0');
-                (c.is_alphanumeric() || c == '’', c.len_utf8())
+                ((self.keep)(c), c.len_utf8())
             };
-            if !in_word {
+            if !kept {
                 if at > start {
                     self.at = at + len;
                     return Some(&self.text[start..at]);
@@ -449,13 +455,13 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn word_slices_are_those_of_split(text in "[a-zA-Z0-9 ’'.,\\-é日\u{301}]{0,40}|\\PC{0,40}") {
-            let split: Vec<&str> = text
-                .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-                .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
-                .filter(|w| !w.is_empty())
-                .collect();
-            proptest::prop_assert_eq!(word_slices(&text).collect::<Vec<_>>(), split);
+        fn runs_are_those_of_split(text in "[a-zA-Z0-9 ’'.,:\\-é日\u{301}\u{a0}\t]{0,40}|\\PC{0,40}") {
+            let word = |c: char| c.is_alphanumeric() || c == '\'' || c == '’';
+            let not_space = |c: char| !c.is_whitespace() && c != ',';
+            for keep in [&word as &dyn Fn(char) -> bool, &not_space] {
+                let split: Vec<&str> = text.split(|c| !keep(c)).filter(|w| !w.is_empty()).collect();
+                proptest::prop_assert_eq!(runs(&text, keep).collect::<Vec<_>>(), split);
+            }
         }
     }
 

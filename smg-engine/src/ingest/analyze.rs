@@ -137,7 +137,8 @@ impl Terms {
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        self.joined.split(' ').filter(|w| !w.is_empty())
+        // Words are short: a byte loop beats a search for each space.
+        text::runs(&self.joined, |c| c != ' ')
     }
 }
 
@@ -304,28 +305,7 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
             out.push(code.trim_end_matches("()").to_string());
         }
     }
-    let apart = |c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '`' | ','
-                    | ';'
-                    | ':'
-                    | '!'
-                    | '?'
-                    | '('
-                    | ')'
-                    | '['
-                    | ']'
-                    | '{'
-                    | '}'
-                    | '"'
-                    | '<'
-                    | '>'
-                    | '*'
-            )
-    };
-    for raw in prose.split(apart) {
+    for raw in text::runs(prose, |c| !apart(c)) {
         // Plain lower-case words, the great majority, are none of the shapes below
         // (trimmed, they are still plain lower case).
         if raw.bytes().all(|b| b.is_ascii_lowercase()) {
@@ -357,6 +337,45 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
         }
     }
     distinct(out)
+}
+
+/// Where terms are cut apart: white space and `` `,;:!?()[]{}"<>* ``.
+fn apart(c: char) -> bool {
+    // One look-up for ASCII: every char of every turn is asked.
+    const APART: [bool; 128] = {
+        let mut table = [false; 128];
+        let mut i = 0;
+        while i < 128 {
+            // `char::is_whitespace` is not const under our MSRV: ASCII's white space
+            // is `u8`'s and the vertical tab.
+            table[i] = (i as u8).is_ascii_whitespace()
+                || i == 0x0b
+                || matches!(
+                    i as u8,
+                    b'`' | b','
+                        | b';'
+                        | b':'
+                        | b'!'
+                        | b'?'
+                        | b'('
+                        | b')'
+                        | b'['
+                        | b']'
+                        | b'{'
+                        | b'}'
+                        | b'"'
+                        | b'<'
+                        | b'>'
+                        | b'*'
+                );
+            i += 1;
+        }
+        table
+    };
+    match APART.get(c as usize) {
+        Some(apart) => *apart,
+        None => c.is_whitespace(),
+    }
 }
 
 fn inner_dot(t: &str) -> bool {
@@ -420,6 +439,14 @@ mod tests {
         assert_eq!(analyze("short one", true).kind, Kind::ShortExchange);
         let design = "The architecture has one component per system boundary and a data flow that is easy to follow for everyone involved here";
         assert_eq!(analyze(design, true).kind, Kind::Design);
+    }
+
+    #[test]
+    fn terms_are_cut_apart_at_white_space_and_punctuation() {
+        for c in (0..=0x2030).filter_map(char::from_u32) {
+            let want = c.is_whitespace() || "`,;:!?()[]{}\"<>*".contains(c);
+            assert_eq!(apart(c), want, "{c:?}");
+        }
     }
 
     #[test]
