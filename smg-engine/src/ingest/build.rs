@@ -334,6 +334,14 @@ fn segment_node(
     let mut ranked: Vec<(&str, usize)> = words.into_iter().collect();
     let order = |a: &(&str, usize), b: &(&str, usize)| b.1.cmp(&a.1).then(a.0.cmp(b.0));
     if ranked.len() > SEGMENT_KEYWORDS {
+        // The eighth highest count, found among the counts alone: only the words that
+        // reach it can rank, and they are few unless it is 1.
+        let mut counts: Vec<usize> = ranked.iter().map(|w| w.1).collect();
+        let (_, bar, _) = counts.select_nth_unstable_by(SEGMENT_KEYWORDS - 1, |a, b| b.cmp(a));
+        let bar = *bar;
+        ranked.retain(|w| w.1 >= bar);
+    }
+    if ranked.len() > SEGMENT_KEYWORDS {
         ranked.select_nth_unstable_by(SEGMENT_KEYWORDS, order);
         ranked.truncate(SEGMENT_KEYWORDS);
     }

@@ -72,10 +72,13 @@ pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
         if !c.chars().next().is_some_and(char::is_uppercase) || c.len() < 3 {
             return false;
         }
+        if !(c.chars().skip(1).any(char::is_lowercase)
+            && c.chars().all(|ch| ch.is_alphabetic() || ch == '-'))
+        {
+            return false;
+        }
         let lower = c.to_lowercase();
-        c.chars().skip(1).any(char::is_lowercase)
-            && c.chars().all(|ch| ch.is_alphabetic() || ch == '-')
-            && !text::is_stopword(&lower)
+        !text::is_stopword(&lower)
             && !NOT_NAMES.contains(&lower.as_str())
             && !text::is_calendar_word(&lower)
     };
