@@ -22,23 +22,23 @@ pub(super) fn key_points<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<Strin
     let mut long: Counts<Folded<'a>> = Counts::default();
     let mut other: Counts<String> = Counts::default();
     for t in turns {
-        alphanumeric_runs(&t.content, &mut |w: &'a str| {
+        alphanumeric_runs(&t.content, &mut |w: &'a str, run: Run| {
             // Under four bytes, no word lowercases to four letters.
             if w.len() < 4 {
                 return;
             }
-            if w.is_ascii() {
-                if w.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    match pack(w.as_bytes()) {
-                        Some(packed) => *short.entry(packed).or_default() += 1,
-                        None => *long.entry(Folded(w.as_bytes())).or_default() += 1,
+            match run {
+                Run::Letters => match pack(w.as_bytes()) {
+                    Some(packed) => *short.entry(packed).or_default() += 1,
+                    None => *long.entry(Folded(w.as_bytes())).or_default() += 1,
+                },
+                Run::Ascii => {}
+                Run::Other => {
+                    let lower = w.to_lowercase();
+                    if lower.chars().count() >= 4 && lower.chars().all(char::is_alphabetic) {
+                        *other.entry(lower).or_default() += 1;
                     }
                 }
-                return;
-            }
-            let lower = w.to_lowercase();
-            if lower.chars().count() >= 4 && lower.chars().all(char::is_alphabetic) {
-                *other.entry(lower).or_default() += 1;
             }
         });
     }
@@ -171,31 +171,73 @@ const STOPWORDS: &[&str] = &[
 /// Longest word in [`STOPWORDS`].
 const LONGEST_STOPWORD: usize = 7;
 
+/// What a run of alphanumeric characters holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// ASCII letters only.
+    Letters,
+    /// ASCII letters and digits, a digit at least.
+    Ascii,
+    /// A character beyond ASCII.
+    Other,
+}
+
+/// What each byte is to [`alphanumeric_runs`]: 0 apart, 1 a letter, 2 a digit, 3 the
+/// start or rest of a character beyond ASCII.
+const BYTE_CLASS: [u8; 256] = {
+    let mut class = [3u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        class[b] = if (b as u8).is_ascii_alphabetic() {
+            1
+        } else if (b as u8).is_ascii_digit() {
+            2
+        } else {
+            0
+        };
+        b += 1;
+    }
+    class
+};
+
 /// Each non-empty run of alphanumeric characters of `text`, as
-/// `text.split(|c: char| !c.is_alphanumeric())` gives them, but reading ASCII a byte
-/// at a time.
-fn alphanumeric_runs<'a>(text: &'a str, each: &mut impl FnMut(&'a str)) {
+/// `text.split(|c: char| !c.is_alphanumeric())` gives them, with what it holds, but
+/// reading ASCII a byte at a time.
+fn alphanumeric_runs<'a>(text: &'a str, each: &mut impl FnMut(&'a str, Run)) {
     let bytes = text.as_bytes();
     let (mut start, mut at) = (0, 0);
+    // Which classes of byte the run holds, as bits.
+    let mut held = 0u8;
     while at < bytes.len() {
-        let b = bytes[at];
-        let (alphanumeric, len) = if b.is_ascii() {
-            (b.is_ascii_alphanumeric(), 1)
+        let class = BYTE_CLASS[usize::from(bytes[at])];
+        let (alphanumeric, len) = if class < 3 {
+            (class != 0, 1)
         } else {
             // A char starts here: `at` only ever moves by whole chars.
             let c = text[at..].chars().next().unwrap_or('\0');
             (c.is_alphanumeric(), c.len_utf8())
         };
-        if !alphanumeric {
+        if alphanumeric {
+            held |= 1 << class;
+        } else {
             if at > start {
-                each(&text[start..at]);
+                each(&text[start..at], run(held));
             }
             start = at + len;
+            held = 0;
         }
         at += len;
     }
     if at > start {
-        each(&text[start..at]);
+        each(&text[start..at], run(held));
+    }
+}
+
+fn run(held: u8) -> Run {
+    match held {
+        0b10 => Run::Letters,
+        _ if held & 0b1000 == 0 => Run::Ascii,
+        _ => Run::Other,
     }
 }
 
@@ -207,7 +249,16 @@ mod tests {
     /// `alphanumeric_runs` of `text`, and what `split` gives.
     fn runs_and_split(text: &str) -> (Vec<String>, Vec<String>) {
         let mut got = Vec::new();
-        alphanumeric_runs(text, &mut |w| got.push(w.to_string()));
+        alphanumeric_runs(text, &mut |w, run| {
+            let letters = w.bytes().all(|b| b.is_ascii_alphabetic());
+            let want = match (letters, w.is_ascii()) {
+                (true, _) => Run::Letters,
+                (false, true) => Run::Ascii,
+                (false, false) => Run::Other,
+            };
+            assert_eq!(run, want, "{w:?}");
+            got.push(w.to_string());
+        });
         let want = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
