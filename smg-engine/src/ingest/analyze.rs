@@ -343,31 +343,12 @@ pub(crate) fn technical_terms(prose: &str) -> Vec<String> {
 fn apart(c: char) -> bool {
     // One look-up for ASCII: every char of every turn is asked.
     const APART: [bool; 128] = {
+        // ASCII's white space, as `char::is_whitespace` has it, then the marks.
+        let marks = b" \t\n\x0b\x0c\r`,;:!?()[]{}\"<>*";
         let mut table = [false; 128];
         let mut i = 0;
-        while i < 128 {
-            // `char::is_whitespace` is not const under our MSRV: ASCII's white space
-            // is `u8`'s and the vertical tab.
-            table[i] = (i as u8).is_ascii_whitespace()
-                || i == 0x0b
-                || matches!(
-                    i as u8,
-                    b'`' | b','
-                        | b';'
-                        | b':'
-                        | b'!'
-                        | b'?'
-                        | b'('
-                        | b')'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b'"'
-                        | b'<'
-                        | b'>'
-                        | b'*'
-                );
+        while i < marks.len() {
+            table[marks[i] as usize] = true;
             i += 1;
         }
         table

@@ -72,9 +72,8 @@ pub(crate) fn names(sentence: &str) -> Vec<(String, NameKind)> {
         if !c.chars().next().is_some_and(char::is_uppercase) || c.len() < 3 {
             return false;
         }
-        if !(c.chars().skip(1).any(char::is_lowercase)
-            && c.chars().all(|ch| ch.is_alphabetic() || ch == '-'))
-        {
+        let mixed_case = c.chars().skip(1).any(char::is_lowercase);
+        if !mixed_case || !c.chars().all(|ch| ch.is_alphabetic() || ch == '-') {
             return false;
         }
         let lower = c.to_lowercase();
