@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use smg_format::{
-    append_turns, ArchiveOptions, Document, Encoding, Limits, PackedArchive, Turn, WriteOptions,
+    archive::{append_turns, ArchiveOptions},
+    model::Turn,
+    packed::PackedArchive,
+    Document, Encoding, Limits, WriteOptions,
 };
 
 use crate::generate::{Rng, Words};

@@ -10,8 +10,9 @@ use std::time::Duration;
 use serde_json::Value;
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
 use smg_format::{
-    apply_delta, make_delta, to_bytes, to_canonical_json, DeltaOptions, Document, Encoding, Limits,
-    WriteOptions,
+    codec::to_canonical_json,
+    delta::{apply_delta, make_delta, DeltaOptions},
+    to_bytes, Document, Encoding, Limits, WriteOptions,
 };
 
 use crate::{kb, time};
@@ -201,7 +202,7 @@ fn large(size_mb: usize, dir: &Path) {
     let (_, diffed) = time(|| {
         let a = smg_format::from_bytes(&v1, &limits).expect("read v1").0;
         let b = smg_format::from_bytes(&v2, &limits).expect("read v2").0;
-        smg_format::diff(&a, &b)
+        smg_format::diff::diff(&a, &b)
     });
     let (delta, made, applied) = measure(&v1, &v2);
     println!(

@@ -32,16 +32,17 @@ pub(crate) fn run(size_mb: usize, dir: &Path) {
     let path = dir.join("plain.bin");
     std::fs::write(&path, &data).expect("write");
     let pass = b"bench passphrase";
-    let iterations = smg_format::MIN_ITERATIONS;
-    let (sealed, _) = time(|| smg_format::encrypt(&data, pass, iterations).expect("encrypt"));
+    let iterations = smg_format::crypto::MIN_ITERATIONS;
+    let (sealed, _) =
+        time(|| smg_format::crypto::encrypt(&data, pass, iterations).expect("encrypt"));
     let kdf = median(5, || {
-        smg_format::encrypt(b"", pass, iterations).expect("kdf")
+        smg_format::crypto::encrypt(b"", pass, iterations).expect("kdf")
     });
     let enc = median(3, || {
-        smg_format::encrypt(&data, pass, iterations).expect("encrypt")
+        smg_format::crypto::encrypt(&data, pass, iterations).expect("encrypt")
     });
     let dec = median(3, || {
-        smg_format::decrypt(&sealed, pass, &smg_format::Limits::default()).expect("decrypt")
+        smg_format::crypto::decrypt(&sealed, pass, &smg_format::Limits::default()).expect("decrypt")
     });
     let (enc, dec) = (enc.saturating_sub(kdf), dec.saturating_sub(kdf));
     let mb = data.len() as f64 / 1e6;

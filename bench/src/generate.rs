@@ -2,8 +2,13 @@
 
 use serde_json::json;
 use smg_format::{
-    content_hash, encode_turns, Artifact, ArtifactVault, ArtifactVersion, Block, DeepArchive,
-    Document, Edge, Graph, Node, Provenance, Turn,
+    archive::encode_turns,
+    model::{
+        Artifact, ArtifactVault, ArtifactVersion, Block, DeepArchive, Edge, Graph, Node,
+        Provenance, Turn,
+    },
+    vault::content_hash,
+    Document,
 };
 
 /// xorshift64*: fast, deterministic, good enough for synthetic text.
@@ -181,7 +186,7 @@ fn add_artifact(
         let at = rng.below(lines.len() as u64) as usize;
         lines[at] = format!("    let changed{v} = \"{}\";", words.sentence(rng, 5));
         let next = lines.join("\n") + "\n";
-        let delta = smg_format::unified_diff(&prev, &next, "f");
+        let delta = smg_format::vault::unified_diff(&prev, &next, "f");
         bytes += delta.len();
         versions.push(ArtifactVersion {
             v,

@@ -96,7 +96,7 @@ fn tool(dir: &Path, name: &str, args: &[&str], input: &Path, output: &Path) -> O
 fn codec(size_mb: usize, dir: &Path) {
     std::fs::create_dir_all(dir).expect("bench dir");
     let (doc, gen) = time(|| generate::document(size_mb * 1_000_000, 42));
-    let json = smg_format::to_canonical_json(&doc).expect("serialise");
+    let json = smg_format::codec::to_canonical_json(&doc).expect("serialise");
     let n = json.len();
     eprintln!(
         "generated {:.1} MB in {:.1} s",
@@ -109,9 +109,11 @@ fn codec(size_mb: usize, dir: &Path) {
     let mut rows = Vec::new();
 
     let canon = median(3, || {
-        smg_format::to_canonical_json(&doc).expect("serialise")
+        smg_format::codec::to_canonical_json(&doc).expect("serialise")
     });
-    let parse = median(3, || smg_format::from_json_slice(&json).expect("parse"));
+    let parse = median(3, || {
+        smg_format::codec::from_json_slice(&json).expect("parse")
+    });
     rows.push(Row {
         what: "smg canonical JSON ↔ model (no compression)".into(),
         bytes: n,

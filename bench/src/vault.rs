@@ -5,7 +5,11 @@
 use std::path::Path;
 use std::process::Command;
 
-use smg_format::{ArtifactVault, Document, Encoding, NewContent, VaultWriter, WriteOptions};
+use smg_format::{
+    model::ArtifactVault,
+    vault::{NewContent, VaultWriter},
+    Document, Encoding, WriteOptions,
+};
 
 use crate::generate::{Rng, Words};
 use crate::{kb, median, time};
@@ -113,15 +117,15 @@ pub(crate) fn run(versions: usize, dir: &Path) {
         .clone();
     let fulls = art.versions.iter().filter(|v| v.content.is_some()).count();
     let newest = median(21, || {
-        smg_format::rebuild_version("a", &art, versions as u64).expect("rebuild")
+        smg_format::vault::rebuild_version("a", &art, versions as u64).expect("rebuild")
     });
     let oldest = median(21, || {
-        smg_format::rebuild_version("a", &art, 1).expect("rebuild")
+        smg_format::vault::rebuild_version("a", &art, 1).expect("rebuild")
     });
     let worst = (1..=versions as u64)
         .map(|v| {
             median(3, || {
-                smg_format::rebuild_version("a", &art, v).expect("rebuild")
+                smg_format::vault::rebuild_version("a", &art, v).expect("rebuild")
             })
         })
         .max()

@@ -3,10 +3,15 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use smg_format::{Document, Encoding, Error};
+use smg_format::{Document, Encoding, Error, Limits};
 
-use crate::commands::Context;
-use crate::secret::Secret;
+use crate::secret::{Secret, Secrets};
+
+/// What every command gets: decoding limits and the passphrase source.
+pub(crate) struct Context {
+    pub(crate) limits: Limits,
+    pub(crate) secrets: Secrets,
+}
 
 pub(crate) fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -26,7 +31,7 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
             .map_err(io_err)?;
         Ok(buf)
     } else {
-        smg_format::read_bytes(path)
+        smg_format::file::read_bytes(path)
     }
 }
 
@@ -48,13 +53,16 @@ pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
 
 /// [`load`] for bytes already read.
 pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
-    let encryption = if smg_format::is_encrypted(bytes) {
-        Some((ctx.secrets.get()?, smg_format::encrypted_iterations(bytes)?))
+    let encryption = if smg_format::crypto::is_encrypted(bytes) {
+        Some((
+            ctx.secrets.get()?,
+            smg_format::crypto::encrypted_iterations(bytes)?,
+        ))
     } else {
         None
     };
     let pass = encryption.as_ref().map(|(p, _)| p.as_slice());
-    let (doc, encoding) = smg_format::from_bytes_with(bytes, &ctx.limits, pass)?;
+    let (doc, encoding) = smg_format::codec::from_bytes_with(bytes, &ctx.limits, pass)?;
     Ok(Loaded {
         doc,
         encoding,
@@ -89,9 +97,9 @@ pub(crate) fn save_loaded(
         ..
     } = loaded;
     let options = smg_format::WriteOptions::new(encoding.for_writing());
-    let mut bytes = smg_format::into_bytes(doc, &options)?;
+    let mut bytes = smg_format::codec::into_bytes(doc, &options)?;
     if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {
-        bytes = smg_format::with_extension(&bytes, name, data)?;
+        bytes = smg_format::packed::with_extension(&bytes, name, data)?;
     }
     seal(path, bytes, encryption.as_ref())
 }
@@ -103,7 +111,7 @@ pub(crate) fn seal(
     encryption: Option<&(Secret, u64)>,
 ) -> Result<(), Error> {
     if let Some((pass, iterations)) = encryption {
-        bytes = smg_format::encrypt(&bytes, pass, *iterations)?;
+        bytes = smg_format::crypto::encrypt(&bytes, pass, *iterations)?;
     }
     write_output(path, &bytes)
 }
@@ -113,7 +121,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if is_stdio(path) {
         write_stdout(bytes)
     } else {
-        smg_format::write_atomic(path, bytes)
+        smg_format::file::write_atomic(path, bytes)
     }
 }
 

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use smg_format::{Document, Edge, Node};
+use smg_format::{
+    model::{Edge, Node},
+    Document,
+};
 
 use crate::error::Error;
 

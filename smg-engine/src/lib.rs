@@ -1,10 +1,24 @@
-//! The smg engine: a `.smg` document's graphs loaded into petgraph for traversal.
+//! The smg engine: what is done with a `.smg` document once smg-format has read it.
+//! Synchronous, no servers, no I/O beyond the files it is given.
 //!
-//! Every graph of the document (semantic, shared and private) becomes one directed
-//! graph whose nodes are found by id in constant time.
+//! | module | what it does |
+//! |---|---|
+//! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
+//! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |
+//! | [`query`] | FIND, the query language over the graph |
+//! | [`eval`] | retrieval measured on LoCoMo-format question sets |
+//! | [`graph`] | the document's graphs in petgraph, for traversal |
+//!
+//! Bytes become a document in smg-format; ingest makes or grows one; a
+//! [`search::Retriever`] indexes it (or opens the index stored in a packed file) and
+//! answers searches and context requests. ARCHITECTURE.md at the repository's root
+//! walks through the data flow.
+//!
+//! The document's graphs (semantic, shared and private) become one directed graph
+//! whose nodes are found by id in constant time:
 //!
 //! ```
-//! use smg_format::{Document, Edge, Graph, Node};
+//! use smg_format::{model::{Edge, Graph, Node}, Document};
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
 //! let node = |id: &str| Node { id: id.into(), kind: "concept".into(), ..Node::default() };
 //! doc.semantic_graph = Some(Graph {
@@ -12,7 +26,7 @@
 //!     edges: Some(vec![Edge { from: "a".into(), to: "b".into(), relation: "requires".into(), ..Edge::default() }]),
 //!     ..Graph::default()
 //! });
-//! let graph = smg_engine::MemoryGraph::load(&doc).unwrap();
+//! let graph = smg_engine::graph::MemoryGraph::load(&doc).unwrap();
 //! assert_eq!(graph.neighbors("a").unwrap().collect::<Vec<_>>(), vec!["b"]);
 //! ```
 #![deny(missing_docs)]
@@ -21,11 +35,10 @@
 mod error;
 pub mod eval;
 mod fast;
-mod graph;
+pub mod graph;
 pub mod ingest;
 pub mod query;
 pub mod search;
 mod text;
 
 pub use error::{Error, Result};
-pub use graph::MemoryGraph;

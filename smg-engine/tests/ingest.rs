@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use smg_engine::ingest::{ingest, ingest_into_bytes, Format, IngestOptions, Input, Silent};
 use smg_format::{
-    into_bytes, read_archive, to_bytes, validate, Document, Encoding, Limits, Severity,
-    ValidateOptions, WriteOptions,
+    archive::read_archive,
+    codec::into_bytes,
+    to_bytes,
+    validate::{validate, Severity, ValidateOptions},
+    Document, Encoding, Limits, WriteOptions,
 };
 
 fn data() -> PathBuf {
@@ -97,7 +100,7 @@ fn every_sample_validates_and_gives_back_every_original_turn() {
         let archived = read_archive(&doc, &Limits::default()).unwrap();
         assert_eq!(archived.len(), report.turns_added, "{name}");
         // Records are kept as JSON data in canonical form (1700000001.0 is 1700000001).
-        let canonical = |v: &Value| smg_format::to_canonical_json_value(v);
+        let canonical = |v: &Value| smg_format::codec::to_canonical_json_value(v);
         let records: Vec<Vec<u8>> = source_records(&serde_json::from_slice(&raw).unwrap())
             .iter()
             .map(canonical)
@@ -297,7 +300,7 @@ fn nodes_and_edges_made_elsewhere_survive_a_new_ingest() {
         .unwrap()
         .id
         .clone();
-    graph.nodes.as_mut().unwrap().push(smg_format::Node {
+    graph.nodes.as_mut().unwrap().push(smg_format::model::Node {
         id: "mine".into(),
         kind: "concept".into(),
         ..Default::default()
@@ -305,7 +308,7 @@ fn nodes_and_edges_made_elsewhere_survive_a_new_ingest() {
     graph
         .edges
         .get_or_insert_with(Vec::new)
-        .push(smg_format::Edge {
+        .push(smg_format::model::Edge {
             from: "mine".into(),
             to: ours.clone(),
             relation: "references".into(),

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::path::Path;
 
-use smg_format::{DeltaOptions, Limits};
+use smg_format::{delta::DeltaOptions, Limits};
 
 use crate::memory::{bytes, format_error, guard, read, respond, text};
 use crate::SmgStatus;
@@ -46,9 +46,9 @@ pub unsafe extern "C" fn smg_delta_make(
             )
         };
         let options = options(pass);
-        let made =
-            smg_format::make_delta(&read(base)?, &read(target)?, &options).map_err(format_error)?;
-        smg_format::write_atomic(Path::new(delta), &made.bytes).map_err(format_error)?;
+        let made = smg_format::delta::make_delta(&read(base)?, &read(target)?, &options)
+            .map_err(format_error)?;
+        smg_format::file::write_atomic(Path::new(delta), &made.bytes).map_err(format_error)?;
         Ok(made.to_json().to_string())
     })
 }
@@ -77,8 +77,8 @@ pub unsafe extern "C" fn smg_delta_apply(
                 bytes(passphrase, passphrase_len, "passphrase")?,
             )
         };
-        let rebuilt = smg_format::apply_delta(&read(base)?, &read(delta)?, &options(pass))
+        let rebuilt = smg_format::delta::apply_delta(&read(base)?, &read(delta)?, &options(pass))
             .map_err(format_error)?;
-        smg_format::write_atomic(Path::new(output), &rebuilt).map_err(format_error)
+        smg_format::file::write_atomic(Path::new(output), &rebuilt).map_err(format_error)
     })
 }

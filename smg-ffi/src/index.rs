@@ -25,7 +25,7 @@ pub unsafe extern "C" fn smg_index(path: *const c_char, json_out: *mut *mut c_ch
         let before = read(path)?;
         let after = smg_engine::search::packed_with_search_index(&before, &Limits::default())
             .map_err(engine_error)?;
-        smg_format::write_atomic(Path::new(path), &after).map_err(format_error)?;
+        smg_format::file::write_atomic(Path::new(path), &after).map_err(format_error)?;
         Ok(serde_json::json!({
             "file": path,
             "bytesBefore": before.len(),

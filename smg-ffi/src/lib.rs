@@ -180,7 +180,10 @@ pub unsafe extern "C" fn smg_validate(
         unsafe { std::slice::from_raw_parts(bytes, len) }
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let report = smg_format::validate(input, &smg_format::ValidateOptions::default());
+        let report = smg_format::validate::validate(
+            input,
+            &smg_format::validate::ValidateOptions::default(),
+        );
         let json = serde_json::json!({
             "valid": report.is_valid(),
             "encoding": report.encoding.map(|e| e.name()),

@@ -160,7 +160,8 @@ fn open_bytes(
     passphrase: Option<&[u8]>,
 ) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
     let limits = Limits::default();
-    let (doc, _) = smg_format::from_bytes_with(data, &limits, passphrase).map_err(format_error)?;
+    let (doc, _) =
+        smg_format::codec::from_bytes_with(data, &limits, passphrase).map_err(format_error)?;
     let retriever = Retriever::open(data, &doc, &limits).map_err(engine_error)?;
     Ok(Box::new(SmgMemory {
         doc: OnceLock::from(doc),
@@ -293,7 +294,7 @@ pub unsafe extern "C" fn smg_memory_info(
         // SAFETY: forwarded from the caller's guarantees.
         let m = unsafe { handle(mem) }?;
         let doc = m.doc()?;
-        let stats = smg_format::stats(doc);
+        let stats = smg_format::stats::stats(doc);
         let info = json!({
             "version": doc.version, "created": doc.metadata.created, "modified": doc.metadata.modified,
             "turns": m.retriever.turn_count(), "stats": stats,
@@ -457,7 +458,7 @@ unsafe fn read_inputs(
 
 /// A whole file, or SMG-E001 naming it.
 pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
-    smg_format::read_bytes(std::path::Path::new(path))
+    smg_format::file::read_bytes(std::path::Path::new(path))
         .map_err(|e| (SmgStatus::Io, format!("error[{}]: {e}", e.code())))
 }
 
@@ -471,7 +472,7 @@ fn ingest_into(
     let write = smg_format::WriteOptions::new(encoding.for_writing());
     let (report, bytes) = ingest_into_bytes(doc, files, &IngestOptions::default(), &Silent, &write)
         .map_err(engine_error)?;
-    smg_format::write_atomic(std::path::Path::new(output), &bytes).map_err(format_error)?;
+    smg_format::file::write_atomic(std::path::Path::new(output), &bytes).map_err(format_error)?;
     Ok(json!({
         "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
         "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,
@@ -494,7 +495,8 @@ pub unsafe extern "C" fn smg_memory_diff(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (a, b) = unsafe { (handle(a)?, handle(b)?) };
-        let d = serde_json::to_value(smg_format::diff(a.doc()?, b.doc()?)).unwrap_or_default();
+        let d =
+            serde_json::to_value(smg_format::diff::diff(a.doc()?, b.doc()?)).unwrap_or_default();
         Ok(d.to_string())
     })
 }

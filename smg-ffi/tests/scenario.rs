@@ -137,7 +137,9 @@ fn the_scenario() {
     take(s);
 
     let plain = std::fs::read(dir.path().join("m.smg")).unwrap();
-    let locked = smg_format::encrypt(&plain, b"the right one", smg_format::MIN_ITERATIONS).unwrap();
+    let locked =
+        smg_format::crypto::encrypt(&plain, b"the right one", smg_format::crypto::MIN_ITERATIONS)
+            .unwrap();
     let wrong = b"not it";
     // SAFETY: live slices and a local out-pointer.
     let status = unsafe {

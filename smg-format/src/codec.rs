@@ -1,14 +1,25 @@
 //! Reading and writing whole documents: envelope, UTF-8, JSON, model, canonical bytes.
+//!
+//! ```
+//! use smg_format::codec::{from_bytes_with, to_canonical_json};
+//! use smg_format::{to_bytes, Document, Encoding, Limits, WriteOptions};
+//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let packed = to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+//! let (back, encoding) = from_bytes_with(&packed, &Limits::default(), None).unwrap();
+//! assert_eq!(encoding, Encoding::Packed);
+//! assert_eq!(to_canonical_json(&back).unwrap(), to_canonical_json(&doc).unwrap());
+//! ```
 
 use std::borrow::Cow;
 
 use rayon::prelude::*;
 use serde::Deserialize;
 
+pub use crate::canonical::to_canonical_json_value;
 use crate::canonical::{to_vec, with_entries, Pieces};
-use crate::envelope::{self, Encoding, WriteOptions};
+use crate::envelope::{self, Encoding, Ready, WriteOptions};
 use crate::error::{Error, Result};
-use crate::head::CompressedHead;
+pub use crate::head::Head;
 use crate::limits::Limits;
 use crate::model::Document;
 
@@ -119,6 +130,17 @@ pub fn from_bytes_with(
     Ok((from_json_slice(&json)?, encoding))
 }
 
+/// Decode a whole file of any unencrypted encoding to its JSON text, enforcing
+/// `limits`: [`envelope::decode`] for JSON, Brotli and Zstandard (borrowed for plain
+/// JSON), and the canonical JSON of the document a packed file holds.
+pub fn decode_json<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a, [u8]>)> {
+    if envelope::detect(bytes)? == Encoding::Packed {
+        let doc = crate::packed::unpack(bytes, limits)?;
+        return Ok((Encoding::Packed, Cow::Owned(to_vec(&doc)?)));
+    }
+    envelope::decode(bytes, limits)
+}
+
 /// Serialise a document canonically and wrap it in the requested encoding.
 pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
@@ -139,7 +161,7 @@ pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
         Encoding::Packed => to_bytes(&doc, options),
         Encoding::Brotli => {
             let parts = Parts::written(doc)?;
-            envelope::encode_pieces(&parts.pieces()?, options, None)
+            encode_pieces(&parts.pieces()?, options, None)
         }
         _ => {
             let json = to_canonical_json(&doc)?;
@@ -149,20 +171,31 @@ pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     }
 }
 
-/// [`into_bytes`] of a document whose [`crate::LeadingMembers`] were taken out of it
-/// and compressed (with the same options) while the rest was built: the bytes
-/// [`into_bytes`] gives of the whole document, sooner. An error if the document
-/// took other leading members (`@context`, `@type`, the vault…) in the meantime.
-pub fn into_bytes_with_head(
-    doc: Document,
-    options: &WriteOptions,
-    mut head: CompressedHead,
-) -> Result<Vec<u8>> {
+/// [`into_bytes`] of a document whose [`Head`] was taken out of it and compressed
+/// (with the same options) while the rest was built: the bytes [`into_bytes`] gives
+/// of the whole document, sooner. An error if the document took other leading
+/// members (`@context`, `@type`, the vault…) in the meantime.
+pub fn into_bytes_with_head(doc: Document, options: &WriteOptions, head: Head) -> Result<Vec<u8>> {
+    let mut head = head.0;
     head.check(&doc, options)?;
     let ready = head.take_ready();
     let parts = Parts::written(doc)?;
     let doc_pieces = parts.pieces()?;
-    envelope::encode_pieces(&head.joined(&doc_pieces), options, Some(ready))
+    encode_pieces(&head.joined(&doc_pieces), options, Some(ready))
+}
+
+/// [`envelope::encode_pieces`], and the packed layout of the document the pieces are
+/// the JSON of (the envelope knows nothing of documents).
+fn encode_pieces(
+    pieces: &[Cow<'_, [u8]>],
+    options: &WriteOptions,
+    ready: Option<Ready>,
+) -> Result<Vec<u8>> {
+    if options.encoding == Encoding::Packed {
+        let doc = from_json_slice(&pieces.concat())?;
+        return crate::packed::pack(&doc, options.level.unwrap_or(9));
+    }
+    envelope::encode_pieces(pieces, options, ready)
 }
 
 /// A document's canonical JSON in parts written side by side, each part of the
@@ -254,8 +287,8 @@ impl Parts {
     }
 }
 
-/// The keys of [`Document::semantic_graph`], [`crate::Graph::nodes`] and
-/// [`crate::Graph::edges`].
+/// The keys of [`Document::semantic_graph`], [`crate::model::Graph::nodes`] and
+/// [`crate::model::Graph::edges`].
 const SEMANTIC_GRAPH: &str = "semanticGraph";
 const NODES: &str = "nodes";
 const EDGES: &str = "edges";
@@ -286,22 +319,22 @@ mod tests {
         let mut doc = from_json_slice(json.as_bytes()).unwrap();
         let graph = doc.semantic_graph.as_mut().unwrap();
         // Two 4 MiB cuts of JSON and more, which fall inside the parts.
-        let nodes: Vec<crate::Node> = (0..30_000)
-            .map(|i| crate::Node {
+        let nodes: Vec<crate::model::Node> = (0..30_000)
+            .map(|i| crate::model::Node {
                 id: format!("n{i}"),
                 kind: "concept".into(),
                 label: Some(format!("label {i} {}", "x".repeat(i % 200))),
-                ..crate::Node::default()
+                ..crate::model::Node::default()
             })
             .collect();
         graph.edges = Some(
             nodes
                 .windows(2)
-                .map(|w| crate::Edge {
+                .map(|w| crate::model::Edge {
                     from: w[0].id.clone(),
                     to: w[1].id.clone(),
                     relation: "next".into(),
-                    ..crate::Edge::default()
+                    ..crate::model::Edge::default()
                 })
                 .collect(),
         );

@@ -3,18 +3,28 @@
 //!
 //! The encrypted file wraps a complete `.smg` file of any other encoding. A key check
 //! value in the header tells a wrong passphrase from a file altered after writing.
+//!
+//! ```
+//! use smg_format::crypto::{decrypt, encrypt, is_encrypted, MIN_ITERATIONS};
+//! use smg_format::{to_bytes, Document, Encoding, Limits, WriteOptions};
+//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let inner = to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+//! let locked = encrypt(&inner, b"correct horse", MIN_ITERATIONS).unwrap();
+//! assert!(is_encrypted(&locked));
+//! let opened = decrypt(&locked, b"correct horse", &Limits::default()).unwrap();
+//! assert_eq!(&opened[..], &inner[..]);
+//! assert!(decrypt(&locked, b"wrong", &Limits::default()).is_err());
+//! ```
 
 use hmac::{Hmac, Mac};
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
-use crate::envelope::MAGIC;
+use crate::envelope::{ENCRYPTED, MAGIC};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 
-/// Envelope encoding byte of an encrypted file.
-pub(crate) const ENCRYPTED: u8 = 4;
 /// Bytes before the ciphertext: all of them are authenticated.
 pub const ENCRYPTED_HEADER_LEN: usize = 72;
 const TAG_LEN: usize = 16;
@@ -337,7 +347,8 @@ mod flips {
         for i in 0..bytes.len() {
             let mut t = bytes.clone();
             t[i] ^= 0x10;
-            let err = crate::from_bytes_with(&t, &Limits::default(), Some(pass)).unwrap_err();
+            let err =
+                crate::codec::from_bytes_with(&t, &Limits::default(), Some(pass)).unwrap_err();
             let expected: &[&str] = match i {
                 0..=5 => &[
                     "SMG-E003", "SMG-E004", "SMG-E005", "SMG-E010", "SMG-E006", "SMG-E002",

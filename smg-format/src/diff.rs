@@ -3,7 +3,7 @@
 //! added, working-memory and metadata fields changed, and any other section changed.
 //!
 //! ```
-//! use smg_format::{diff, Document, Graph, Node};
+//! use smg_format::{diff::diff, model::{Graph, Node}, Document};
 //! let a = Document::new("2025-12-04T10:30:00Z");
 //! let mut b = a.clone();
 //! b.semantic_graph = Some(Graph {
@@ -330,7 +330,7 @@ mod tests {
             .blocks
             .as_mut()
             .unwrap();
-        blocks[0].compressed_data = crate::encode_turns(
+        blocks[0].compressed_data = crate::archive::encode_turns(
             &[
                 turn(1, "ONE"),
                 turn(2, "TWO"),

@@ -1,5 +1,15 @@
 //! The byte-level envelope: plain JSON text, or a 20-byte header followed by a
 //! Brotli or Zstandard payload (spec §2, "Encodings").
+//!
+//! ```
+//! use smg_format::envelope::{decode, detect, encode};
+//! use smg_format::{Encoding, Limits, WriteOptions};
+//! let json = br#"{"version":"1.0"}"#;
+//! let zstd = encode(json, &WriteOptions::new(Encoding::Zstd)).unwrap();
+//! assert_eq!(detect(&zstd).unwrap(), Encoding::Zstd);
+//! let (encoding, back) = decode(&zstd, &Limits::default()).unwrap();
+//! assert_eq!((encoding, &back[..]), (Encoding::Zstd, &json[..]));
+//! ```
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
@@ -20,6 +30,10 @@ use crate::limits::Limits;
 pub const MAGIC: [u8; 4] = [0x89, b'S', b'M', b'G'];
 /// Size of the envelope header in bytes.
 pub const HEADER_LEN: usize = 20;
+/// The header's encoding byte of the packed layout (spec §2.3), written by `packed`.
+pub(crate) const PACKED: u8 = 3;
+/// The header's encoding byte of an encrypted file (spec §2.6), written by `crypto`.
+pub(crate) const ENCRYPTED: u8 = 4;
 const ENVELOPE_VERSION: u8 = 1;
 const ZSTD_FRAME_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -138,8 +152,8 @@ pub fn detect(bytes: &[u8]) -> Result<Encoding> {
         return match bytes[5] {
             1 => Ok(Encoding::Brotli),
             2 => Ok(Encoding::Zstd),
-            crate::packed::PACKED => Ok(Encoding::Packed),
-            crate::crypto::ENCRYPTED => Ok(Encoding::Encrypted),
+            PACKED => Ok(Encoding::Packed),
+            ENCRYPTED => Ok(Encoding::Encrypted),
             other => Err(Error::UnknownEncoding(format!(
                 "envelope encoding byte {other} is not defined in format v1 (1 = brotli, 2 = zstd, 3 = packed, 4 = encrypted)"
             ))),
@@ -175,7 +189,8 @@ fn describe_unknown(bytes: &[u8]) -> String {
 ///
 /// Plain JSON is returned borrowed (without a leading BOM); compressed payloads are
 /// decompressed, bounded by [`Limits::max_bytes`], and checked against the header's
-/// length and CRC-32.
+/// length and CRC-32. A packed file holds sections, not one payload: it is an error
+/// here, and [`crate::codec::decode_json`] gives its JSON text.
 pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a, [u8]>)> {
     let encoding = detect(bytes)?;
     let json = match encoding {
@@ -193,10 +208,7 @@ pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a,
             Cow::Owned(read_bounded(decoder, limits.max_bytes, "zstd", 0)?)
         }
         Encoding::Brotli | Encoding::Zstd => Cow::Owned(decode_enveloped(bytes, encoding, limits)?),
-        Encoding::Packed => {
-            let doc = crate::packed::unpack(bytes, limits)?;
-            Cow::Owned(crate::canonical::to_vec(&doc)?)
-        }
+        Encoding::Packed => return Err(packed_is_not_a_payload()),
         Encoding::Encrypted => return Err(Error::NeedPassphrase),
     };
     Ok((encoding, json))
@@ -251,6 +263,13 @@ fn decode_enveloped(bytes: &[u8], encoding: Encoding, limits: &Limits) -> Result
     Ok(out)
 }
 
+fn packed_is_not_a_payload() -> Error {
+    Error::InvalidArgument(
+        "the packed layout is made of sections, not one payload: read it with smg_format::codec"
+            .into(),
+    )
+}
+
 /// Read a decompressor to the end, failing as soon as more than `max` bytes come out.
 pub(crate) fn read_bounded(
     reader: impl Read,
@@ -278,7 +297,8 @@ fn decompress_error(encoding: &'static str, e: &std::io::Error) -> Error {
     Error::Decompress { encoding, detail }
 }
 
-/// Wrap JSON text in the chosen encoding.
+/// Wrap JSON text in the chosen encoding: JSON, Brotli or Zstandard (the packed layout
+/// is written from a document, by [`crate::to_bytes`]).
 pub fn encode(json: &[u8], options: &WriteOptions) -> Result<Vec<u8>> {
     encode_pieces(&[Cow::Borrowed(json)], options, None)
 }
@@ -295,12 +315,9 @@ pub(crate) fn encode_pieces(
     let Some(code) = options.encoding.byte() else {
         return match options.encoding {
             Encoding::Json => Ok(pieces.concat()),
-            Encoding::Packed => {
-                let doc = crate::codec::from_json_slice(&joined(pieces))?;
-                crate::packed::pack(&doc, options.level.unwrap_or(9))
-            }
+            Encoding::Packed => Err(packed_is_not_a_payload()),
             Encoding::Encrypted => Err(Error::InvalidArgument(
-                "encryption needs a passphrase: use smg_format::encrypt on the encoded file".into(),
+                "encryption needs a passphrase: use smg_format::crypto::encrypt on the encoded file".into(),
             )),
             _ => Err(Error::InvalidArgument(
                 "zstd-frame is read-only; write `zstd` instead".into(),

@@ -1,6 +1,17 @@
 //! Files: read whole, and written atomically. A large file is read and written a
 //! half per thread: copying between the page cache and memory is a large share of
 //! the time, and two threads copy about twice as fast as one.
+//!
+//! ```
+//! use smg_format::{read_file, write_file, Document, Encoding, Limits, WriteOptions};
+//! let dir = std::env::temp_dir().join(format!("smg-file-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let path = dir.join("memory.smg");
+//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+//! assert_eq!(read_file(&path, &Limits::default()).unwrap(), (doc, Encoding::Brotli));
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
 
 use std::fs::File;
 use std::io::{Read, Write};

@@ -17,29 +17,48 @@ use crate::envelope::{LARGE_BROTLI_LEVEL, PIECE_BYTES};
 use crate::error::{Error, Result};
 use crate::model::{ArtifactVault, Collaborator, DeepArchive, Document, Extra};
 
-/// The first member every document has after its leading members.
-const METADATA: &str = "metadata";
-
-/// A document's leading members, taken out of it: `artifactVault`, `collaborators`,
-/// `deepArchive` and unknown members whose keys sort before `metadata`. (`@context`
-/// and `@type` stay in the document.)
+/// The first members of a document's JSON — the vault, the deep archive, the
+/// collaborators and unknown members whose keys sort before `metadata` — taken out of
+/// the document and compressed (their whole Brotli cuts) ahead of the rest: a program
+/// that builds a large document has them final well before the rest, and a core that
+/// would wait compresses them meanwhile. Give the head to
+/// [`crate::codec::into_bytes_with_head`] with the rest of the document; the bytes are
+/// those [`crate::codec::into_bytes`] gives of the whole.
 ///
 /// ```
-/// use smg_format::{into_bytes, into_bytes_with_head, Document, Encoding, LeadingMembers, WriteOptions};
+/// use smg_format::codec::{into_bytes, into_bytes_with_head, Head};
+/// use smg_format::{Document, Encoding, WriteOptions};
 ///
 /// let mut doc = Document::new("2025-12-04T10:30:00Z");
 /// doc.artifact_vault = Some(Default::default());
 /// let options = WriteOptions::new(Encoding::Brotli);
 /// let expected = into_bytes(doc.clone(), &options).unwrap();
 ///
-/// let leading = LeadingMembers::take(&mut doc).unwrap();
-/// assert!(doc.artifact_vault.is_none() && leading.vault().is_some());
-/// let head = leading.compress(&options).unwrap();
+/// let head = Head::compress(&mut doc, &options).unwrap();
+/// assert!(doc.artifact_vault.is_none());
 /// // ... the rest of the document is built here, beside the compression ...
 /// assert_eq!(into_bytes_with_head(doc, &options, head).unwrap(), expected);
 /// ```
 #[derive(Debug)]
-pub struct LeadingMembers {
+pub struct Head(pub(crate) CompressedHead);
+
+impl Head {
+    /// Take the leading members out of `doc` and compress them as `options` would
+    /// write a large document (nothing is compressed ahead in another encoding). The
+    /// members are freed once written.
+    pub fn compress(doc: &mut Document, options: &WriteOptions) -> Result<Head> {
+        Ok(Head(LeadingMembers::take(doc)?.compress(options)?))
+    }
+}
+
+/// The first member every document has after its leading members.
+const METADATA: &str = "metadata";
+
+/// A document's leading members, taken out of it: `artifactVault`, `collaborators`,
+/// `deepArchive` and unknown members whose keys sort before `metadata`. (`@context`
+/// and `@type` stay in the document.)
+#[derive(Debug)]
+pub(crate) struct LeadingMembers {
     context: Value,
     kind: String,
     vault: Option<ArtifactVault>,
@@ -52,7 +71,7 @@ pub struct LeadingMembers {
 
 impl LeadingMembers {
     /// Take the leading members out of `doc`.
-    pub fn take(doc: &mut Document) -> Result<LeadingMembers> {
+    pub(crate) fn take(doc: &mut Document) -> Result<LeadingMembers> {
         let leading: Vec<String> = doc
             .extra
             .keys()
@@ -74,15 +93,16 @@ impl LeadingMembers {
         })
     }
 
-    /// The artifact vault taken, to read while the head is compressed.
-    pub fn vault(&self) -> Option<&ArtifactVault> {
+    /// The artifact vault taken.
+    #[cfg(test)]
+    fn vault(&self) -> Option<&ArtifactVault> {
         self.vault.as_ref()
     }
 
     /// The members' canonical JSON, with the whole Brotli cuts of it compressed as
     /// `options` would write a large document (none in another encoding). The
     /// members are freed once written, and only the JSON after those cuts is kept.
-    pub fn compress(self, options: &WriteOptions) -> Result<CompressedHead> {
+    pub(crate) fn compress(self, options: &WriteOptions) -> Result<CompressedHead> {
         let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
         if options.encoding == Encoding::Brotli {
             check_quality(quality)?;
@@ -121,10 +141,9 @@ impl LeadingMembers {
 }
 
 /// The canonical JSON of a document's [`LeadingMembers`] and its whole Brotli cuts,
-/// compressed: give it to [`crate::into_bytes_with_head`] with the rest of the
-/// document.
+/// compressed.
 #[derive(Debug)]
-pub struct CompressedHead {
+pub(crate) struct CompressedHead {
     options: WriteOptions,
     /// The JSON's whole cuts: `{`, then each leading member and a `,`, make the JSON.
     ready: Ready,
@@ -303,7 +322,7 @@ mod tests {
                 build_rest(&mut whole);
                 build_rest(&mut rest);
                 let expected = into_bytes(whole, &options).unwrap();
-                let got = into_bytes_with_head(rest, &options, head).unwrap();
+                let got = into_bytes_with_head(rest, &options, Head(head)).unwrap();
                 assert!(got == expected, "{leading} bytes, {options:?}");
             }
         }
@@ -329,7 +348,7 @@ mod tests {
                 .compress(&options)
                 .unwrap();
             change(&mut doc);
-            let err = into_bytes_with_head(doc, &options, head).unwrap_err();
+            let err = into_bytes_with_head(doc, &options, Head(head)).unwrap_err();
             assert_eq!(err.code(), "SMG-E020", "{err}");
         }
         // A member after `metadata` may change: it is not part of the head.
@@ -339,7 +358,7 @@ mod tests {
             .compress(&options)
             .unwrap();
         doc.extra.insert("zLast".into(), "changed".into());
-        assert!(into_bytes_with_head(doc, &options, head).is_ok());
+        assert!(into_bytes_with_head(doc, &options, Head(head)).is_ok());
     }
 
     #[test]
@@ -350,7 +369,7 @@ mod tests {
             .unwrap()
             .compress(&brotli)
             .unwrap();
-        let err = into_bytes_with_head(doc, &brotli.with_level(3), head).unwrap_err();
+        let err = into_bytes_with_head(doc, &brotli.with_level(3), Head(head)).unwrap_err();
         assert!(err.to_string().contains("compressed for"), "{err}");
     }
 

@@ -1,10 +1,28 @@
 //! The `.smg` file format: a portable, JSON-LD *Semantic Memory Graph* for an AI
 //! assistant's long-term memory.
 //!
-//! This crate holds everything about the file and nothing about using it: the
-//! document model ([`Document`]), its canonical JSON form, the byte envelope and
-//! its encodings ([`Encoding`]), artifact-version rebuilding, archive blocks, and
-//! validation against the published spec ([`validate`]).
+//! This crate holds everything about the file and nothing about using it. The root
+//! has the entry points — a [`Document`] read with [`from_bytes`] or [`read_file`],
+//! written with [`to_bytes`] or [`write_file`] in an [`Encoding`] — and each concept
+//! of the format is a module:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`model`] | the document's types, one per section of the spec |
+//! | [`codec`] | bytes to a document and back, canonical JSON (RFC 8785) |
+//! | [`envelope`] | the byte envelope: JSON, Brotli, Zstandard and how to tell them apart |
+//! | [`packed`] | the packed layout: sections read on demand, extension sections |
+//! | [`crypto`] | the encrypted wrapper (AES-256-GCM, PBKDF2 keys) |
+//! | [`vault`] | artifacts stored once by SHA-256, versions as unified diffs |
+//! | [`archive`] | every original turn in Brotli blocks that open one at a time |
+//! | [`validate`] | checks against the published spec, each finding with its `SMG-` code |
+//! | [`diff`], [`delta`], [`merge`], [`lineage`] | checkpoints: changes, delta files, three-way merge, forks |
+//! | [`seal`], [`sign`] | sealed sections for a tier or a collaborator; Ed25519 signatures |
+//! | [`stats`], [`file`](mod@file) | what a file holds, byte by byte; atomic file writes |
+//!
+//! The layers go one way: raw bytes ([`envelope`], [`crypto`]'s wrapper, [`packed`]'s
+//! sections) below the [`codec`] that picks among them, below the checkpoint modules.
+//! ARCHITECTURE.md at the repository's root walks through them.
 //!
 //! ```
 //! use smg_format::{Document, Encoding, Limits, WriteOptions};
@@ -16,70 +34,33 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod archive;
+pub mod archive;
 mod brotli_memory;
 mod canonical;
-mod codec;
-mod crypto;
-mod delta;
-mod diff;
-mod envelope;
+pub mod codec;
+pub mod crypto;
+pub mod delta;
+pub mod diff;
+pub mod envelope;
 mod error;
-mod file;
+pub mod file;
 mod head;
 mod limits;
-mod lineage;
-mod merge;
-mod model;
-mod packed;
-mod seal;
-mod sign;
-mod stats;
+pub mod lineage;
+pub mod merge;
+pub mod model;
+pub mod packed;
+pub mod seal;
+pub mod sign;
+pub mod stats;
 #[cfg(test)]
 mod test_support;
-mod validate;
-mod vault;
+pub mod validate;
+pub mod vault;
 
-pub use archive::{
-    append_turns, decode_block, encode_turns, find_turn, parse_turn_range, read_archive,
-    AppendReport, ArchiveOptions, ArchivedTurn,
-};
-pub use canonical::to_canonical_json_value;
-pub use codec::{
-    from_bytes, from_bytes_with, from_json_slice, into_bytes, into_bytes_with_head, to_bytes,
-    to_canonical_json,
-};
-pub use crypto::{
-    decrypt, encrypt, encrypt_with, encrypted_iterations, is_encrypted, ENCRYPTED_HEADER_LEN,
-    MAX_ITERATIONS, MIN_ITERATIONS,
-};
-pub use delta::{
-    apply_delta, delta_header, make_delta, Delta, DeltaHeader, DeltaOptions, ExpandedBlock,
-    FileRef, PatchKind, Reencryption, DELTA_MAGIC,
-};
-pub use diff::{diff, DocDiff, EdgeKey, FieldChange};
-pub use envelope::{
-    decode as decode_envelope, detect as detect_encoding, encode as encode_envelope, Encoding,
-    WriteOptions, HEADER_LEN, MAGIC,
-};
+pub use codec::{from_bytes, to_bytes};
+pub use envelope::{Encoding, WriteOptions};
 pub use error::{Error, Result};
-pub use file::{read_bytes, read_file, write_atomic, write_file};
-pub use head::{CompressedHead, LeadingMembers};
-pub use limits::{Limits, MAX_DEPTH};
-pub use lineage::fork;
-pub use merge::{merge, Conflict, MergeOptions, Merged, Side};
-pub use model::{
-    Artifact, ArtifactVault, ArtifactVersion, Block, Collaborator, CompressionMethod, DeepArchive,
-    Document, Edge, Embedding, Extra, Fork, Graph, LifecycleTier, Metadata, Node, PrivateContext,
-    Provenance, Scope, SealParams, SealedSection, TimeRange, Turn, VectorIndex, WorkingMemory,
-    CONTEXT_IRI, DOCUMENT_TYPE, FORMAT_VERSION,
-};
-pub use packed::{list_extensions, read_extension, with_extension, PackedArchive};
-pub use seal::{seal, seal_with, unseal, SealTarget};
-pub use sign::{generate_key, sign, verify, Verified};
-pub use stats::{stats, Stats};
-pub use validate::{validate, Finding, Report, Severity, ValidateOptions};
-pub use vault::{
-    content_hash, export_path, find_artifact, rebuild_version, rebuild_versions, unified_diff,
-    NewContent, Stored, VaultWriter,
-};
+pub use file::{read_file, write_file};
+pub use limits::Limits;
+pub use model::Document;

@@ -2,7 +2,7 @@
 
 /// The deepest JSON nesting a v1 reader accepts (the spec fixes it so that every
 /// implementation agrees on which files are readable).
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Bounds applied while decoding untrusted input.
 ///

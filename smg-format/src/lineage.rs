@@ -13,7 +13,7 @@ use crate::model::{Document, Fork};
 /// fork made twice gives the same file.
 ///
 /// ```
-/// use smg_format::{fork, to_bytes, Document, Encoding, WriteOptions};
+/// use smg_format::{lineage::fork, to_bytes, Document, Encoding, WriteOptions};
 /// let parent = Document::new("2025-12-04T10:30:00Z");
 /// let bytes = to_bytes(&parent, &WriteOptions::new(Encoding::Json)).unwrap();
 /// let child = fork(&parent, &bytes, "experiment", "2025-12-05T09:00:00Z").unwrap();

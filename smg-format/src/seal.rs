@@ -330,9 +330,9 @@ mod tests {
     use crate::test_support::full_fixture as doc;
 
     fn valid(d: &Document) -> bool {
-        let r = crate::validate(
-            &crate::to_canonical_json(d).unwrap(),
-            &crate::ValidateOptions::default(),
+        let r = crate::validate::validate(
+            &crate::codec::to_canonical_json(d).unwrap(),
+            &crate::validate::ValidateOptions::default(),
         );
         r.is_valid() || panic!("{:?}", r.findings)
     }
@@ -356,7 +356,7 @@ mod tests {
             .unwrap(),
             "private:user_a"
         );
-        let text = String::from_utf8(crate::to_canonical_json(&d).unwrap()).unwrap();
+        let text = String::from_utf8(crate::codec::to_canonical_json(&d).unwrap()).unwrap();
         assert!(
             !text.contains("contract renegotiation") && !text.contains("idempotency"),
             "content leaked"

@@ -1,5 +1,16 @@
 //! Signatures (spec §10.1): Ed25519 over a manifest of the SHA-256 of every top-level
 //! section's canonical JSON, so a failed check names the sections that changed.
+//!
+//! ```
+//! use smg_format::sign::{generate_key, sign, verify};
+//! use smg_format::Document;
+//! let (secret, public) = generate_key().unwrap();
+//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! sign(&mut doc, &secret, "2025-12-04T10:31:00Z").unwrap();
+//! assert!(verify(&doc, Some(&public)).is_ok());
+//! doc.metadata.project_name = Some("changed".into());
+//! assert!(verify(&doc, Some(&public)).is_err());
+//! ```
 
 use std::collections::BTreeMap;
 
@@ -188,14 +199,15 @@ mod tests {
         let (secret, public) = generate_key().unwrap();
         let mut d = doc();
         sign(&mut d, &secret, "2025-12-05T00:00:00Z").unwrap();
-        let bytes = crate::to_canonical_json(&d).unwrap();
-        let report = crate::validate(&bytes, &crate::ValidateOptions::default());
+        let bytes = crate::codec::to_canonical_json(&d).unwrap();
+        let report =
+            crate::validate::validate(&bytes, &crate::validate::ValidateOptions::default());
         assert!(
             report.is_valid(),
             "a signed document stays valid: {:?}",
             report.findings
         );
-        let d = crate::from_json_slice(&bytes).unwrap();
+        let d = crate::codec::from_json_slice(&bytes).unwrap();
         assert_eq!(
             verify(&d, Some(&public)).unwrap().signed,
             "2025-12-05T00:00:00Z"

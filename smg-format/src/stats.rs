@@ -40,7 +40,7 @@ pub struct Stats {
 ///
 /// ```
 /// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
-/// let stats = smg_format::stats(&doc);
+/// let stats = smg_format::stats::stats(&doc);
 /// assert_eq!(stats.nodes, 0);
 /// assert!(stats.section_bytes.iter().any(|(k, _)| k == "metadata"));
 /// ```

@@ -19,7 +19,7 @@ use lines::LineIndex;
 ///
 /// ```
 /// assert_eq!(
-///     smg_format::content_hash(""),
+///     smg_format::vault::content_hash(""),
 ///     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 /// );
 /// ```
@@ -117,7 +117,7 @@ pub(crate) fn apply_unified_diff(base: &str, delta: &str) -> Result<String, Stri
 /// A unified diff from `old` to `new` that GNU `patch` and [`rebuild_version`] apply.
 ///
 /// ```
-/// let d = smg_format::unified_diff("a\nb\n", "a\nc\n", "x.txt");
+/// let d = smg_format::vault::unified_diff("a\nb\n", "a\nc\n", "x.txt");
 /// assert!(d.starts_with("--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@"));
 /// ```
 pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
@@ -166,9 +166,9 @@ pub fn find_artifact<'a>(
 ///
 /// ```
 /// let dir = &std::env::temp_dir();
-/// assert_eq!(smg_format::export_path(dir, "src/a.rs").unwrap(), dir.join("src").join("a.rs"));
-/// assert!(smg_format::export_path(dir, "../etc/passwd").is_err());
-/// assert!(smg_format::export_path(dir, "/etc/passwd").is_err());
+/// assert_eq!(smg_format::vault::export_path(dir, "src/a.rs").unwrap(), dir.join("src").join("a.rs"));
+/// assert!(smg_format::vault::export_path(dir, "../etc/passwd").is_err());
+/// assert!(smg_format::vault::export_path(dir, "/etc/passwd").is_err());
 /// ```
 pub fn export_path(dir: &std::path::Path, name: &str) -> Result<std::path::PathBuf> {
     let refuse = |why: &str| {
@@ -233,7 +233,7 @@ pub struct NewContent<'a> {
 /// content stays linear.
 ///
 /// ```
-/// use smg_format::{ArtifactVault, NewContent, VaultWriter};
+/// use smg_format::{model::ArtifactVault, vault::{NewContent, VaultWriter}};
 /// let mut vault = ArtifactVault::default();
 /// let mut w = VaultWriter::new(&mut vault);
 /// let named = NewContent { name: Some("a.py"), ..NewContent::default() };

@@ -5,9 +5,12 @@ mod support;
 
 use proptest::prelude::*;
 use smg_format::{
-    append_turns, apply_delta, make_delta, merge, read_archive, to_bytes, to_canonical_json,
-    ArchiveOptions, DeltaOptions, Document, Encoding, Limits, MergeOptions, Node, Side, Turn,
-    WriteOptions,
+    archive::{append_turns, read_archive, ArchiveOptions},
+    codec::to_canonical_json,
+    delta::{apply_delta, make_delta, DeltaOptions},
+    merge::{merge, MergeOptions, Side},
+    model::{Node, Turn},
+    to_bytes, Document, Encoding, Limits, WriteOptions,
 };
 use support::{document, text, unit};
 
@@ -161,7 +164,7 @@ proptest! {
         prop_assert_eq!(canonical(&m.document), canonical(&x));
         let m = merge(&base, &base, &x, &options).unwrap();
         prop_assert_eq!(canonical(&m.document), canonical(&x));
-        prop_assert!(smg_format::diff(&x, &x).is_empty());
+        prop_assert!(smg_format::diff::diff(&x, &x).is_empty());
     }
 
     #[test]

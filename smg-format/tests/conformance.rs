@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use smg_format::{Limits, Severity, ValidateOptions, WriteOptions};
+use smg_format::{
+    validate::{Severity, ValidateOptions},
+    Limits, WriteOptions,
+};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
@@ -75,7 +78,7 @@ fn every_invalid_fixture_reports_exactly_its_expected_codes() {
         if let Some(m) = expect["maxBytes"].as_u64() {
             options.limits = Limits::default().with_max_bytes(m);
         }
-        let report = smg_format::validate(&std::fs::read(&smg).unwrap(), &options);
+        let report = smg_format::validate::validate(&std::fs::read(&smg).unwrap(), &options);
         let want: Vec<&str> = expect["codes"]
             .as_array()
             .unwrap()
@@ -130,7 +133,7 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
     for path in valid {
         let name = path.display();
         let bytes = std::fs::read(&path).unwrap();
-        let report = smg_format::validate(&bytes, &ValidateOptions::default());
+        let report = smg_format::validate::validate(&bytes, &ValidateOptions::default());
         assert!(report.is_valid(), "{name}: {:#?}", report.findings);
         assert!(
             report
@@ -142,19 +145,19 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
         );
 
         let (doc, encoding) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
-        let once = smg_format::to_canonical_json(&doc).unwrap();
-        let again = smg_format::from_json_slice(&once).unwrap();
+        let once = smg_format::codec::to_canonical_json(&doc).unwrap();
+        let again = smg_format::codec::from_json_slice(&once).unwrap();
         assert_eq!(
             again, doc,
             "{name}: read → write → read changed the document"
         );
         assert_eq!(
-            smg_format::to_canonical_json(&again).unwrap(),
+            smg_format::codec::to_canonical_json(&again).unwrap(),
             once,
             "{name}: writing twice differs"
         );
 
-        let (_, original) = smg_format::decode_envelope(&bytes, &Limits::default()).unwrap();
+        let (_, original) = smg_format::codec::decode_json(&bytes, &Limits::default()).unwrap();
         let original: Value = serde_json::from_slice(&original).unwrap();
         let written: Value = serde_json::from_slice(&once).unwrap();
         equal_modulo_nulls(&original, &written, "").unwrap_or_else(|e| panic!("{name}: {e}"));

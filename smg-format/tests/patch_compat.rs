@@ -4,7 +4,10 @@
 use std::process::Command;
 
 use proptest::prelude::*;
-use smg_format::{rebuild_version, ArtifactVault, NewContent, VaultWriter};
+use smg_format::{
+    model::ArtifactVault,
+    vault::{rebuild_version, NewContent, VaultWriter},
+};
 
 /// A text as lines, with or without a final newline, LF or CRLF.
 fn text() -> impl Strategy<Value = String> {
@@ -102,7 +105,7 @@ proptest! {
         for (s, expected) in stored.iter().zip(&versions) {
             prop_assert_eq!(&rebuild_version(id, art, s.version).unwrap(), expected);
         }
-        let contents = smg_format::rebuild_versions(id, art).unwrap();
+        let contents = smg_format::vault::rebuild_versions(id, art).unwrap();
         let mut deltas = 0;
         for (i, v) in art.versions.iter().enumerate().skip(1) {
             if let Some(delta) = &v.delta {
@@ -115,7 +118,7 @@ proptest! {
 
     #[test]
     fn diffs_between_any_two_texts_apply(a in text(), b in text()) {
-        let diff = smg_format::unified_diff(&a, &b, "f");
+        let diff = smg_format::vault::unified_diff(&a, &b, "f");
         if a != b {
             prop_assert_eq!(gnu_patch(&a, &diff), b);
         }
@@ -147,7 +150,7 @@ fn a_revised_file_is_stored_as_deltas_that_gnu_patch_applies() {
         .unwrap();
     }
     let (id, art) = vault.artifacts.as_ref().unwrap().iter().next().unwrap();
-    let contents = smg_format::rebuild_versions(id, art).unwrap();
+    let contents = smg_format::vault::rebuild_versions(id, art).unwrap();
     assert_eq!(contents, versions);
     let deltas: Vec<_> = art
         .versions
@@ -163,7 +166,10 @@ fn a_revised_file_is_stored_as_deltas_that_gnu_patch_applies() {
 #[test]
 fn a_hunk_similar_got_wrong_is_right() {
     assert_eq!(
-        gnu_patch(" \n\n", &smg_format::unified_diff(" \n\n", "\n\n", "f")),
+        gnu_patch(
+            " \n\n",
+            &smg_format::vault::unified_diff(" \n\n", "\n\n", "f")
+        ),
         "\n\n"
     );
 }

@@ -4,7 +4,11 @@
 mod support;
 
 use proptest::prelude::*;
-use smg_format::{Block, Document, Encoding, Limits, Turn, ValidateOptions, WriteOptions};
+use smg_format::{
+    model::{Block, Turn},
+    validate::ValidateOptions,
+    Document, Encoding, Limits, WriteOptions,
+};
 use support::{document, text, turn};
 
 proptest! {
@@ -24,24 +28,24 @@ proptest! {
 
     #[test]
     fn canonical_bytes_do_not_depend_on_the_path_taken(doc in document()) {
-        let direct = smg_format::to_canonical_json(&doc).unwrap();
-        let via_value = smg_format::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
+        let direct = smg_format::codec::to_canonical_json(&doc).unwrap();
+        let via_value = smg_format::codec::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
         prop_assert_eq!(direct, via_value);
     }
 
     #[test]
     fn a_document_has_no_difference_from_itself_and_differs_from_another(a in document(), b in document()) {
-        prop_assert!(smg_format::diff(&a, &a).is_empty());
-        prop_assert!(smg_format::diff(&b, &b.clone()).is_empty());
+        prop_assert!(smg_format::diff::diff(&a, &a).is_empty());
+        prop_assert!(smg_format::diff::diff(&b, &b.clone()).is_empty());
         // Canonical bytes tell whether two documents differ; the semantic diff agrees.
-        let canonical = |d: &smg_format::Document| smg_format::to_canonical_json_value(&serde_json::to_value(d).unwrap());
-        prop_assert_eq!(smg_format::diff(&a, &b).is_empty(), canonical(&a) == canonical(&b));
+        let canonical = |d: &smg_format::Document| smg_format::codec::to_canonical_json_value(&serde_json::to_value(d).unwrap());
+        prop_assert_eq!(smg_format::diff::diff(&a, &b).is_empty(), canonical(&a) == canonical(&b));
     }
 
     #[test]
     fn archived_turns_come_back_byte_for_byte(turns in prop::collection::vec(turn(), 0..8)) {
-        let block = Block { id: 1, turn_range: "1-1".into(), compressed_data: smg_format::encode_turns(&turns, 5).unwrap(), ..Block::default() };
-        let back = smg_format::decode_block(&block, smg_format::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
+        let block = Block { id: 1, turn_range: "1-1".into(), compressed_data: smg_format::archive::encode_turns(&turns, 5).unwrap(), ..Block::default() };
+        let back = smg_format::archive::decode_block(&block, smg_format::model::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
         prop_assert_eq!(back, turns);
     }
 
@@ -64,20 +68,20 @@ proptest! {
             })
             .collect();
         let mut doc = Document::new("2025-01-01T00:00:00Z");
-        let options = smg_format::ArchiveOptions::default();
-        smg_format::append_turns(&mut doc, &turns, &options).unwrap();
+        let options = smg_format::archive::ArchiveOptions::default();
+        smg_format::archive::append_turns(&mut doc, &turns, &options).unwrap();
         for enc in [Encoding::Json, Encoding::Packed] {
             let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(enc)).unwrap();
             let (back, _) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
             for t in &turns {
-                prop_assert_eq!(&smg_format::find_turn(&back, t.turn, &Limits::default()).unwrap(), t);
+                prop_assert_eq!(&smg_format::archive::find_turn(&back, t.turn, &Limits::default()).unwrap(), t);
             }
         }
     }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        let _ = smg_format::validate(&bytes, &ValidateOptions::default());
+        let _ = smg_format::validate::validate(&bytes, &ValidateOptions::default());
         let _ = smg_format::from_bytes(&bytes, &Limits::default());
     }
 
@@ -87,20 +91,20 @@ proptest! {
         encoding in 1u8..=3,
         declared in 0u64..4096,
     ) {
-        let mut bytes = smg_format::MAGIC.to_vec();
+        let mut bytes = smg_format::envelope::MAGIC.to_vec();
         bytes.extend_from_slice(&[1, encoding, 0, 0]);
         bytes.extend_from_slice(&declared.to_le_bytes());
         bytes.extend_from_slice(&crc32fast_hash(&payload).to_le_bytes());
         bytes.extend_from_slice(&payload);
-        let _ = smg_format::validate(&bytes, &ValidateOptions::default());
+        let _ = smg_format::validate::validate(&bytes, &ValidateOptions::default());
     }
 
     #[test]
     fn mutated_documents_never_panic(doc in document(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
-        let mut bytes = smg_format::to_canonical_json(&doc).unwrap();
+        let mut bytes = smg_format::codec::to_canonical_json(&doc).unwrap();
         let i = at.index(bytes.len());
         bytes[i] = byte;
-        let _ = smg_format::validate(&bytes, &ValidateOptions::default());
+        let _ = smg_format::validate::validate(&bytes, &ValidateOptions::default());
     }
 }
 

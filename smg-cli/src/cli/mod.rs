@@ -349,7 +349,7 @@ pub(crate) struct EncryptArgs {
     #[command(flatten)]
     pub(crate) files: InOut,
     /// PBKDF2 iterations (600000 to 10000000).
-    #[arg(long, default_value_t = smg_format::MIN_ITERATIONS)]
+    #[arg(long, default_value_t = smg_format::crypto::MIN_ITERATIONS)]
     pub(crate) iterations: u64,
 }
 
@@ -381,13 +381,13 @@ pub(crate) enum TierArg {
     Restricted,
 }
 
-impl From<TierArg> for smg_format::Scope {
+impl From<TierArg> for smg_format::model::Scope {
     fn from(t: TierArg) -> Self {
         match t {
-            TierArg::Personal => smg_format::Scope::Personal,
-            TierArg::Departmental => smg_format::Scope::Departmental,
-            TierArg::Global => smg_format::Scope::Global,
-            TierArg::Restricted => smg_format::Scope::Restricted,
+            TierArg::Personal => smg_format::model::Scope::Personal,
+            TierArg::Departmental => smg_format::model::Scope::Departmental,
+            TierArg::Global => smg_format::model::Scope::Global,
+            TierArg::Restricted => smg_format::model::Scope::Restricted,
         }
     }
 }
@@ -406,7 +406,7 @@ pub(crate) struct SealArgs {
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
     /// PBKDF2 iterations.
-    #[arg(long, default_value_t = smg_format::MIN_ITERATIONS)]
+    #[arg(long, default_value_t = smg_format::crypto::MIN_ITERATIONS)]
     pub(crate) iterations: u64,
     /// Read the section's passphrase from this file. Otherwise SMG_SEAL_PASSPHRASE, otherwise a prompt.
     #[arg(long, value_name = "PATH")]

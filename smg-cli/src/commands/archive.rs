@@ -1,10 +1,10 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use smg_format::{Encoding, Error, PackedArchive};
+use smg_format::{packed::PackedArchive, Encoding, Error};
 
-use super::Context;
 use crate::cli::{ArchiveCommand, FileJson};
+use crate::io::Context;
 use crate::io::{is_stdio, load, write_stdout};
 use crate::Outcome;
 
@@ -57,7 +57,7 @@ pub(crate) fn run(cmd: ArchiveCommand, ctx: &Context) -> Result<Outcome, Error> 
                 PackedArchive::open(&file, &ctx.limits)?.turn(turn)?
             } else {
                 let doc = load(&file, ctx)?.doc;
-                smg_format::find_turn(&doc, turn, &ctx.limits)?
+                smg_format::archive::find_turn(&doc, turn, &ctx.limits)?
             };
             if json {
                 let v =
@@ -77,8 +77,8 @@ pub(crate) fn run(cmd: ArchiveCommand, ctx: &Context) -> Result<Outcome, Error> 
 /// Whether the file starts with the packed envelope (read without loading it all).
 fn is_packed(path: &std::path::Path) -> bool {
     use std::io::Read;
-    let mut head = [0u8; smg_format::HEADER_LEN];
+    let mut head = [0u8; smg_format::envelope::HEADER_LEN];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|_| smg_format::detect_encoding(&head).is_ok_and(|e| e == Encoding::Packed))
+        .is_ok_and(|_| smg_format::envelope::detect(&head).is_ok_and(|e| e == Encoding::Packed))
 }

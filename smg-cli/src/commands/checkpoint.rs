@@ -4,10 +4,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use smg_format::{DeltaOptions, Error, MergeOptions, Side};
+use smg_format::{
+    delta::DeltaOptions,
+    merge::{MergeOptions, Side},
+    Error,
+};
 
-use super::Context;
 use crate::cli::{DiffArgs, FileJson, MergeArgs, PreferArg};
+use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_like, write_output, write_stdout};
 use crate::Outcome;
 
@@ -15,7 +19,7 @@ use crate::Outcome;
 /// plain files never prompt).
 fn delta_options(inputs: &[&[u8]], ctx: &Context) -> Result<DeltaOptions, Error> {
     let options = DeltaOptions::default().with_limits(ctx.limits);
-    if inputs.iter().any(|b| smg_format::is_encrypted(b)) {
+    if inputs.iter().any(|b| smg_format::crypto::is_encrypted(b)) {
         return Ok(options.with_passphrase(&ctx.secrets.get()?));
     }
     Ok(options)
@@ -60,7 +64,7 @@ pub(crate) fn delta(a: &DiffArgs, ctx: &Context) -> Result<Outcome, Error> {
     let (base, target) = (read_input(&a.a)?, read_input(&a.b)?);
     let options = delta_options(&[&base, &target], ctx)?.with_level(a.level);
     let working = Working::new(format!("making the delta of {}", a.b.display()));
-    let made = smg_format::make_delta(&base, &target, &options)?;
+    let made = smg_format::delta::make_delta(&base, &target, &options)?;
     drop(working);
     let (delta, header) = (&made.bytes, &made.header);
     write_output(&output, delta)?;
@@ -91,7 +95,7 @@ pub(crate) fn apply(
         let delta = read_input(path)?;
         let options = delta_options(&[&bytes, &delta], ctx)?;
         let _working = Working::new(format!("applying {}", path.display()));
-        bytes = smg_format::apply_delta(&bytes, &delta, &options)
+        bytes = smg_format::delta::apply_delta(&bytes, &delta, &options)
             .inspect_err(|_| eprintln!("smg: applying {}:", path.display()))?;
     }
     write_output(output, &bytes)?;
@@ -108,7 +112,7 @@ pub(crate) fn fork(
     let bytes = read_input(file)?;
     let loaded = load_bytes(&bytes, ctx)?;
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let child = smg_format::fork(&loaded.doc, &bytes, branch, at.unwrap_or(&now))?;
+    let child = smg_format::lineage::fork(&loaded.doc, &bytes, branch, at.unwrap_or(&now))?;
     save_like(output, &child, &loaded)?;
     let id = child.metadata.id.unwrap_or_default();
     report(output, &format!("forked onto branch `{branch}` as {id}\n"))?;
@@ -160,7 +164,7 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, Error> {
         });
     }
     let working = Working::new("merging".into());
-    let merged = smg_format::merge(&base.doc, &ours.doc, &theirs.doc, &options)?;
+    let merged = smg_format::merge::merge(&base.doc, &ours.doc, &theirs.doc, &options)?;
     drop(working);
     let clean = merged.unresolved().next().is_none();
     if clean {
@@ -184,7 +188,7 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, Error> {
     })
 }
 
-fn merge_text(merged: &smg_format::Merged, clean: bool) -> String {
+fn merge_text(merged: &smg_format::merge::Merged, clean: bool) -> String {
     let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_string(), Value::to_string);
     let mut s = String::new();
     for c in &merged.conflicts {

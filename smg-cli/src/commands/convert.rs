@@ -1,5 +1,6 @@
-use super::{encoded, index_needs_packed, Context};
+use super::{encoded, index_needs_packed};
 use crate::cli::ConvertArgs;
+use crate::io::Context;
 use crate::io::{load, write_output};
 use crate::Outcome;
 

@@ -1,7 +1,7 @@
 use smg_format::Error;
 
-use super::Context;
 use crate::cli::{EncryptArgs, InOut, RekeyArgs, SealArgs, UnsealArgs};
+use crate::io::Context;
 use std::path::Path;
 
 use crate::io::{load, read_input, save_like, write_output, write_stdout};
@@ -12,7 +12,7 @@ use crate::Outcome;
 /// encrypting twice is refused before anything is written.
 pub(crate) fn encrypt(args: &EncryptArgs, ctx: &Context) -> Result<Outcome, Error> {
     let bytes = read_input(&args.files.input)?;
-    if smg_format::is_encrypted(&bytes) {
+    if smg_format::crypto::is_encrypted(&bytes) {
         return Err(Error::InvalidArgument(
             "the file is already encrypted (use `smg rekey` to change its passphrase)".into(),
         ));
@@ -21,39 +21,39 @@ pub(crate) fn encrypt(args: &EncryptArgs, ctx: &Context) -> Result<Outcome, Erro
     let pass = ctx.secrets.get_new()?;
     write_output(
         &args.files.output,
-        &smg_format::encrypt(&bytes, &pass, args.iterations)?,
+        &smg_format::crypto::encrypt(&bytes, &pass, args.iterations)?,
     )?;
     Ok(Outcome::Success)
 }
 
 pub(crate) fn decrypt(args: &InOut, ctx: &Context) -> Result<Outcome, Error> {
     let bytes = read_input(&args.input)?;
-    if !smg_format::is_encrypted(&bytes) {
+    if !smg_format::crypto::is_encrypted(&bytes) {
         return Err(Error::InvalidArgument("the file is not encrypted".into()));
     }
-    let inner = smg_format::decrypt(&bytes, &ctx.secrets.get()?, &ctx.limits)?;
+    let inner = smg_format::crypto::decrypt(&bytes, &ctx.secrets.get()?, &ctx.limits)?;
     write_output(&args.output, &inner)?;
     Ok(Outcome::Success)
 }
 
 pub(crate) fn rekey(args: &RekeyArgs, ctx: &Context) -> Result<Outcome, Error> {
     let bytes = read_input(&args.file)?;
-    if !smg_format::is_encrypted(&bytes) {
+    if !smg_format::crypto::is_encrypted(&bytes) {
         return Err(Error::InvalidArgument(
             "the file is not encrypted (use `smg encrypt`)".into(),
         ));
     }
     let iterations = args
         .iterations
-        .unwrap_or(smg_format::encrypted_iterations(&bytes)?);
-    let inner = smg_format::decrypt(&bytes, &ctx.secrets.get()?, &ctx.limits)?;
+        .unwrap_or(smg_format::crypto::encrypted_iterations(&bytes)?);
+    let inner = smg_format::crypto::decrypt(&bytes, &ctx.secrets.get()?, &ctx.limits)?;
     let new = other_passphrase(
         args.new_passphrase_file.as_deref(),
         "SMG_NEW_PASSPHRASE",
         true,
     )?;
     let out = args.output.as_ref().unwrap_or(&args.file);
-    write_output(out, &smg_format::encrypt(&inner, &new, iterations)?)?;
+    write_output(out, &smg_format::crypto::encrypt(&inner, &new, iterations)?)?;
     Ok(Outcome::Success)
 }
 
@@ -78,7 +78,7 @@ pub(crate) fn keygen(output: &Path) -> Result<Outcome, Error> {
             )));
         }
     }
-    let (secret, public) = smg_format::generate_key()?;
+    let (secret, public) = smg_format::sign::generate_key()?;
     write_private(output, secret.as_bytes())?;
     write_output(&public_path, public.as_bytes())?;
     eprintln!(
@@ -114,7 +114,7 @@ pub(crate) fn sign(
     let mut doc = loaded.doc.clone();
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let secret = zeroize::Zeroizing::new(read_text(key)?);
-    smg_format::sign(&mut doc, &secret, &now)?;
+    smg_format::sign::sign(&mut doc, &secret, &now)?;
     save_like(output.unwrap_or(file), &doc, &loaded)?;
     Ok(Outcome::Success)
 }
@@ -126,7 +126,7 @@ pub(crate) fn verify(
 ) -> Result<Outcome, Error> {
     let doc = load(file, ctx)?.doc;
     let public = public_key.map(read_text).transpose()?;
-    let v = smg_format::verify(&doc, public.as_deref())?;
+    let v = smg_format::sign::verify(&doc, public.as_deref())?;
     let origin = if public.is_some() {
         "signed by the given key"
     } else {
@@ -146,8 +146,8 @@ pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, Error> {
     let loaded = load(&args.file, ctx)?;
     let mut doc = loaded.doc.clone();
     let target = match (&args.collaborator, args.tier) {
-        (Some(c), None) => smg_format::SealTarget::Collaborator(c),
-        (None, Some(t)) => smg_format::SealTarget::Tier(t.into()),
+        (Some(c), None) => smg_format::seal::SealTarget::Collaborator(c),
+        (None, Some(t)) => smg_format::seal::SealTarget::Tier(t.into()),
         _ => {
             return Err(Error::InvalidArgument(
                 "give exactly one of --collaborator and --tier".into(),
@@ -159,7 +159,7 @@ pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, Error> {
         "SMG_SEAL_PASSPHRASE",
         true,
     )?;
-    let id = smg_format::seal(&mut doc, target, &pass, args.iterations)?;
+    let id = smg_format::seal::seal(&mut doc, target, &pass, args.iterations)?;
     save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
     eprintln!("sealed {id}");
     Ok(Outcome::Success)
@@ -173,7 +173,7 @@ pub(crate) fn unseal(args: &UnsealArgs, ctx: &Context) -> Result<Outcome, Error>
         "SMG_SEAL_PASSPHRASE",
         false,
     )?;
-    smg_format::unseal(&mut doc, &args.section, &pass)?;
+    smg_format::seal::unseal(&mut doc, &args.section, &pass)?;
     save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
     Ok(Outcome::Success)
 }

@@ -5,9 +5,12 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::Value;
-use smg_format::{diff, DocDiff, Error, FieldChange};
+use smg_format::{
+    diff::{diff, DocDiff, FieldChange},
+    Error,
+};
 
-use super::Context;
+use crate::io::Context;
 use crate::io::{load, write_stdout};
 use crate::Outcome;
 

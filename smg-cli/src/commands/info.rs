@@ -2,18 +2,18 @@ use std::fmt::Write as _;
 
 use smg_format::Error;
 
-use super::Context;
 use crate::cli::{CatArgs, FileJson};
+use crate::io::Context;
 use crate::io::{load, load_bytes, read_input, write_stdout};
 use crate::Outcome;
 
 pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
     let bytes = read_input(&args.file)?;
     let loaded = load_bytes(&bytes, ctx)?;
-    let extensions = smg_format::list_extensions(&bytes)?;
+    let extensions = smg_format::packed::list_extensions(&bytes)?;
     let (doc, encoding) = (&loaded.doc, loaded.encoding);
     let encrypted = loaded.encryption.is_some();
-    let stats = smg_format::stats(doc);
+    let stats = smg_format::stats::stats(doc);
     let out = if args.json {
         let value = serde_json::json!({
             "file": args.file.display().to_string(),
@@ -84,7 +84,7 @@ pub(crate) fn cat(args: &CatArgs, ctx: &Context) -> Result<Outcome, Error> {
             serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
         serde_json::to_vec_pretty(&value).map_err(|e| Error::InvalidArgument(e.to_string()))?
     } else {
-        smg_format::to_canonical_json(&doc)?
+        smg_format::codec::to_canonical_json(&doc)?
     };
     out.push(b'\n');
     write_stdout(&out)?;

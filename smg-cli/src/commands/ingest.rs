@@ -11,8 +11,9 @@ use smg_engine::ingest::{
 use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::{Document, Encoding, Error, WriteOptions};
 
-use super::{encoded, index_needs_packed, write_options, Context};
+use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs};
+use crate::io::Context;
 use crate::io::{load_bytes, read_input, save_loaded, seal, write_output, write_stdout};
 use crate::Outcome;
 
@@ -59,7 +60,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             // A file that kept a current search index keeps one, made for what it
             // holds now.
             let indexed = args.index
-                || smg_format::read_extension(&raw, EXTENSION)
+                || smg_format::packed::read_extension(&raw, EXTENSION)
                     .ok()
                     .flatten()
                     .is_some();

@@ -15,14 +15,9 @@ mod vault;
 use smg_format::{Error, Limits};
 
 use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, LayoutArg};
+use crate::io::Context;
 use crate::secret::Secrets;
 use crate::Outcome;
-
-/// What every command gets: decoding limits and the passphrase source.
-pub(crate) struct Context {
-    pub(crate) limits: Limits,
-    pub(crate) secrets: Secrets,
-}
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     let ctx = Context {
@@ -95,7 +90,7 @@ fn encoded(
     if index {
         smg_engine::search::encode_with_search_index(doc, &options, &ctx.limits)
     } else {
-        Ok(smg_format::into_bytes(doc, &options)?)
+        Ok(smg_format::codec::into_bytes(doc, &options)?)
     }
 }
 

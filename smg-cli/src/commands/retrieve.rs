@@ -9,8 +9,8 @@ use smg_engine::search::{
     display, one_line, prompt, with_search_index, QueryVector, Retriever, SearchOptions,
 };
 
-use super::Context;
 use crate::cli::{ContextArgs, SearchArgs};
+use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, write_output, write_stdout};
 use crate::Outcome;
 

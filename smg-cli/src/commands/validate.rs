@@ -2,10 +2,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use smg_format::{Error, Finding, Report, Severity, ValidateOptions};
+use smg_format::{
+    validate::{Finding, Report, Severity, ValidateOptions},
+    Error,
+};
 
-use super::Context;
 use crate::cli::ValidateArgs;
+use crate::io::Context;
 use crate::io::{is_stdio, read_input, write_stdout};
 use crate::Outcome;
 
@@ -44,15 +47,15 @@ pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> 
 /// Validate a file; an encrypted one is opened with the passphrase and its content
 /// validated (a wrong passphrase or a tampered file is the finding).
 fn validate_maybe_encrypted(bytes: &[u8], options: &ValidateOptions, ctx: &Context) -> Report {
-    if !smg_format::is_encrypted(bytes) {
-        return smg_format::validate(bytes, options);
+    if !smg_format::crypto::is_encrypted(bytes) {
+        return smg_format::validate::validate(bytes, options);
     }
     let inner = ctx
         .secrets
         .get()
-        .and_then(|p| smg_format::decrypt(bytes, &p, &options.limits));
+        .and_then(|p| smg_format::crypto::decrypt(bytes, &p, &options.limits));
     match inner {
-        Ok(inner) => smg_format::validate(&inner, options),
+        Ok(inner) => smg_format::validate::validate(&inner, options),
         Err(e) => Report {
             encoding: Some(smg_format::Encoding::Encrypted),
             findings: vec![Finding {

@@ -1,10 +1,13 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use smg_format::{Document, Error, NewContent, VaultWriter};
+use smg_format::{
+    vault::{NewContent, VaultWriter},
+    Document, Error,
+};
 
-use super::Context;
 use crate::cli::{FileJson, VaultCommand};
+use crate::io::Context;
 use crate::io::{is_stdio, load, read_input, save_like, write_output, write_stdout};
 use crate::Outcome;
 
@@ -75,7 +78,7 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             let doc = load(&file, ctx)?.doc;
             let (_, name, content) = version_content(&doc, &artifact, version)?;
             let target = if output.is_dir() {
-                let path = smg_format::export_path(&output, &name)?;
+                let path = smg_format::vault::export_path(&output, &name)?;
                 if let Some(parent) = path.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| Error::Io {
                         path: parent.to_path_buf(),
@@ -100,7 +103,7 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             let doc = load(&file, ctx)?.doc;
             let (id, name, old) = version_content(&doc, &artifact, Some(v1))?;
             let (_, _, new) = version_content(&doc, &id, Some(v2))?;
-            write_stdout(smg_format::unified_diff(&old, &new, &name).as_bytes())?;
+            write_stdout(smg_format::vault::unified_diff(&old, &new, &name).as_bytes())?;
         }
     }
     Ok(Outcome::Success)
@@ -113,9 +116,9 @@ fn version_content(
     artifact: &str,
     version: Option<u64>,
 ) -> Result<(String, String, String), Error> {
-    let (id, art) = smg_format::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
+    let (id, art) = smg_format::vault::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
     let v = version.unwrap_or(art.versions.len() as u64);
-    let content = smg_format::rebuild_version(id, art, v)?;
+    let content = smg_format::vault::rebuild_version(id, art, v)?;
     Ok((
         id.to_string(),
         art.filename.clone().unwrap_or_else(|| id.to_string()),
@@ -160,8 +163,8 @@ fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
 }
 
 fn log(doc: &Document, artifact: &str, as_json: bool) -> Result<(), Error> {
-    let (id, art) = smg_format::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
-    let contents = smg_format::rebuild_versions(id, art)?;
+    let (id, art) = smg_format::vault::find_artifact(doc.artifact_vault.as_ref(), artifact)?;
+    let contents = smg_format::vault::rebuild_versions(id, art)?;
     let rows: Vec<_> = art
         .versions
         .iter()
@@ -170,7 +173,7 @@ fn log(doc: &Document, artifact: &str, as_json: bool) -> Result<(), Error> {
             let stored = if v.content.is_some() { "full" } else { "delta" };
             let stored_bytes = v.content.as_ref().or(v.delta.as_ref()).map_or(0, String::len);
             json!({"version": v.v, "timestamp": v.timestamp, "stored": stored, "storedBytes": stored_bytes,
-                   "bytes": c.len(), "hash": smg_format::content_hash(c)})
+                   "bytes": c.len(), "hash": smg_format::vault::content_hash(c)})
         })
         .collect();
     let out = if as_json {

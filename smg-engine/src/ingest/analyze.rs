@@ -5,36 +5,12 @@ use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
-use super::classify::classify;
-pub(crate) use super::names::names;
+use super::classify::{classify, Kind};
+use super::names::{names, NameKind};
 use crate::fast::{FastMap, FastSet};
 use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
 use crate::text::{self, clip};
-
-/// The M3S segment types (§2.2), in the order they are tested.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Kind {
-    Code,
-    ShortExchange,
-    Docs,
-    Design,
-    LlmOutput,
-    Explanation,
-}
-
-impl Kind {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kind::Code => "code",
-            Kind::ShortExchange => "short_exchange",
-            Kind::Docs => "docs",
-            Kind::Design => "design",
-            Kind::LlmOutput => "llm_output",
-            Kind::Explanation => "explanation",
-        }
-    }
-}
 
 /// A decision stated in a sentence.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,15 +21,6 @@ pub(crate) struct Decision {
     pub(crate) options: Option<String>,
     /// Says it replaces an earlier choice ("instead", "switch to").
     pub(crate) changes: bool,
-}
-
-/// The kind of thing a name refers to, from the words around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum NameKind {
-    Person,
-    Place,
-    Organization,
-    Other,
 }
 
 /// Everything the rules found in one turn.

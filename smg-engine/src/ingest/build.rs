@@ -5,19 +5,19 @@
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
-use smg_format::{Edge, Node, Provenance, Turn};
+use smg_format::model::{Edge, Node, Turn};
 
+use super::graph::{provenance, round, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
 
-use super::analyze::{analyze, Facts, NameKind, Terms};
+use super::analyze::{analyze, Facts, Terms};
 use super::chunk::{chunk, ChunkTurn};
+use super::classify::Kind;
 use super::links::{artifacts, link_mentions, requirements, supersede, ArtifactLabels};
 use super::memories::Memories;
 use super::named::{count, Counted, Named};
+use super::names::NameKind;
 use crate::text::{self, clip};
-
-/// `createdBy` of every node ingest makes: a later ingest replaces exactly these.
-pub(crate) const CREATED_BY: &str = "smg ingest";
 
 /// The graph and what working memory needs from the analysis.
 pub(crate) struct Built {
@@ -25,55 +25,6 @@ pub(crate) struct Built {
     pub(crate) edges: Vec<Edge>,
     /// Goals stated in the turns, with their turn number, in order.
     pub(crate) goals: Vec<(u64, String)>,
-}
-
-/// Graph under construction: nodes by id, edges without duplicates.
-#[derive(Default)]
-pub(crate) struct Graph {
-    pub(crate) nodes: Vec<Node>,
-    index: FastMap<String, usize>,
-    pub(crate) edges: Vec<Edge>,
-    seen: FastSet<(usize, usize, &'static str)>,
-}
-
-impl Graph {
-    pub(crate) fn add(&mut self, node: Node) -> usize {
-        let at = self.nodes.len();
-        self.index.insert(node.id.clone(), at);
-        self.nodes.push(node);
-        at
-    }
-
-    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Node> {
-        self.index.get(id).map(|i| &mut self.nodes[*i])
-    }
-
-    pub(crate) fn has(&self, id: &str) -> bool {
-        self.index.contains_key(id)
-    }
-
-    /// Add an edge between two nodes of the graph, once per relation.
-    pub(crate) fn link(&mut self, from: &str, to: &str, relation: &'static str, strength: f64) {
-        let (Some(&a), Some(&b)) = (self.index.get(from), self.index.get(to)) else {
-            return;
-        };
-        if a != b && self.seen.insert((a, b, relation)) {
-            self.edges.push(Edge {
-                from: from.to_string(),
-                to: to.to_string(),
-                relation: relation.to_string(),
-                strength: Some(round(strength)),
-                ..Edge::default()
-            });
-        }
-    }
-}
-
-/// Per turn: its facts, whether it makes memories, and its segment.
-pub(super) struct TurnInfo {
-    pub(super) facts: Facts,
-    pub(super) memorable: bool,
-    pub(super) segment: usize,
 }
 
 /// Most turns analysed as one piece of parallel work.
@@ -177,10 +128,7 @@ impl Draft {
         for (i, (t, inf)) in turns.iter().zip(&self.info).enumerate() {
             let n = t.turn;
             let seg = &self.segments[inf.segment];
-            let technical_turn = !matches!(
-                inf.facts.kind,
-                super::analyze::Kind::Explanation | super::analyze::Kind::ShortExchange
-            );
+            let technical_turn = !matches!(inf.facts.kind, Kind::Explanation | Kind::ShortExchange);
             if let Some(s) = &t.speaker {
                 count(&mut names, s, n, Some(NameKind::Person), false);
             }
@@ -245,10 +193,6 @@ impl Draft {
 /// user's memories.
 fn is_ai(t: &Turn) -> bool {
     t.role != "user" && t.speaker.is_none()
-}
-
-pub(crate) fn round(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
 }
 
 /// Most conversations chunked as one piece of parallel work.
@@ -374,20 +318,6 @@ fn segment_node(
         provenance: Some(vec![provenance(members.iter().map(|&i| turns[i]))]),
         created_by: Some(CREATED_BY.into()),
         ..Node::default()
-    }
-}
-
-/// Provenance of consecutive turns of one conversation.
-pub(crate) fn provenance<'a>(turns: impl Iterator<Item = &'a Turn> + Clone) -> Provenance {
-    let first = turns.clone().next();
-    Provenance {
-        conversation_id: first.and_then(|t| t.conversation_id.clone()),
-        session_id: first.and_then(|t| t.session_id.clone()),
-        message_ids: Some(turns.clone().filter_map(|t| t.message_id.clone()).collect())
-            .filter(|v: &Vec<String>| !v.is_empty()),
-        turns: Some(turns.map(|t| t.turn).collect()),
-        timestamp: first.and_then(|t| t.timestamp.clone()),
-        ..Provenance::default()
     }
 }
 

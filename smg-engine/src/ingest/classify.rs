@@ -4,7 +4,29 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-use super::analyze::Kind;
+/// The M3S segment types (§2.2), in the order they are tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Code,
+    ShortExchange,
+    Docs,
+    Design,
+    LlmOutput,
+    Explanation,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Code => "code",
+            Kind::ShortExchange => "short_exchange",
+            Kind::Docs => "docs",
+            Kind::Design => "design",
+            Kind::LlmOutput => "llm_output",
+            Kind::Explanation => "explanation",
+        }
+    }
+}
 
 /// M3S §2.2: code, short exchange, docs, design, LLM output, explanation, tested in
 /// that order. `words` counts the words of the prose (the text less fenced code).

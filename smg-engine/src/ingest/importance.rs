@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::TurnView;
 
 use super::analyze::Facts;
-use super::build::{round, Graph};
+use super::graph::{round, Graph};
 
 /// Set `importance` on every node of `g`; `total` is the last turn number.
 pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], total: u64) {
@@ -57,7 +57,7 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
 mod tests {
     use super::*;
     use crate::ingest::analyze::analyze;
-    use smg_format::{Node, Provenance, Turn};
+    use smg_format::model::{Node, Provenance, Turn};
 
     #[test]
     fn the_formula_of_smg_9_1() {

@@ -5,9 +5,9 @@ use crate::fast::FastMap;
 
 use rayon::prelude::*;
 
-use smg_format::{ArtifactVault, Node, Turn};
+use smg_format::model::{ArtifactVault, Node, Turn};
 
-use super::build::{Graph, TurnInfo, CREATED_BY};
+use super::graph::{Graph, TurnInfo, CREATED_BY};
 use super::named::{entity_id, Named};
 use super::TurnView;
 

@@ -5,11 +5,11 @@
 
 use crate::fast::FastMap;
 
-use smg_format::{Node, Turn};
+use smg_format::model::{Node, Turn};
 
-use super::analyze::names;
-use super::build::{provenance, round, Graph, CREATED_BY};
+use super::graph::{provenance, round, Graph, CREATED_BY};
 use super::named::Named;
+use super::names::names;
 use super::MemoryType;
 use crate::text::{self, clip};
 

@@ -11,6 +11,7 @@ mod analyze;
 mod build;
 mod chunk;
 mod classify;
+mod graph;
 mod import;
 mod importance;
 mod lexicon;
@@ -24,10 +25,10 @@ use crate::fast::FastSet;
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use smg_format::{
-    append_turns, read_archive, ArchiveOptions, CompressedHead, Document, Edge, Encoding, Graph,
-    LeadingMembers, Limits, Node, Turn, WriteOptions,
-};
+use smg_format::archive::{append_turns, read_archive, ArchiveOptions};
+use smg_format::codec::Head;
+use smg_format::model::{Edge, Graph, Node, Turn};
+use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
 pub use import::{Format, Skipped};
@@ -183,7 +184,7 @@ pub fn ingest(
 }
 
 /// [`ingest`] into `doc`, then the document encoded as `write` says: the bytes of
-/// [`smg_format::into_bytes`], sooner. In Brotli, the vault and the deep archive,
+/// [`smg_format::codec::into_bytes`], sooner. In Brotli, the vault and the deep archive,
 /// final once the turns are archived, are compressed while the graph is finished.
 pub fn ingest_into_bytes(
     mut doc: Document,
@@ -195,8 +196,8 @@ pub fn ingest_into_bytes(
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
     let (report, head) = run(&mut doc, inputs, options, progress, ahead)?;
     let bytes = match head {
-        Some(head) => smg_format::into_bytes_with_head(doc, write, head)?,
-        None => smg_format::into_bytes(doc, write)?,
+        Some(head) => smg_format::codec::into_bytes_with_head(doc, write, head)?,
+        None => smg_format::codec::into_bytes(doc, write)?,
     };
     Ok((report, bytes))
 }
@@ -209,7 +210,7 @@ fn run(
     options: &IngestOptions,
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
-) -> Result<(IngestReport, Option<CompressedHead>)> {
+) -> Result<(IngestReport, Option<Head>)> {
     let mut report = IngestReport {
         bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
         ..IngestReport::default()
@@ -265,7 +266,6 @@ fn run(
     // freed and the vault and the archive, final now, are compressed for writing.
     let labels = links::artifact_labels(doc.artifact_vault.as_ref());
     report.artifacts = labels.len();
-    let leading = write.map(|_| LeadingMembers::take(doc)).transpose()?;
     // The records go first: the compression's memory takes the place of theirs.
     let (head, built) = rayon::join(
         || {
@@ -273,8 +273,7 @@ fn run(
                 .into_par_iter()
                 .with_max_len(FREED_TOGETHER)
                 .for_each(drop);
-            let compress = |(l, w): (LeadingMembers, _)| l.compress(w);
-            leading.zip(write).map(compress).transpose()
+            write.map(|w| Head::compress(doc, w)).transpose()
         },
         || {
             let said: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
@@ -301,7 +300,7 @@ fn run(
 /// freed, so that a large ingest does not hold a second copy of its input while it
 /// finishes the graph and writes the file.
 fn archived_sources(
-    existing: &mut [smg_format::ArchivedTurn],
+    existing: &mut [smg_format::archive::ArchivedTurn],
     new: &mut [Turn],
     recent: usize,
 ) -> Vec<Value> {
@@ -321,7 +320,7 @@ pub(super) const FREED_TOGETHER: usize = 1024;
 /// The messages that are new, in archive order.
 fn pending(
     imported: Vec<import::Imported>,
-    existing: &[smg_format::ArchivedTurn],
+    existing: &[smg_format::archive::ArchivedTurn],
     report: &mut IngestReport,
 ) -> Vec<Pending> {
     let mut out = Vec::new();
@@ -354,7 +353,7 @@ fn pending(
 /// repeat of an earlier one (keys borrowed: a large ingest has millions).
 fn first_seen(
     pending: &[Pending],
-    existing: &[smg_format::ArchivedTurn],
+    existing: &[smg_format::archive::ArchivedTurn],
     report: &mut IngestReport,
 ) -> Vec<bool> {
     let known: FastSet<(&str, &str)> = existing
@@ -473,7 +472,7 @@ fn find_string(v: &Value, s: &str) -> Option<String> {
 /// turn's content put back where `source.contentAt` points.
 ///
 /// ```
-/// use smg_format::Turn;
+/// use smg_format::model::Turn;
 /// let mut turn = Turn { turn: 1, role: "user".into(), content: "hello there".into(), ..Turn::default() };
 /// turn.extra.insert("source".into(), serde_json::json!({
 ///     "format": "jsonl", "contentAt": "/content", "record": {"content": null, "id": "m1"}
@@ -497,7 +496,7 @@ fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
     let old = graph.nodes.take().unwrap_or_default();
     let (ours, mut kept): (Vec<Node>, Vec<Node>) = old
         .into_iter()
-        .partition(|n| n.created_by.as_deref() == Some(build::CREATED_BY));
+        .partition(|n| n.created_by.as_deref() == Some(graph::CREATED_BY));
     let ours: FastSet<String> = ours.into_iter().map(|n| n.id).collect();
     // Without nodes from elsewhere, the new nodes are the graph's as they are: no
     // second copy of them (a Node is 760 bytes) at the peak of memory.

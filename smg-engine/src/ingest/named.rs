@@ -2,10 +2,10 @@
 //! nodes they become (spec §11: an entity's id is the SHA-256 of its name).
 
 use sha2::{Digest, Sha256};
-use smg_format::Node;
+use smg_format::model::Node;
 
-use super::analyze::NameKind;
-use super::build::{round, Graph, CREATED_BY};
+use super::graph::{round, Graph, CREATED_BY};
+use super::names::NameKind;
 use crate::fast::FastMap;
 
 /// A name or term counted over the file.

@@ -1,8 +1,16 @@
 //! Names in a sentence: capitalised words and runs of them, not at its start, with
 //! what the words around them say they are (person, place, organisation).
 
-use super::analyze::NameKind;
 use crate::text;
+
+/// The kind of thing a name refers to, from the words around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum NameKind {
+    Person,
+    Place,
+    Organization,
+    Other,
+}
 
 const NOT_NAMES: &[&str] = &[
     "english",

@@ -3,7 +3,7 @@
 
 use crate::fast::FastMap;
 
-use smg_format::{Document, WorkingMemory};
+use smg_format::{model::WorkingMemory, Document};
 
 use super::TurnView;
 

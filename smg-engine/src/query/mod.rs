@@ -9,7 +9,7 @@
 //! is `personal`.
 //!
 //! ```
-//! use smg_format::{Document, Graph, Node};
+//! use smg_format::{model::{Graph, Node}, Document};
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
 //! let node = |id: &str, kind: &str, label: &str, importance: f64| Node {
 //!     id: id.into(), kind: kind.into(), label: Some(label.into()), importance: Some(importance),
@@ -33,7 +33,7 @@ mod parse;
 use std::cmp::Ordering;
 
 use serde_json::Value as Json;
-use smg_format::{Document, Node};
+use smg_format::{model::Node, Document};
 
 use crate::error::{Error, Result};
 
@@ -254,7 +254,7 @@ fn instant(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smg_format::Graph;
+    use smg_format::model::Graph;
 
     fn doc() -> Document {
         let node = |id: &str, kind: &str, label: &str, ts: &str, imp: f64| Node {
@@ -273,7 +273,7 @@ mod tests {
             "2025-12-03T09:00:00Z",
             0.5,
         );
-        restricted.scope = Some(smg_format::Scope::Restricted);
+        restricted.scope = Some(smg_format::model::Scope::Restricted);
         d.semantic_graph = Some(Graph {
             nodes: Some(vec![
                 node(

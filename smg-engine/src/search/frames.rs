@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use smg_format::{PackedArchive, Turn};
+use smg_format::{model::Turn, packed::PackedArchive};
 use zstd::zstd_safe::DCtx;
 
 use super::bm25::blob;

@@ -10,13 +10,13 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::json;
-use smg_format::{Provenance, Turn};
+use smg_format::model::{Provenance, Turn};
 
 use super::bm25::tokens;
 use super::nodes::Entry;
 use super::sketch::Sketch;
 use super::vectors::QueryVector;
-use super::{display, time, Retriever};
+use super::{display, time, Key, Retriever};
 use crate::error::Result;
 
 /// The RRF constant (Cormack et al.; the luminescent seed's `k`).
@@ -31,15 +31,6 @@ const MMR_DEPTH: usize = 50;
 /// down; less alike ones keep their rank. For texts of equal size 0.5 is a term
 /// cosine of 0.67, the memgraph seed's `related_to` band.
 const NEAR_DUPLICATE: f64 = 0.5;
-
-/// A ranked thing: a turn (position in the archive) or a node (its number).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub(crate) enum Key {
-    Turn(u32),
-    Node(u32),
-}
 
 /// What `smg search` asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -348,7 +339,10 @@ impl Retriever {
 mod tests {
     use super::*;
     use crate::search::tests::{document, memory, CHAT};
-    use smg_format::{DeepArchive, Embedding, Limits, VectorIndex};
+    use smg_format::{
+        model::{DeepArchive, Embedding, VectorIndex},
+        Limits,
+    };
 
     fn ids(found: &[Found]) -> Vec<String> {
         found

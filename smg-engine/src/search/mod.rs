@@ -25,12 +25,11 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use smg_format::{decode_block, Document, Limits, Turn};
+use smg_format::{archive::decode_block, model::Turn, Document, Limits};
 
 use crate::error::Result;
 use bm25::{tokens, tokens_cached, Bm25};
 pub use context::ContextPack;
-use hybrid::Key;
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
@@ -38,6 +37,15 @@ pub use stored::{
     encode_with_search_index, packed_with_search_index, with_search_index, EXTENSION,
 };
 pub use vectors::QueryVector;
+
+/// A ranked thing: a turn (position in the archive) or a node (its number).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) enum Key {
+    Turn(u32),
+    Node(u32),
+}
 
 /// How far a strong hit lends its score to the turns around it.
 const NEIGHBOUR_WEIGHT: f64 = 0.35;
@@ -334,7 +342,7 @@ impl Retriever {
 
     /// The archived turn at position `i` (in archive order, below
     /// [`Retriever::turn_count`]), without its source record (`extra`; read those
-    /// with [`smg_format::read_archive`]). From a packed file this reads its block.
+    /// with [`smg_format::archive::read_archive`]). From a packed file this reads its block.
     pub fn turn(&self, i: usize) -> Result<Cow<'_, Turn>> {
         self.turns.get(i)
     }

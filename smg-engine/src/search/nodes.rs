@@ -13,7 +13,7 @@ use chrono::DateTime;
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
-use smg_format::{Document, Node};
+use smg_format::{model::Node, Document};
 
 use super::bm25::{tokens_cached, Bm25};
 use super::scores::IdMap;
@@ -436,7 +436,7 @@ fn matcher(names: &[String]) -> Option<AhoCorasick> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smg_format::{Edge, Graph};
+    use smg_format::model::{Edge, Graph};
 
     fn node(id: &str, kind: &str, label: &str, time: &str) -> Node {
         Node {

@@ -4,7 +4,7 @@
 //! the margin are left to the caller; what working memory and artifacts leave unused
 //! goes to the semantic context (the turns that answer the query).
 
-use smg_format::{rebuild_version, Document};
+use smg_format::{vault::rebuild_version, Document};
 
 use super::{Hit, Retriever};
 use crate::text::clip;

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::path::Path;
 
-use smg_format::{Document, Encoding, Limits, PackedArchive, Turn, WriteOptions};
+use smg_format::{model::Turn, packed::PackedArchive, Document, Encoding, Limits, WriteOptions};
 
 use super::frames::{Frames, Head};
 use super::pieces;
@@ -44,7 +44,7 @@ pub(crate) fn digest(turns: &[Turn]) -> [u8; 32] {
 
 impl Retriever {
     /// The indexes as the bytes of a packed file's `search` extension (see
-    /// [`smg_format::with_extension`]); the same memory gives the same bytes.
+    /// [`smg_format::packed::with_extension`]); the same memory gives the same bytes.
     pub fn index_bytes(&self) -> Result<Vec<u8>> {
         let part = |raw: postcard::Result<Vec<u8>>| {
             pieces::compress(&raw.map_err(|e| internal(e.to_string()))?, LEVEL)
@@ -102,7 +102,7 @@ impl Retriever {
     /// indexes it stores, when it is a packed file with a current `search`
     /// extension, else indexed anew.
     pub fn open(bytes: &[u8], doc: &Document, limits: &Limits) -> Result<Self> {
-        let stored = smg_format::read_extension(bytes, EXTENSION)?;
+        let stored = smg_format::packed::read_extension(bytes, EXTENSION)?;
         Retriever::with_stored(doc, limits, stored)
     }
 
@@ -118,7 +118,7 @@ impl Retriever {
                 path: path.to_path_buf(),
                 source,
             })?;
-        if smg_format::detect_encoding(&head).ok() != Some(smg_format::Encoding::Packed) {
+        if smg_format::envelope::detect(&head).ok() != Some(smg_format::Encoding::Packed) {
             return Ok(None);
         }
         let file = PackedArchive::open(path, limits)?;
@@ -163,10 +163,12 @@ impl Retriever {
 /// any other layout is `SMG-E020`.
 pub fn with_search_index(packed: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     // The layout is told by the first bytes: no document is parsed to refuse one.
-    packed_only(smg_format::detect_encoding(packed)?)?;
+    packed_only(smg_format::envelope::detect(packed)?)?;
     let (doc, _) = smg_format::from_bytes(packed, limits)?;
     let bytes = Retriever::new(&doc, limits)?.index_bytes()?;
-    Ok(smg_format::with_extension(packed, EXTENSION, &bytes)?)
+    Ok(smg_format::packed::with_extension(
+        packed, EXTENSION, &bytes,
+    )?)
 }
 
 /// `doc` written with `options`, which must name the packed layout (else
@@ -179,8 +181,10 @@ pub fn encode_with_search_index(
 ) -> Result<Vec<u8>> {
     packed_only(options.encoding)?;
     let index = Retriever::new(&doc, limits)?.index_bytes()?;
-    let bytes = smg_format::into_bytes(doc, options)?;
-    Ok(smg_format::with_extension(&bytes, EXTENSION, &index)?)
+    let bytes = smg_format::codec::into_bytes(doc, options)?;
+    Ok(smg_format::packed::with_extension(
+        &bytes, EXTENSION, &index,
+    )?)
 }
 
 /// `SMG-E020` unless `encoding` is the packed layout, the only one a search index is
@@ -204,7 +208,7 @@ fn packed_only(encoding: Encoding) -> Result<()> {
 /// rewritten packed first. What `smg convert --layout packed --index` writes, in
 /// one step, for callers that hold a file of either kind.
 pub fn packed_with_search_index(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>> {
-    if smg_format::detect_encoding(bytes)? == Encoding::Packed {
+    if smg_format::envelope::detect(bytes)? == Encoding::Packed {
         return with_search_index(bytes, limits);
     }
     let (doc, _) = smg_format::from_bytes(bytes, limits)?;
@@ -369,7 +373,7 @@ mod tests {
             .unwrap()
             .index_bytes()
             .unwrap();
-        let mut file = smg_format::with_extension(&packed, EXTENSION, &index).unwrap();
+        let mut file = smg_format::packed::with_extension(&packed, EXTENSION, &index).unwrap();
         // A byte of the last frame, which ends the extension.
         let at = file.windows(index.len()).position(|w| w == index).unwrap();
         file[at + index.len() - 8] ^= 0x55;

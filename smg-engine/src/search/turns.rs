@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use smg_format::Turn;
+use smg_format::model::Turn;
 
 use super::frames::Frames;
 use crate::error::{Error, Result};

@@ -256,9 +256,9 @@ pub(crate) fn encode_json(json: &[u8], quality: i32) -> Result<String> {
 /// Parse a `turnRange` of the form `"first-last"` with `first <= last`.
 ///
 /// ```
-/// assert_eq!(smg_format::parse_turn_range("1-50"), Some((1, 50)));
-/// assert_eq!(smg_format::parse_turn_range("7"), Some((7, 7)));
-/// assert_eq!(smg_format::parse_turn_range("9-3"), None);
+/// assert_eq!(smg_format::archive::parse_turn_range("1-50"), Some((1, 50)));
+/// assert_eq!(smg_format::archive::parse_turn_range("7"), Some((7, 7)));
+/// assert_eq!(smg_format::archive::parse_turn_range("9-3"), None);
 /// ```
 pub fn parse_turn_range(range: &str) -> Option<(u64, u64)> {
     let num = |s: &str| {

@@ -67,7 +67,7 @@ pub struct AppendReport {
 /// The last block is filled up first when it has room (it is decoded and written
 /// again), so that archiving turns in two calls gives the same blocks as one call.
 /// Blocks are compressed in parallel. Every turn comes back from
-/// [`crate::decode_block`] byte for byte.
+/// [`crate::archive::decode_block`] byte for byte.
 pub fn append_turns(
     doc: &mut Document,
     turns: &[Turn],
@@ -357,7 +357,7 @@ mod tests {
         a.blocks()
             .iter()
             .flat_map(|b| {
-                crate::decode_block(
+                crate::archive::decode_block(
                     b,
                     CompressionMethod::Brotli,
                     doc.artifact_vault.as_ref(),
@@ -398,9 +398,9 @@ mod tests {
         );
         assert_eq!(arts.values().next().unwrap().versions.len(), 2);
         assert_eq!(all_turns(&doc), turns);
-        let report = crate::validate(
-            &crate::to_canonical_json(&doc).unwrap(),
-            &crate::ValidateOptions::default(),
+        let report = crate::validate::validate(
+            &crate::codec::to_canonical_json(&doc).unwrap(),
+            &crate::validate::ValidateOptions::default(),
         );
         assert!(report.is_valid(), "{:?}", report.findings);
     }
@@ -417,12 +417,13 @@ mod tests {
             .collect();
         let mut whole = Document::new("2025-01-01T00:00:00Z");
         append_turns(&mut whole, &turns, &opts).unwrap();
-        let expected = crate::to_canonical_json_value(&serde_json::to_value(&whole).unwrap());
+        let expected =
+            crate::codec::to_canonical_json_value(&serde_json::to_value(&whole).unwrap());
         for cut in [1, 2, 4, 6, 10] {
             let mut doc = Document::new("2025-01-01T00:00:00Z");
             append_turns(&mut doc, &turns[..cut], &opts).unwrap();
             append_turns(&mut doc, &turns[cut..], &opts).unwrap();
-            let got = crate::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
+            let got = crate::codec::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
             assert!(got == expected, "cut at {cut}");
         }
     }

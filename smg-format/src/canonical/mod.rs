@@ -29,7 +29,7 @@ pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 ///
 /// ```
 /// let v = serde_json::json!({"b": 1.50, "a": [true, null]});
-/// assert_eq!(smg_format::to_canonical_json_value(&v), br#"{"a":[true,null],"b":1.5}"#);
+/// assert_eq!(smg_format::codec::to_canonical_json_value(&v), br#"{"a":[true,null],"b":1.5}"#);
 /// ```
 pub fn to_canonical_json_value(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(4096);

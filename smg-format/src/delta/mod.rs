@@ -8,7 +8,7 @@
 //! instead; either way the rebuilt file is checked against the target's SHA-256.
 //!
 //! ```
-//! use smg_format::{apply_delta, make_delta, to_bytes, DeltaOptions, Document, Encoding, WriteOptions};
+//! use smg_format::{delta::{apply_delta, make_delta, DeltaOptions}, to_bytes, Document, Encoding, WriteOptions};
 //! let options = WriteOptions::new(Encoding::Brotli);
 //! let v1 = to_bytes(&Document::new("2025-12-04T10:30:00Z"), &options).unwrap();
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");

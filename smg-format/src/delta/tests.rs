@@ -90,7 +90,7 @@ fn encrypted_files_give_an_encrypted_delta_and_the_same_ciphertext() {
     let options = DeltaOptions::default().with_passphrase(b"correct horse");
     let write = WriteOptions::new(Encoding::Brotli);
     let seal = |d: &Document| {
-        crate::encrypt(&to_bytes(d, &write).unwrap(), b"correct horse", 600_000).unwrap()
+        crate::crypto::encrypt(&to_bytes(d, &write).unwrap(), b"correct horse", 600_000).unwrap()
     };
     let base = seal(&full_fixture());
     let target = seal(&grown(&full_fixture()));

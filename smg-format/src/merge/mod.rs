@@ -8,7 +8,7 @@
 //! turn of either side is ever lost.
 //!
 //! ```
-//! use smg_format::{merge, Document, MergeOptions};
+//! use smg_format::{merge::{merge, MergeOptions}, Document};
 //! let base = Document::new("2025-12-04T10:30:00Z");
 //! let mut ours = base.clone();
 //! ours.metadata.project_name = Some("atlas".into());

@@ -23,7 +23,7 @@ fn with_nodes(nodes: Vec<Node>) -> Document {
 }
 
 fn archived(doc: &Document) -> Vec<(u64, String)> {
-    crate::read_archive(doc, &Limits::default())
+    crate::archive::read_archive(doc, &Limits::default())
         .unwrap()
         .into_iter()
         .map(|a| (a.turn.turn, a.turn.content))
@@ -164,8 +164,8 @@ fn both_sides_appending_turns_keep_every_turn() {
     assert_eq!(first, &base.deep_archive.as_ref().unwrap().blocks()[0]);
     let swapped = merge(&base, &theirs, &ours, &opts).unwrap();
     assert_eq!(
-        crate::to_canonical_json(&swapped.document).unwrap(),
-        crate::to_canonical_json(&m.document).unwrap()
+        crate::codec::to_canonical_json(&swapped.document).unwrap(),
+        crate::codec::to_canonical_json(&m.document).unwrap()
     );
 }
 
@@ -196,16 +196,16 @@ fn artifact_versions_added_on_both_sides_are_all_kept() {
         .as_ref()
         .unwrap();
     let (id, art) = vault.iter().next().unwrap();
-    let all = crate::rebuild_versions(id, art).unwrap();
+    let all = crate::vault::rebuild_versions(id, art).unwrap();
     assert_eq!(all.len(), 3);
-    assert_eq!(art.hash, crate::content_hash(all.last().unwrap()));
-    let report = crate::validate(
+    assert_eq!(art.hash, crate::vault::content_hash(all.last().unwrap()));
+    let report = crate::validate::validate(
         &crate::to_bytes(
             &m.document,
             &crate::WriteOptions::new(crate::Encoding::Json),
         )
         .unwrap(),
-        &crate::ValidateOptions::default(),
+        &crate::validate::ValidateOptions::default(),
     );
     assert!(report.is_valid(), "{:?}", report.findings);
 }

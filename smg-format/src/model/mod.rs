@@ -33,8 +33,8 @@ pub const FORMAT_VERSION: &str = "1.0";
 ///
 /// ```
 /// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
-/// let bytes = smg_format::to_canonical_json(&doc).unwrap();
-/// let again = smg_format::from_json_slice(&bytes).unwrap();
+/// let bytes = smg_format::codec::to_canonical_json(&doc).unwrap();
+/// let again = smg_format::codec::from_json_slice(&bytes).unwrap();
 /// assert_eq!(doc, again);
 /// ```
 #[skip_serializing_none]

@@ -25,7 +25,7 @@ pub(super) struct Extension {
 /// other extensions are kept when they belong to the same head.
 ///
 /// ```
-/// use smg_format::{to_bytes, with_extension, Document, Encoding, PackedArchive, Limits, WriteOptions};
+/// use smg_format::{packed::{with_extension, PackedArchive}, to_bytes, Document, Encoding, Limits, WriteOptions};
 /// let packed = to_bytes(&Document::new("2025-01-01T00:00:00Z"), &WriteOptions::new(Encoding::Packed)).unwrap();
 /// let with = with_extension(&packed, "search", b"index bytes").unwrap();
 /// let path = std::env::temp_dir().join(format!("smg-ext-doc-{}.smg", std::process::id()));
@@ -246,7 +246,7 @@ mod tests {
             to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap(),
             base
         );
-        let report = crate::validate(&both, &crate::ValidateOptions::default());
+        let report = crate::validate::validate(&both, &crate::validate::ValidateOptions::default());
         assert!(report.is_valid(), "{:?}", report.findings);
     }
 

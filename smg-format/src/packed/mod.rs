@@ -1,13 +1,26 @@
 //! The packed layout (envelope encoding 3): the document's head, each artifact and each
 //! archive block in its own section, and an index at the end, so that a reader opens
 //! the index and reads only the sections it needs (spec §2.5).
+//!
+//! Extension sections carry what other tools store beside the document (smg's own
+//! search index is one); readers that do not know a section skip it.
+//!
+//! ```
+//! use smg_format::packed::{list_extensions, read_extension, with_extension};
+//! use smg_format::{to_bytes, Document, Encoding, WriteOptions};
+//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let packed = to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+//! let with = with_extension(&packed, "notes", b"hello").unwrap();
+//! assert_eq!(read_extension(&with, "notes").unwrap(), Some(&b"hello"[..]));
+//! assert_eq!(list_extensions(&with).unwrap()[0].0, "notes");
+//! ```
 
 use std::collections::BTreeMap;
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::envelope::{brotli_compress, HEADER_LEN, MAGIC};
+use crate::envelope::{brotli_compress, HEADER_LEN, MAGIC, PACKED};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{Artifact, CompressionMethod, Document};
@@ -20,8 +33,6 @@ pub use extension::{list_extensions, read_extension, with_extension};
 pub use reader::PackedArchive;
 
 use json::brotli_json;
-
-pub(crate) const PACKED: u8 = 3;
 
 /// Where a section lies in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,7 +284,10 @@ mod tests {
     use super::*;
     use crate::archive::parse_turn_range;
     use crate::model::Turn;
-    use crate::{append_turns, ArchiveOptions, Encoding, WriteOptions};
+    use crate::{
+        archive::{append_turns, ArchiveOptions},
+        Encoding, WriteOptions,
+    };
     use std::path::Path;
 
     fn doc_with_code() -> (Document, Vec<Turn>) {
@@ -313,7 +327,8 @@ mod tests {
             crate::to_bytes(&back, &WriteOptions::new(Encoding::Packed)).unwrap(),
             packed
         );
-        let report = crate::validate(&packed, &crate::ValidateOptions::default());
+        let report =
+            crate::validate::validate(&packed, &crate::validate::ValidateOptions::default());
         assert!(report.is_valid(), "{:?}", report.findings);
     }
 
@@ -331,7 +346,7 @@ mod tests {
         let all: Vec<Turn> = (0..archive.block_count())
             .flat_map(|k| archive.block(k).unwrap())
             .collect();
-        let archived = crate::read_archive(&doc, &Limits::default()).unwrap();
+        let archived = crate::archive::read_archive(&doc, &Limits::default()).unwrap();
         assert_eq!(
             all,
             archived.into_iter().map(|a| a.turn).collect::<Vec<_>>()

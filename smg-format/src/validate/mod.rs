@@ -7,7 +7,8 @@ mod semantic;
 
 use serde::Serialize;
 
-use crate::envelope::{self, Encoding};
+use crate::codec::decode_json;
+use crate::envelope::Encoding;
 use crate::limits::Limits;
 
 /// How serious a finding is.
@@ -123,13 +124,13 @@ impl Default for ValidateOptions {
 /// a single finding; after that every check runs and every problem is reported.
 ///
 /// ```
-/// use smg_format::{validate, ValidateOptions};
+/// use smg_format::{validate::{validate, ValidateOptions}};
 /// let report = validate(br#"{"version":"1.0"}"#, &ValidateOptions::default());
 /// assert!(!report.is_valid());
 /// assert!(report.error_codes().contains(&"SMG-E100"));
 /// ```
 pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
-    let (encoding, json) = match envelope::decode(bytes, &options.limits) {
+    let (encoding, json) = match decode_json(bytes, &options.limits) {
         Ok(x) => x,
         Err(e) => {
             return Report {

@@ -9,7 +9,9 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use smg_format::{content_hash, encode_envelope, encode_turns, Encoding, Turn, WriteOptions};
+use smg_format::{
+    archive::encode_turns, envelope, model::Turn, vault::content_hash, Encoding, WriteOptions,
+};
 
 fn turn(n: u64, minute: u32, role: &str, content: &str) -> Turn {
     Turn {
@@ -42,7 +44,7 @@ const V3: &str = "const stripe = require('stripe');\nconst secret = process.env.
 const DOC: &str = "# Checkout\n\nPayments go through Stripe Elements.\n";
 
 fn unified(a: &str, b: &str) -> String {
-    smg_format::unified_diff(a, b, "stripe-webhook-handler.js")
+    smg_format::vault::unified_diff(a, b, "stripe-webhook-handler.js")
 }
 
 fn block(id: u64, range: &str, turns: &[Turn], summary: &str) -> Value {
@@ -229,7 +231,8 @@ fn archive_with(method: &str, encode: fn(&[u8]) -> Vec<u8>) -> Value {
     d["deepArchive"]["compressionMethod"] = json!(method);
     let t = turns();
     for (i, range) in [(0usize, 0..4), (1, 4..6)] {
-        let json = smg_format::to_canonical_json_value(&serde_json::to_value(&t[range]).unwrap());
+        let json =
+            smg_format::codec::to_canonical_json_value(&serde_json::to_value(&t[range]).unwrap());
         d["deepArchive"]["blocks"][i]["compressedData"] =
             json!(base64::engine::general_purpose::STANDARD.encode(encode(&json)));
     }
@@ -252,27 +255,27 @@ fn pretty(v: &Value) -> Vec<u8> {
 }
 
 fn canonical(v: &Value) -> Vec<u8> {
-    smg_format::to_canonical_json_value(v)
+    smg_format::codec::to_canonical_json_value(v)
 }
 
 fn enveloped(v: &Value, enc: Encoding) -> Vec<u8> {
-    encode_envelope(&canonical(v), &WriteOptions::new(enc)).unwrap()
+    envelope::encode(&canonical(v), &WriteOptions::new(enc)).unwrap()
 }
 
 /// The full document with the restricted tier sealed (passphrase `restricted`) and
 /// user_a's private context sealed (passphrase `user a`).
 fn sealed() -> smg_format::Document {
-    let mut doc = smg_format::from_json_slice(&canonical(&full())).unwrap();
-    let n = smg_format::MIN_ITERATIONS;
-    let tier = smg_format::SealTarget::Tier(smg_format::Scope::Restricted);
-    smg_format::seal_with(&mut doc, tier, b"restricted", n, &[1; 16], &[2; 12]).unwrap();
-    let user = smg_format::SealTarget::Collaborator("user_a");
-    smg_format::seal_with(&mut doc, user, b"user a", n, &[3; 16], &[4; 12]).unwrap();
+    let mut doc = smg_format::codec::from_json_slice(&canonical(&full())).unwrap();
+    let n = smg_format::crypto::MIN_ITERATIONS;
+    let tier = smg_format::seal::SealTarget::Tier(smg_format::model::Scope::Restricted);
+    smg_format::seal::seal_with(&mut doc, tier, b"restricted", n, &[1; 16], &[2; 12]).unwrap();
+    let user = smg_format::seal::SealTarget::Collaborator("user_a");
+    smg_format::seal::seal_with(&mut doc, user, b"user a", n, &[3; 16], &[4; 12]).unwrap();
     doc
 }
 
 fn packed(v: &Value) -> Vec<u8> {
-    let doc = smg_format::from_json_slice(&canonical(v)).unwrap();
+    let doc = smg_format::codec::from_json_slice(&canonical(v)).unwrap();
     smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap()
 }
 
@@ -292,8 +295,8 @@ fn code_chat() -> smg_format::Document {
             ]
         })
         .collect();
-    let options = smg_format::ArchiveOptions::default();
-    smg_format::append_turns(&mut doc, &turns, &options).unwrap();
+    let options = smg_format::archive::ArchiveOptions::default();
+    smg_format::archive::append_turns(&mut doc, &turns, &options).unwrap();
     doc
 }
 
@@ -401,10 +404,10 @@ fn byte_level_packed() -> Vec<Invalid> {
         codes,
         max_bytes: None,
     };
-    let encrypted = smg_format::encrypt_with(
+    let encrypted = smg_format::crypto::encrypt_with(
         &canonical(&full()),
         b"fixture passphrase",
-        smg_format::MIN_ITERATIONS,
+        smg_format::crypto::MIN_ITERATIONS,
         &[3; 16],
         &[5; 12],
     )
@@ -519,7 +522,7 @@ fn byte_level_envelope() -> Vec<Invalid> {
         Invalid {
             name: "brotli-bomb",
             why: "8 MiB of JSON in a tiny brotli payload, read with a 1 MiB limit",
-            bytes: encode_envelope(&bomb_json, &WriteOptions::new(Encoding::Brotli)).unwrap(),
+            bytes: envelope::encode(&bomb_json, &WriteOptions::new(Encoding::Brotli)).unwrap(),
             codes: &["SMG-E007"],
             max_bytes: Some(1 << 20),
         },

@@ -5,7 +5,10 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use smg_format::{Block, DeepArchive, Document, Edge, Graph, Node, Turn, WorkingMemory};
+use smg_format::{
+    model::{Block, DeepArchive, Edge, Graph, Node, Turn, WorkingMemory},
+    Document,
+};
 
 pub(crate) fn text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -104,7 +107,7 @@ pub(crate) fn document() -> impl Strategy<Value = Document> {
                 blocks: Some(vec![Block {
                     id: 1,
                     turn_range: "1-10000".into(),
-                    compressed_data: smg_format::encode_turns(&archived, 5).unwrap(),
+                    compressed_data: smg_format::archive::encode_turns(&archived, 5).unwrap(),
                     ..Block::default()
                 }]),
                 ..DeepArchive::default()

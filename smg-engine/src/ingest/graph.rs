@@ -1,0 +1,79 @@
+//! The graph under construction, and what the rule modules that fill it share: nodes
+//! found by id, edges made once per relation, provenance of turns, each turn's facts.
+//! build.rs runs the rules in order; each rule module takes what it needs from here.
+
+use smg_format::model::{Edge, Node, Provenance, Turn};
+
+use super::analyze::Facts;
+use crate::fast::{FastMap, FastSet};
+
+/// `createdBy` of every node ingest makes: a later ingest replaces exactly these.
+pub(crate) const CREATED_BY: &str = "smg ingest";
+
+/// Graph under construction: nodes by id, edges without duplicates.
+#[derive(Default)]
+pub(crate) struct Graph {
+    pub(crate) nodes: Vec<Node>,
+    index: FastMap<String, usize>,
+    pub(crate) edges: Vec<Edge>,
+    seen: FastSet<(usize, usize, &'static str)>,
+}
+
+impl Graph {
+    pub(crate) fn add(&mut self, node: Node) -> usize {
+        let at = self.nodes.len();
+        self.index.insert(node.id.clone(), at);
+        self.nodes.push(node);
+        at
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Node> {
+        self.index.get(id).map(|i| &mut self.nodes[*i])
+    }
+
+    pub(crate) fn has(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    /// Add an edge between two nodes of the graph, once per relation.
+    pub(crate) fn link(&mut self, from: &str, to: &str, relation: &'static str, strength: f64) {
+        let (Some(&a), Some(&b)) = (self.index.get(from), self.index.get(to)) else {
+            return;
+        };
+        if a != b && self.seen.insert((a, b, relation)) {
+            self.edges.push(Edge {
+                from: from.to_string(),
+                to: to.to_string(),
+                relation: relation.to_string(),
+                strength: Some(round(strength)),
+                ..Edge::default()
+            });
+        }
+    }
+}
+
+/// Per turn: its facts, whether it makes memories, and its segment.
+pub(super) struct TurnInfo {
+    pub(super) facts: Facts,
+    pub(super) memorable: bool,
+    pub(super) segment: usize,
+}
+
+/// A score to four decimals, as every score in the file is written.
+pub(crate) fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// Provenance of consecutive turns of one conversation.
+pub(crate) fn provenance<'a>(turns: impl Iterator<Item = &'a Turn> + Clone) -> Provenance {
+    let first = turns.clone().next();
+    Provenance {
+        conversation_id: first.and_then(|t| t.conversation_id.clone()),
+        session_id: first.and_then(|t| t.session_id.clone()),
+        message_ids: Some(turns.clone().filter_map(|t| t.message_id.clone()).collect())
+            .filter(|v: &Vec<String>| !v.is_empty()),
+        turns: Some(turns.map(|t| t.turn).collect()),
+        timestamp: first.and_then(|t| t.timestamp.clone()),
+        ..Provenance::default()
+    }
+}
