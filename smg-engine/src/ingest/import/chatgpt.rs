@@ -85,10 +85,8 @@ fn latest_leaf<'a>(nodes: &BTreeMap<&'a str, &'a Value>) -> Option<&'a str> {
 }
 
 fn message(msg: &Value, node_id: &str) -> std::result::Result<Option<Message>, String> {
-    let role = msg
-        .get("author")
-        .and_then(|a| str_field(a, "role"))
-        .ok_or("no `author.role`")?;
+    let author = msg.get("author").and_then(|a| str_field(a, "role"));
+    let role = super::role(author.ok_or("no `author.role`")?)?;
     let content = msg.get("content").ok_or("no `content`")?;
     let text = render(content);
     if text.trim().is_empty() {

@@ -40,10 +40,7 @@ pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conve
 fn message(msg: &Value) -> std::result::Result<Option<Message>, String> {
     let id = str_field(msg, "uuid").ok_or("no `uuid`")?;
     let sender = str_field(msg, "sender").ok_or("no `sender`")?;
-    let role = match sender {
-        "human" => "user",
-        other => other,
-    };
+    let role = super::role(sender)?;
     let mut content = match msg.get("content").and_then(Value::as_array) {
         Some(blocks) if !blocks.is_empty() => blocks
             .iter()

@@ -72,9 +72,11 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
         text_of(&["message_id", "messageId", "id"], "an id")?.ok_or("no `message_id`")?;
     let mut content = text_of(&["content", "text"], "a string")?.ok_or("no `content`")?;
     let speaker = text_of(&["speaker", "name"], "a string")?;
-    let role = text_of(&["role"], "a string")?
-        .or_else(|| speaker.as_ref().map(|_| "user".to_string()))
-        .ok_or("neither `role` nor `speaker`")?;
+    let role = match text_of(&["role"], "a string")? {
+        Some(raw) => super::role(&raw)?.to_string(),
+        None if speaker.is_some() => "user".to_string(),
+        None => return Err("neither `role` nor `speaker`".into()),
+    };
     let timestamp = match field(&record, &["timestamp", "created_at", "time"]) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => {

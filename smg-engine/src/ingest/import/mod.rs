@@ -221,6 +221,24 @@ pub(crate) fn conversation_list<'v>(
 }
 
 /// A string field, if present and a string.
+/// A source's role or sender as a v1 role (spec §4.3): `user`, `assistant`, `system`
+/// or `tool`, with the obvious names of other exports mapped (`human` → `user`;
+/// `ai`, `bot`, `model` → `assistant`; `developer` → `system`; `function` → `tool`).
+/// An empty or unknown role is an error, so that its record is skipped and named
+/// (or fails the run under `--strict`), never written as a turn no reader can place.
+pub(crate) fn role(raw: &str) -> std::result::Result<&'static str, String> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "user" | "human" => Ok("user"),
+        "assistant" | "ai" | "bot" | "model" => Ok("assistant"),
+        "system" | "developer" => Ok("system"),
+        "tool" | "function" => Ok("tool"),
+        "" => Err("the role is empty".into()),
+        _ => Err(format!(
+            "role {raw:?} is none of user, assistant, system, tool (or human, ai, bot, model, developer, function)"
+        )),
+    }
+}
+
 pub(crate) fn str_field<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
 }
@@ -262,6 +280,26 @@ pub(crate) fn rfc3339(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roles_are_mapped_or_refused() {
+        assert_eq!(role("Human"), Ok("user"));
+        assert_eq!(role(" assistant "), Ok("assistant"));
+        assert_eq!(role("developer"), Ok("system"));
+        assert_eq!(role("function"), Ok("tool"));
+        assert_eq!(role(""), Err("the role is empty".to_string()));
+        assert!(role("critic").unwrap_err().contains("\"critic\""));
+    }
+
+    proptest::proptest! {
+        /// Whatever an export says, the role written is one of the four v1 roles.
+        #[test]
+        fn any_role_is_a_v1_role_or_an_error(raw in ".{0,12}") {
+            if let Ok(r) = role(&raw) {
+                proptest::prop_assert!(["user", "assistant", "system", "tool"].contains(&r));
+            }
+        }
+    }
 
     #[test]
     fn formats_are_detected_from_content() {
