@@ -2,7 +2,10 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
 
+use smg_format::file::WriteLock;
 use smg_format::{Document, Encoding, Error, Limits};
 
 use crate::secret::{Secret, Secrets};
@@ -116,12 +119,25 @@ pub(crate) fn seal(
     write_output(path, &bytes)
 }
 
+/// The lock on the file this command rewrites, taken before it was read.
+static HELD: Mutex<Option<WriteLock>> = Mutex::new(None);
+
+/// Take the lock on `path`'s writers for the rest of the command (waiting up to
+/// `wait`); its write then replaces the file only if nobody changed it meanwhile.
+pub(crate) fn lock_for_rewrite(path: &Path, wait: Duration) -> Result<(), Error> {
+    let lock = WriteLock::acquire(path, wait)?;
+    *HELD.lock().unwrap_or_else(|e| e.into_inner()) = Some(lock);
+    Ok(())
+}
+
 /// Write bytes to a file atomically, or to stdout for `-`.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if is_stdio(path) {
-        write_stdout(bytes)
-    } else {
-        smg_format::file::write_atomic(path, bytes)
+        return write_stdout(bytes);
+    }
+    match &*HELD.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(lock) if lock.path() == path => lock.write(bytes),
+        _ => smg_format::file::write_atomic(path, bytes),
     }
 }
 

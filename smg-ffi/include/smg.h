@@ -89,6 +89,14 @@ enum smg_status
    */
   SMG_STATUS_INVALID_ARGUMENT = 20,
   /**
+   * SMG-E021: another writer held the file's lock longer than the call waits.
+   */
+  SMG_STATUS_LOCKED = 21,
+  /**
+   * SMG-E022: the file changed between its reading and its replacement; nothing written.
+   */
+  SMG_STATUS_CHANGED = 22,
+  /**
    * The document fails validation (the report lists the findings).
    */
   SMG_STATUS_INVALID = 100,
@@ -357,7 +365,10 @@ smg_status smg_memory_save(const smg_memory *mem, const char *path);
 /**
  * Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
  * encrypted): messages it already holds are skipped. The file is replaced atomically;
- * the summary goes to `*json_out` as JSON.
+ * the summary goes to `*json_out` as JSON. Writers of `file` (this call, `smg`) take
+ * turns: the call waits up to 10 seconds for another to finish (`SMG_LOCKED`
+ * after that), and refuses to replace a file changed meanwhile by a writer that took
+ * no lock (`SMG_CHANGED`).
  *
  * # Safety
  * As [`smg_ingest`], with `file` a NUL-terminated string.

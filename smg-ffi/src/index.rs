@@ -4,9 +4,10 @@
 use std::ffi::c_char;
 use std::path::Path;
 
+use smg_format::file::WriteLock;
 use smg_format::Limits;
 
-use crate::memory::{engine_error, format_error, read, respond, text};
+use crate::memory::{engine_error, format_error, read, respond, text, WRITE_WAIT};
 use crate::SmgStatus;
 
 /// Rewrite the memory file `path` (atomically) in the packed layout with its search
@@ -22,10 +23,11 @@ pub unsafe extern "C" fn smg_index(path: *const c_char, json_out: *mut *mut c_ch
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let path = unsafe { text(path, "path") }?;
+        let lock = WriteLock::acquire(Path::new(path), WRITE_WAIT).map_err(format_error)?;
         let before = read(path)?;
         let after = smg_engine::search::packed_with_search_index(&before, &Limits::default())
             .map_err(engine_error)?;
-        smg_format::file::write_atomic(Path::new(path), &after).map_err(format_error)?;
+        lock.write(&after).map_err(format_error)?;
         Ok(serde_json::json!({
             "file": path,
             "bytesBefore": before.len(),

@@ -55,6 +55,10 @@ pub enum SmgStatus {
     UnsupportedFlags = 15,
     /// SMG-E020: an argument is out of range or malformed.
     InvalidArgument = 20,
+    /// SMG-E021: another writer held the file's lock longer than the call waits.
+    Locked = 21,
+    /// SMG-E022: the file changed between its reading and its replacement; nothing written.
+    Changed = 22,
     /// The document fails validation (the report lists the findings).
     Invalid = 100,
     /// SMG-E110: two nodes share an id.
@@ -121,6 +125,8 @@ impl SmgStatus {
             BadVersion,
             UnsupportedFlags,
             InvalidArgument,
+            Locked,
+            Changed,
             DuplicateNode,
             DanglingEdge,
             Artifact,

@@ -15,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
 use smg_engine::search::{prompt, Retriever, SearchOptions};
+use smg_format::file::WriteLock;
 use smg_format::{Document, Limits};
 
 use crate::SmgStatus;
@@ -389,7 +390,9 @@ pub unsafe extern "C" fn smg_ingest(
         // SAFETY: forwarded from the caller's guarantees.
         let files = unsafe { read_inputs(inputs, n) }?;
         let doc = Document::new("1970-01-01T00:00:00Z");
-        let summary = ingest_into(doc, files, output, smg_format::Encoding::Brotli)?;
+        let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli)?;
+        smg_format::file::write_atomic(std::path::Path::new(output), &bytes)
+            .map_err(format_error)?;
         Ok(summary)
     })
 }
@@ -410,7 +413,10 @@ pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_c
 
 /// Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
 /// encrypted): messages it already holds are skipped. The file is replaced atomically;
-/// the summary goes to `*json_out` as JSON.
+/// the summary goes to `*json_out` as JSON. Writers of `file` (this call, `smg`) take
+/// turns: the call waits up to 10 seconds for another to finish (`SMG_LOCKED`
+/// after that), and refuses to replace a file changed meanwhile by a writer that took
+/// no lock (`SMG_CHANGED`).
 ///
 /// # Safety
 /// As [`smg_ingest`], with `file` a NUL-terminated string.
@@ -426,9 +432,12 @@ pub unsafe extern "C" fn smg_ingest_append(
         let file = unsafe { text(file, "file") }?;
         // SAFETY: forwarded from the caller's guarantees.
         let files = unsafe { read_inputs(inputs, n) }?;
-        let (doc, encoding) = smg_format::read_file(std::path::Path::new(file), &Limits::default())
-            .map_err(format_error)?;
-        let summary = ingest_into(doc, files, file, encoding)?;
+        let path = std::path::Path::new(file);
+        let lock = WriteLock::acquire(path, WRITE_WAIT).map_err(format_error)?;
+        let (doc, encoding) =
+            smg_format::read_file(path, &Limits::default()).map_err(format_error)?;
+        let (summary, bytes) = ingest_into(doc, files, encoding)?;
+        lock.write(&bytes).map_err(format_error)?;
         Ok(summary)
     })
 }
@@ -462,23 +471,25 @@ pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
         .map_err(|e| (SmgStatus::Io, format!("error[{}]: {e}", e.code())))
 }
 
-/// Ingest `files` into `doc`, write it to `output` in `encoding`; the summary as JSON.
+/// How long a call that rewrites a file waits for another writer of it.
+pub(crate) const WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Ingest `files` into `doc`, encoded in `encoding`; the summary as JSON, and the bytes.
 fn ingest_into(
     doc: Document,
     files: Vec<Input>,
-    output: &str,
     encoding: smg_format::Encoding,
-) -> Result<String, (SmgStatus, String)> {
+) -> Result<(String, Vec<u8>), (SmgStatus, String)> {
     let write = smg_format::WriteOptions::new(encoding.for_writing());
     let (report, bytes) = ingest_into_bytes(doc, files, &IngestOptions::default(), &Silent, &write)
         .map_err(engine_error)?;
-    smg_format::file::write_atomic(std::path::Path::new(output), &bytes).map_err(format_error)?;
-    Ok(json!({
+    let summary = json!({
         "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
         "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,
         "skipped": report.skipped.len(),
     })
-    .to_string())
+    .to_string();
+    Ok((summary, bytes))
 }
 
 /// The semantic difference from memory `a` to memory `b` as JSON (nodes, edges,

@@ -162,6 +162,21 @@ pub enum Error {
     /// A delta file is malformed, or does not rebuild the file it names.
     #[error("bad delta file: {0}")]
     BadDelta(String),
+    /// Another writer held the file's lock for longer than this one would wait.
+    #[error("{path}: another smg is writing this file (waited {waited_ms} ms; try again, or give a longer --wait)")]
+    Locked {
+        /// The file to be written.
+        path: PathBuf,
+        /// How long this writer waited.
+        waited_ms: u64,
+    },
+    /// The file changed between its reading and its replacement, by a writer that did
+    /// not take the lock (another machine on a network file system): nothing written.
+    #[error("{path}: the file changed while this command ran (another writer, maybe on another machine); nothing was written, run the command again")]
+    Changed {
+        /// The file that changed.
+        path: PathBuf,
+    },
 }
 
 impl Error {
@@ -200,13 +215,19 @@ impl Error {
             Error::BadSignature(_) => "SMG-E151",
             Error::DeltaBase { .. } => "SMG-E160",
             Error::BadDelta(_) => "SMG-E161",
+            Error::Locked { .. } => "SMG-E021",
+            Error::Changed { .. } => "SMG-E022",
         }
     }
 
-    /// True when the file could not be read or written at all (exit code 2 in the CLI),
+    /// True when the file could not be read or written at all, or not now because
+    /// another writer has it (exit code 2 in the CLI),
     /// as opposed to a file whose content is invalid (exit code 1).
     pub fn is_io(&self) -> bool {
-        matches!(self, Error::Io { .. })
+        matches!(
+            self,
+            Error::Io { .. } | Error::Locked { .. } | Error::Changed { .. }
+        )
     }
 
     /// The JSON Pointer of the offending value, where the error has one.

@@ -35,6 +35,10 @@ pub(crate) struct Global {
     /// SMG_PASSPHRASE, otherwise a prompt; never from a command-line value.
     #[arg(long, global = true, value_name = "PATH")]
     pub(crate) passphrase_file: Option<PathBuf>,
+    /// How long a command that rewrites a file waits for another smg writing it, in
+    /// seconds, before it gives up (SMG-E021).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
+    pub(crate) wait: f64,
 }
 
 #[derive(Debug, Subcommand)]

@@ -12,9 +12,11 @@ mod retrieve;
 mod validate;
 mod vault;
 
+use std::path::Path;
+
 use smg_format::{Error, Limits};
 
-use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, LayoutArg};
+use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, LayoutArg, VaultCommand};
 use crate::io::Context;
 use crate::secret::Secrets;
 use crate::Outcome;
@@ -24,6 +26,15 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         limits: Limits::default().with_max_bytes(cli.global.max_bytes),
         secrets: Secrets::new(cli.global.passphrase_file),
     };
+    if let Some(path) = rewritten(&cli.command) {
+        let wait = std::time::Duration::try_from_secs_f64(cli.global.wait).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "--wait {} is not a number of seconds",
+                cli.global.wait
+            ))
+        })?;
+        crate::io::lock_for_rewrite(path, wait)?;
+    }
     Ok(match cli.command {
         Command::Ingest(a) => return ingest::run(&a, &ctx),
         Command::Search(a) => return retrieve::search(&a, &ctx),
@@ -65,6 +76,23 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Log(a) => checkpoint::log(&a, &ctx),
         Command::Merge(a) => checkpoint::merge(&a, &ctx),
     }?)
+}
+
+/// The file a command reads and then replaces (read-modify-write), whose writers must
+/// take turns: locked before it is read, so that no update is lost.
+fn rewritten(command: &Command) -> Option<&Path> {
+    let (file, output) = match command {
+        Command::Ingest(a) => (a.append.as_deref()?, a.output.as_deref()),
+        Command::Index { file, .. } | Command::Vault(VaultCommand::Add { file, .. }) => {
+            (file.as_path(), None)
+        }
+        Command::Rekey(a) => (a.file.as_path(), a.output.as_deref()),
+        Command::Seal(a) => (a.file.as_path(), a.output.as_deref()),
+        Command::Unseal(a) => (a.file.as_path(), a.output.as_deref()),
+        Command::Sign { file, output, .. } => (file.as_path(), output.as_deref()),
+        _ => return None,
+    };
+    Some(output.unwrap_or(file)).filter(|p| !crate::io::is_stdio(p))
 }
 
 /// An error unless `--index` goes with `--layout packed`.

@@ -17,6 +17,10 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 
+mod lock;
+
+pub use lock::WriteLock;
+
 use crate::codec::{from_bytes, to_bytes};
 use crate::envelope::{Encoding, WriteOptions};
 use crate::error::{Error, Result};
