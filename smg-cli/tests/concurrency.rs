@@ -19,6 +19,16 @@ fn conversation(id: &str, turns: usize) -> String {
         .collect()
 }
 
+/// A folder holding `m.smg`, made from one conversation of `turns` messages.
+fn memory(id: &str, turns: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let input = format!("{id}.jsonl");
+    std::fs::write(dir.path().join(&input), conversation(id, turns)).unwrap();
+    let out = smg(&["ingest", &input, "-o", "m.smg"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    dir
+}
+
 fn archived_turns(d: &Path) -> u64 {
     let info = smg(&["info", "m.smg", "--json"], d);
     let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
@@ -29,12 +39,8 @@ fn archived_turns(d: &Path) -> u64 {
 fn concurrent_appends_keep_every_turn() {
     for trial in 0..10 {
         let writers = 2 + trial % 3;
-        let dir = tempfile::tempdir().unwrap();
+        let dir = memory("base", 5);
         let d = dir.path();
-        std::fs::write(d.join("base.jsonl"), conversation("base", 5)).unwrap();
-        assert!(smg(&["ingest", "base.jsonl", "-o", "m.smg"], d)
-            .status
-            .success());
         for w in 0..writers {
             std::fs::write(
                 d.join(format!("w{w}.jsonl")),
@@ -80,12 +86,8 @@ fn concurrent_appends_keep_every_turn() {
 
 #[test]
 fn a_writer_that_cannot_get_the_lock_in_time_fails_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = memory("a", 3);
     let d = dir.path();
-    std::fs::write(d.join("a.jsonl"), conversation("a", 3)).unwrap();
-    assert!(smg(&["ingest", "a.jsonl", "-o", "m.smg"], d)
-        .status
-        .success());
     let before = std::fs::read(d.join("m.smg")).unwrap();
     // Another writer holds the lock for the whole of this test.
     let held = smg_format::file::WriteLock::acquire(&d.join("m.smg"), Default::default()).unwrap();

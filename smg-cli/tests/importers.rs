@@ -35,13 +35,20 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// `smg ingest NAME -o m.smg ARGS` in a new folder holding `body` as NAME.
+fn ingest(name: &str, body: &str, args: &[&str]) -> (tempfile::TempDir, std::process::Output) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), body).unwrap();
+    let command = [&["ingest", name, "-o", "m.smg"], args].concat();
+    let out = smg(&command, dir.path());
+    (dir, out)
+}
+
 #[test]
 fn a_record_without_a_v1_role_is_skipped_and_the_file_validates() {
     for (name, body, report) in CASES {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, out) = ingest(name, body, &[]);
         let d = dir.path();
-        std::fs::write(d.join(name), body).unwrap();
-        let out = smg(&["ingest", name, "-o", "m.smg"], d);
         let stderr = text(&out.stderr);
         assert!(out.status.success(), "{name}: {stderr}");
         assert!(stderr.contains(report), "{name}: {stderr}");
@@ -58,10 +65,8 @@ fn a_record_without_a_v1_role_is_skipped_and_the_file_validates() {
 #[test]
 fn strict_ingest_fails_on_a_record_without_a_v1_role_and_writes_nothing() {
     for (name, body, _) in CASES {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, out) = ingest(name, body, &["--strict"]);
         let d = dir.path();
-        std::fs::write(d.join(name), body).unwrap();
-        let out = smg(&["ingest", name, "-o", "m.smg", "--strict"], d);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         assert!(

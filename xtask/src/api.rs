@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use syn::{Attribute, Fields, ImplItem, Item, TraitItem, Type, Visibility};
 
-use crate::layers::{imports, resolve};
+use crate::layers::resolve;
 use crate::modules::{CrateTree, ModPath};
 
 /// The public API of `tree` as text, one section per public module.
@@ -20,10 +20,7 @@ pub fn listing(tree: &CrateTree) -> String {
                 section(tree, item, &mut out);
             }
         }
-        for import in imports(&module.items).iter() {
-            if !is_pub_use(&module.items, &import.name) {
-                continue;
-            }
+        for import in module.imports.iter().filter(|i| i.public) {
             match find_reexported(tree, path, &import.path) {
                 Some(item) => section(tree, item, &mut out),
                 None => {
@@ -41,18 +38,6 @@ fn is_pub(item: &Item) -> bool {
         item,
         Item::Use(_) | Item::Mod(_) | Item::Impl(_) | Item::Macro(_)
     ) && item_vis(item).is_some_and(|v| matches!(v, Visibility::Public(_)))
-}
-
-/// Whether the `use` that binds `name` in `items` is `pub`.
-fn is_pub_use(items: &[Item], name: &str) -> bool {
-    items.iter().any(|item| match item {
-        Item::Use(u) if matches!(u.vis, Visibility::Public(_)) => {
-            imports(std::slice::from_ref(item))
-                .iter()
-                .any(|i| i.name == name)
-        }
-        _ => false,
-    })
 }
 
 /// The definition a `pub use` names, when it is this crate's and not in a public module

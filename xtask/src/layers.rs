@@ -12,62 +12,8 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graphmap::DiGraphMap;
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
-use syn::{Item, UseTree};
 
 use crate::modules::{CrateTree, ModPath};
-
-/// One import: the path as written, and the name it binds in its module (`*` for a glob).
-#[derive(Clone, Debug)]
-pub struct Import {
-    /// The segments as written (`crate`, `super`, `self` included).
-    pub path: Vec<String>,
-    /// The name the import binds (its alias, its last segment, or `*`).
-    pub name: String,
-}
-
-/// The imports written in one module's items, flattened from their `use` trees.
-pub fn imports(items: &[Item]) -> Vec<Import> {
-    let mut out = Vec::new();
-    for item in items {
-        if let Item::Use(u) = item {
-            flatten(&u.tree, &mut Vec::new(), &mut out);
-        }
-    }
-    out
-}
-
-fn flatten(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<Import>) {
-    match tree {
-        UseTree::Path(p) => {
-            prefix.push(p.ident.to_string());
-            flatten(&p.tree, prefix, out);
-            prefix.pop();
-        }
-        UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            let mut path = prefix.clone();
-            // `use super::{self, x}` binds the module itself.
-            if name != "self" {
-                path.push(name.clone());
-            }
-            let name = path.last().cloned().unwrap_or(name);
-            out.push(Import { path, name });
-        }
-        UseTree::Rename(r) => {
-            let mut path = prefix.clone();
-            path.push(r.ident.to_string());
-            out.push(Import {
-                path,
-                name: r.rename.to_string(),
-            });
-        }
-        UseTree::Glob(_) => out.push(Import {
-            path: prefix.clone(),
-            name: "*".into(),
-        }),
-        UseTree::Group(g) => g.items.iter().for_each(|t| flatten(t, prefix, out)),
-    }
-}
 
 /// Every path written in a module's own items: in code, types, and macro arguments.
 #[derive(Default)]
@@ -171,8 +117,8 @@ fn follow_reexport(
     name: &str,
     depth: usize,
 ) -> Option<ModPath> {
-    let items = &tree.modules.get(module)?.items;
-    let import = imports(items).into_iter().find(|i| i.name == name)?;
+    let imports = &tree.modules.get(module)?.imports;
+    let import = imports.iter().find(|i| i.name == name)?;
     resolve_depth(tree, module, &import.path, depth + 1)
 }
 
@@ -183,8 +129,7 @@ pub type Edges = BTreeMap<(PathBuf, PathBuf), String>;
 pub fn file_edges(tree: &CrateTree) -> Edges {
     let mut edges = Edges::new();
     for (path, module) in &tree.modules {
-        let mut written: Vec<Vec<String>> =
-            imports(&module.items).into_iter().map(|i| i.path).collect();
+        let mut written: Vec<Vec<String>> = module.imports.iter().map(|i| i.path.clone()).collect();
         let mut paths = Paths::default();
         module.items.iter().for_each(|item| paths.visit_item(item));
         written.extend(paths.0);
@@ -219,7 +164,7 @@ pub fn circles(tree: &CrateTree) -> Vec<Vec<String>> {
         let mut lines: Vec<String> = edges
             .iter()
             .filter(|((a, b), _)| members.contains(&index[a]) && members.contains(&index[b]))
-            .map(|((a, b), via)| format!("{} -> {} via {via}", a.display(), b.display()))
+            .map(|((a, b), via)| format!("{} -> {} via {via}", tree.shown(a), tree.shown(b)))
             .collect();
         lines.sort();
         out.push(lines);

@@ -30,12 +30,11 @@ pub fn workspace_root() -> PathBuf {
 /// root or, for a binary, its `main.rs`; file names are given relative to the workspace.
 pub fn load_crate(dir: &str) -> Result<CrateTree> {
     let root = workspace_root();
-    std::env::set_current_dir(&root)?;
-    let src = Path::new(dir).join("src");
+    let src = root.join(dir).join("src");
     let file = if src.join("lib.rs").is_file() {
         src.join("lib.rs")
     } else {
         src.join("main.rs")
     };
-    CrateTree::load(&dir.replace('-', "_"), &file)
+    CrateTree::load(&dir.replace('-', "_"), &file, &root)
 }

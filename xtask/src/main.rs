@@ -11,7 +11,7 @@ fn main() -> Result<()> {
         "api" => print!("{}", xtask::api::listing(&tree)),
         "layers" => {
             for ((from, to), via) in xtask::layers::file_edges(&tree) {
-                println!("{} -> {} via {via}", from.display(), to.display());
+                println!("{} -> {} via {via}", tree.shown(&from), tree.shown(&to));
             }
             for circle in xtask::layers::circles(&tree) {
                 println!("\ncircle:\n  {}", circle.join("\n  "));

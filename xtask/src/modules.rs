@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use syn::{Attribute, Item, Visibility};
+use syn::{Attribute, Item, UseTree, Visibility};
 
 /// A module path inside a crate: `["archive", "writer"]`; the root is empty.
 pub type ModPath = Vec<String>;
@@ -18,6 +18,8 @@ pub struct Module {
     pub public: bool,
     /// The module's own items, without `#[cfg(test)]` ones.
     pub items: Vec<Item>,
+    /// Its `use` declarations, flattened: read once, resolved many times.
+    pub imports: Vec<Import>,
 }
 
 /// Every module of one crate, by path.
@@ -26,14 +28,18 @@ pub struct CrateTree {
     pub name: String,
     /// The modules, the root first.
     pub modules: BTreeMap<ModPath, Module>,
+    /// The folder file names are shown relative to.
+    base: PathBuf,
 }
 
 impl CrateTree {
-    /// Reads the crate whose root file (`src/lib.rs` or `src/main.rs`) is `root`.
-    pub fn load(name: &str, root: &Path) -> Result<Self> {
+    /// Reads the crate whose root file (`src/lib.rs` or `src/main.rs`) is `root`; file
+    /// names are shown relative to `base`.
+    pub fn load(name: &str, root: &Path, base: &Path) -> Result<Self> {
         let mut tree = CrateTree {
             name: name.to_owned(),
             modules: BTreeMap::new(),
+            base: base.to_path_buf(),
         };
         let dir = root
             .parent()
@@ -41,6 +47,11 @@ impl CrateTree {
             .to_path_buf();
         tree.add_file(Vec::new(), root, &dir, true)?;
         Ok(tree)
+    }
+
+    /// A file's name as reports show it: relative to the base folder.
+    pub fn shown<'a>(&self, file: &'a Path) -> std::path::Display<'a> {
+        file.strip_prefix(&self.base).unwrap_or(file).display()
     }
 
     /// Whether `path` names a module of this crate.
@@ -92,10 +103,75 @@ impl CrateTree {
             Module {
                 file: file.to_path_buf(),
                 public,
+                imports: imports(&kept),
                 items: kept,
             },
         );
         Ok(())
+    }
+}
+
+/// One import: the path as written, and the name it binds in its module (`*` for a glob).
+#[derive(Clone, Debug)]
+pub struct Import {
+    /// The segments as written (`crate`, `super`, `self` included).
+    pub path: Vec<String>,
+    /// The name the import binds (its alias, its last segment, or `*`).
+    pub name: String,
+    /// A `pub use`: the name is part of the module's public API.
+    pub public: bool,
+}
+
+/// The imports written in one module's items, flattened from their `use` trees.
+fn imports(items: &[Item]) -> Vec<Import> {
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Use(u) = item {
+            let start = out.len();
+            flatten(&u.tree, &mut Vec::new(), &mut out);
+            let public = matches!(u.vis, Visibility::Public(_));
+            out[start..].iter_mut().for_each(|i| i.public = public);
+        }
+    }
+    out
+}
+
+fn flatten(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<Import>) {
+    match tree {
+        UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let mut path = prefix.clone();
+            // `use super::{self, x}` binds the module itself.
+            if name != "self" {
+                path.push(name.clone());
+            }
+            let name = path.last().cloned().unwrap_or(name);
+            out.push(Import {
+                path,
+                name,
+                public: false,
+            });
+        }
+        UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            out.push(Import {
+                path,
+                name: r.rename.to_string(),
+                public: false,
+            });
+        }
+        UseTree::Glob(_) => out.push(Import {
+            path: prefix.clone(),
+            name: "*".into(),
+            public: false,
+        }),
+        UseTree::Group(g) => g.items.iter().for_each(|t| flatten(t, prefix, out)),
     }
 }
 

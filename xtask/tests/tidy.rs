@@ -60,7 +60,7 @@ fn demo_crate(name: &str, files: &[(&str, &str)]) -> xtask::modules::CrateTree {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
-    let tree = xtask::modules::CrateTree::load("demo", &dir.join("src/lib.rs")).unwrap();
+    let tree = xtask::modules::CrateTree::load("demo", &dir.join("src/lib.rs"), &dir).unwrap();
     fs::remove_dir_all(&dir).unwrap();
     tree
 }

@@ -47,8 +47,8 @@ const RETRY: Duration = Duration::from_millis(20);
 #[derive(Debug)]
 pub struct WriteLock {
     path: PathBuf,
-    /// Held open: the lock lasts as long as this handle.
-    lock_file: File,
+    /// Held open, never read: the lock lasts as long as this handle.
+    _held: File,
     /// The file as it was when the lock was taken (`None`: it did not exist).
     stamp: Option<Stamp>,
 }
@@ -90,7 +90,7 @@ impl WriteLock {
         }
         Ok(WriteLock {
             path: path.to_path_buf(),
-            lock_file,
+            _held: lock_file,
             stamp: stamp(path)?,
         })
     }
@@ -109,10 +109,7 @@ impl WriteLock {
                 path: self.path.clone(),
             });
         }
-        super::write_atomic(&self.path, bytes)?;
-        // Keeps the handle, and so the lock, alive to here whatever the caller does.
-        let _ = &self.lock_file;
-        Ok(())
+        super::write_atomic(&self.path, bytes)
     }
 }
 
