@@ -8,6 +8,7 @@
 #   bash bench/run.sh ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]  # ingest throughput and memory
 #   bash bench/run.sh ffi [LOCOMO_FILE] [CALLS]       # search through Python and Node vs Rust
 #   bash bench/run.sh checkpoint [LOCOMO_DIR] [SIZE_MB]  # delta files vs full files, default 100 MB
+#   bash bench/run.sh merge [SIZE_MB]                # merge two forks grown by 1 % each, default 100 MB
 #   bash bench/run.sh retrieval [CONVERSATIONS]      # search a million turns, default 20000 × 50
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,9 @@ case "${1:-}" in
   retrieval) cargo build --release --locked -q -p smg-cli
              target/release/smg-bench retrieval "${2:-20000}" ;;
   checkpoint) target/release/smg-bench checkpoint "${2:-../shared/data/locomo-dev}" "${3:-100}" ;;
+  merge) cargo build --release --locked -q -p smg-cli
+         target/release/smg-bench merge "${2:-100}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|retrieval [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval [ARGS]" >&2; exit 2 ;;
 esac

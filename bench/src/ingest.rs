@@ -76,7 +76,7 @@ fn code(rng: &mut Rng, idents: &Words) -> String {
 
 /// A chat transcript of about `target` bytes: conversations of 40-60 turns, questions
 /// and long answers with lists, code, decisions and preferences.
-fn transcript(target: usize) -> (Vec<u8>, usize) {
+pub(crate) fn transcript(target: usize) -> (Vec<u8>, usize) {
     let mut rng = Rng::new(5);
     let words = Words::new(&mut rng, 5000);
     let idents = Words::new(&mut rng, 600);
@@ -154,33 +154,17 @@ pub(crate) fn many(conversations: usize) -> Vec<u8> {
 
 /// Wall time, max RSS and the JSON summary of `smg ingest FILE -o OUT`.
 fn ingest_cli(smg: &Path, input: &Path, output: &Path) -> (Duration, u64, Value) {
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(smg)
-        .args(["ingest", "--quiet", "--json"])
-        .arg(input)
-        .arg("-o")
-        .arg(output)
-        .output()
-        .expect("run /usr/bin/time smg ingest");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "smg ingest failed: {stderr}");
-    let field = |name: &str| {
-        stderr
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(name))
-            .map(|v| v.trim().to_string())
-            .unwrap_or_default()
-    };
-    let wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss):");
-    let secs = wall.split(':').fold(0.0, |acc, part| {
-        acc * 60.0 + part.parse::<f64>().unwrap_or(0.0)
-    });
-    let rss = field("Maximum resident set size (kbytes):")
-        .parse()
-        .unwrap_or(0);
-    let summary = serde_json::from_slice(&out.stdout).expect("smg ingest --json");
-    (Duration::from_secs_f64(secs), rss, summary)
+    let args = [
+        "ingest".as_ref(),
+        "--quiet".as_ref(),
+        "--json".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        output.as_os_str(),
+    ];
+    let (d, rss, stdout) = crate::timed(smg, Path::new("."), &args);
+    let summary = serde_json::from_slice(&stdout).expect("smg ingest --json");
+    (d, rss, summary)
 }
 
 /// `brotli -q QUALITY` of the same bytes: the cost of only compressing the input.

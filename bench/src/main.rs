@@ -3,6 +3,7 @@
 //! `smg-bench vault [VERSIONS]` stores a file's history in the vault (bench/src/vault.rs);
 //! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
 //! `smg-bench ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]` ingests chats (bench/src/ingest.rs);
+//! `smg-bench merge [SIZE_MB]` merges two forks of a memory (bench/src/merge.rs);
 //! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
@@ -16,6 +17,7 @@ mod crypt;
 mod ffi;
 mod generate;
 mod ingest;
+mod merge;
 mod retrieval;
 mod vault;
 
@@ -40,6 +42,36 @@ pub(crate) fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let start = Instant::now();
     let out = f();
     (out, start.elapsed())
+}
+
+/// Wall time, max RSS (kB) and stdout of `smg ARGS` run in `dir` under
+/// `/usr/bin/time -v`; panics when it fails.
+pub(crate) fn timed(smg: &Path, dir: &Path, args: &[&std::ffi::OsStr]) -> (Duration, u64, Vec<u8>) {
+    let smg = std::path::absolute(smg).expect("a path");
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(smg)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run /usr/bin/time smg");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "smg {args:?} failed: {stderr}");
+    let field = |name: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    let wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss):");
+    let secs = wall.split(':').fold(0.0, |acc, part| {
+        acc * 60.0 + part.parse::<f64>().unwrap_or(0.0)
+    });
+    let rss = field("Maximum resident set size (kbytes):")
+        .parse()
+        .unwrap_or(0);
+    (Duration::from_secs_f64(secs), rss, out.stdout)
 }
 
 /// The `*.json` files of a folder, sorted.
@@ -267,6 +299,11 @@ fn main() {
                 &PathBuf::from("bench/out/ingest"),
             );
         }
+        Some("merge") => {
+            let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+            let smg = PathBuf::from("target/release/smg");
+            merge::run(size, &smg, &PathBuf::from("bench/out/merge"));
+        }
         Some("ffi") => {
             let locomo = args.get(1).map_or_else(
                 || PathBuf::from("../shared/data/locomo-dev/26.json"),
@@ -276,7 +313,7 @@ fn main() {
             ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | retrieval [CONVERSATIONS]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | merge [SIZE_MB] | retrieval [CONVERSATIONS]");
             std::process::exit(2);
         }
     }

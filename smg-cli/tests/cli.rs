@@ -628,6 +628,13 @@ fn search_context_and_expand() {
     assert!(empty.status.success() && empty.stdout.is_empty());
 }
 
+/// The id of the segment that starts at a message (spec §11).
+fn segment_id(conversation: &str, message: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(format!("{conversation}\0{message}").as_bytes());
+    format!("seg-{}", hex::encode(&hash[..8]))
+}
+
 #[test]
 fn a_stored_search_index_answers_the_same() {
     let dir = tempfile::tempdir().unwrap();
@@ -651,7 +658,7 @@ fn a_stored_search_index_answers_the_same() {
             "300",
             "--json",
         ]));
-        out.extend(run(&["expand", file, "seg-1"]));
+        out.extend(run(&["expand", file, &segment_id("c1", "m1")]));
         out
     };
     let before = ask("p.smg");
@@ -833,7 +840,7 @@ fn diff_names_what_an_append_changed() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|n| n == "seg-10"));
+        .any(|n| n == &segment_id("c2", "m10")));
     let stat = smg(&["diff", "a.smg", "b.smg", "--stat"], d);
     assert!(
         text(&stat.stdout).contains("turns +3 -0"),

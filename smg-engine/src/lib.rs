@@ -37,6 +37,7 @@ pub mod eval;
 mod fast;
 pub mod graph;
 pub mod ingest;
+pub mod merge;
 pub mod query;
 pub mod search;
 mod text;

@@ -220,10 +220,11 @@ fn a_delta_rebuilds_a_file_and_refuses_another_base() {
     );
 }
 
-/// Every answer of an open memory, as JSON text: info, search, context and expand.
-fn answers(mem: *mut SmgMemory) -> Vec<String> {
+/// Every answer of an open memory, as JSON text: info, search, context and expand
+/// (of segment `seg`).
+fn answers(mem: *mut SmgMemory, seg: &str) -> Vec<String> {
     let q = CString::new("When did Caroline go to the LGBTQ support group?").unwrap();
-    let seg = CString::new("seg-1").unwrap();
+    let seg = CString::new(seg).unwrap();
     let mut out = Vec::new();
     let mut s: *mut c_char = null_mut();
     // SAFETY: a live handle, live strings and a local out-pointer, as documented.
@@ -302,8 +303,10 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
         mem
     };
     let (a, b) = (open(&plain), open(&packed));
+    let graph = doc.semantic_graph.as_ref().unwrap();
+    let first = graph.nodes().iter().find(|n| n.kind == "segment").unwrap();
     // The document of the packed file is read when info first needs it.
-    assert_eq!(answers(b), answers(a));
+    assert_eq!(answers(b, &first.id), answers(a, &first.id));
     let copy = CString::new(dir.path().join("copy.smg").to_str().unwrap()).unwrap();
     // SAFETY: live handles, a live path, a local out-pointer.
     unsafe {

@@ -181,11 +181,27 @@ pub(crate) enum Command {
     /// A memory's id, branch and the forks that led to it, newest first.
     #[command(after_help = EXIT_CODES)]
     Log(FileJson),
-    /// Three-way merge of two memories changed from a common base. Conflicting changes
-    /// of the same field are listed and nothing is written (exit 1) unless --prefer
-    /// settles them; the archive and the vault merge as unions.
+    /// Three-way merge of two memories changed from a common base: the archives and
+    /// vaults as unions (a message both sides added, once), then the derived graph and
+    /// working memory built again from the merged archive. Conflicting changes of the
+    /// same authored field are listed and nothing is written (exit 1) unless --prefer
+    /// settles them.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
+    /// Bring a file written by an older smg up to date: derived nodes named by archive
+    /// position (`seg-12`, `mem-12-1`) get the stable ids of spec §11, every reference
+    /// to them follows, and the derived graph is built again. In place unless -o.
+    #[command(after_help = EXIT_CODES)]
+    Migrate {
+        /// The memory file (`-` for stdin, with -o).
+        file: PathBuf,
+        /// Where to write the result (`-` for stdout); default: FILE, in place.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure retrieval.
     #[command(subcommand)]
     Bench(BenchCommand),

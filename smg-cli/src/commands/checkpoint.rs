@@ -1,16 +1,12 @@
-//! Checkpoints: `smg diff --delta`, `smg apply`, `smg fork`, `smg log`, `smg merge`.
+//! Checkpoints: `smg diff --delta`, `smg apply`, `smg fork`, `smg log` (merges: merge.rs).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
-use smg_format::{
-    delta::DeltaOptions,
-    merge::{MergeOptions, Side},
-    Error,
-};
+use serde_json::json;
+use smg_format::{delta::DeltaOptions, Error};
 
-use crate::cli::{DiffArgs, FileJson, MergeArgs, PreferArg};
+use crate::cli::{DiffArgs, FileJson};
 use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_like, write_output, write_stdout};
 use crate::Outcome;
@@ -27,10 +23,10 @@ fn delta_options(inputs: &[&[u8]], ctx: &Context) -> Result<DeltaOptions, Error>
 
 /// A spinner on stderr while long work runs (a 100 MB delta takes tens of seconds),
 /// drawn only when stderr is a terminal; cleared when dropped.
-struct Working(indicatif::ProgressBar);
+pub(super) struct Working(indicatif::ProgressBar);
 
 impl Working {
-    fn new(message: String) -> Self {
+    pub(super) fn new(message: String) -> Self {
         use std::io::IsTerminal;
         let bar = if std::io::stderr().is_terminal() {
             indicatif::ProgressBar::new_spinner()
@@ -50,7 +46,7 @@ impl Drop for Working {
 }
 
 /// Say `text` on stdout, or on stderr when stdout carries the output file.
-fn report(output: &Path, text: &str) -> Result<(), Error> {
+pub(super) fn report(output: &Path, text: &str) -> Result<(), Error> {
     if is_stdio(output) {
         eprint!("{text}");
         Ok(())
@@ -149,77 +145,4 @@ pub(crate) fn log(a: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
     };
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
-}
-
-pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, Error> {
-    let base = load(&a.base, ctx)?;
-    let ours = load(&a.ours, ctx)?;
-    let theirs = load(&a.theirs, ctx)?;
-    let mut options = MergeOptions::default();
-    options.limits = ctx.limits;
-    if let Some(p) = a.prefer {
-        options = options.prefer(match p {
-            PreferArg::Ours => Side::Ours,
-            PreferArg::Theirs => Side::Theirs,
-        });
-    }
-    let working = Working::new("merging".into());
-    let merged = smg_format::merge::merge(&base.doc, &ours.doc, &theirs.doc, &options)?;
-    drop(working);
-    let clean = merged.unresolved().next().is_none();
-    if clean {
-        save_like(&a.output, &merged.document, &ours)?;
-    }
-    let text = if a.json {
-        let v = json!({
-            "written": clean,
-            "conflicts": merged.conflicts,
-            "renumbered": merged.renumbered.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
-        });
-        format!("{v}\n")
-    } else {
-        merge_text(&merged, clean)
-    };
-    report(&a.output, &text)?;
-    Ok(if clean {
-        Outcome::Success
-    } else {
-        Outcome::Invalid
-    })
-}
-
-fn merge_text(merged: &smg_format::merge::Merged, clean: bool) -> String {
-    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_string(), Value::to_string);
-    let mut s = String::new();
-    for c in &merged.conflicts {
-        let how = match c.resolved {
-            Some(Side::Ours) => "took ours",
-            Some(Side::Theirs) => "took theirs",
-            None => "CONFLICT",
-        };
-        let _ = writeln!(
-            s,
-            "{how} {}: base {} | ours {} | theirs {}",
-            c.pointer,
-            show(&c.base),
-            show(&c.ours),
-            show(&c.theirs)
-        );
-    }
-    for (from, to) in &merged.renumbered {
-        let _ = writeln!(
-            s,
-            "turn {from} (added on both sides) archived again as turn {to}"
-        );
-    }
-    if clean {
-        let _ = writeln!(s, "merged: {} conflicts settled", merged.conflicts.len());
-    } else {
-        let n = merged.unresolved().count();
-        let _ = writeln!(
-            s,
-            "not merged: {n} conflicts; settle them with --prefer ours|theirs"
-        );
-    }
-    s
 }

@@ -8,6 +8,7 @@ mod diff;
 mod info;
 mod ingest;
 mod init;
+mod merge;
 mod retrieve;
 mod validate;
 mod vault;
@@ -74,7 +75,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
             at,
         } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
         Command::Log(a) => checkpoint::log(&a, &ctx),
-        Command::Merge(a) => checkpoint::merge(&a, &ctx),
+        Command::Merge(a) => return merge::merge(&a, &ctx),
+        Command::Migrate { file, output, json } => {
+            return merge::migrate(&file, output.as_deref(), json, &ctx)
+        }
     }?)
 }
 
@@ -90,6 +94,7 @@ fn rewritten(command: &Command) -> Option<&Path> {
         Command::Seal(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Unseal(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Sign { file, output, .. } => (file.as_path(), output.as_deref()),
+        Command::Migrate { file, output, .. } => (file.as_path(), output.as_deref()),
         _ => return None,
     };
     Some(output.unwrap_or(file)).filter(|p| !crate::io::is_stdio(p))

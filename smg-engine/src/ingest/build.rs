@@ -7,7 +7,7 @@ use crate::fast::{FastMap, FastSet};
 use rayon::prelude::*;
 use smg_format::model::{Edge, Node, Turn};
 
-use super::graph::{provenance, round, Graph, TurnInfo, CREATED_BY};
+use super::graph::{decision_id, provenance, round, turn_ref, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
 
 use super::analyze::{analyze, Facts, Terms};
@@ -142,7 +142,7 @@ impl Draft {
                 count(&mut terms, term, n, None, true);
             }
             for (k, d) in inf.facts.decisions.iter().enumerate() {
-                let id = format!("dec-{n}-{}", k + 1);
+                let id = decision_id(t, k + 1);
                 self.g.add(decision_node(&id, d, t, &inf.facts));
                 self.g.link(&id, seg, "part_of", 1.0);
                 let words = text::terms(&d.outcome).collect();
@@ -270,7 +270,7 @@ fn segment_node(
     let last = turns[members[members.len() - 1]];
     // Named by the first turn only: appending turns may grow the last chunk, never
     // move where a chunk starts, so the id stays.
-    let id = format!("seg-{}", first.turn);
+    let id = format!("seg-{}", turn_ref(first));
     let mut kinds: FastMap<&'static str, usize> = FastMap::default();
     for &i in members {
         *kinds.entry(info[i].facts.kind.name()).or_default() += 1;

@@ -8,7 +8,7 @@ use super::analyze::Facts;
 use crate::fast::{FastMap, FastSet};
 
 /// `createdBy` of every node ingest makes: a later ingest replaces exactly these.
-pub(crate) const CREATED_BY: &str = "smg ingest";
+pub(crate) const CREATED_BY: &str = Node::DERIVED_BY;
 
 /// Graph under construction: nodes by id, edges without duplicates.
 #[derive(Default)]
@@ -57,6 +57,27 @@ pub(super) struct TurnInfo {
     pub(super) facts: Facts,
     pub(super) memorable: bool,
     pub(super) segment: usize,
+}
+
+/// The part of a derived node's id that names the turn it starts from (spec §11):
+/// 16 hex digits of the SHA-256 of the turn's conversation id and message id, so that
+/// the same message gives the same id on every branch whatever its archive number. A
+/// turn without a message id (written by hand) is named by its number instead.
+pub(crate) fn turn_ref(t: &Turn) -> String {
+    use sha2::{Digest, Sha256};
+    let Some(message) = t.message_id.as_deref() else {
+        return t.turn.to_string();
+    };
+    let mut h = Sha256::new();
+    h.update(t.conversation_id.as_deref().unwrap_or_default().as_bytes());
+    h.update([0]);
+    h.update(message.as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
+/// The id of the `k`th decision (from 1) said in turn `t`.
+pub(super) fn decision_id(t: &Turn, k: usize) -> String {
+    format!("dec-{}-{k}", turn_ref(t))
 }
 
 /// A score to four decimals, as every score in the file is written.

@@ -36,9 +36,8 @@ pub(super) fn link_mentions(
         for target in targets {
             if g.has(&target) {
                 g.link(seg, &target, "mentions", 0.8);
-                let n = t.turn;
                 for k in 1..=inf.facts.decisions.len() {
-                    g.link(&format!("dec-{n}-{k}"), &target, "mentions", 0.8);
+                    g.link(&super::graph::decision_id(t, k), &target, "mentions", 0.8);
                 }
             }
         }

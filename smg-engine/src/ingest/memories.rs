@@ -65,7 +65,7 @@ impl Memories {
         } else {
             (t.turn, 1)
         };
-        let id = format!("mem-{}-{}", t.turn, self.per_turn.1);
+        let id = format!("mem-{}-{}", super::graph::turn_ref(t), self.per_turn.1);
         g.add(Node {
             id: id.clone(),
             kind: "memory".into(),

@@ -17,6 +17,7 @@ mod importance;
 mod lexicon;
 mod links;
 mod memories;
+pub(crate) mod migrate;
 mod named;
 mod names;
 mod working;
@@ -32,6 +33,7 @@ use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
 pub use import::{Format, Skipped};
+pub use migrate::migrate;
 
 /// The memory types of the memgraph seed, plus `event`; the order is the precedence
 /// when a sentence says more than one.
@@ -225,6 +227,7 @@ fn run(
         })
         .collect::<Result<Vec<_>>>()?;
     let mut existing = read_archive(doc, &options.limits)?;
+    migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported);
     let pending = pending(imported, &existing, &mut report);
     let first = existing.last().map_or(1, |t| t.turn.turn + 1);

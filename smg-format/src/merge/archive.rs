@@ -1,134 +1,459 @@
-//! The deep archive of a merge: the union of both sides' turns.
+//! The deep archive of a merge: the union of both sides' turns by identity (spec
+//! §17.3), numbered as one ingest of both sides' new turns would number them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 
-use super::MergeOptions;
-use crate::archive::{append_turns, read_archive};
+use serde::Serialize;
+
+use super::{Conflict, MergeOptions, Side};
+use crate::archive::{append_turns, decode_block, read_archive};
 use crate::error::Result;
+use crate::limits::Limits;
 use crate::model::{Block, Document, Turn};
 
-/// A turn's identity: its number and its canonical bytes.
-type TurnKey = (u64, Vec<u8>);
-/// Turns given another number: (number on its side, number in the merge).
-type Renumbered = Vec<(u64, u64)>;
-
-/// Give `merged` (whose vault is already merged) its archived turns, returning the
-/// turns renumbered because both sides used their number.
-///
-/// When one side's turns are the base's, the other side's turns are taken (its
-/// deletions too); otherwise the union of both sides' turns. Blocks are kept byte for
-/// byte where they can be: a side's whole archive when it holds exactly the turns
-/// taken, or the base's blocks with the new turns appended. Blocks are only kept while
-/// the merged vault numbers the artifact versions their turns refer to as that side did
-/// (a turn's stored form can be a reference to a version).
-pub(super) fn merge(
-    base: &Document,
-    ours: &Document,
-    theirs: &Document,
-    merged: &mut Document,
-    options: &MergeOptions,
-) -> Result<Renumbered> {
-    let bb = blocks(base);
-    let same =
-        |x: &Document, y: &Document| blocks(x) == blocks(y) && x.artifact_vault == y.artifact_vault;
-    let untouched = if same(ours, theirs) || same(theirs, base) {
-        Some(ours)
-    } else if same(ours, base) {
-        Some(theirs)
-    } else {
-        None
-    };
-    if let Some(side) = untouched.filter(|side| keeps_vault(side, merged)) {
-        set_blocks(merged, blocks(side).to_vec());
-        return Ok(Vec::new());
-    }
-    let read = |d: &Document| -> Result<BTreeMap<TurnKey, Turn>> {
-        read_archive(d, &options.limits)?
-            .into_iter()
-            .map(|a| Ok(((a.turn.turn, crate::canonical::to_vec(&a.turn)?), a.turn)))
-            .collect()
-    };
-    let (bs, mut os, ts) = (read(base)?, read(ours)?, read(theirs)?);
-    let holds = |x: &BTreeMap<TurnKey, Turn>, y: &BTreeMap<TurnKey, Turn>| {
-        y.keys().all(|k| x.contains_key(k))
-    };
-    let same_turns =
-        |x: &BTreeMap<TurnKey, Turn>, y: &BTreeMap<TurnKey, Turn>| x.keys().eq(y.keys());
-    let (taken, mut sides) = if same_turns(&ts, &bs) {
-        (os, vec![ours])
-    } else if same_turns(&os, &bs) {
-        (ts, vec![theirs])
-    } else {
-        // A side holds the whole union when it holds the other side's turns.
-        let mut sides: Vec<&Document> = Vec::new();
-        if holds(&os, &ts) {
-            sides.push(ours);
-        }
-        if holds(&ts, &os) {
-            sides.push(theirs);
-        }
-        // The same turns in other blocks: the smaller encoding first, whichever side.
-        sides.sort_by_cached_key(|side| canonical_blocks(blocks(side)));
-        os.extend(ts);
-        (os, sides)
-    };
-    sides.retain(|side| keeps_vault(side, merged));
-    if let Some(side) = sides.first() {
-        set_blocks(merged, blocks(side).to_vec());
-        return Ok(Vec::new());
-    }
-    let base_kept = holds(&taken, &bs);
-    let (turns, renumbered) = number(&bs, taken);
-    let base_max = bs.keys().map(|k| k.0).max().unwrap_or(0);
-    // Base blocks stay when every base turn does and every other turn comes after them.
-    let appendable = base_kept
-        && turns
-            .iter()
-            .all(|(t, from_base)| *from_base || t.turn > base_max)
-        && keeps_vault(base, merged);
-    let (blocks_kept, to_append): (Vec<Block>, Vec<Turn>) = if appendable {
-        let new = turns.into_iter().filter(|(_, b)| !b).map(|(t, _)| t);
-        (bb.to_vec(), new.collect())
-    } else {
-        (Vec::new(), turns.into_iter().map(|(t, _)| t).collect())
-    };
-    set_blocks(merged, blocks_kept);
-    append_turns(merged, &to_append, &options.archive)?;
-    Ok(renumbered)
+/// What a turn is, whatever its number: its conversation and message id, or, for a
+/// turn without a message id, its canonical JSON without the number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Identity {
+    Message(Option<String>, String),
+    Content(Vec<u8>),
 }
 
-/// Number the union: a turn keeps its number unless another turn (the base's, or one
-/// sorting first by content) holds it; those go after the last number, in order. Each
-/// turn comes with whether it is one of the base's.
-fn number(
-    base: &BTreeMap<TurnKey, Turn>,
-    union: BTreeMap<TurnKey, Turn>,
-) -> (Vec<(Turn, bool)>, Renumbered) {
-    let mut taken: BTreeSet<u64> = base
-        .keys()
-        .filter(|k| union.contains_key(*k))
-        .map(|k| k.0)
-        .collect();
-    let mut kept = Vec::new();
-    let mut moved = Vec::new();
-    for (k, turn) in union {
-        let from_base = base.contains_key(&k);
-        if from_base || taken.insert(k.0) {
-            kept.push((turn, from_base));
-        } else {
-            moved.push(turn);
+fn identity(t: &Turn) -> Result<Identity> {
+    Ok(match &t.message_id {
+        Some(m) => Identity::Message(t.conversation_id.clone(), m.clone()),
+        None => Identity::Content(crate::canonical::to_vec(&Turn {
+            turn: 0,
+            ..t.clone()
+        })?),
+    })
+}
+
+/// Turn numbers of one side that are another in the merge: (its number, the merge's).
+pub(super) type Renumbering = BTreeMap<u64, u64>;
+
+/// What each side added since the base (turns, artifact versions), as the merge
+/// took it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Taken {
+    /// Added on our side only.
+    pub ours: usize,
+    /// Added on their side only.
+    pub theirs: usize,
+    /// Added on both sides (the same message, the same content): taken once.
+    pub both: usize,
+}
+
+/// The base's archive, decoded once (when a merge needs its turns) and lent to the
+/// plan: the turns both sides kept are never copied.
+#[derive(Default)]
+pub(super) struct BaseTurns(std::cell::OnceCell<Vec<Vec<Turn>>>);
+
+/// How the merged archive is made, decided before the rest of the document merges
+/// (its numbering rewrites both sides' references first).
+pub(super) struct Plan<'a> {
+    kind: PlanKind<'a>,
+    pub(super) ours: Renumbering,
+    pub(super) theirs: Renumbering,
+    pub(super) taken: Taken,
+    pub(super) conflicts: Vec<Conflict>,
+}
+
+impl Plan<'_> {
+    /// Whether the archive is a new union, not one side's as it is.
+    pub(super) fn is_union(&self) -> bool {
+        matches!(self.kind, PlanKind::Union { .. })
+    }
+}
+
+enum PlanKind<'a> {
+    /// One side's archive is the merge's, as it is.
+    Side(Side),
+    /// The union, every turn in order.
+    Union {
+        turns: Vec<Cow<'a, Turn>>,
+        /// Whether each side's archive holds exactly these turns.
+        exact: [bool; 2],
+        /// How many turns are the base's, unchanged and first, when all of them are.
+        base_first: Option<usize>,
+    },
+}
+
+/// What a side holds of a turn of the union.
+enum Held {
+    Absent,
+    /// The base's turn, in a block the side shares with the base byte for byte.
+    AsBase,
+    /// A turn of the side's own blocks (boxed: most entries hold none).
+    Own(Box<Turn>),
+}
+
+/// A turn of the union, as each document has it.
+struct Entry<'a> {
+    base: Option<&'a Turn>,
+    sides: [Held; 2],
+    /// (time in ms, side, position in the side): where ingest would put a new turn.
+    order: (i64, usize, usize),
+}
+
+/// A side's archive block by block: one the base has byte for byte (by its index
+/// there), or the side's own turns.
+enum Part {
+    Base(usize),
+    Own(Vec<Turn>),
+}
+
+/// Plan the merged archive of `ours` and `theirs`, both changed from `base`.
+pub(super) fn plan<'a>(
+    base: &'a Document,
+    ours: &Document,
+    theirs: &Document,
+    decoded: &'a BaseTurns,
+    options: &MergeOptions,
+) -> Result<Plan<'a>> {
+    let same =
+        |x: &Document, y: &Document| blocks(x) == blocks(y) && x.artifact_vault == y.artifact_vault;
+    let untouched = |side| Plan {
+        kind: PlanKind::Side(side),
+        ours: Renumbering::new(),
+        theirs: Renumbering::new(),
+        taken: Taken::default(),
+        conflicts: Vec::new(),
+    };
+    if same(ours, theirs) || same(theirs, base) {
+        return Ok(untouched(Side::Ours));
+    }
+    if same(ours, base) {
+        return Ok(untouched(Side::Theirs));
+    }
+    let base_blocks: &'a [Vec<Turn>] = match decoded.0.get() {
+        Some(b) => b,
+        None => {
+            let b = decode(base, &options.limits)?;
+            decoded.0.get_or_init(|| b)
+        }
+    };
+    let parts = [ours, theirs].map(|side| parts(side, base, &options.limits));
+    let [op, tp] = parts;
+    let (op, tp) = (op?, tp?);
+    let base_turns = || base_blocks.iter().flatten();
+    if side_turns(&op, base_blocks).eq(base_turns()) {
+        return Ok(untouched(Side::Theirs));
+    }
+    if side_turns(&tp, base_blocks).eq(base_turns()) {
+        return Ok(untouched(Side::Ours));
+    }
+    let mut entries: Vec<Entry<'a>> = Vec::new();
+    let mut index: HashMap<Identity, usize> = HashMap::new();
+    let mut starts = Vec::with_capacity(base_blocks.len());
+    for t in base_turns() {
+        index.insert(identity(t)?, entries.len());
+        entries.push(Entry {
+            base: Some(t),
+            sides: [Held::Absent, Held::Absent],
+            order: (i64::MIN, 0, 0),
+        });
+    }
+    let mut at = 0;
+    for b in base_blocks {
+        starts.push(at);
+        at += b.len();
+    }
+    let mut numbers: [Vec<(u64, usize)>; 2] = Default::default();
+    for (side, parts) in [op, tp].into_iter().enumerate() {
+        let mut times: HashMap<Option<String>, i64> = HashMap::new();
+        let mut position = 0;
+        let mut time_of = |t: &Turn| {
+            let time = match t.timestamp.as_deref().and_then(millis) {
+                Some(ms) => ms,
+                None => times.get(&t.conversation_id).copied().unwrap_or(i64::MIN),
+            };
+            times.insert(t.conversation_id.clone(), time);
+            time
+        };
+        for part in parts {
+            match part {
+                Part::Base(i) => {
+                    for (j, t) in base_blocks[i].iter().enumerate() {
+                        time_of(t);
+                        position += 1;
+                        let at = starts[i] + j;
+                        numbers[side].push((t.turn, at));
+                        if matches!(entries[at].sides[side], Held::Absent) {
+                            entries[at].sides[side] = Held::AsBase;
+                        }
+                    }
+                }
+                Part::Own(turns) => {
+                    for t in turns {
+                        let time = time_of(&t);
+                        let at = *index.entry(identity(&t)?).or_insert_with(|| {
+                            entries.push(Entry {
+                                base: None,
+                                sides: [Held::Absent, Held::Absent],
+                                order: (time, side, position),
+                            });
+                            entries.len() - 1
+                        });
+                        position += 1;
+                        numbers[side].push((t.turn, at));
+                        // A side that holds one message twice keeps its first.
+                        if matches!(entries[at].sides[side], Held::Absent) {
+                            entries[at].sides[side] = Held::Own(Box::new(t));
+                        }
+                    }
+                }
+            }
         }
     }
-    let mut next = kept.iter().map(|(t, _)| t.turn).max().unwrap_or(0);
-    let mut renumbered = Vec::new();
-    for mut turn in moved {
-        next += 1;
-        renumbered.push((turn.turn, next));
-        turn.turn = next;
-        kept.push((turn, false));
+    union(entries, numbers, options.prefer)
+}
+
+/// A side's turns in order, given its parts and the base's decoded blocks.
+fn side_turns<'p>(parts: &'p [Part], base: &'p [Vec<Turn>]) -> impl Iterator<Item = &'p Turn> {
+    parts.iter().flat_map(move |p| match p {
+        Part::Base(i) => base[*i].iter(),
+        Part::Own(turns) => turns.iter(),
+    })
+}
+
+/// Every block of `doc`, decoded.
+fn decode(doc: &Document, limits: &Limits) -> Result<Vec<Vec<Turn>>> {
+    use rayon::prelude::*;
+    let method = doc
+        .deep_archive
+        .as_ref()
+        .and_then(|a| a.compression_method)
+        .unwrap_or_default();
+    let vault = doc.artifact_vault.as_ref();
+    blocks(doc)
+        .par_iter()
+        .map(|b| decode_block(b, method, vault, limits))
+        .collect()
+}
+
+/// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block
+/// the base has byte for byte holds the base's turns when the side numbers the base's
+/// artifact versions as the base does (a turn can refer to a version).
+fn parts(side: &Document, base: &Document, limits: &Limits) -> Result<Vec<Part>> {
+    use rayon::prelude::*;
+    let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
+    let shared = method(side) == method(base) && keeps_vault(base, side);
+    let known: HashMap<&str, usize> = if shared {
+        let data = blocks(base).iter().map(|b| b.compressed_data.as_str());
+        data.enumerate().map(|(i, d)| (d, i)).collect()
+    } else {
+        HashMap::new()
+    };
+    let vault = side.artifact_vault.as_ref();
+    let method = method(side).unwrap_or_default();
+    blocks(side)
+        .par_iter()
+        .map(|b| match known.get(b.compressed_data.as_str()) {
+            Some(&i) => Ok(Part::Base(i)),
+            None => decode_block(b, method, vault, limits).map(Part::Own),
+        })
+        .collect()
+}
+
+/// Number the union and settle turns both sides changed.
+fn union<'a>(
+    entries: Vec<Entry<'a>>,
+    numbers: [Vec<(u64, usize)>; 2],
+    prefer: Option<Side>,
+) -> Result<Plan<'a>> {
+    let base_max = entries
+        .iter()
+        .filter_map(|e| e.base.map(|t| t.turn))
+        .max()
+        .unwrap_or(0);
+    let mut added: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].base.is_none())
+        .collect();
+    added.sort_by_key(|&i| entries[i].order);
+    let mut number: Vec<Option<u64>> = entries.iter().map(|e| e.base.map(|t| t.turn)).collect();
+    for (k, &i) in added.iter().enumerate() {
+        number[i] = Some(base_max + 1 + k as u64);
     }
-    kept.sort_by_key(|(t, _)| t.turn);
-    (kept, renumbered)
+    let mut taken = Taken::default();
+    for &i in &added {
+        match &entries[i].sides {
+            [Held::Absent, _] => taken.theirs += 1,
+            [_, Held::Absent] => taken.ours += 1,
+            _ => taken.both += 1,
+        }
+    }
+    let renumbering = |side: &[(u64, usize)]| -> Renumbering {
+        side.iter()
+            .filter_map(|&(n, at)| Some((n, number[at]?)).filter(|(n, m)| n != m))
+            .collect()
+    };
+    let (ours, theirs) = (renumbering(&numbers[0]), renumbering(&numbers[1]));
+    let mut conflicts = Vec::new();
+    let mut order: Vec<(u64, Cow<'a, Turn>)> = Vec::with_capacity(entries.len());
+    // Whether the base, ours and theirs have each kept turn as it is taken.
+    let mut all_kept = [true; 3];
+    let (mut base_kept, base_len) = (0, entries.iter().filter(|e| e.base.is_some()).count());
+    for (entry, n) in entries.into_iter().zip(number) {
+        // A base turn both sides deleted is gone.
+        let Some(n) = n else { continue };
+        let Some((t, kept)) = settle(entry, n, prefer, &mut conflicts)? else {
+            continue;
+        };
+        base_kept += usize::from(kept[0]);
+        for (all, k) in all_kept.iter_mut().zip(kept) {
+            *all &= k;
+        }
+        order.push((n, t));
+    }
+    order.sort_by_key(|(n, _)| *n);
+    let turns: Vec<Cow<'a, Turn>> = order
+        .into_iter()
+        .map(|(n, t)| match t {
+            Cow::Owned(t) if t.turn != n => Cow::Owned(Turn { turn: n, ..t }),
+            t => t,
+        })
+        .collect();
+    let exact = [0, 1].map(|s| {
+        let renumbered = [&ours, &theirs][s];
+        all_kept[s + 1] && renumbered.is_empty() && numbers[s].len() == turns.len()
+    });
+    Ok(Plan {
+        kind: PlanKind::Union {
+            turns,
+            exact,
+            base_first: (base_kept == base_len).then_some(base_len),
+        },
+        ours,
+        theirs,
+        taken,
+        conflicts,
+    })
+}
+
+/// One turn of the union: a side's change taken, both sides' same change once, two
+/// different changes a conflict (under `n` in the pointer). With the turn, whether the
+/// base, ours and theirs hold it as taken; `None` when neither side holds it.
+fn settle<'a>(
+    entry: Entry<'a>,
+    n: u64,
+    prefer: Option<Side>,
+    conflicts: &mut Vec<Conflict>,
+) -> Result<Option<(Cow<'a, Turn>, [bool; 3])>> {
+    let b = entry.base;
+    let [o, t] = entry.sides.map(|held| match held {
+        Held::Absent => None,
+        Held::AsBase => b.map(Cow::Borrowed),
+        Held::Own(t) => Some(Cow::Owned(*t)),
+    });
+    let eq = |x: Option<&Turn>, y: Option<&Turn>| match (x, y) {
+        (Some(x), Some(y)) => same_turn(x, y),
+        _ => false,
+    };
+    let (ob, tb) = (o.as_deref(), t.as_deref());
+    let pick = if o.is_none() {
+        Side::Theirs
+    } else if t.is_none() || eq(ob, tb) || eq(tb, b) {
+        Side::Ours
+    } else if eq(ob, b) {
+        Side::Theirs
+    } else {
+        let value = |x: Option<&Turn>| -> Result<Option<serde_json::Value>> {
+            x.map(|t| {
+                serde_json::to_value(Turn {
+                    turn: n,
+                    ..t.clone()
+                })
+            })
+            .transpose()
+            .map_err(|e| crate::Error::InvalidArgument(e.to_string()))
+        };
+        conflicts.push(Conflict {
+            pointer: format!("/deepArchive/turns/{n}"),
+            base: value(b)?,
+            ours: value(ob)?,
+            theirs: value(tb)?,
+            resolved: prefer,
+        });
+        prefer.unwrap_or(Side::Ours)
+    };
+    let taken = if pick == Side::Ours { ob } else { tb };
+    // The base's number is the merge's; a side's is when nothing renumbered it.
+    let holds = |x: Option<&Turn>| eq(x, taken) && x.map(|x| x.turn) == Some(n);
+    let kept = [holds(b), holds(ob), holds(tb)];
+    let turn = match pick {
+        Side::Ours => o,
+        Side::Theirs => t,
+    };
+    Ok(turn.map(|turn| (turn, kept)))
+}
+
+/// Whether two turns say the same, whatever their numbers.
+fn same_turn(x: &Turn, y: &Turn) -> bool {
+    if x.turn == y.turn {
+        x == y
+    } else {
+        *x == Turn {
+            turn: x.turn,
+            ..y.clone()
+        }
+    }
+}
+
+fn millis(t: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+/// Give `merged` (whose vault is merged) the planned archive. Blocks are kept byte for
+/// byte where they can be: a side's whole archive when it holds exactly the turns
+/// taken, or the base's blocks with the new turns appended; only while the merged vault
+/// numbers the artifact versions their turns refer to as that side did (a turn's
+/// stored form can be a reference to a version).
+pub(super) fn write(
+    plan: Plan<'_>,
+    [base, ours, theirs]: [&Document; 3],
+    merged: &mut Document,
+    options: &MergeOptions,
+) -> Result<()> {
+    let sides = [ours, theirs];
+    let (turns, exact, base_first) = match plan.kind {
+        PlanKind::Side(side) => (Vec::new(), [side == Side::Ours, side == Side::Theirs], None),
+        PlanKind::Union {
+            turns,
+            exact,
+            base_first,
+        } => (turns, exact, base_first),
+    };
+    for (doc, exact) in sides.into_iter().zip(exact) {
+        if exact && keeps_vault(doc, merged) {
+            set_blocks(merged, blocks(doc).to_vec());
+            return Ok(());
+        }
+    }
+    let turns: Vec<Cow<'_, Turn>> = match sides.into_iter().zip(exact).find(|(_, e)| *e) {
+        // A side's archive, whose blocks name versions the merged vault numbers otherwise.
+        Some((doc, _)) if turns.is_empty() => read_archive(doc, &options.limits)?
+            .into_iter()
+            .map(|a| Cow::Owned(a.turn))
+            .collect(),
+        _ => turns,
+    };
+    let owned = |turns: &[Cow<'_, Turn>]| -> Vec<Turn> {
+        turns.iter().map(|t| t.as_ref().clone()).collect()
+    };
+    let base_first = base_first.filter(|_| !blocks(base).is_empty() && keeps_vault(base, merged));
+    if let Some(kept) = base_first {
+        set_blocks(merged, blocks(base).to_vec());
+        append_turns(merged, &owned(&turns[kept..]), &options.archive)?;
+    } else {
+        set_blocks(merged, Vec::new());
+        append_turns(merged, &owned(&turns), &options.archive)?;
+    }
+    Ok(())
 }
 
 fn blocks(doc: &Document) -> &[Block] {
@@ -141,10 +466,6 @@ fn blocks(doc: &Document) -> &[Block] {
 fn set_blocks(doc: &mut Document, blocks: Vec<Block>) {
     doc.deep_archive.get_or_insert_with(Default::default).blocks =
         (!blocks.is_empty()).then_some(blocks);
-}
-
-fn canonical_blocks(blocks: &[Block]) -> Vec<u8> {
-    crate::canonical::to_vec(blocks).unwrap_or_default()
 }
 
 /// Whether `merged`'s vault numbers every artifact version of `side` as `side` does,

@@ -1,11 +1,17 @@
 //! Three-way merge of two memories forked from a common base (spec §17.3).
 //!
-//! A change made on one side only is taken; the same change on both sides is taken
-//! once; two different changes of the same field are a [`Conflict`], settled by
-//! [`MergeOptions::prefer`] when given. Nodes are matched by id and edges by
-//! (from, relation, to) in every graph; lists of strings merge as sets. The artifact
-//! vault and the deep archive merge as unions: no artifact version and no archived
-//! turn of either side is ever lost.
+//! The deep archive merges first, as the union of both sides' turns by identity
+//! (conversation and message id), a message both sides added taken once, new turns
+//! numbered as one ingest of both would number them; every reference to a turn a side
+//! numbered otherwise is rewritten on that side. Then the rest: a change made on one
+//! side only is taken; the same change on both sides is taken once; two different
+//! changes of the same authored field are a [`Conflict`], settled by
+//! [`MergeOptions::prefer`] when given. Derived content (nodes `smg ingest` made,
+//! working memory, scores and counters) never conflicts: when the archive is a new
+//! union, [`MergeReport::rederive`] says it must be derived again, which
+//! `smg_engine::merge` does. Nodes are matched by id and edges by (from, relation, to)
+//! in every graph; lists of strings merge as sets. The artifact vault merges as a
+//! union: no artifact version and no archived turn of either side is ever lost.
 //!
 //! ```
 //! use smg_format::{merge::{merge, MergeOptions}, Document};
@@ -21,9 +27,12 @@
 //! ```
 
 mod archive;
+mod derived;
+mod report;
 mod vault;
+mod view;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -32,6 +41,10 @@ use crate::archive::ArchiveOptions;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{escape_pointer, Document};
+pub use archive::Taken;
+use derived::{authored_ids, renumber, DERIVED};
+use report::renumbered;
+pub use report::{MergeReport, Renumbered};
 
 /// Which side wins a conflict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -87,11 +100,10 @@ pub struct Conflict {
 pub struct Merged {
     /// The merged document.
     pub document: Document,
-    /// Every conflict, settled or not.
+    /// Every conflict of authored content, settled or not.
     pub conflicts: Vec<Conflict>,
-    /// Archived turns both sides added under the same number with different content:
-    /// `(number on its side, number in the merged archive)`.
-    pub renumbered: Vec<(u64, u64)>,
+    /// What was taken from each side.
+    pub report: MergeReport,
 }
 
 impl Merged {
@@ -101,27 +113,79 @@ impl Merged {
     }
 }
 
-/// Merge `ours` and `theirs`, both changed from `base`.
+/// Merge `ours` and `theirs`, both changed from `base`. When the archive is a new
+/// union, ours' derived nodes stand in (renumbered) until derived again.
 pub fn merge(
     base: &Document,
     ours: &Document,
     theirs: &Document,
     options: &MergeOptions,
 ) -> Result<Merged> {
+    let decoded = archive::BaseTurns::default();
+    let mut plan = archive::plan(base, ours, theirs, &decoded, options)?;
+    // Derived content built again from the merged archive is not merged: ours' stands
+    // in for it until then.
+    let union = plan.is_union();
+    let derived = derived_ids([base, ours, theirs]);
+    let value = |doc: &Document| -> Result<Value> {
+        if union {
+            view::authored(doc, &derived).map_err(|e| {
+                Error::InvalidArgument(format!("the document does not serialise: {e}"))
+            })
+        } else {
+            to_value(doc)
+        }
+    };
+    let b = value(base)?;
+    let mut o = value(ours)?;
+    let mut t = value(theirs)?;
+    renumber(&mut o, &plan.ours);
+    renumber(&mut t, &plan.theirs);
     let mut m = Merger {
         prefer: options.prefer,
-        conflicts: Vec::new(),
+        conflicts: std::mem::take(&mut plan.conflicts),
+        derived,
+        report: MergeReport {
+            turns: plan.taken,
+            rederive: plan.is_union(),
+            renumbered: renumbered(&plan),
+            ..MergeReport::default()
+        },
     };
-    let [b, o, t] = [base, ours, theirs].map(to_value);
-    let merged = m.value("", Some(&b?), Some(&o?), Some(&t?))?;
+    let merged = m.value("", Some(&b), Some(&o), Some(&t))?;
+    let known = authored_ids([&b]);
+    m.report.nodes_added = authored_ids(&merged)
+        .iter()
+        .filter(|id| !known.contains(*id))
+        .count();
+    drop((b, o, t));
     let mut document: Document = serde_json::from_value(merged.unwrap_or(Value::Null))
         .map_err(|e| Error::InvalidArgument(format!("the merged document is not valid: {e}")))?;
-    let renumbered = archive::merge(base, ours, theirs, &mut document, options)?;
+    if union {
+        view::stand_in(&mut document, ours, &m.derived, &plan.ours);
+    }
+    archive::write(plan, [base, ours, theirs], &mut document, options)?;
+    m.report.versions = vault::added_versions([base, ours, theirs], &document);
     Ok(Merged {
         document,
         conflicts: m.conflicts,
-        renumbered,
+        report: m.report,
     })
+}
+
+/// The ids of the derived nodes of every graph of `docs`.
+fn derived_ids(docs: [&Document; 3]) -> HashSet<String> {
+    let graphs = docs
+        .into_iter()
+        .flat_map(|d| d.graphs().into_iter().map(|(_, g)| g));
+    graphs
+        .flat_map(|g| {
+            g.nodes()
+                .iter()
+                .filter(|n| n.is_derived())
+                .map(|n| n.id.clone())
+        })
+        .collect()
 }
 
 fn to_value(doc: &Document) -> Result<Value> {
@@ -132,6 +196,9 @@ fn to_value(doc: &Document) -> Result<Value> {
 struct Merger {
     prefer: Option<Side>,
     conflicts: Vec<Conflict>,
+    /// Ids of the derived nodes of any of the three documents.
+    derived: HashSet<String>,
+    report: MergeReport,
 }
 
 impl Merger {
@@ -149,8 +216,16 @@ impl Merger {
             return Ok(t.cloned());
         }
         if ptr == "/deepArchive/blocks" {
-            // Rebuilt from the union of turns once the vault is merged (archive::merge).
+            // Rebuilt from the union of turns once the vault is merged (archive::write).
             return Ok(o.cloned());
+        }
+        if DERIVED.contains(&ptr) {
+            // Computed from the archive: the merged archive gives them again.
+            self.report.rederive = true;
+            return Ok(o.cloned());
+        }
+        if let Some(v) = derived::score(ptr, b, o, t) {
+            return Ok(v);
         }
         match (b, o, t) {
             (_, Some(Value::Object(oo)), Some(Value::Object(to))) => {
@@ -233,16 +308,64 @@ impl Merger {
         let order: Vec<String> = base_order.chain(added.into_iter().cloned()).collect();
         let mut out = Vec::with_capacity(order.len());
         let mut seen = BTreeSet::new();
+        let nodes = ptr.ends_with("/nodes");
         for k in order {
             if !seen.insert(k.clone()) {
                 continue;
             }
             let here = format!("{ptr}/{}", escape_pointer(&k));
-            if let Some(v) = self.value(&here, bi.get(&k), oi.get(&k), ti.get(&k))? {
-                out.push(v);
-            }
+            let (b, o, t) = (bi.get(&k), oi.get(&k), ti.get(&k));
+            let derived = [b, o, t]
+                .into_iter()
+                .flatten()
+                .any(|v| self.is_derived(v, nodes));
+            let v = if derived {
+                self.derived_item(b, o, t)
+            } else {
+                if nodes {
+                    self.count_node(b, o, t);
+                }
+                self.value(&here, b, o, t)?
+            };
+            out.extend(v);
         }
         Ok(out)
+    }
+
+    /// Whether a node, or an edge between two nodes, is derived from the archive.
+    fn is_derived(&self, v: &Value, node: bool) -> bool {
+        let id = |k: &str| v.get(k).and_then(Value::as_str);
+        if node {
+            id("createdBy") == Some(crate::model::Node::DERIVED_BY)
+        } else {
+            [id("from"), id("to")]
+                .iter()
+                .all(|e| e.is_some_and(|e| self.derived.contains(e)))
+        }
+    }
+
+    /// A derived item is built again from the merged archive: never a conflict.
+    fn derived_item(
+        &mut self,
+        b: Option<&Value>,
+        o: Option<&Value>,
+        t: Option<&Value>,
+    ) -> Option<Value> {
+        if o == t || t == b {
+            return o.cloned();
+        }
+        if o == b {
+            return t.cloned();
+        }
+        self.report.rederive = true;
+        o.or(t).cloned()
+    }
+
+    fn count_node(&mut self, b: Option<&Value>, o: Option<&Value>, t: Option<&Value>) {
+        let changed = |x: Option<&Value>| x.is_some() && x != b;
+        if b.is_some() && changed(o) && changed(t) && o != t {
+            self.report.nodes_merged += 1;
+        }
     }
 
     fn conflict(

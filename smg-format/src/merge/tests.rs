@@ -1,6 +1,6 @@
 use super::*;
 use crate::archive::{append_turns, tests::turn};
-use crate::model::{Edge, Graph, Node};
+use crate::model::{Edge, Graph, Node, Turn};
 use crate::test_support::node;
 
 fn with_nodes(nodes: Vec<Node>) -> Document {
@@ -121,52 +121,175 @@ fn a_node_removed_on_one_side_and_changed_on_the_other_is_a_conflict() {
     assert_eq!(pointers, ["/semanticGraph/nodes/a"]);
 }
 
-#[test]
-fn both_sides_appending_turns_keep_every_turn() {
-    let options = ArchiveOptions {
-        max_turns: 2,
-        ..ArchiveOptions::default()
-    };
-    let mut base = Document::new("2025-12-04T10:30:00Z");
-    append_turns(
-        &mut base,
-        &[turn(1, "one"), turn(2, "two"), turn(3, "three")],
-        &options,
-    )
-    .unwrap();
-    let mut ours = base.clone();
-    append_turns(
-        &mut ours,
-        &[turn(4, "ours four"), turn(5, "ours five")],
-        &options,
-    )
-    .unwrap();
-    let mut theirs = base.clone();
-    append_turns(&mut theirs, &[turn(4, "theirs four")], &options).unwrap();
-    let opts = MergeOptions {
-        archive: options,
+/// Turn `n` of conversation `c`, said at minute `n` (message id `c-n`).
+fn said(n: u64, content: &str) -> Turn {
+    Turn {
+        timestamp: Some(format!("2025-01-01T10:{n:02}:00Z")),
+        conversation_id: Some("c".into()),
+        message_id: Some(format!("c-{n}")),
+        ..turn(n, content)
+    }
+}
+
+fn small_blocks() -> MergeOptions {
+    MergeOptions {
+        archive: ArchiveOptions {
+            max_turns: 2,
+            ..ArchiveOptions::default()
+        },
         ..MergeOptions::default()
-    };
+    }
+}
+
+/// A base of three turns, and each side with its own new turns appended.
+fn forked(ours_new: &[Turn], theirs_new: &[Turn]) -> [Document; 3] {
+    let options = small_blocks().archive;
+    let mut base = Document::new("2025-12-04T10:30:00Z");
+    let first = [said(1, "one"), said(2, "two"), said(3, "three")];
+    append_turns(&mut base, &first, &options).unwrap();
+    let mut ours = base.clone();
+    append_turns(&mut ours, ours_new, &options).unwrap();
+    let mut theirs = base.clone();
+    append_turns(&mut theirs, theirs_new, &options).unwrap();
+    [base, ours, theirs]
+}
+
+#[test]
+fn both_sides_appending_turns_keep_every_turn_in_time_order() {
+    let ours_new = [said(4, "ours four"), said(5, "ours five")];
+    // Said between ours' two turns, archived by theirs as turn 4.
+    let theirs_new = [Turn {
+        turn: 4,
+        timestamp: Some("2025-01-01T10:04:30Z".into()),
+        message_id: Some("t-1".into()),
+        ..said(4, "theirs four")
+    }];
+    let [base, ours, theirs] = forked(&ours_new, &theirs_new);
+    let opts = small_blocks();
     let m = merge(&base, &ours, &theirs, &opts).unwrap();
-    assert_eq!(m.renumbered, [(4, 6)]);
+    assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
     let got = archived(&m.document);
     let want = [
         (1, "one"),
         (2, "two"),
         (3, "three"),
         (4, "ours four"),
-        (5, "ours five"),
-        (6, "theirs four"),
+        (5, "theirs four"),
+        (6, "ours five"),
     ];
     assert_eq!(got, want.map(|(n, c)| (n, c.to_string())));
+    let moved = |side, from, to| Renumbered { side, from, to };
+    assert_eq!(
+        m.report.renumbered,
+        [moved(Side::Ours, 5, 6), moved(Side::Theirs, 4, 5)]
+    );
+    assert_eq!((m.report.turns.ours, m.report.turns.theirs), (2, 1));
+    assert!(m.report.rederive);
     // Base blocks were kept byte for byte.
     let first = &m.document.deep_archive.as_ref().unwrap().blocks()[0];
     assert_eq!(first, &base.deep_archive.as_ref().unwrap().blocks()[0]);
     let swapped = merge(&base, &theirs, &ours, &opts).unwrap();
+    assert_eq!(archived(&swapped.document), archived(&m.document));
+}
+
+#[test]
+fn a_message_both_sides_appended_is_archived_once() {
+    let shared = said(5, "said on both");
+    let ours_new = [said(4, "ours only"), shared.clone()];
+    let theirs_new = [Turn { turn: 4, ..shared }];
+    let [base, ours, theirs] = forked(&ours_new, &theirs_new);
+    let m = merge(&base, &ours, &theirs, &small_blocks()).unwrap();
+    let got = archived(&m.document);
+    assert_eq!(got, archived(&ours), "ours holds the union already");
+    assert_eq!(m.report.turns.both, 1);
+    assert_eq!(m.report.turns.ours, 1);
     assert_eq!(
-        crate::codec::to_canonical_json(&swapped.document).unwrap(),
-        crate::codec::to_canonical_json(&m.document).unwrap()
+        m.document.deep_archive.as_ref().unwrap().blocks(),
+        ours.deep_archive.as_ref().unwrap().blocks(),
+        "ours' blocks are the merge's"
     );
+}
+
+#[test]
+fn references_are_renumbered_with_their_turns() {
+    let ours_new = [said(4, "ours four")];
+    let theirs_new = [Turn {
+        turn: 4,
+        ..said(5, "theirs five")
+    }];
+    let [base, ours, mut theirs] = forked(&ours_new, &theirs_new);
+    // Theirs archived its turn as 4; it comes after ours' in time, so it is 5 now.
+    let mut t = archived(&theirs);
+    assert_eq!(t.pop(), Some((4, "theirs five".to_string())));
+    let note = Node {
+        first_mentioned: Some(4),
+        last_mentioned: Some(4),
+        provenance: Some(vec![crate::model::Provenance {
+            conversation_id: Some("c".into()),
+            message_ids: Some(vec!["c-5".into()]),
+            turns: Some(vec![4]),
+            ..Default::default()
+        }]),
+        ..node("note", "a note on their turn")
+    };
+    theirs.semantic_graph = Some(Graph {
+        nodes: Some(vec![note]),
+        ..Graph::default()
+    });
+    let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+    let g = m.document.semantic_graph.as_ref().unwrap();
+    let n = &g.nodes()[0];
+    assert_eq!((n.first_mentioned, n.last_mentioned), (Some(5), Some(5)));
+    assert_eq!(n.provenance.as_ref().unwrap()[0].turns, Some(vec![5]));
+    assert_eq!(archived(&m.document)[4], (5, "theirs five".to_string()));
+    assert_eq!(m.report.nodes_added, 1);
+}
+
+#[test]
+fn derived_nodes_and_working_memory_never_conflict() {
+    let derived = |id: &str, label: &str| Node {
+        created_by: Some(Node::DERIVED_BY.into()),
+        ..node(id, label)
+    };
+    let base = with_nodes(vec![derived("seg-a", "base"), node("mine", "mine")]);
+    let mut ours = with_nodes(vec![derived("seg-a", "ours"), node("mine", "mine")]);
+    let mut theirs = with_nodes(vec![derived("seg-a", "theirs"), node("mine", "mine")]);
+    for (doc, summary) in [(&mut ours, "ours"), (&mut theirs, "theirs")] {
+        doc.working_memory = Some(crate::model::WorkingMemory {
+            summary: Some(summary.into()),
+            ..Default::default()
+        });
+        doc.metadata.total_exchanges = Some(summary.len() as u64);
+        let g = doc.semantic_graph.as_mut().unwrap();
+        g.nodes.as_mut().unwrap()[1].importance = Some(summary.len() as f64 / 10.0);
+    }
+    let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+    assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+    assert!(m.report.rederive);
+    let mine = &m.document.semantic_graph.as_ref().unwrap().nodes()[1];
+    assert_eq!(mine.importance, Some(0.6), "the greater importance");
+}
+
+#[test]
+fn a_turn_changed_differently_on_both_sides_is_a_conflict() {
+    let [base, mut ours, mut theirs] = forked(&[], &[]);
+    let options = small_blocks().archive;
+    for (doc, text) in [(&mut ours, "ours' words"), (&mut theirs, "theirs' words")] {
+        let mut turns: Vec<Turn> = crate::archive::read_archive(doc, &Limits::default())
+            .unwrap()
+            .into_iter()
+            .map(|a| a.turn)
+            .collect();
+        turns[1].content = text.into();
+        doc.deep_archive = None;
+        append_turns(doc, &turns, &options).unwrap();
+    }
+    let m = merge(&base, &ours, &theirs, &small_blocks()).unwrap();
+    let pointers: Vec<&str> = m.conflicts.iter().map(|c| c.pointer.as_str()).collect();
+    assert_eq!(pointers, ["/deepArchive/turns/2"]);
+    assert_eq!(m.unresolved().count(), 1);
+    let settled = merge(&base, &ours, &theirs, &small_blocks().prefer(Side::Theirs)).unwrap();
+    assert_eq!(archived(&settled.document)[1].1, "theirs' words");
 }
 
 #[test]
@@ -184,7 +307,8 @@ fn artifact_versions_added_on_both_sides_are_all_kept() {
     let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
     assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
     let got = archived(&m.document);
-    assert_eq!(got.len(), 3, "{got:?} {:?}", m.renumbered);
+    assert_eq!(got.len(), 3, "{got:?} {:?}", m.report);
+    assert_eq!((m.report.versions.ours, m.report.versions.theirs), (1, 1));
     assert!(got.iter().any(|(_, c)| c.contains("'ours'")));
     assert!(got.iter().any(|(_, c)| c.contains("'theirs'")));
     let vault = m

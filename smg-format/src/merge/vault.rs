@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::Merger;
+use super::{Merger, Taken};
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVersion, Extra};
+use crate::model::{Artifact, ArtifactVersion, Document, Extra};
 use crate::vault::{content_hash, next_version, rebuild_versions};
 
 /// Merge one artifact. The versions both sides share (a common prefix) stay as they
@@ -137,4 +137,31 @@ fn union(
     let list = serde_json::to_value(&art.versions)
         .map_err(|e| Error::InvalidArgument(format!("versions do not serialise: {e}")))?;
     Ok((list, hash))
+}
+
+/// The artifact versions (by artifact and content hash) each side added since the
+/// base that the `merged` vault holds.
+pub(super) fn added_versions([base, ours, theirs]: [&Document; 3], merged: &Document) -> Taken {
+    let hashes = |d: &Document| -> BTreeSet<(String, String)> {
+        let arts = d.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref());
+        arts.into_iter()
+            .flatten()
+            .flat_map(|(id, a)| {
+                let hashes = a.versions.iter().filter_map(|v| v.hash.clone());
+                hashes.map(move |h| (id.clone(), h))
+            })
+            .collect()
+    };
+    let (b, m) = (hashes(base), hashes(merged));
+    let added = |d: &Document| -> BTreeSet<(String, String)> {
+        hashes(d)
+            .into_iter()
+            .filter(|k| !b.contains(k) && m.contains(k))
+            .collect()
+    };
+    let (o, t) = (added(ours), added(theirs));
+    let both = o.intersection(&t).count();
+    let mut taken = Taken::default();
+    (taken.ours, taken.theirs, taken.both) = (o.len() - both, t.len() - both, both);
+    taken
 }

@@ -190,6 +190,18 @@ pub struct Node {
     pub extra: Extra,
 }
 
+impl Node {
+    /// `createdBy` of the nodes ingest derives from the archive (spec §16): the whole
+    /// node is computed, and built again by every ingest and after a merge (§17.3).
+    pub const DERIVED_BY: &'static str = "smg ingest";
+
+    /// Whether this node is derived from the archive ([`Node::DERIVED_BY`]) rather
+    /// than authored by a person or an agent.
+    pub fn is_derived(&self) -> bool {
+        self.created_by.as_deref() == Some(Self::DERIVED_BY)
+    }
+}
+
 /// A directed, typed edge between two nodes.
 ///
 /// `relation` is an open set: v1 defines `requires`, `requires_decision`, `causes`,

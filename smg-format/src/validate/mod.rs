@@ -2,6 +2,7 @@
 //! a stable `SMG-` code, a severity and a JSON Pointer.
 
 mod jsonld;
+mod provenance;
 mod schema;
 mod semantic;
 

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, NaiveDate};
 
+use super::provenance::Archived;
 use super::Finding;
 use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
@@ -37,6 +38,10 @@ struct Checker<'a> {
     limits: &'a Limits,
     out: Vec<Finding>,
     node_ids: HashSet<&'a str>,
+    /// Every provenance of a node or edge, with its pointer: checked against the
+    /// archive once it is read.
+    provenances: Vec<(String, &'a Provenance)>,
+    archived: Archived,
 }
 
 pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
@@ -45,6 +50,8 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
         limits,
         out: Vec::new(),
         node_ids: HashSet::new(),
+        provenances: Vec::new(),
+        archived: Archived::default(),
     };
     c.version();
     c.metadata();
@@ -52,6 +59,9 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
     c.working_memory();
     c.vault();
     c.archive();
+    for (ptr, p) in &c.provenances {
+        c.archived.check(ptr, p, &mut c.out);
+    }
     c.collaborators();
     c.out
 }
@@ -228,8 +238,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn provenance(&mut self, ptr: &str, prov: Option<&[Provenance]>) {
+    fn provenance(&mut self, ptr: &str, prov: Option<&'a [Provenance]>) {
         for (i, p) in prov.unwrap_or_default().iter().enumerate() {
+            self.provenances.push((format!("{ptr}/provenance/{i}"), p));
             self.time(
                 || format!("{ptr}/provenance/{i}/timestamp"),
                 p.timestamp.as_deref(),
@@ -237,7 +248,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn edge(&mut self, ptr: &str, e: &Edge) {
+    fn edge(&mut self, ptr: &str, e: &'a Edge) {
         for (field, id) in [("from", &e.from), ("to", &e.to)] {
             if !self.node_ids.contains(id.as_str()) {
                 self.err(
@@ -349,6 +360,7 @@ impl<'a> Checker<'a> {
         let method = archive.compression_method.unwrap_or_default();
         let mut block_ids = HashSet::new();
         let mut turns_seen: BTreeMap<u64, u64> = BTreeMap::new();
+        self.archived.complete = true;
         for (i, b) in archive.blocks().iter().enumerate() {
             let ptr = format!("/deepArchive/blocks/{i}");
             if !block_ids.insert(b.id) {
@@ -378,6 +390,7 @@ impl<'a> Checker<'a> {
                 Ok(t) => t,
                 Err(e) => {
                     self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());
+                    self.archived.complete = false;
                     continue;
                 }
             };
@@ -406,6 +419,7 @@ impl<'a> Checker<'a> {
                     );
                 }
                 self.turn(|_| tp.clone(), t);
+                self.archived.add(t);
             }
         }
         if let Some(vi) = &archive.vector_index {

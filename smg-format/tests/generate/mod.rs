@@ -643,13 +643,25 @@ fn content_level() -> Vec<Invalid> {
         ),
         inv(
             "turn-archived-twice",
-            "both blocks claim turns 1-4",
+            "both blocks claim turns 1-4, so turns 5 and 6, which provenance cites, are gone",
             mutated(|d| {
                 let b0 = at(d, "/deepArchive/blocks/0").clone();
                 *at(d, "/deepArchive/blocks/1/compressedData") = b0["compressedData"].clone();
                 *at(d, "/deepArchive/blocks/1/turnRange") = json!("1-4");
             }),
-            &["SMG-E118"],
+            &["SMG-E118", "SMG-E126"],
+        ),
+        inv(
+            "provenance-wrong-turn",
+            "a decision cites turn 3 as message msg_2, which is turn 2 (a renumbering that left its references behind)",
+            mutated(|d| *at(d, "/semanticGraph/nodes/1/provenance/0/turns") = json!([3])),
+            &["SMG-E126"],
+        ),
+        inv(
+            "provenance-unknown-message",
+            "provenance names message msg_9 of conv_1, which no archived turn is",
+            mutated(|d| *at(d, "/semanticGraph/nodes/1/provenance/0/messageIds") = json!(["msg_9"])),
+            &["SMG-E126"],
         ),
         inv(
             "turn-outside-range",

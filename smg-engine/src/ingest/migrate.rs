@@ -1,0 +1,194 @@
+//! Ids of files written before derived ids were stable (spec §11): such files named
+//! segments, decisions and memories by archive position (`seg-N`, `dec-N-K`,
+//! `mem-N-K`), which mean other things on another branch. Every ingest (and so
+//! `smg migrate` and a merge) renames them to the ids the turns give now, in every
+//! graph and every reference, so that the edges and related nodes someone authored
+//! towards them stay true when the graph is built again.
+
+use smg_format::model::{Graph, Turn};
+use smg_format::{Document, Limits};
+
+use crate::error::Result;
+
+use super::graph::{turn_ref, CREATED_BY};
+use crate::fast::FastMap;
+
+/// Rename the legacy ids of `doc`'s derived nodes to the ids its archived turns give
+/// now (spec §11), in every graph and reference; returns how many were renamed.
+///
+/// Ingest does it on every run (so `smg migrate`, which ingests nothing, and a merge);
+/// the archive is read only when a legacy id is found.
+///
+/// ```
+/// let mut doc = smg_format::Document::new("2025-01-01T00:00:00Z");
+/// assert_eq!(smg_engine::ingest::migrate(&mut doc, &Default::default()).unwrap(), 0);
+/// ```
+pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
+    if !needs_migration(doc) {
+        return Ok(0);
+    }
+    let archived = smg_format::archive::read_archive(doc, limits)?;
+    Ok(legacy_ids(doc, archived.iter().map(|a| &a.turn)))
+}
+
+/// Whether `doc` has a derived node of a legacy id.
+pub(crate) fn needs_migration(doc: &Document) -> bool {
+    graphs(doc)
+        .flat_map(|g| g.nodes.iter().flatten())
+        .any(|n| n.is_derived() && legacy(&n.id).is_some())
+}
+
+/// [`migrate`], given `doc`'s archived turns.
+pub(crate) fn legacy_ids<'t>(
+    doc: &mut Document,
+    archived: impl Iterator<Item = &'t Turn>,
+) -> usize {
+    let legacy: Vec<(&str, Legacy<'_>)> = graphs(doc)
+        .flat_map(|g| g.nodes.iter().flatten())
+        .filter(|n| n.created_by.as_deref() == Some(CREATED_BY))
+        .filter_map(|n| Some((n.id.as_str(), legacy(&n.id)?)))
+        .collect();
+    if legacy.is_empty() {
+        return 0;
+    }
+    let by_number: FastMap<u64, &Turn> = archived.map(|t| (t.turn, t)).collect();
+    let renamed: FastMap<String, String> = legacy
+        .into_iter()
+        .filter_map(|(id, l)| {
+            let t = by_number.get(&l.turn).filter(|t| t.message_id.is_some())?;
+            let r = turn_ref(t);
+            let new = match l.ordinal {
+                Some(k) => format!("{}-{r}-{k}", l.kind),
+                None => format!("{}-{r}", l.kind),
+            };
+            Some((id.to_string(), new))
+        })
+        .collect();
+    if renamed.is_empty() {
+        return 0;
+    }
+    let rename = |id: &mut String| {
+        if let Some(new) = renamed.get(id.as_str()) {
+            id.clone_from(new);
+        }
+    };
+    for g in graphs_mut(doc) {
+        for node in g.nodes.iter_mut().flatten() {
+            rename(&mut node.id);
+            node.related_nodes.iter_mut().flatten().for_each(rename);
+        }
+        for edge in g.edges.iter_mut().flatten() {
+            rename(&mut edge.from);
+            rename(&mut edge.to);
+        }
+    }
+    renamed.len()
+}
+
+/// A derived id of the position-based form: its kind, turn number and ordinal.
+struct Legacy<'a> {
+    kind: &'a str,
+    turn: u64,
+    ordinal: Option<&'a str>,
+}
+
+/// `seg-N`, `dec-N-K` or `mem-N-K`, read. A turn without a message id keeps its
+/// number as its name, so its nodes are found but not renamed.
+fn legacy(id: &str) -> Option<Legacy<'_>> {
+    let (kind, rest) = id.split_once('-')?;
+    let (n, ordinal) = match kind {
+        "seg" => (rest, None),
+        "dec" | "mem" => {
+            let (n, k) = rest.split_once('-')?;
+            (n, Some(k))
+        }
+        _ => return None,
+    };
+    // Stable ids are 16 hex digits, which can all be decimal: longer than any number.
+    let digits = |s: &str| !s.is_empty() && s.len() <= 12 && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(n) || !ordinal.is_none_or(digits) {
+        return None;
+    }
+    Some(Legacy {
+        kind,
+        turn: n.parse().ok()?,
+        ordinal,
+    })
+}
+
+fn graphs(doc: &Document) -> impl Iterator<Item = &Graph> {
+    let private = doc.private_contexts.iter().flat_map(|p| p.values());
+    doc.semantic_graph
+        .iter()
+        .chain(doc.shared_graph.iter())
+        .chain(private.filter_map(|c| c.graph.as_ref()))
+}
+
+fn graphs_mut(doc: &mut Document) -> impl Iterator<Item = &mut Graph> {
+    let private = doc.private_contexts.iter_mut().flat_map(|p| p.values_mut());
+    doc.semantic_graph
+        .iter_mut()
+        .chain(doc.shared_graph.iter_mut())
+        .chain(private.filter_map(|c| c.graph.as_mut()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smg_format::model::{Edge, Node};
+
+    fn archived(n: u64, message: Option<&str>) -> Turn {
+        Turn {
+            turn: n,
+            role: "user".into(),
+            content: format!("turn {n}"),
+            conversation_id: Some("c".into()),
+            message_id: message.map(str::to_string),
+            ..Turn::default()
+        }
+    }
+
+    #[test]
+    fn legacy_ids_and_the_edges_to_them_are_renamed() {
+        let turns = [archived(1, Some("m1")), archived(2, None)];
+        let node = |id: &str, by: Option<&str>| Node {
+            id: id.into(),
+            kind: "segment".into(),
+            created_by: by.map(str::to_string),
+            ..Node::default()
+        };
+        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(vec![
+                node("seg-1", Some(CREATED_BY)),
+                node("mem-1-2", Some(CREATED_BY)),
+                node("seg-2", Some(CREATED_BY)),
+                node("seg-1-note", None),
+                Node {
+                    related_nodes: Some(vec!["mem-1-2".into()]),
+                    ..node("mine", None)
+                },
+            ]),
+            edges: Some(vec![Edge {
+                from: "mine".into(),
+                to: "seg-1".into(),
+                relation: "mentions".into(),
+                ..Edge::default()
+            }]),
+            ..Graph::default()
+        });
+        assert_eq!(legacy_ids(&mut doc, turns.iter()), 2);
+        let r = turn_ref(&turns[0]);
+        let g = doc.semantic_graph.as_ref().unwrap();
+        let ids: Vec<&str> = g.nodes.iter().flatten().map(|n| n.id.as_str()).collect();
+        let (seg, mem) = (format!("seg-{r}"), format!("mem-{r}-2"));
+        assert_eq!(ids, [seg.as_str(), &mem, "seg-2", "seg-1-note", "mine"]);
+        assert_eq!(g.edges.as_ref().unwrap()[0].to, seg);
+        assert_eq!(g.nodes.as_ref().unwrap()[4].related_nodes, Some(vec![mem]));
+        assert_eq!(
+            legacy_ids(&mut doc, turns.iter()),
+            0,
+            "a second run finds none"
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! Merge two memories forked from one base (spec §17.3): the format's three-way merge
+//! of what people and agents wrote, the union of both archives and vaults, then what
+//! ingest derives (its graph, working memory, counts) built again from the merged
+//! archive, exactly as one ingest of both sides' new turns would build it.
+//!
+//! ```
+//! use smg_engine::{ingest::{ingest, IngestOptions, Input, Silent}, merge::merge};
+//! use smg_format::{merge::MergeOptions, Document};
+//! let line = |id: &str, time: &str, text: &str| format!(
+//!     "{{\"conversation_id\":\"c\",\"message_id\":\"{id}\",\"role\":\"user\",\"timestamp\":\"{time}\",\"content\":\"{text}\"}}\n");
+//! let grow = |doc: &Document, text: String| {
+//!     let mut doc = doc.clone();
+//!     let input = Input { name: "chat.jsonl".into(), bytes: text.into_bytes() };
+//!     ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+//!     doc
+//! };
+//! let base = grow(&Document::new("2025-01-01T00:00:00Z"), line("1", "2025-01-01T10:00:00Z", "We decided to use Postgres."));
+//! let ours = grow(&base, line("2", "2025-01-02T10:00:00Z", "I prefer tea."));
+//! let theirs = grow(&base, line("3", "2025-01-03T10:00:00Z", "My sister lives in Lyon."));
+//! let merged = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+//! assert!(merged.conflicts.is_empty());
+//! assert_eq!(merged.report.turns.ours + merged.report.turns.theirs, 2);
+//! ```
+
+use std::borrow::Cow;
+
+use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged};
+use smg_format::model::Node;
+use smg_format::{Document, WriteOptions};
+
+use crate::error::Result;
+use crate::ingest::{self, IngestOptions, Silent};
+
+/// Merge `ours` and `theirs`, both changed from `base`, and derive again what the
+/// merged archive gives; returns the merged document, conflicts of authored content
+/// only, and what was taken from each side. Files written before derived ids were
+/// stable are migrated first ([`ingest::migrate`]).
+pub fn merge(
+    base: &Document,
+    ours: &Document,
+    theirs: &Document,
+    options: &MergeOptions,
+) -> Result<Merged> {
+    let (mut merged, recent) = merge_authored(base, ours, theirs, options)?;
+    if merged.report.rederive {
+        ingest::ingest(
+            &mut merged.document,
+            Vec::new(),
+            &derive_options(options, recent),
+            &Silent,
+        )?;
+    }
+    Ok(merged)
+}
+
+/// A merge as [`merge_into_bytes`] gives it: the file's bytes when nothing is left
+/// unsettled.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MergedBytes {
+    /// The merged file encoded as asked; `None` while a conflict is unsettled.
+    pub bytes: Option<Vec<u8>>,
+    /// Every conflict of authored content, settled or not.
+    pub conflicts: Vec<Conflict>,
+    /// What was taken from each side.
+    pub report: MergeReport,
+    /// Derived nodes built again from the merged archive (0 when none needed to be).
+    pub rederived: usize,
+}
+
+/// [`merge`], encoded as `write` says: the same bytes, sooner. As in
+/// [`ingest::ingest_into_bytes`], the merged vault and archive are compressed while the
+/// graph is derived again.
+pub fn merge_into_bytes(
+    base: &Document,
+    ours: &Document,
+    theirs: &Document,
+    options: &MergeOptions,
+    write: &WriteOptions,
+) -> Result<MergedBytes> {
+    let (merged, recent) = merge_authored(base, ours, theirs, options)?;
+    let clean = merged.unresolved().next().is_none();
+    let Merged {
+        document,
+        conflicts,
+        report,
+        ..
+    } = merged;
+    let mut out = MergedBytes {
+        bytes: None,
+        conflicts,
+        report,
+        rederived: 0,
+    };
+    if !clean {
+        return Ok(out);
+    }
+    if out.report.rederive {
+        let authored = document
+            .graphs()
+            .iter()
+            .map(|(_, g)| g.nodes().iter().filter(|n| !n.is_derived()).count())
+            .sum::<usize>();
+        let options = derive_options(options, recent);
+        let (built, bytes) =
+            ingest::ingest_into_bytes(document, Vec::new(), &options, &Silent, write)?;
+        out.rederived = built.nodes.saturating_sub(authored);
+        out.bytes = Some(bytes);
+    } else {
+        out.bytes = Some(smg_format::codec::into_bytes(document, write)?);
+    }
+    Ok(out)
+}
+
+/// The format's merge of the three documents, migrated first, and the recent turns
+/// working memory keeps (as ours did).
+fn merge_authored(
+    base: &Document,
+    ours: &Document,
+    theirs: &Document,
+    options: &MergeOptions,
+) -> Result<(Merged, usize)> {
+    let mut docs = [base, ours, theirs].map(Cow::Borrowed);
+    for doc in &mut docs {
+        if ingest::migrate::needs_migration(doc) {
+            ingest::migrate(doc.to_mut(), &options.limits)?;
+        }
+    }
+    let [base, ours, theirs] = &docs;
+    let merged = smg_format::merge::merge(base, ours, theirs, options)?;
+    Ok((merged, recent_turns(ours)))
+}
+
+/// Options of the ingest of no new input that derives a merged archive's content.
+fn derive_options(options: &MergeOptions, recent_turns: usize) -> IngestOptions {
+    IngestOptions {
+        limits: options.limits,
+        recent_turns,
+        ..IngestOptions::default()
+    }
+}
+
+/// How many derived nodes `doc` holds.
+pub fn derived_nodes(doc: &Document) -> usize {
+    let graph = doc.semantic_graph.as_ref();
+    graph.map_or(0, |g| {
+        g.nodes().iter().filter(|n| Node::is_derived(n)).count()
+    })
+}
+
+/// The turns ingest kept in `doc`'s working memory: as many as its recent context
+/// holds when that is fewer than its turns, else the default.
+fn recent_turns(doc: &Document) -> usize {
+    let held = doc
+        .working_memory
+        .as_ref()
+        .and_then(|w| w.recent_context.as_ref())
+        .map_or(0, Vec::len);
+    let total = doc.metadata.total_exchanges.unwrap_or(0) as usize;
+    if held > 0 && held < total {
+        held
+    } else {
+        IngestOptions::default().recent_turns
+    }
+}

@@ -1,0 +1,216 @@
+//! Forks that each ingested new sessions merge into the memory one ingest of all the
+//! sessions makes: the same node ids, contents and edges, every provenance naming the
+//! right words, a message both branches saw archived once (spec §17.3).
+
+use proptest::prelude::*;
+use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::merge::merge;
+use smg_format::{
+    archive::read_archive,
+    codec::to_canonical_json,
+    merge::MergeOptions,
+    model::{Graph, Turn},
+    to_bytes,
+    validate::{validate, ValidateOptions},
+    Document, Encoding, Limits, WriteOptions,
+};
+
+/// One message of a JSON Lines export.
+#[derive(Debug, Clone)]
+struct Message {
+    conversation: usize,
+    id: String,
+    minute: u32,
+    user: bool,
+    text: String,
+}
+
+impl Message {
+    fn line(&self, day: u32) -> String {
+        let role = if self.user { "user" } else { "assistant" };
+        let (h, m) = (self.minute / 60, self.minute % 60);
+        serde_json::json!({
+            "conversation_id": format!("c{}", self.conversation),
+            "message_id": self.id,
+            "role": role,
+            "timestamp": format!("2025-03-{day:02}T{h:02}:{m:02}:00Z"),
+            "content": self.text,
+        })
+        .to_string()
+    }
+}
+
+const NAMES: [&str; 5] = ["Anna", "Ravi", "Lyon", "Kyoto", "Stripe"];
+const THINGS: [&str; 5] = ["Postgres", "Redis", "tea", "hiking", "the webhook_handler"];
+
+/// Sentences the rules make memories, decisions, entities and concepts of.
+fn sentence() -> impl Strategy<Value = String> {
+    let name = prop::sample::select(NAMES.to_vec());
+    let thing = prop::sample::select(THINGS.to_vec());
+    (0..7usize, name, thing).prop_map(|(k, name, thing)| match k {
+        0 => format!("I prefer {thing} over everything else."),
+        1 => format!("My sister {name} lives near {thing}."),
+        2 => format!("We decided to use {thing} because it is simpler."),
+        3 => format!("Let's use {thing} for the cache layer with {name}."),
+        4 => format!("I am working on the {thing} project with {name}."),
+        5 => format!("Last week I went to {name} and tried {thing}."),
+        _ => format!("The {thing} config needs a retry_policy before launch."),
+    })
+}
+
+/// A code paste of four lines or more, one file per side.
+fn paste(file: &str, n: u32) -> String {
+    format!("Here it is:\n```python name={file}\nimport os\n\ndef run_{n}():\n    return os.getcwd()\n```")
+}
+
+fn messages(
+    prefix: &'static str,
+    len: std::ops::Range<usize>,
+) -> impl Strategy<Value = Vec<Message>> {
+    prop::collection::vec((0..2usize, 0..600u32, sentence()), len).prop_map(move |items| {
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, (conversation, minute, text))| Message {
+                conversation,
+                id: format!("{prefix}{i}"),
+                minute,
+                user: i % 3 != 2,
+                text,
+            })
+            .collect()
+    })
+}
+
+/// The export of `messages` said on `day`; none for no messages (an empty file is
+/// not an export).
+fn export(messages: &[Message], day: u32) -> Option<Input> {
+    let text: String = messages.iter().map(|m| m.line(day) + "\n").collect();
+    (!messages.is_empty()).then(|| Input {
+        name: "chat.jsonl".into(),
+        bytes: text.into_bytes(),
+    })
+}
+
+fn grown(doc: &Document, inputs: impl IntoIterator<Item = Option<Input>>) -> Document {
+    let inputs: Vec<Input> = inputs.into_iter().flatten().collect();
+    let mut doc = doc.clone();
+    ingest(&mut doc, inputs, &IngestOptions::default(), &Silent).unwrap();
+    doc
+}
+
+fn graph(doc: &Document) -> &Graph {
+    doc.semantic_graph.as_ref().unwrap()
+}
+
+fn canonical(doc: &Document) -> Vec<u8> {
+    to_canonical_json(doc).unwrap()
+}
+
+/// The merged graph is the one-ingest graph; every provenance names the right turn;
+/// the merged file validates.
+fn same_memory(merged: &Document, one: &Document) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&graph(merged).nodes, &graph(one).nodes);
+    prop_assert_eq!(&graph(merged).edges, &graph(one).edges);
+    let turns: Vec<Turn> = read_archive(merged, &Limits::default())
+        .unwrap()
+        .into_iter()
+        .map(|a| a.turn)
+        .collect();
+    let want: Vec<Turn> = read_archive(one, &Limits::default())
+        .unwrap()
+        .into_iter()
+        .map(|a| a.turn)
+        .collect();
+    prop_assert_eq!(&turns, &want);
+    for node in graph(merged).nodes() {
+        for p in node.provenance.iter().flatten() {
+            for n in p.turns.iter().flatten() {
+                let t = turns
+                    .iter()
+                    .find(|t| t.turn == *n)
+                    .expect("cited turn archived");
+                prop_assert_eq!(&t.conversation_id, &p.conversation_id);
+                let ids = p.message_ids.as_deref().unwrap_or_default();
+                prop_assert!(ids.contains(t.message_id.as_ref().unwrap()));
+            }
+        }
+        if node.kind == "memory" {
+            let p = &node.provenance.as_ref().unwrap()[0];
+            let first = p.turns.as_ref().unwrap()[0];
+            let said = &turns.iter().find(|t| t.turn == first).unwrap().content;
+            prop_assert!(
+                said.contains(node.content.as_deref().unwrap()),
+                "{node:?} cites {said:?}"
+            );
+        }
+    }
+    let bytes = to_bytes(merged, &WriteOptions::new(Encoding::Brotli)).unwrap();
+    let report = validate(&bytes, &ValidateOptions::default());
+    prop_assert!(report.is_valid(), "{:?}", report.findings);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn two_branches_merge_into_one_ingest_of_both(
+        base in messages("b", 1..8),
+        ours in messages("o", 0..6),
+        theirs in messages("t", 0..6),
+        shared in messages("s", 0..3),
+        code in any::<bool>(),
+    ) {
+        let start = grown(&Document::new("2025-03-01T00:00:00Z"), [export(&base, 1)]);
+        let mut a = [ours.as_slice(), &shared].concat();
+        let mut b = [theirs.as_slice(), &shared].concat();
+        if code {
+            a.push(Message { conversation: 0, id: "code-a".into(), minute: 700, user: true, text: paste("a.py", 1) });
+            b.push(Message { conversation: 1, id: "code-b".into(), minute: 710, user: true, text: paste("b.py", 2) });
+        }
+        let x = grown(&start, [export(&a, 2)]);
+        let y = grown(&start, [export(&b, 2)]);
+        let merged = merge(&start, &x, &y, &MergeOptions::default()).unwrap();
+        prop_assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+        let ids = |m: &[Message]| m.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
+        let union = !a.is_empty() && !b.is_empty() && ids(&a) != ids(&b);
+        prop_assert_eq!(merged.report.turns.both, if union { shared.len() } else { 0 });
+        let one = grown(&start, [export(&a, 2), export(&b, 2)]);
+        same_memory(&merged.document, &one)?;
+        // A branch merged with an unchanged one is itself.
+        let same = merge(&start, &x, &start, &MergeOptions::default()).unwrap();
+        prop_assert_eq!(canonical(&same.document), canonical(&x));
+        let same = merge(&start, &start, &y, &MergeOptions::default()).unwrap();
+        prop_assert_eq!(canonical(&same.document), canonical(&y));
+    }
+
+    #[test]
+    fn three_branches_merged_in_sequence(
+        base in messages("b", 1..6),
+        sessions in prop::collection::vec(messages("n", 1..5), 3..5),
+    ) {
+        let start = grown(&Document::new("2025-03-01T00:00:00Z"), [export(&base, 1)]);
+        // Each branch's messages have their own ids; each session is on its own day.
+        let sessions: Vec<Vec<Message>> = sessions
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| s.into_iter().map(|m| Message { id: format!("{k}-{}", m.id), ..m }).collect())
+            .collect();
+        let days = |k: usize| 2 + k as u32;
+        let branches: Vec<Document> = sessions
+            .iter()
+            .enumerate()
+            .map(|(k, s)| grown(&start, [export(s, days(k))]))
+            .collect();
+        let mut merged = branches[0].clone();
+        for branch in &branches[1..] {
+            let m = merge(&start, &merged, branch, &MergeOptions::default()).unwrap();
+            prop_assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+            merged = m.document;
+        }
+        let all: Vec<Option<Input>> = sessions.iter().enumerate().map(|(k, s)| export(s, days(k))).collect();
+        let one = grown(&start, all);
+        same_memory(&merged, &one)?;
+    }
+}
