@@ -11,12 +11,16 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 2
 fi
 timeout 120 rustup component add rustfmt clippy >/dev/null 2>&1 || true
-# GNU patch: the vault's diffs are tested against it.
-if ! command -v patch >/dev/null 2>&1; then
+# GNU patch: the vault's diffs are tested against it. GNU time: peak memory on
+# hostile files is measured with it.
+need=()
+command -v patch >/dev/null 2>&1 || need+=(patch)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq patch >/dev/null
+    apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    sudo apt-get update -qq && sudo apt-get install -y -qq patch >/dev/null
+    sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}" >/dev/null
   fi
 fi
 

@@ -188,8 +188,10 @@ fn describe_unknown(bytes: &[u8]) -> String {
 /// Decode a whole file to its JSON text, enforcing `limits`.
 ///
 /// Plain JSON is returned borrowed (without a leading BOM); compressed payloads are
-/// decompressed, bounded by [`Limits::max_bytes`], and checked against the header's
-/// length and CRC-32. A packed file holds sections, not one payload: it is an error
+/// decompressed, bounded by [`Limits::for_input`] of the file's size (a header that
+/// declares more is refused before anything is decompressed), checked against the
+/// header's length and CRC-32, and refused at the first byte that cannot begin a
+/// document (a JSON object), so that a bomb of garbage costs no memory. A packed file holds sections, not one payload: it is an error
 /// here, and [`crate::codec::decode_json`] gives its JSON text.
 pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a, [u8]>)> {
     let encoding = detect(bytes)?;
@@ -203,9 +205,16 @@ pub fn decode<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Cow<'a,
             Cow::Borrowed(bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes))
         }
         Encoding::ZstdFrame => {
+            let limit = limits.for_input(bytes.len() as u64);
+            let declared = zstd::zstd_safe::get_frame_content_size(bytes)
+                .ok()
+                .flatten();
+            if declared.is_some_and(|n| n > limit) {
+                return Err(Error::TooLarge { limit });
+            }
             let decoder = zstd::stream::read::Decoder::with_buffer(bytes)
                 .map_err(|e| decompress_error("zstd", &e))?;
-            Cow::Owned(read_bounded(decoder, limits.max_bytes, "zstd", 0)?)
+            Cow::Owned(read_bounded(ObjectFirst::new(decoder), limit, "zstd", 0)?)
         }
         Encoding::Brotli | Encoding::Zstd => Cow::Owned(decode_enveloped(bytes, encoding, limits)?),
         Encoding::Packed => return Err(packed_is_not_a_payload()),
@@ -221,22 +230,21 @@ fn decode_enveloped(bytes: &[u8], encoding: Encoding, limits: &Limits) -> Result
     }
     let declared = u64::from_le_bytes(bytes[8..16].try_into().expect("8-byte slice"));
     let crc = u32::from_le_bytes(bytes[16..20].try_into().expect("4-byte slice"));
-    if declared > limits.max_bytes {
-        return Err(Error::TooLarge {
-            limit: limits.max_bytes,
-        });
+    let limit = limits.for_input(bytes.len() as u64);
+    if declared > limit {
+        return Err(Error::TooLarge { limit });
     }
     let payload = &bytes[HEADER_LEN..];
     let capacity = usize::try_from(declared).unwrap_or(0);
     let out = match encoding {
         Encoding::Brotli => {
             let decoder = brotli::Decompressor::new(payload, 1 << 16);
-            read_bounded(decoder, declared, "brotli", capacity)
+            read_bounded(ObjectFirst::new(decoder), declared, "brotli", capacity)
         }
         _ => {
             let decoder = zstd::stream::read::Decoder::with_buffer(payload)
                 .map_err(|e| decompress_error("zstd", &e))?;
-            read_bounded(decoder, declared, "zstd", capacity)
+            read_bounded(ObjectFirst::new(decoder), declared, "zstd", capacity)
         }
     }
     .map_err(|e| match e {
@@ -288,7 +296,86 @@ pub(crate) fn read_bounded(
     Ok(out)
 }
 
+/// A decompressor whose output must be a document: JSON text whose first byte, after
+/// whitespace and a BOM, opens an object. Anything else fails at once, before the
+/// rest is decompressed.
+struct ObjectFirst<R> {
+    inner: R,
+    /// Bytes seen before the object opened (at most a BOM and whitespace); `None`
+    /// once it has.
+    before: Option<u64>,
+    line: usize,
+    column: usize,
+}
+
+/// The error [`ObjectFirst`] stops a decompression with.
+#[derive(Debug)]
+struct NotADocument {
+    line: usize,
+    column: usize,
+    byte: u8,
+}
+
+impl std::fmt::Display for NotADocument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "byte 0x{:02x} where a document (a JSON object) begins",
+            self.byte
+        )
+    }
+}
+
+impl std::error::Error for NotADocument {}
+
+impl<R: Read> ObjectFirst<R> {
+    fn new(inner: R) -> Self {
+        ObjectFirst {
+            inner,
+            before: Some(0),
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl<R: Read> Read for ObjectFirst<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let Some(mut at) = self.before else {
+            return Ok(n);
+        };
+        for &b in &buf[..n] {
+            let bom = at < 3 && b == UTF8_BOM[at as usize];
+            match b {
+                b'{' => {
+                    self.before = None;
+                    return Ok(n);
+                }
+                b'\n' => (self.line, self.column) = (self.line + 1, 1),
+                b' ' | b'\t' | b'\r' => self.column += 1,
+                _ if bom => {}
+                byte => {
+                    let (line, column) = (self.line, self.column);
+                    let e = NotADocument { line, column, byte };
+                    return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
+                }
+            }
+            at += 1;
+        }
+        self.before = Some(at);
+        Ok(n)
+    }
+}
+
 fn decompress_error(encoding: &'static str, e: &std::io::Error) -> Error {
+    if let Some(e) = e.get_ref().and_then(|e| e.downcast_ref::<NotADocument>()) {
+        return Error::Syntax {
+            line: e.line,
+            column: e.column,
+            detail: e.to_string(),
+        };
+    }
     let detail = if e.kind() == std::io::ErrorKind::UnexpectedEof {
         "the compressed stream ends early (truncated file)".to_string()
     } else {

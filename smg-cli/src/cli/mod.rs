@@ -28,9 +28,11 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Args)]
 pub(crate) struct Global {
-    /// Largest decompressed size accepted, in bytes (guards against decompression bombs).
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = smg_format::Limits::DEFAULT_MAX_BYTES)]
-    pub(crate) max_bytes: u64,
+    /// Largest decompressed size accepted, in bytes, for any input (guards against
+    /// decompression bombs). Default: 64 times the compressed input, at least 256 MiB,
+    /// at most 4 GiB.
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub(crate) max_bytes: Option<u64>,
     /// Read the passphrase of encrypted files from this file (first line). Otherwise
     /// SMG_PASSPHRASE, otherwise a prompt; never from a command-line value.
     #[arg(long, global = true, value_name = "PATH")]

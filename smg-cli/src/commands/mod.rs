@@ -24,7 +24,10 @@ use crate::Outcome;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     let ctx = Context {
-        limits: Limits::default().with_max_bytes(cli.global.max_bytes),
+        limits: match cli.global.max_bytes {
+            Some(n) => Limits::default().with_max_bytes(n),
+            None => Limits::default(),
+        },
         secrets: Secrets::new(cli.global.passphrase_file),
     };
     if let Some(path) = rewritten(&cli.command) {

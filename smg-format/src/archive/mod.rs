@@ -45,7 +45,7 @@ pub(crate) fn block_json(block: &Block, limits: &Limits) -> Result<Vec<u8>> {
         .map_err(|e| fail(format!("compressedData is not valid base64: {e}")))?;
     read_bounded(
         brotli::Decompressor::new(&raw[..], 1 << 16),
-        limits.max_bytes,
+        limits.for_input(raw.len() as u64),
         "brotli",
         0,
     )
@@ -82,14 +82,14 @@ pub(crate) fn decompress(
         CompressionMethod::None => raw.to_vec(),
         CompressionMethod::Brotli => read_bounded(
             brotli::Decompressor::new(raw, 1 << 16),
-            limits.max_bytes,
+            limits.for_input(raw.len() as u64),
             "brotli",
             0,
         )
         .map_err(|e| fail(e.to_string()))?,
         CompressionMethod::Gzip => read_bounded(
             flate2::read::GzDecoder::new(raw),
-            limits.max_bytes,
+            limits.for_input(raw.len() as u64),
             "gzip",
             0,
         )

@@ -25,7 +25,7 @@ pub(super) fn brotli_json_seed<T>(
 ) -> Result<T> {
     let json = read_bounded(
         brotli::Decompressor::new(data, 1 << 16),
-        limits.max_bytes,
+        limits.for_input(data.len() as u64),
         "brotli",
         0,
     )

@@ -440,6 +440,22 @@ fn byte_level_packed() -> Vec<Invalid> {
     ]
 }
 
+/// A Zstandard frame of `gib` GiB of zero bytes, 98 kB: one RLE block (a byte and
+/// its count) per 128 KiB, no content size in the header (RFC 8878 §3.1.1).
+fn zero_frame(gib: u64) -> Vec<u8> {
+    const BLOCK: u64 = 128 << 10;
+    let blocks = (gib << 30) / BLOCK;
+    // Magic; descriptor: no content size, no checksum, no dictionary; window 2^17.
+    let mut out = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        let header = last | (1 << 1) | ((BLOCK as u32) << 3);
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.push(0);
+    }
+    out
+}
+
 fn byte_level_envelope() -> Vec<Invalid> {
     let zstd = enveloped(&full(), Encoding::Zstd);
     let brotli = enveloped(&full(), Encoding::Brotli);
@@ -457,7 +473,24 @@ fn byte_level_envelope() -> Vec<Invalid> {
         codes,
         max_bytes: None,
     };
+    let frame = zero_frame(3);
+    let mut zstd_bomb = vec![0x89, b'S', b'M', b'G', 1, 2, 0, 0];
+    zstd_bomb.extend_from_slice(&(3u64 << 30).to_le_bytes());
+    zstd_bomb.extend_from_slice(&[0; 4]);
+    zstd_bomb.extend_from_slice(&frame);
     vec![
+        inv(
+            "zstd-bomb",
+            "98 kB whose header declares 3 GiB of JSON: refused before decompressing (default limit: 64 times the file, at least 256 MiB)",
+            zstd_bomb,
+            &["SMG-E007"],
+        ),
+        inv(
+            "zstd-bomb-frame",
+            "a bare Zstandard frame of 3 GiB of zero bytes in 98 kB: refused at its first byte, which cannot begin a document",
+            frame,
+            &["SMG-E010"],
+        ),
         inv("empty", "a file with no bytes", Vec::new(), &["SMG-E002"]),
         inv(
             "wrong-magic",
