@@ -42,7 +42,7 @@ pub fn merge(
     options: &MergeOptions,
 ) -> Result<Merged> {
     let (mut merged, recent) = merge_authored(base, ours, theirs, options)?;
-    if merged.report.rederive {
+    if merged.report.rederive && ingested([base, ours, theirs]) {
         ingest::ingest(
             &mut merged.document,
             Vec::new(),
@@ -95,7 +95,7 @@ pub fn merge_into_bytes(
     if !clean {
         return Ok(out);
     }
-    if out.report.rederive {
+    if out.report.rederive && ingested([base, ours, theirs]) {
         let authored = document
             .graphs()
             .iter()
@@ -129,6 +129,12 @@ fn merge_authored(
     let [base, ours, theirs] = &docs;
     let merged = smg_format::merge::merge(base, ours, theirs, options)?;
     Ok((merged, recent_turns(ours)))
+}
+
+/// Whether ingest derived any of `docs`' content: a memory no ingest made (written by
+/// hand or by another tool) gets no derived graph from a merge either.
+fn ingested(docs: [&Document; 3]) -> bool {
+    docs.into_iter().any(|d| derived_nodes(d) > 0)
 }
 
 /// Options of the ingest of no new input that derives a merged archive's content.

@@ -214,3 +214,37 @@ proptest! {
         same_memory(&merged, &one)?;
     }
 }
+
+#[test]
+fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
+    let said = |n: u64, text: &str| Turn {
+        turn: n,
+        role: "user".into(),
+        content: text.into(),
+        conversation_id: Some("c".into()),
+        message_id: Some(format!("m{n}")),
+        timestamp: Some(format!("2025-03-01T10:0{n}:00Z")),
+        ..Turn::default()
+    };
+    let options = smg_format::archive::ArchiveOptions::default();
+    let append = |doc: &Document, turns: &[Turn]| {
+        let mut doc = doc.clone();
+        smg_format::archive::append_turns(&mut doc, turns, &options).unwrap();
+        doc
+    };
+    let base = append(
+        &Document::new("2025-03-01T00:00:00Z"),
+        &[said(1, "We decided to use Postgres.")],
+    );
+    let ours = append(&base, &[said(2, "I prefer tea.")]);
+    let theirs = append(&base, &[said(3, "My sister Anna lives in Lyon.")]);
+    let merged = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+    assert!(merged.report.rederive, "a new union of turns");
+    assert!(merged.document.semantic_graph.is_none());
+    assert_eq!(
+        read_archive(&merged.document, &Limits::default())
+            .unwrap()
+            .len(),
+        3
+    );
+}
