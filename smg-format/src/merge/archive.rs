@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part};
 use super::{Conflict, MergeOptions, Side};
-use crate::archive::{append_turns, decode_block, read_archive};
+use crate::archive::{append_turns, read_archive};
 use crate::error::Result;
-use crate::limits::Limits;
 use crate::model::{Block, Document, Turn};
 
 /// What a turn is, whatever its number: its conversation and message id, or, for a
@@ -98,13 +98,6 @@ struct Entry<'a> {
     order: (i64, usize, usize),
 }
 
-/// A side's archive block by block: one the base has byte for byte (by its index
-/// there), or the side's own turns.
-enum Part {
-    Base(usize),
-    Own(Vec<Turn>),
-}
-
 /// Plan the merged archive of `ours` and `theirs`, both changed from `base`.
 pub(super) fn plan<'a>(
     base: &'a Document,
@@ -145,26 +138,51 @@ pub(super) fn plan<'a>(
     if side_turns(&tp, base_blocks).eq(base_turns()) {
         return Ok(untouched(Side::Ours));
     }
-    let mut entries: Vec<Entry<'a>> = Vec::new();
-    let mut index: HashMap<Identity, usize> = HashMap::new();
-    let mut starts = Vec::with_capacity(base_blocks.len());
-    for t in base_turns() {
-        index.insert(identity(t)?, entries.len());
-        entries.push(Entry {
-            base: Some(t),
-            sides: [Held::Absent, Held::Absent],
-            order: (i64::MIN, 0, 0),
-        });
-    }
-    let mut at = 0;
-    for b in base_blocks {
-        starts.push(at);
-        at += b.len();
-    }
-    let mut numbers: [Vec<(u64, usize)>; 2] = Default::default();
+    let mut union = Union::of_base(base_blocks)?;
     for (side, parts) in [op, tp].into_iter().enumerate() {
+        union.add(side, parts)?;
+    }
+    union.finish(options.prefer)
+}
+
+/// The union under construction: every turn once, by identity, with what each
+/// document holds of it.
+struct Union<'a> {
+    base: &'a [Vec<Turn>],
+    entries: Vec<Entry<'a>>,
+    index: HashMap<Identity, usize>,
+    /// Where each base block's turns start among the entries.
+    starts: Vec<usize>,
+    /// Each side's turns in its order: (its number, entry).
+    numbers: [Vec<(u64, usize)>; 2],
+}
+
+impl<'a> Union<'a> {
+    fn of_base(base: &'a [Vec<Turn>]) -> Result<Self> {
+        let mut u = Union {
+            base,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            starts: Vec::with_capacity(base.len()),
+            numbers: Default::default(),
+        };
+        for block in base {
+            u.starts.push(u.entries.len());
+            for t in block {
+                u.index.insert(identity(t)?, u.entries.len());
+                u.entries.push(Entry {
+                    base: Some(t),
+                    sides: [Held::Absent, Held::Absent],
+                    order: (i64::MIN, 0, 0),
+                });
+            }
+        }
+        Ok(u)
+    }
+
+    /// Add `side`'s turns (0 ours, 1 theirs), in its order.
+    fn add(&mut self, side: usize, parts: Vec<Part>) -> Result<()> {
         let mut times: HashMap<Option<String>, i64> = HashMap::new();
-        let mut position = 0;
         let mut time_of = |t: &Turn| {
             let time = match t.timestamp.as_deref().and_then(millis) {
                 Some(ms) => ms,
@@ -173,89 +191,52 @@ pub(super) fn plan<'a>(
             times.insert(t.conversation_id.clone(), time);
             time
         };
+        let mut position = 0;
         for part in parts {
             match part {
                 Part::Base(i) => {
-                    for (j, t) in base_blocks[i].iter().enumerate() {
+                    for (j, t) in self.base[i].iter().enumerate() {
                         time_of(t);
+                        self.hold(side, t.turn, self.starts[i] + j, Held::AsBase);
                         position += 1;
-                        let at = starts[i] + j;
-                        numbers[side].push((t.turn, at));
-                        if matches!(entries[at].sides[side], Held::Absent) {
-                            entries[at].sides[side] = Held::AsBase;
-                        }
                     }
                 }
                 Part::Own(turns) => {
                     for t in turns {
-                        let time = time_of(&t);
-                        let at = *index.entry(identity(&t)?).or_insert_with(|| {
-                            entries.push(Entry {
-                                base: None,
-                                sides: [Held::Absent, Held::Absent],
-                                order: (time, side, position),
-                            });
-                            entries.len() - 1
-                        });
+                        let order = (time_of(&t), side, position);
+                        let at = match self.index.entry(identity(&t)?) {
+                            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                            std::collections::hash_map::Entry::Vacant(e) => {
+                                self.entries.push(Entry {
+                                    base: None,
+                                    sides: [Held::Absent, Held::Absent],
+                                    order,
+                                });
+                                *e.insert(self.entries.len() - 1)
+                            }
+                        };
+                        self.hold(side, t.turn, at, Held::Own(Box::new(t)));
                         position += 1;
-                        numbers[side].push((t.turn, at));
-                        // A side that holds one message twice keeps its first.
-                        if matches!(entries[at].sides[side], Held::Absent) {
-                            entries[at].sides[side] = Held::Own(Box::new(t));
-                        }
                     }
                 }
             }
         }
+        Ok(())
     }
-    union(entries, numbers, options.prefer)
-}
 
-/// A side's turns in order, given its parts and the base's decoded blocks.
-fn side_turns<'p>(parts: &'p [Part], base: &'p [Vec<Turn>]) -> impl Iterator<Item = &'p Turn> {
-    parts.iter().flat_map(move |p| match p {
-        Part::Base(i) => base[*i].iter(),
-        Part::Own(turns) => turns.iter(),
-    })
-}
+    /// `side` holds entry `at` as its turn `number`; a side that holds one message
+    /// twice keeps its first.
+    fn hold(&mut self, side: usize, number: u64, at: usize, held: Held) {
+        self.numbers[side].push((number, at));
+        let slot = &mut self.entries[at].sides[side];
+        if matches!(slot, Held::Absent) {
+            *slot = held;
+        }
+    }
 
-/// Every block of `doc`, decoded.
-fn decode(doc: &Document, limits: &Limits) -> Result<Vec<Vec<Turn>>> {
-    use rayon::prelude::*;
-    let method = doc
-        .deep_archive
-        .as_ref()
-        .and_then(|a| a.compression_method)
-        .unwrap_or_default();
-    let vault = doc.artifact_vault.as_ref();
-    blocks(doc)
-        .par_iter()
-        .map(|b| decode_block(b, method, vault, limits))
-        .collect()
-}
-
-/// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block
-/// the base has byte for byte holds the base's turns when the side numbers the base's
-/// artifact versions as the base does (a turn can refer to a version).
-fn parts(side: &Document, base: &Document, limits: &Limits) -> Result<Vec<Part>> {
-    use rayon::prelude::*;
-    let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
-    let shared = method(side) == method(base) && keeps_vault(base, side);
-    let known: HashMap<&str, usize> = if shared {
-        let data = blocks(base).iter().map(|b| b.compressed_data.as_str());
-        data.enumerate().map(|(i, d)| (d, i)).collect()
-    } else {
-        HashMap::new()
-    };
-    let vault = side.artifact_vault.as_ref();
-    let method = method(side).unwrap_or_default();
-    blocks(side)
-        .par_iter()
-        .map(|b| match known.get(b.compressed_data.as_str()) {
-            Some(&i) => Ok(Part::Base(i)),
-            None => decode_block(b, method, vault, limits).map(Part::Own),
-        })
-        .collect()
+    fn finish(self, prefer: Option<Side>) -> Result<Plan<'a>> {
+        union(self.entries, self.numbers, prefer)
+    }
 }
 
 /// Number the union and settle turns both sides changed.
@@ -456,31 +437,7 @@ pub(super) fn write(
     Ok(())
 }
 
-fn blocks(doc: &Document) -> &[Block] {
-    doc.deep_archive
-        .as_ref()
-        .map(|a| a.blocks())
-        .unwrap_or_default()
-}
-
 fn set_blocks(doc: &mut Document, blocks: Vec<Block>) {
     doc.deep_archive.get_or_insert_with(Default::default).blocks =
         (!blocks.is_empty()).then_some(blocks);
-}
-
-/// Whether `merged`'s vault numbers every artifact version of `side` as `side` does,
-/// so that `side`'s blocks still point at the right content.
-fn keeps_vault(side: &Document, merged: &Document) -> bool {
-    fn arts(d: &Document) -> Option<&BTreeMap<String, crate::model::Artifact>> {
-        d.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref())
-    }
-    let Some(mine) = arts(side) else {
-        return true;
-    };
-    let theirs = arts(merged);
-    mine.iter().all(|(id, a)| {
-        theirs
-            .and_then(|m| m.get(id))
-            .is_some_and(|m| m.versions.starts_with(&a.versions))
-    })
 }

@@ -27,6 +27,7 @@
 //! ```
 
 mod archive;
+mod blocks;
 mod derived;
 mod report;
 mod vault;

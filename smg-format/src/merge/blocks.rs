@@ -1,0 +1,90 @@
+//! A side's archive read block by block for a merge: the blocks it shares with the
+//! base byte for byte are decoded once, as the base's.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::archive::decode_block;
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::model::{Block, Document, Turn};
+
+/// A side's archive block by block: one the base has byte for byte (by its index
+/// there), or the side's own turns.
+pub(super) enum Part {
+    Base(usize),
+    Own(Vec<Turn>),
+}
+
+/// A side's turns in order, given its parts and the base's decoded blocks.
+pub(super) fn side_turns<'p>(
+    parts: &'p [Part],
+    base: &'p [Vec<Turn>],
+) -> impl Iterator<Item = &'p Turn> {
+    parts.iter().flat_map(move |p| match p {
+        Part::Base(i) => base[*i].iter(),
+        Part::Own(turns) => turns.iter(),
+    })
+}
+
+/// Every block of `doc`, decoded.
+pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<Vec<Vec<Turn>>> {
+    use rayon::prelude::*;
+    let method = doc
+        .deep_archive
+        .as_ref()
+        .and_then(|a| a.compression_method)
+        .unwrap_or_default();
+    let vault = doc.artifact_vault.as_ref();
+    blocks(doc)
+        .par_iter()
+        .map(|b| decode_block(b, method, vault, limits))
+        .collect()
+}
+
+/// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block
+/// the base has byte for byte holds the base's turns when the side numbers the base's
+/// artifact versions as the base does (a turn can refer to a version).
+pub(super) fn parts(side: &Document, base: &Document, limits: &Limits) -> Result<Vec<Part>> {
+    use rayon::prelude::*;
+    let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
+    let shared = method(side) == method(base) && keeps_vault(base, side);
+    let known: HashMap<&str, usize> = if shared {
+        let data = blocks(base).iter().map(|b| b.compressed_data.as_str());
+        data.enumerate().map(|(i, d)| (d, i)).collect()
+    } else {
+        HashMap::new()
+    };
+    let vault = side.artifact_vault.as_ref();
+    let method = method(side).unwrap_or_default();
+    blocks(side)
+        .par_iter()
+        .map(|b| match known.get(b.compressed_data.as_str()) {
+            Some(&i) => Ok(Part::Base(i)),
+            None => decode_block(b, method, vault, limits).map(Part::Own),
+        })
+        .collect()
+}
+
+pub(super) fn blocks(doc: &Document) -> &[Block] {
+    doc.deep_archive
+        .as_ref()
+        .map(|a| a.blocks())
+        .unwrap_or_default()
+}
+
+/// Whether `merged`'s vault numbers every artifact version of `side` as `side` does,
+/// so that `side`'s blocks still point at the right content.
+pub(super) fn keeps_vault(side: &Document, merged: &Document) -> bool {
+    fn arts(d: &Document) -> Option<&BTreeMap<String, crate::model::Artifact>> {
+        d.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref())
+    }
+    let Some(mine) = arts(side) else {
+        return true;
+    };
+    let theirs = arts(merged);
+    mine.iter().all(|(id, a)| {
+        theirs
+            .and_then(|m| m.get(id))
+            .is_some_and(|m| m.versions.starts_with(&a.versions))
+    })
+}
