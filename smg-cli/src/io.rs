@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Encoding, Error, Limits};
 
@@ -105,6 +106,31 @@ pub(crate) fn save_loaded(
         bytes = smg_format::packed::with_extension(&bytes, name, data)?;
     }
     seal(path, bytes, encryption.as_ref())
+}
+
+/// Whether a file's bytes store a search index (its rewrite then stores a new one).
+pub(crate) fn has_index(raw: &[u8]) -> bool {
+    smg_format::packed::read_extension(raw, EXTENSION)
+        .ok()
+        .flatten()
+        .is_some()
+}
+
+/// Write `loaded` back as it was read ([`save_loaded`]), with a search index made for
+/// what it holds now when `indexed` (an encrypted file keeps none: it would leak terms).
+pub(crate) fn save_indexed(
+    path: &Path,
+    loaded: Loaded,
+    indexed: bool,
+    limits: &Limits,
+) -> Result<(), smg_engine::Error> {
+    let index = if indexed && loaded.encryption.is_none() {
+        Some(Retriever::new(&loaded.doc, limits)?.index_bytes()?)
+    } else {
+        None
+    };
+    save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
+    Ok(())
 }
 
 /// Encrypt `bytes` with `encryption` (if any), then write them.

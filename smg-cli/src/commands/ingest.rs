@@ -8,13 +8,14 @@ use serde_json::json;
 use smg_engine::ingest::{
     ingest, ingest_into_bytes, Format, IngestOptions, IngestReport, Input, Progress,
 };
-use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::{Document, Encoding, Error, WriteOptions};
 
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs};
 use crate::io::Context;
-use crate::io::{load_bytes, read_input, save_loaded, seal, write_output, write_stdout};
+use crate::io::{
+    has_index, load_bytes, read_input, save_indexed, seal, write_output, write_stdout,
+};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -59,11 +60,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let raw = read_input(path)?;
             // A file that kept a current search index keeps one, made for what it
             // holds now.
-            let indexed = args.index
-                || smg_format::packed::read_extension(&raw, EXTENSION)
-                    .ok()
-                    .flatten()
-                    .is_some();
+            let indexed = args.index || has_index(&raw);
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
             if args.index && loaded.encoding != Encoding::Packed {
@@ -77,12 +74,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let report = if indexed {
                 let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
                 bar.done();
-                let index = if loaded.encryption.is_none() {
-                    Some(Retriever::new(&loaded.doc, &ctx.limits)?.index_bytes()?)
-                } else {
-                    None
-                };
-                save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
+                save_indexed(path, loaded, true, &ctx.limits)?;
                 report
             } else {
                 let write = WriteOptions::new(loaded.encoding.for_writing());

@@ -12,7 +12,7 @@ use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged, Renumbered,
 
 use super::checkpoint::{report, Working};
 use crate::cli::{MergeArgs, PreferArg};
-use crate::io::{load_bytes, read_input, save_loaded, seal, Context, Loaded};
+use crate::io::{has_index, load_bytes, read_input, save_indexed, seal, Context, Loaded};
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
@@ -48,33 +48,9 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
     Ok([a?, b?, c?])
 }
 
-fn has_index(raw: &[u8]) -> bool {
-    smg_format::packed::read_extension(raw, EXTENSION)
-        .ok()
-        .flatten()
-        .is_some()
-}
-
 /// A file's bytes as read, and whether they store a search index.
 fn indexed(raw: &[u8], ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
     Ok((load_bytes(raw, ctx)?, has_index(raw)))
-}
-
-/// Write `loaded` back as it was read, with a search index made for what it holds
-/// now when it had one.
-fn save(
-    path: &Path,
-    loaded: Loaded,
-    indexed: bool,
-    ctx: &Context,
-) -> Result<(), smg_engine::Error> {
-    let index = if indexed && loaded.encryption.is_none() {
-        Some(Retriever::new(&loaded.doc, &ctx.limits)?.index_bytes()?)
-    } else {
-        None
-    };
-    save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
-    Ok(())
 }
 
 pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
@@ -282,7 +258,7 @@ pub(crate) fn migrate(
     options.limits = ctx.limits;
     let built = ingest(&mut loaded.doc, Vec::new(), &options, &Silent)?;
     let target = output.unwrap_or(file);
-    save(target, loaded, indexed, ctx)?;
+    save_indexed(target, loaded, indexed, &ctx.limits)?;
     let text = if as_json {
         format!(
             "{}\n",

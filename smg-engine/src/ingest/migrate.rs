@@ -5,7 +5,7 @@
 //! graph and every reference, so that the edges and related nodes someone authored
 //! towards them stay true when the graph is built again.
 
-use smg_format::model::{Graph, Turn};
+use smg_format::model::Turn;
 use smg_format::{Document, Limits};
 
 use crate::error::Result;
@@ -33,8 +33,9 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
 
 /// Whether `doc` has a derived node of a legacy id.
 pub(crate) fn needs_migration(doc: &Document) -> bool {
-    graphs(doc)
-        .flat_map(|g| g.nodes.iter().flatten())
+    doc.graphs()
+        .into_iter()
+        .flat_map(|(_, g)| g.nodes())
         .any(|n| n.is_derived() && legacy(&n.id).is_some())
 }
 
@@ -43,8 +44,10 @@ pub(crate) fn legacy_ids<'t>(
     doc: &mut Document,
     archived: impl Iterator<Item = &'t Turn>,
 ) -> usize {
-    let legacy: Vec<(&str, Legacy<'_>)> = graphs(doc)
-        .flat_map(|g| g.nodes.iter().flatten())
+    let graphs = doc.graphs();
+    let legacy: Vec<(&str, Legacy<'_>)> = graphs
+        .iter()
+        .flat_map(|(_, g)| g.nodes())
         .filter(|n| n.created_by.as_deref() == Some(CREATED_BY))
         .filter_map(|n| Some((n.id.as_str(), legacy(&n.id)?)))
         .collect();
@@ -72,7 +75,7 @@ pub(crate) fn legacy_ids<'t>(
             id.clone_from(new);
         }
     };
-    for g in graphs_mut(doc) {
+    for g in doc.graphs_mut() {
         for node in g.nodes.iter_mut().flatten() {
             rename(&mut node.id);
             node.related_nodes.iter_mut().flatten().for_each(rename);
@@ -116,26 +119,10 @@ fn legacy(id: &str) -> Option<Legacy<'_>> {
     })
 }
 
-fn graphs(doc: &Document) -> impl Iterator<Item = &Graph> {
-    let private = doc.private_contexts.iter().flat_map(|p| p.values());
-    doc.semantic_graph
-        .iter()
-        .chain(doc.shared_graph.iter())
-        .chain(private.filter_map(|c| c.graph.as_ref()))
-}
-
-fn graphs_mut(doc: &mut Document) -> impl Iterator<Item = &mut Graph> {
-    let private = doc.private_contexts.iter_mut().flat_map(|p| p.values_mut());
-    doc.semantic_graph
-        .iter_mut()
-        .chain(doc.shared_graph.iter_mut())
-        .chain(private.filter_map(|c| c.graph.as_mut()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smg_format::model::{Edge, Node};
+    use smg_format::model::{Edge, Graph, Node};
 
     fn archived(n: u64, message: Option<&str>) -> Turn {
         Turn {

@@ -3,12 +3,9 @@
 //! built again from the merged archive; counters and scores of authored nodes merge by
 //! a rule; turn numbers in references follow the merged archive's numbering.
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use super::archive::Renumbering;
-use crate::model::Node;
 
 /// Fields ingest writes from the whole archive: the merge takes ours and the merged
 /// archive gives them again.
@@ -60,25 +57,6 @@ pub(super) fn score(
     })
 }
 
-/// The ids of the authored nodes in any graph of the given documents (as JSON).
-pub(super) fn authored_ids<'a>(docs: impl IntoIterator<Item = &'a Value>) -> HashSet<String> {
-    let mut ids = HashSet::new();
-    for doc in docs {
-        for graph in graphs(doc) {
-            let nodes = graph.get("nodes").and_then(Value::as_array);
-            for node in nodes.into_iter().flatten() {
-                if node.get("createdBy").and_then(Value::as_str) == Some(Node::DERIVED_BY) {
-                    continue;
-                }
-                if let Some(id) = node.get("id").and_then(Value::as_str) {
-                    ids.insert(id.to_string());
-                }
-            }
-        }
-    }
-    ids
-}
-
 /// Rewrite every turn number `doc` (as JSON) refers to by `map`: nodes' first and last
 /// mentions, provenance turns of nodes and edges, recent context, embeddings.
 pub(super) fn renumber(doc: &mut Value, map: &Renumbering) {
@@ -117,17 +95,6 @@ pub(super) fn renumber(doc: &mut Value, map: &Renumbering) {
             item.get_mut("turn").into_iter().for_each(turn);
         }
     }
-}
-
-fn graphs(doc: &Value) -> Vec<&Value> {
-    let private = doc.get("privateContexts").and_then(Value::as_object);
-    let private = private.into_iter().flat_map(|m| m.values());
-    let mut all: Vec<&Value> = ["semanticGraph", "sharedGraph"]
-        .iter()
-        .filter_map(|k| doc.get(k))
-        .collect();
-    all.extend(private.filter_map(|c| c.get("graph")));
-    all
 }
 
 fn graphs_mut(doc: &mut Value) -> Vec<&mut Value> {

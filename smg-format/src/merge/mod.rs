@@ -43,7 +43,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{escape_pointer, Document};
 pub use archive::Taken;
-use derived::{authored_ids, renumber, DERIVED};
+use derived::{renumber, DERIVED};
 use report::renumbered;
 pub use report::{MergeReport, Renumbered};
 
@@ -127,7 +127,11 @@ pub fn merge(
     // Derived content built again from the merged archive is not merged: ours' stands
     // in for it until then.
     let union = plan.is_union();
-    let derived = derived_ids([base, ours, theirs]);
+    let derived: HashSet<String> = [base, ours, theirs]
+        .into_iter()
+        .flat_map(|d| node_ids(d, true))
+        .map(str::to_string)
+        .collect();
     let value = |doc: &Document| -> Result<Value> {
         if union {
             view::authored(doc, &derived).map_err(|e| {
@@ -154,14 +158,13 @@ pub fn merge(
         },
     };
     let merged = m.value("", Some(&b), Some(&o), Some(&t))?;
-    let known = authored_ids([&b]);
-    m.report.nodes_added = authored_ids(&merged)
-        .iter()
-        .filter(|id| !known.contains(*id))
-        .count();
     drop((b, o, t));
     let mut document: Document = serde_json::from_value(merged.unwrap_or(Value::Null))
         .map_err(|e| Error::InvalidArgument(format!("the merged document is not valid: {e}")))?;
+    let known: HashSet<&str> = node_ids(base, false).collect();
+    m.report.nodes_added = node_ids(&document, false)
+        .filter(|id| !known.contains(id))
+        .count();
     if union {
         view::stand_in(&mut document, ours, &m.derived, &plan.ours);
     }
@@ -174,19 +177,13 @@ pub fn merge(
     })
 }
 
-/// The ids of the derived nodes of every graph of `docs`.
-fn derived_ids(docs: [&Document; 3]) -> HashSet<String> {
-    let graphs = docs
-        .into_iter()
-        .flat_map(|d| d.graphs().into_iter().map(|(_, g)| g));
-    graphs
-        .flat_map(|g| {
-            g.nodes()
-                .iter()
-                .filter(|n| n.is_derived())
-                .map(|n| n.id.clone())
-        })
-        .collect()
+/// The ids of `doc`'s derived nodes (`derived`) or authored ones, in every graph.
+fn node_ids(doc: &Document, derived: bool) -> impl Iterator<Item = &str> {
+    let graphs = doc.graphs().into_iter().map(|(_, g)| g);
+    let nodes = graphs.flat_map(|g| g.nodes());
+    nodes
+        .filter(move |n| n.is_derived() == derived)
+        .map(|n| n.id.as_str())
 }
 
 fn to_value(doc: &Document) -> Result<Value> {

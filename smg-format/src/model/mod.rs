@@ -114,6 +114,19 @@ impl Document {
         }
         out
     }
+
+    /// Every graph in the document, to change: the semantic graph, the shared graph
+    /// and each private context's, in the order of [`Document::graphs`].
+    pub fn graphs_mut(&mut self) -> impl Iterator<Item = &mut Graph> {
+        let private = self
+            .private_contexts
+            .iter_mut()
+            .flat_map(|p| p.values_mut());
+        self.semantic_graph
+            .iter_mut()
+            .chain(self.shared_graph.iter_mut())
+            .chain(private.filter_map(|c| c.graph.as_mut()))
+    }
 }
 
 /// Escape one JSON Pointer reference token (RFC 6901).
