@@ -76,8 +76,10 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
 }
 
 /// Write `doc` back as `loaded` was: same encoding, encrypted again with the same
-/// passphrase (a fresh salt and nonce) if it was encrypted.
+/// passphrase (a fresh salt and nonce) if it was encrypted. A document that would not
+/// validate is refused (SMG-E023), the file left as it was.
 pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
+    smg_format::validate::ensure_valid(doc, &Limits::default())?;
     let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
     seal(
         path,
@@ -86,7 +88,8 @@ pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<
     )
 }
 
-/// Write a loaded document back as it was read ([`save_like`]), dropping the document
+/// Write a loaded document back as it was read ([`save_like`], refused as it is),
+/// dropping the document
 /// before compression: it is not needed any more. `extension` (name, bytes) is stored
 /// with it when the file is packed.
 pub(crate) fn save_loaded(
@@ -100,6 +103,7 @@ pub(crate) fn save_loaded(
         encryption,
         ..
     } = loaded;
+    smg_format::validate::ensure_valid(&doc, &Limits::default())?;
     let options = smg_format::WriteOptions::new(encoding.for_writing());
     let mut bytes = smg_format::codec::into_bytes(doc, &options)?;
     if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {

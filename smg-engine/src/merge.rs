@@ -107,6 +107,7 @@ pub fn merge_into_bytes(
         out.rederived = built.nodes.saturating_sub(authored);
         out.bytes = Some(bytes);
     } else {
+        smg_format::validate::ensure_valid(&document, &options.limits)?;
         out.bytes = Some(smg_format::codec::into_bytes(document, write)?);
     }
     Ok(out)

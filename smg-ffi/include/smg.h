@@ -97,6 +97,10 @@ enum smg_status
    */
   SMG_STATUS_CHANGED = 22,
   /**
+   * SMG-E023: what the call would write does not validate; nothing written.
+   */
+  SMG_STATUS_UNWRITABLE = 23,
+  /**
    * The document fails validation (the report lists the findings).
    */
   SMG_STATUS_INVALID = 100,

@@ -59,6 +59,8 @@ pub enum SmgStatus {
     Locked = 21,
     /// SMG-E022: the file changed between its reading and its replacement; nothing written.
     Changed = 22,
+    /// SMG-E023: what the call would write does not validate; nothing written.
+    Unwritable = 23,
     /// The document fails validation (the report lists the findings).
     Invalid = 100,
     /// SMG-E110: two nodes share an id.
@@ -127,6 +129,7 @@ impl SmgStatus {
             InvalidArgument,
             Locked,
             Changed,
+            Unwritable,
             DuplicateNode,
             DanglingEdge,
             Artifact,

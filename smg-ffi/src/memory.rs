@@ -407,7 +407,10 @@ pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_c
         // SAFETY: forwarded from the caller's guarantees.
         let (m, path) = unsafe { (handle(mem)?, text(path, "path")?) };
         let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);
-        smg_format::write_file(std::path::Path::new(path), m.doc()?, &options).map_err(format_error)
+        let doc = m.doc()?;
+        smg_format::validate::ensure_valid(doc, &smg_format::Limits::default())
+            .map_err(format_error)?;
+        smg_format::write_file(std::path::Path::new(path), doc, &options).map_err(format_error)
     })
 }
 

@@ -170,6 +170,18 @@ pub enum Error {
         /// How long this writer waited.
         waited_ms: u64,
     },
+    /// What a command would write does not validate: nothing is written.
+    #[error("nothing was written: the result would not pass `smg validate` ({code} at {pointer}: {detail}{}); if what was read validates, this is a bug in smg, please report it", more_errors(*more))]
+    Unwritable {
+        /// The validation code of the first error.
+        code: &'static str,
+        /// JSON Pointer to the field concerned.
+        pointer: String,
+        /// What is wrong with it.
+        detail: String,
+        /// How many other errors there are.
+        more: usize,
+    },
     /// The file changed between its reading and its replacement, by a writer that did
     /// not take the lock (another machine on a network file system): nothing written.
     #[error("{path}: the file changed while this command ran (another writer, maybe on another machine); nothing was written, run the command again")]
@@ -217,6 +229,7 @@ impl Error {
             Error::BadDelta(_) => "SMG-E161",
             Error::Locked { .. } => "SMG-E021",
             Error::Changed { .. } => "SMG-E022",
+            Error::Unwritable { .. } => "SMG-E023",
         }
     }
 
@@ -233,7 +246,7 @@ impl Error {
     /// The JSON Pointer of the offending value, where the error has one.
     pub fn pointer(&self) -> &str {
         match self {
-            Error::Shape { pointer, .. } => pointer,
+            Error::Shape { pointer, .. } | Error::Unwritable { pointer, .. } => pointer,
             Error::BadVersion(_) | Error::UnsupportedVersion(_) => "/version",
             _ => "",
         }
@@ -279,3 +292,11 @@ fn strip_position(msg: &str) -> String {
 
 /// Result alias of the format crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn more_errors(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => ", and 1 more error".into(),
+        n => format!(", and {n} more errors"),
+    }
+}

@@ -16,6 +16,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<Outcome, Error> {
     let mut doc = Document::new(&now);
     doc.metadata.id = Some(uuid::Uuid::new_v4().to_string());
     doc.metadata.project_name = args.project.clone();
+    smg_format::validate::ensure_valid(&doc, &smg_format::Limits::default())?;
     let bytes = smg_format::to_bytes(&doc, &write_options(&args.encode)?)?;
     write_output(&args.file, &bytes)?;
     Ok(Outcome::Success)

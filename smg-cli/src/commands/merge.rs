@@ -133,6 +133,7 @@ fn merged_bytes(
     if !clean {
         return Ok((summary, None));
     }
+    smg_format::validate::ensure_valid(&document, &ctx.limits)?;
     let index = Retriever::new(&document, &ctx.limits)?.index_bytes()?;
     let bytes = smg_format::codec::into_bytes(document, write)?;
     let bytes = smg_format::packed::with_extension(&bytes, EXTENSION, &index)?;

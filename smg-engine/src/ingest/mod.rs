@@ -197,6 +197,9 @@ pub fn ingest_into_bytes(
 ) -> Result<(IngestReport, Vec<u8>)> {
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
     let (report, head) = run(&mut doc, inputs, options, progress, ahead)?;
+    // A large ingest cannot afford the semantic checks (they decode the archive again):
+    // the fields are checked here, the head's before it was taken (spec §15, "A writer").
+    smg_format::validate::ensure_fields_valid(&doc)?;
     let bytes = match head {
         Some(head) => smg_format::codec::into_bytes_with_head(doc, write, head)?,
         None => smg_format::codec::into_bytes(doc, write)?,
@@ -276,7 +279,13 @@ fn run(
                 .into_par_iter()
                 .with_max_len(FREED_TOGETHER)
                 .for_each(drop);
-            write.map(|w| Head::compress(doc, w)).transpose()
+            // What the head takes is final: its fields are checked before it goes.
+            write
+                .map(|w| {
+                    smg_format::validate::ensure_fields_valid(doc)?;
+                    Head::compress(doc, w)
+                })
+                .transpose()
         },
         || {
             let said: Vec<&Turn> = all.iter().map(|t| t.turn).collect();

@@ -1,6 +1,7 @@
 //! Validation: JSON Schema, semantic checks and JSON-LD expansion, each finding with
 //! a stable `SMG-` code, a severity and a JSON Pointer.
 
+mod fields;
 mod jsonld;
 mod provenance;
 mod schema;
@@ -11,6 +12,7 @@ use serde::Serialize;
 use crate::codec::decode_json;
 use crate::envelope::Encoding;
 use crate::limits::Limits;
+use crate::model::Document;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -143,6 +145,54 @@ pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
     Report {
         encoding: Some(encoding),
         findings: validate_json(&json, options),
+    }
+}
+
+/// Validate a document in memory as [`validate`] validates the file it is written
+/// to, the JSON-LD expansion aside: the schema's constraints on the typed fields, then
+/// the semantic checks. What a writer runs before it replaces a file.
+///
+/// ```
+/// use smg_format::{validate::check_document, Document, Limits};
+/// let mut doc = Document::new("2026-01-01T00:00:00Z");
+/// assert!(check_document(&doc, &Limits::default()).is_empty());
+/// doc.metadata.branch = Some(String::new());
+/// assert_eq!(check_document(&doc, &Limits::default())[0].pointer, "/metadata/branch");
+/// ```
+pub fn check_document(doc: &Document, limits: &Limits) -> Vec<Finding> {
+    let findings = fields::check(doc);
+    if !findings.is_empty() {
+        return findings;
+    }
+    semantic::check(doc, limits)
+}
+
+/// [`check_document`] as a writer's gate: `Ok` when the document would validate,
+/// otherwise [`crate::Error::Unwritable`] naming the first error and its field.
+pub fn ensure_valid(doc: &Document, limits: &Limits) -> crate::Result<()> {
+    unwritable(check_document(doc, limits))
+}
+
+/// The gate of a writer that streams a large document out as it is built: only the
+/// schema's constraints on the typed fields ([`check_document`]'s first half, a few
+/// milliseconds for a million nodes), not the semantic checks, which decode every
+/// archive block and artifact version again.
+pub fn ensure_fields_valid(doc: &Document) -> crate::Result<()> {
+    unwritable(fields::check(doc))
+}
+
+fn unwritable(findings: Vec<Finding>) -> crate::Result<()> {
+    let mut errors = findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error);
+    match errors.next() {
+        None => Ok(()),
+        Some(first) => Err(crate::Error::Unwritable {
+            code: first.code,
+            pointer: first.pointer,
+            detail: first.message,
+            more: errors.count(),
+        }),
     }
 }
 

@@ -1,0 +1,91 @@
+//! No writer renames an invalid file into place (issue 31, item 3): a command that
+//! changes content refuses, with SMG-E023 naming the field, to write what would not
+//! validate, and leaves the old file as it was; a pure re-encoding keeps what it read,
+//! invalid included, so that a broken file can be converted to JSON and mended.
+
+mod common;
+
+use std::path::Path;
+
+use common::{fixtures, smg, text};
+
+/// The entries of `dir`, sorted; not the writers' lock files, which stay (spec §15).
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn writers_refuse_to_write_a_file_that_would_not_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = fixtures().join("invalid/importance-out-of-range.smg");
+    std::fs::copy(&bad, dir.path().join("bad.smg")).unwrap();
+    let before = std::fs::read(&bad).unwrap();
+    std::fs::write(dir.path().join("note.txt"), "a note\n").unwrap();
+    let chat = r#"{"conversation_id":"c9","message_id":"m1","role":"user","content":"we use postgres","timestamp":"2025-02-28T10:10:00Z"}"#;
+    std::fs::write(dir.path().join("t.jsonl"), format!("{chat}\n")).unwrap();
+    let listed = listing(dir.path());
+    for args in [
+        &["vault", "add", "bad.smg", "note.txt"][..],
+        &["ingest", "--append", "bad.smg", "t.jsonl"],
+        &["migrate", "bad.smg"],
+        &["fork", "bad.smg", "-o", "child.smg", "--branch", "b"],
+        &["merge", "bad.smg", "bad.smg", "bad.smg", "-o", "merged.smg"],
+    ] {
+        let out = smg(args, dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("SMG-E023"), "{args:?}: {stderr}");
+        // The field and the validator's own code are named.
+        assert!(stderr.contains("SMG-E103"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("/semanticGraph/nodes/"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read(dir.path().join("bad.smg")).unwrap(), before);
+        // Nothing new: no output, no temporary file.
+        assert_eq!(listing(dir.path()), listed, "{args:?}");
+    }
+}
+
+#[test]
+fn a_pure_re_encoding_keeps_an_invalid_file_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = fixtures().join("invalid/importance-out-of-range.smg");
+    let bad = bad.to_str().unwrap();
+    let out = smg(
+        &["convert", bad, "-o", "bad.json", "--encoding", "json"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = smg(&["validate", "--json", "bad.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("SMG-E103"));
+}
+
+#[test]
+fn what_the_writers_write_from_valid_files_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = fixtures().join("valid/full.smg");
+    std::fs::copy(good, dir.path().join("m.smg")).unwrap();
+    std::fs::write(dir.path().join("note.txt"), "a note\n").unwrap();
+    for args in [
+        &["vault", "add", "m.smg", "note.txt"][..],
+        &["migrate", "m.smg"],
+        &["fork", "m.smg", "-o", "child.smg", "--branch", "b"],
+        &["merge", "m.smg", "m.smg", "child.smg", "-o", "merged.smg"],
+    ] {
+        let out = smg(args, dir.path());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+    let out = smg(
+        &["validate", "m.smg", "child.smg", "merged.smg"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stdout));
+}

@@ -1,0 +1,388 @@
+//! The JSON Schema's constraints checked on the typed document, without building its
+//! JSON: what a writer runs before it replaces a file (a few milliseconds where the
+//! schema over JSON takes a second). Serde already gives the schema's types and
+//! required members; what is left is held here, field by field: non-empty strings,
+//! ranges, patterns, enums and finite numbers. Members the model keeps as JSON
+//! (unknown members, `source`, a node's `metadata`) are checked by the schema itself,
+//! each against its own definition. `tests` holds this against the schema.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde_json::{json, Map, Value};
+
+use super::schema::{self, EMBEDDING, TIME_RANGE};
+use super::Finding;
+use crate::model::{
+    escape_pointer, Artifact, Block, DeepArchive, Document, Edge, Graph, Node, Provenance, Turn,
+    VectorIndex,
+};
+
+/// Every constraint of the schema the typed `doc` can break, as the schema reports it.
+pub(crate) fn check(doc: &Document) -> Vec<Finding> {
+    let mut c = Fields::default();
+    c.leading(doc);
+    c.rest(doc);
+    c.findings
+}
+
+#[derive(Default)]
+struct Fields {
+    findings: Vec<Finding>,
+}
+
+impl Fields {
+    fn push(&mut self, code: &'static str, at: impl FnOnce() -> String, message: String) {
+        self.findings.push(Finding::error(code, at(), message));
+    }
+
+    fn non_empty(&mut self, at: impl FnOnce() -> String, value: &str) {
+        if value.is_empty() {
+            self.push("SMG-E104", at, "\"\" is shorter than 1 character".into());
+        }
+    }
+
+    fn unit(&mut self, at: impl FnOnce() -> String, value: Option<f64>) {
+        self.number(at, value, 0.0, Some(1.0));
+    }
+
+    fn number(
+        &mut self,
+        at: impl FnOnce() -> String,
+        value: Option<f64>,
+        min: f64,
+        max: Option<f64>,
+    ) {
+        let Some(v) = value else { return };
+        if !v.is_finite() {
+            // JSON has no NaN or infinity: serde_json writes `null`.
+            self.push("SMG-E101", at, format!("{v} is not a JSON number"));
+        } else if v < min {
+            self.push(
+                "SMG-E103",
+                at,
+                format!("{v} is less than the minimum of {min}"),
+            );
+        } else if let Some(max) = max.filter(|m| v > *m) {
+            self.push(
+                "SMG-E103",
+                at,
+                format!("{v} is greater than the maximum of {max}"),
+            );
+        }
+    }
+
+    fn at_least_one(&mut self, at: impl FnOnce() -> String, value: Option<u64>) {
+        if value == Some(0) {
+            self.push("SMG-E103", at, "0 is less than the minimum of 1".into());
+        }
+    }
+
+    fn pattern(&mut self, at: impl FnOnce() -> String, value: &str, ok: bool, pattern: &str) {
+        if !ok {
+            self.push(
+                "SMG-E104",
+                at,
+                format!("{value:?} does not match \"{pattern}\""),
+            );
+        }
+    }
+
+    /// The members the model keeps as JSON, checked against definition `def`, with the
+    /// definition's required members given placeholder values.
+    fn json(
+        &mut self,
+        at: &str,
+        def: &'static str,
+        members: impl IntoIterator<Item = (&'static str, Option<Value>)>,
+        extra: &Map<String, Value>,
+    ) {
+        let mut stub = placeholder(def);
+        let mut any = false;
+        for (k, v) in members.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+            stub.insert(k.to_string(), v);
+            any = true;
+        }
+        if extra.is_empty() && !any {
+            return;
+        }
+        stub.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let value = Value::Object(stub);
+        for mut f in schema::check_against(def, &value) {
+            f.pointer = format!("{at}{}", f.pointer);
+            self.findings.push(f);
+        }
+    }
+
+    fn leading(&mut self, doc: &Document) {
+        if doc.kind != "SemanticMemoryGraph" {
+            let kind = &doc.kind;
+            let message = format!("{kind:?} is not \"SemanticMemoryGraph\"");
+            self.push("SMG-E102", || "/@type".into(), message);
+        }
+        if !matches!(
+            doc.context,
+            Value::String(_) | Value::Object(_) | Value::Array(_)
+        ) {
+            let message = "the context is not a string, an object or an array".into();
+            self.push("SMG-E109", || "/@context".into(), message);
+        }
+        if let Some(v) = &doc.artifact_vault {
+            for (id, a) in v.artifacts.iter().flatten() {
+                self.artifact(
+                    &format!("/artifactVault/artifacts/{}", escape_pointer(id)),
+                    a,
+                );
+            }
+            self.json("/artifactVault", "artifactVault", [], &v.extra);
+        }
+        for (i, c) in doc.collaborators.iter().flatten().enumerate() {
+            let at = format!("/collaborators/{i}");
+            self.non_empty(|| format!("{at}/id"), &c.id);
+            self.json(&at, "collaborator", [], &c.extra);
+        }
+        if let Some(a) = &doc.deep_archive {
+            self.archive(a);
+        }
+    }
+
+    fn rest(&mut self, doc: &Document) {
+        let version = &doc.version;
+        let ok = version_pattern(version);
+        self.pattern(|| "/version".into(), version, ok, "^1(\\.[0-9]+){0,2}$");
+        self.metadata(doc);
+        if let Some(w) = &doc.working_memory {
+            for (i, t) in w.recent_context.iter().flatten().enumerate() {
+                self.turn(&format!("/workingMemory/recentContext/{i}"), t);
+            }
+            self.json("/workingMemory", "workingMemory", [], &w.extra);
+        }
+        for (at, g) in doc.graphs() {
+            self.graph(&at, g);
+        }
+        for (id, p) in doc.private_contexts.iter().flatten() {
+            let at = format!("/privateContexts/{}", escape_pointer(id));
+            self.json(&at, "privateContext", [], &p.extra);
+        }
+        self.sealed(doc);
+    }
+
+    fn metadata(&mut self, doc: &Document) {
+        let m = &doc.metadata;
+        self.number(
+            || "/metadata/compressionRatio".into(),
+            m.compression_ratio,
+            0.0,
+            None,
+        );
+        if let Some(b) = &m.branch {
+            self.non_empty(|| "/metadata/branch".into(), b);
+        }
+        for (i, f) in m.lineage.iter().flatten().enumerate() {
+            let at = |field: &str| format!("/metadata/lineage/{i}/{field}");
+            let hex = f.parent_sha256.len() == 64 && f.parent_sha256.bytes().all(is_lower_hex);
+            self.pattern(
+                || at("parentSha256"),
+                &f.parent_sha256,
+                hex,
+                "^[0-9a-f]{64}$",
+            );
+            self.non_empty(|| at("branch"), &f.branch);
+        }
+        self.json("/metadata", "metadata", [], &m.extra);
+    }
+
+    fn turn(&mut self, at: &str, t: &Turn) {
+        self.at_least_one(|| format!("{at}/turn"), Some(t.turn));
+        self.non_empty(|| format!("{at}/role"), &t.role);
+        self.unit(|| format!("{at}/importance"), t.importance);
+        self.json(at, "turn", [], &t.extra);
+    }
+
+    fn graph(&mut self, at: &str, g: &Graph) {
+        for (i, n) in g.nodes().iter().enumerate() {
+            self.node(&format!("{at}/nodes/{i}"), n);
+        }
+        for (i, e) in g.edges.iter().flatten().enumerate() {
+            self.edge(&format!("{at}/edges/{i}"), e);
+        }
+        self.json(at, "graph", [], &g.extra);
+    }
+
+    fn node(&mut self, at: &str, n: &Node) {
+        self.non_empty(|| format!("{at}/id"), &n.id);
+        self.non_empty(|| format!("{at}/type"), &n.kind);
+        self.unit(|| format!("{at}/confidence"), n.confidence);
+        self.unit(|| format!("{at}/importance"), n.importance);
+        self.at_least_one(|| format!("{at}/version"), n.version);
+        self.provenance(at, n.provenance.as_deref());
+        self.json(at, "node", [("metadata", n.metadata.clone())], &n.extra);
+    }
+
+    fn edge(&mut self, at: &str, e: &Edge) {
+        self.non_empty(|| format!("{at}/from"), &e.from);
+        self.non_empty(|| format!("{at}/to"), &e.to);
+        self.non_empty(|| format!("{at}/relation"), &e.relation);
+        self.unit(|| format!("{at}/strength"), e.strength);
+        self.provenance(at, e.provenance.as_deref());
+        self.json(at, "edge", [], &e.extra);
+    }
+
+    fn provenance(&mut self, at: &str, provenance: Option<&[Provenance]>) {
+        for (i, p) in provenance.into_iter().flatten().enumerate() {
+            for (k, t) in p.turns.iter().flatten().enumerate() {
+                self.at_least_one(|| format!("{at}/provenance/{i}/turns/{k}"), Some(*t));
+            }
+            self.json(&format!("{at}/provenance/{i}"), "provenance", [], &p.extra);
+        }
+    }
+
+    fn artifact(&mut self, at: &str, a: &Artifact) {
+        self.non_empty(|| format!("{at}/type"), &a.kind);
+        self.pattern(
+            || format!("{at}/hash"),
+            &a.hash,
+            is_sha256_ref(&a.hash),
+            "^sha256:[0-9a-f]{64}$",
+        );
+        if a.versions.is_empty() {
+            self.push(
+                "SMG-E109",
+                || format!("{at}/versions"),
+                "[] has less than 1 item".into(),
+            );
+        }
+        for (i, v) in a.versions.iter().enumerate() {
+            let at = format!("{at}/versions/{i}");
+            self.at_least_one(|| format!("{at}/v"), Some(v.v));
+            if let Some(h) = &v.hash {
+                self.pattern(
+                    || format!("{at}/hash"),
+                    h,
+                    is_sha256_ref(h),
+                    "^sha256:[0-9a-f]{64}$",
+                );
+            }
+            self.json(&at, "artifactVersion", [], &v.extra);
+        }
+        self.json(at, "artifact", [], &a.extra);
+    }
+
+    fn archive(&mut self, a: &DeepArchive) {
+        for (i, b) in a.blocks.iter().flatten().enumerate() {
+            self.block(&format!("/deepArchive/blocks/{i}"), b);
+        }
+        if let Some(v) = &a.vector_index {
+            self.vectors(v);
+        }
+        self.json("/deepArchive", "deepArchive", [], &a.extra);
+    }
+
+    fn block(&mut self, at: &str, b: &Block) {
+        let range = &b.turn_range;
+        self.pattern(
+            || format!("{at}/turnRange"),
+            range,
+            turn_range_pattern(range),
+            "^[0-9]+(-[0-9]+)?$",
+        );
+        if let Some(t) = &b.time_range {
+            self.json(&format!("{at}/timeRange"), TIME_RANGE, [], &t.extra);
+        }
+        self.json(at, "block", [], &b.extra);
+    }
+
+    fn vectors(&mut self, v: &VectorIndex) {
+        let at = "/deepArchive/vectorIndex";
+        self.at_least_one(|| format!("{at}/dimensions"), v.dimensions);
+        for (i, e) in v.embeddings.iter().flatten().enumerate() {
+            self.at_least_one(|| format!("{at}/embeddings/{i}/turn"), e.turn);
+            if let Some(k) = e.vector.iter().position(|x| !x.is_finite()) {
+                self.push(
+                    "SMG-E101",
+                    || format!("{at}/embeddings/{i}/vector/{k}"),
+                    format!("{} is not a JSON number", e.vector[k]),
+                );
+            }
+            self.json(&format!("{at}/embeddings/{i}"), EMBEDDING, [], &e.extra);
+        }
+        self.json(at, "vectorIndex", [], &v.extra);
+    }
+
+    fn sealed(&mut self, doc: &Document) {
+        for (i, s) in doc.sealed_sections.iter().flatten().enumerate() {
+            let at = format!("/sealedSections/{i}");
+            let id_ok = ["private:", "tier:"]
+                .iter()
+                .any(|p| s.id.strip_prefix(p).is_some_and(|r| !r.is_empty()));
+            self.pattern(|| format!("{at}/id"), &s.id, id_ok, "^(private|tier):.+$");
+            if !matches!(s.kind.as_str(), "privateContext" | "tier") {
+                self.push(
+                    "SMG-E102",
+                    || format!("{at}/kind"),
+                    format!("{:?} is not one of \"privateContext\" or \"tier\"", s.kind),
+                );
+            }
+            self.at_least_one(
+                || format!("{at}/encryption/iterations"),
+                Some(s.encryption.iterations),
+            );
+            self.json(&at, "sealedSection", [], &s.extra);
+        }
+    }
+}
+
+fn is_lower_hex(b: u8) -> bool {
+    b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
+}
+
+fn is_sha256_ref(s: &str) -> bool {
+    s.strip_prefix("sha256:")
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(is_lower_hex))
+}
+
+fn version_pattern(v: &str) -> bool {
+    let mut parts = v.split('.');
+    parts.next() == Some("1")
+        && parts.clone().count() <= 2
+        && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn turn_range_pattern(r: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match r.split_once('-') {
+        Some((a, b)) => digits(a) && digits(b),
+        None => digits(r),
+    }
+}
+
+/// An object holding valid values for the required members of definition `def`, so
+/// that a check of other members reports only on them.
+fn placeholder(def: &str) -> Map<String, Value> {
+    static STUBS: OnceLock<HashMap<&'static str, Value>> = OnceLock::new();
+    let stubs = STUBS.get_or_init(|| {
+        let hash = format!("sha256:{}", "0".repeat(64));
+        HashMap::from([
+            ("metadata", json!({"created": "1970-01-01T00:00:00Z"})),
+            ("turn", json!({"turn": 1, "role": "user", "content": ""})),
+            ("node", json!({"id": "n", "type": "concept"})),
+            ("edge", json!({"from": "a", "to": "b", "relation": "r"})),
+            ("artifact", json!({"type": "code", "hash": hash, "versions": [{"v": 1}]})),
+            ("artifactVersion", json!({"v": 1})),
+            ("block", json!({"id": 0, "turnRange": "1", "compressedData": ""})),
+            ("vectorIndex", json!({"enabled": true})),
+            (EMBEDDING, json!({"vector": []})),
+            (TIME_RANGE, json!({"start": "1970-01-01T00:00:00Z", "end": "1970-01-01T00:00:00Z"})),
+            ("collaborator", json!({"id": "c"})),
+            ("sealedSection", json!({"id": "tier:x", "kind": "tier", "size": 0, "ciphertext": "",
+                "encryption": {"kdf": "k", "iterations": 1, "salt": "", "nonce": "", "keyCheck": ""}})),
+        ])
+    });
+    match stubs.get(def) {
+        Some(Value::Object(o)) => o.clone(),
+        _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

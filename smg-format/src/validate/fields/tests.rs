@@ -1,0 +1,197 @@
+//! The typed check held against the JSON Schema, constraint by constraint.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+use crate::test_support::full_fixture;
+
+/// Findings as (code, pointer) pairs.
+type Said = BTreeSet<(String, String)>;
+
+/// What the schema says of the JSON `doc` serializes to, and what the typed check
+/// says of `doc`.
+fn both(doc: &Document) -> (Said, Said) {
+    let pairs = |f: Vec<Finding>| {
+        f.into_iter()
+            .map(|f| (f.code.to_string(), f.pointer))
+            .collect()
+    };
+    let value = serde_json::to_value(doc).unwrap();
+    (pairs(schema::check(&value)), pairs(check(doc)))
+}
+
+fn files(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(dir);
+    let mut all: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn the_typed_check_says_what_the_schema_says_of_every_fixture() {
+    let mut compared = 0;
+    for path in files("valid").into_iter().chain(files("invalid")) {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok((doc, _)) = crate::codec::from_bytes(&bytes, &crate::Limits::default()) else {
+            continue;
+        };
+        let (schema, typed) = both(&doc);
+        assert_eq!(schema, typed, "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared > 30, "only {compared} fixtures compared");
+}
+
+/// A way to break (or keep) one constrained field of the full fixture.
+type Mutation = fn(&mut Document, usize);
+
+fn text(k: usize) -> String {
+    ["", "x", "sha256:", "1.2", "1-2", "tier:", "private:a"][k % 7].to_string()
+}
+
+fn float(k: usize) -> f64 {
+    [-0.5, 0.0, 0.5, 1.0, 1.5, f64::NAN, f64::INFINITY, 7.0][k % 8]
+}
+
+fn hash(k: usize) -> String {
+    let hex = "ab".repeat(32);
+    [
+        format!("sha256:{hex}"),
+        hex.clone(),
+        format!("sha256:{}", hex.to_uppercase()),
+        format!("sha256:{}", &hex[1..]),
+    ][k % 4]
+        .clone()
+}
+
+fn extra(k: usize) -> Map<String, Value> {
+    let v = [
+        json!(null),
+        json!({"format": "jsonl"}),
+        json!({"format": 5}),
+        json!({}),
+        json!("s"),
+        json!({"header": 1}),
+    ][k % 6]
+        .clone();
+    Map::from_iter([
+        ("source".to_string(), v),
+        ("conversations".to_string(), json!({"c": {"format": k}})),
+    ])
+}
+
+fn node(d: &mut Document) -> &mut Node {
+    d.semantic_graph
+        .as_mut()
+        .unwrap()
+        .nodes
+        .as_mut()
+        .unwrap()
+        .first_mut()
+        .unwrap()
+}
+
+fn edge(d: &mut Document) -> &mut Edge {
+    d.semantic_graph
+        .as_mut()
+        .unwrap()
+        .edges
+        .as_mut()
+        .unwrap()
+        .first_mut()
+        .unwrap()
+}
+
+fn artifact(d: &mut Document) -> &mut Artifact {
+    d.artifact_vault
+        .as_mut()
+        .unwrap()
+        .artifacts
+        .as_mut()
+        .unwrap()
+        .values_mut()
+        .next()
+        .unwrap()
+}
+
+/// The first turn of working memory's recent context.
+fn recent(d: &mut Document) -> &mut Turn {
+    &mut d
+        .working_memory
+        .as_mut()
+        .unwrap()
+        .recent_context
+        .as_mut()
+        .unwrap()[0]
+}
+
+/// The first version of the first artifact, unless a mutation removed them all.
+fn version(d: &mut Document) -> Option<&mut crate::model::ArtifactVersion> {
+    artifact(d).versions.first_mut()
+}
+
+const MUTATIONS: &[Mutation] = &[
+    |d, k| d.kind = ["SemanticMemoryGraph", "Other"][k % 2].into(),
+    |d, k| d.version = ["1", "1.0", "1.0.0.0", "2.0", "1.", "1.x"][k % 6].into(),
+    |d, k| d.context = [json!(1), json!("iri"), json!(null), json!([])][k % 4].clone(),
+    |d, k| d.metadata.branch = Some(text(k)),
+    |d, k| d.metadata.compression_ratio = Some(float(k) - 1.0),
+    |d, k| d.metadata.extra = extra(k),
+    |d, k| node(d).id = text(k),
+    |d, k| node(d).kind = text(k),
+    |d, k| node(d).confidence = Some(float(k)),
+    |d, k| node(d).importance = Some(float(k)),
+    |d, k| node(d).version = Some(k as u64 % 2),
+    |d, k| node(d).metadata = Some([json!(1), json!({"a": 1}), json!([])][k % 3].clone()),
+    |d, k| node(d).extra = extra(k),
+    |d, k| {
+        node(d).provenance = Some(vec![Provenance {
+            turns: Some(vec![k as u64 % 2]),
+            ..Default::default()
+        }])
+    },
+    |d, k| edge(d).relation = text(k),
+    |d, k| edge(d).from = text(k),
+    |d, k| edge(d).strength = Some(float(k)),
+    |d, k| edge(d).extra = extra(k),
+    |d, k| artifact(d).hash = hash(k),
+    |d, k| artifact(d).kind = text(k),
+    |d, k| artifact(d).versions.truncate(k % 2),
+    |d, k| version(d).into_iter().for_each(|v| v.v = k as u64 % 2),
+    |d, k| version(d).into_iter().for_each(|v| v.hash = Some(hash(k))),
+    |d, k| version(d).into_iter().for_each(|v| v.extra = extra(k)),
+    |d, k| {
+        d.deep_archive.as_mut().unwrap().blocks.as_mut().unwrap()[0].turn_range =
+            ["1-2", "1", "-2", "a", "1-", ""][k % 6].into()
+    },
+    |d, k| d.deep_archive.as_mut().unwrap().extra = extra(k),
+    |d, k| recent(d).role = text(k),
+    |d, k| recent(d).turn = k as u64 % 2,
+    |d, k| recent(d).importance = Some(float(k)),
+    |d, k| recent(d).extra = extra(k),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    /// Any mix of broken and kept fields: the typed check finds what the schema
+    /// finds in the JSON, no more and no less.
+    #[test]
+    fn the_typed_check_says_what_the_schema_says(picks in proptest::collection::vec((0..MUTATIONS.len(), 0usize..64), 1..6)) {
+        let mut doc = full_fixture();
+        for (m, k) in picks {
+            MUTATIONS[m](&mut doc, k);
+        }
+        let (schema, typed) = both(&doc);
+        prop_assert_eq!(schema, typed);
+    }
+}
