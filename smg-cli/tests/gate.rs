@@ -89,3 +89,20 @@ fn what_the_writers_write_from_valid_files_validates() {
     );
     assert!(out.status.success(), "{}", text(&out.stdout));
 }
+
+#[test]
+fn an_argument_that_would_make_the_file_invalid_is_refused_as_an_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixtures().join("valid/full.smg"), dir.path().join("m.smg")).unwrap();
+    let before = std::fs::read(dir.path().join("m.smg")).unwrap();
+    std::fs::write(dir.path().join("note.txt"), "a note\n").unwrap();
+    let out = smg(
+        &["vault", "add", "m.smg", "note.txt", "--kind", " "],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("SMG-E020"), "{stderr}");
+    assert!(stderr.contains("type must not be empty"), "{stderr}");
+    assert_eq!(std::fs::read(dir.path().join("m.smg")).unwrap(), before);
+}

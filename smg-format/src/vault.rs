@@ -229,6 +229,24 @@ pub struct NewContent<'a> {
     pub artifact: Option<&'a str>,
 }
 
+impl NewContent<'_> {
+    fn check(&self) -> Result<()> {
+        if self.kind.is_some_and(|k| k.trim().is_empty()) {
+            return Err(Error::InvalidArgument(
+                "an artifact's type must not be empty (code, document, canvas, data…)".into(),
+            ));
+        }
+        if let Some(t) = self.timestamp {
+            if chrono::DateTime::parse_from_rfc3339(t).is_err() {
+                return Err(Error::InvalidArgument(format!(
+                    "the version's time `{t}` is not an RFC 3339 date-time"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Adds content to a vault, with indexes built once so that adding many pieces of
 /// content stays linear.
 ///
@@ -331,8 +349,10 @@ impl<'v> VaultWriter<'v> {
     }
 
     /// Store `content`: referenced if identical content exists, a new version of the
-    /// artifact named by `meta`, or a new artifact.
+    /// artifact named by `meta`, or a new artifact. An empty type or a timestamp that
+    /// is not RFC 3339 is refused (`SMG-E020`): the vault would not validate.
     pub fn add(&mut self, content: &str, meta: &NewContent<'_>) -> Result<Stored> {
+        meta.check()?;
         let hash = content_hash(content);
         let target = match meta.artifact {
             Some(a) => Some(self.resolve(a).ok_or_else(|| {
