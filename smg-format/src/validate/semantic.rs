@@ -4,12 +4,13 @@
 use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, NaiveDate};
+use rayon::prelude::*;
 
 use super::provenance::Archived;
 use super::Finding;
 use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
-use crate::model::{escape_pointer, Document, Edge, Node, Provenance, Turn};
+use crate::model::{escape_pointer, Block, DeepArchive, Document, Edge, Node, Provenance, Turn};
 use crate::vault::{content_hash, rebuild_versions};
 
 const NODE_TYPES: &[&str] = &[
@@ -43,6 +44,9 @@ struct Checker<'a> {
     provenances: Vec<(String, &'a Provenance)>,
     archived: Archived,
 }
+
+/// How many archive blocks are decoded side by side.
+const DECODED_TOGETHER: usize = 32;
 
 pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
     let mut c = Checker {
@@ -310,7 +314,16 @@ impl<'a> Checker<'a> {
             self.warn("SMG-W006", "/artifactVault/deduplicationIndex".into(),
                 "`deduplicationIndex` is the draft name of `artifacts`; its content is kept but not checked".into());
         }
-        for (id, art) in vault.artifacts.iter().flatten() {
+        // Every version is rebuilt, on every core; only the newest's hash is kept.
+        let artifacts: Vec<_> = vault.artifacts.iter().flatten().collect();
+        let newest: Vec<_> = artifacts
+            .par_iter()
+            .map(|(id, art)| {
+                let contents = rebuild_versions(id, art)?;
+                Ok::<_, crate::Error>(contents.last().map(|c| content_hash(c)))
+            })
+            .collect();
+        for ((id, art), newest) in artifacts.into_iter().zip(newest) {
             let ptr = format!("/artifactVault/artifacts/{}", escape_pointer(id));
             if !ARTIFACT_TYPES.contains(&art.kind.as_str()) {
                 self.warn(
@@ -325,7 +338,7 @@ impl<'a> Checker<'a> {
                     v.timestamp.as_deref(),
                 );
             }
-            match rebuild_versions(id, art) {
+            match newest {
                 Err(e) => {
                     let idx = art.versions.iter().position(
                         |v| matches!(&e, crate::Error::Artifact { version, .. } if *version == v.v),
@@ -335,9 +348,9 @@ impl<'a> Checker<'a> {
                         .unwrap_or(ptr.clone());
                     self.err(e.code(), at, e.to_string());
                 }
-                Ok(contents) => {
-                    let newest = contents.last().map(|c| content_hash(c)).unwrap_or_default();
-                    if contents.is_empty() {
+                Ok(newest) => {
+                    let newest = newest.unwrap_or_default();
+                    if art.versions.is_empty() {
                         self.err(
                             "SMG-E100",
                             format!("{ptr}/versions"),
@@ -361,67 +374,93 @@ impl<'a> Checker<'a> {
         let mut block_ids = HashSet::new();
         let mut turns_seen: BTreeMap<u64, u64> = BTreeMap::new();
         self.archived.complete = true;
-        for (i, b) in archive.blocks().iter().enumerate() {
-            let ptr = format!("/deepArchive/blocks/{i}");
-            if !block_ids.insert(b.id) {
-                self.err(
-                    "SMG-E118",
-                    format!("{ptr}/id"),
-                    format!("block id {} is used twice", b.id),
-                );
+        let vault = self.doc.artifact_vault.as_ref();
+        let limits = self.limits;
+        // Blocks are decoded on every core, a few at a time: memory holds the turns
+        // of one chunk, not of the archive.
+        let blocks = archive.blocks();
+        for (c, chunk) in blocks.chunks(DECODED_TOGETHER).enumerate() {
+            let decoded: Vec<_> = chunk
+                .par_iter()
+                .map(|b| decode_block(b, method, vault, limits))
+                .collect();
+            for (j, (b, turns)) in chunk.iter().zip(decoded).enumerate() {
+                let i = c * DECODED_TOGETHER + j;
+                self.block(i, b, turns, &mut block_ids, &mut turns_seen);
             }
-            if let Some(tr) = &b.time_range {
-                self.time(|| format!("{ptr}/timeRange/start"), Some(&tr.start));
-                self.time(|| format!("{ptr}/timeRange/end"), Some(&tr.end));
+        }
+        self.vectors(archive);
+    }
+
+    fn block(
+        &mut self,
+        i: usize,
+        b: &'a Block,
+        decoded: crate::Result<Vec<Turn>>,
+        block_ids: &mut HashSet<u64>,
+        turns_seen: &mut BTreeMap<u64, u64>,
+    ) {
+        let ptr = format!("/deepArchive/blocks/{i}");
+        if !block_ids.insert(b.id) {
+            self.err(
+                "SMG-E118",
+                format!("{ptr}/id"),
+                format!("block id {} is used twice", b.id),
+            );
+        }
+        if let Some(tr) = &b.time_range {
+            self.time(|| format!("{ptr}/timeRange/start"), Some(&tr.start));
+            self.time(|| format!("{ptr}/timeRange/end"), Some(&tr.end));
+        }
+        let range = parse_turn_range(&b.turn_range);
+        if range.is_none() {
+            self.err(
+                "SMG-E114",
+                format!("{ptr}/turnRange"),
+                format!(
+                    "`{}` is not a turn range \"first-last\" with first <= last",
+                    b.turn_range
+                ),
+            );
+        }
+        let turns = match decoded {
+            Ok(t) => t,
+            Err(e) => {
+                self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());
+                self.archived.complete = false;
+                return;
             }
-            let range = parse_turn_range(&b.turn_range);
-            if range.is_none() {
-                self.err(
-                    "SMG-E114",
-                    format!("{ptr}/turnRange"),
-                    format!(
-                        "`{}` is not a turn range \"first-last\" with first <= last",
-                        b.turn_range
-                    ),
-                );
-            }
-            let vault = self.doc.artifact_vault.as_ref();
-            let turns = match decode_block(b, method, vault, self.limits) {
-                Ok(t) => t,
-                Err(e) => {
-                    self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());
-                    self.archived.complete = false;
-                    continue;
-                }
-            };
-            for t in &turns {
-                let tp = format!("{ptr}/compressedData");
-                if let Some((lo, hi)) = range {
-                    if t.turn < lo || t.turn > hi {
-                        self.err(
-                            "SMG-E119",
-                            tp.clone(),
-                            format!(
-                                "block {}: turn {} lies outside its turnRange {}",
-                                b.id, t.turn, b.turn_range
-                            ),
-                        );
-                    }
-                }
-                if let Some(other) = turns_seen.insert(t.turn, b.id) {
+        };
+        for t in &turns {
+            let tp = format!("{ptr}/compressedData");
+            if let Some((lo, hi)) = range {
+                if t.turn < lo || t.turn > hi {
                     self.err(
-                        "SMG-E118",
+                        "SMG-E119",
                         tp.clone(),
                         format!(
-                            "turn {} is archived twice (blocks {other} and {})",
-                            t.turn, b.id
+                            "block {}: turn {} lies outside its turnRange {}",
+                            b.id, t.turn, b.turn_range
                         ),
                     );
                 }
-                self.turn(|_| tp.clone(), t);
-                self.archived.add(t);
             }
+            if let Some(other) = turns_seen.insert(t.turn, b.id) {
+                self.err(
+                    "SMG-E118",
+                    tp.clone(),
+                    format!(
+                        "turn {} is archived twice (blocks {other} and {})",
+                        t.turn, b.id
+                    ),
+                );
+            }
+            self.turn(|_| tp.clone(), t);
+            self.archived.add(t);
         }
+    }
+
+    fn vectors(&mut self, archive: &DeepArchive) {
         if let Some(vi) = &archive.vector_index {
             for (i, e) in vi.embeddings.iter().flatten().enumerate() {
                 if vi.dimensions.is_some_and(|d| d != e.vector.len() as u64) {
