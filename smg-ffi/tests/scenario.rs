@@ -324,3 +324,30 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
         smg_memory_free(b);
     }
 }
+
+#[test]
+fn save_refuses_a_memory_that_would_not_validate() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/invalid/importance-out-of-range.smg");
+    let path = CString::new(fixture.to_str().unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("copy.smg");
+    let copy = CString::new(target.to_str().unwrap()).unwrap();
+    let mut mem: *mut SmgMemory = null_mut();
+    // SAFETY: a live path, no passphrase, a local out-pointer; the handle is freed once.
+    unsafe {
+        assert_eq!(
+            smg_memory_open(path.as_ptr(), null(), 0, &mut mem),
+            SmgStatus::Ok
+        );
+        assert_eq!(smg_memory_save(mem, copy.as_ptr()), SmgStatus::Unwritable);
+        smg_memory_free(mem);
+    }
+    let error = last_error();
+    assert!(
+        error.contains("SMG-E023") && error.contains("SMG-E103"),
+        "{error}"
+    );
+    assert!(error.contains("/semanticGraph/nodes/"), "{error}");
+    assert!(!target.exists());
+}
