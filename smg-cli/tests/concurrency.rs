@@ -78,7 +78,7 @@ fn concurrent_appends_keep_every_turn() {
         let strays: Vec<_> = std::fs::read_dir(d)
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".tmp"))
+            .filter(|n| n.ends_with(".smg-tmp"))
             .collect();
         assert!(strays.is_empty(), "no temporary file left: {strays:?}");
     }

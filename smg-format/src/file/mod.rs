@@ -18,6 +18,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 mod lock;
+mod temp;
 
 pub use lock::WriteLock;
 
@@ -79,15 +80,20 @@ pub fn write_file(path: &Path, doc: &Document, options: &WriteOptions) -> Result
     write_atomic(path, &bytes)
 }
 
-/// Replace `path` with `bytes` atomically.
+/// Replace `path` with `bytes` atomically. The temporary file a killed writer of
+/// `path` left behind is removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    let name = path
+        .file_name()
+        .map_or_else(|| "smg".into(), |n| n.to_string_lossy());
+    temp::sweep(dir, &name);
     let mut tmp = tempfile::Builder::new()
-        .prefix(".smg-")
-        .suffix(".tmp")
+        .prefix(&temp::prefix(&name))
+        .suffix(temp::SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     write_all(tmp.as_file_mut(), bytes)
