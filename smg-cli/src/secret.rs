@@ -31,7 +31,7 @@ impl Secrets {
         let s = match (&self.file, std::env::var_os("SMG_PASSPHRASE")) {
             (Some(path), _) => from_file(path)?,
             (None, Some(v)) => Zeroizing::new(v.into_encoded_bytes()),
-            (None, None) => prompt("Passphrase: ")?,
+            (None, None) => prompt("Passphrase: ", "SMG_PASSPHRASE")?,
         };
         *self.cached.borrow_mut() = Some(s.clone());
         Ok(s)
@@ -42,7 +42,7 @@ impl Secrets {
         if self.file.is_some() || std::env::var_os("SMG_PASSPHRASE").is_some() {
             return self.get();
         }
-        confirmed_prompt()
+        confirmed_prompt("SMG_PASSPHRASE")
     }
 }
 
@@ -57,8 +57,8 @@ pub(crate) fn other_passphrase(
     match (file, std::env::var_os(env)) {
         (Some(path), _) => from_file(path),
         (None, Some(v)) => Ok(Zeroizing::new(v.into_encoded_bytes())),
-        (None, None) if confirm => confirmed_prompt(),
-        (None, None) => prompt("Section passphrase: "),
+        (None, None) if confirm => confirmed_prompt(env),
+        (None, None) => prompt("Section passphrase: ", env),
     }
 }
 
@@ -78,26 +78,39 @@ fn from_file(path: &Path) -> Result<Secret, Error> {
     Ok(Zeroizing::new(line.to_vec()))
 }
 
-fn prompt(label: &str) -> Result<Secret, Error> {
+/// Ask for the passphrase that the environment variable `env` (or its flag) gives.
+fn prompt(label: &str, env: &str) -> Result<Secret, Error> {
     use std::io::IsTerminal;
+    let what = match env {
+        "SMG_PASSPHRASE" => "the file's passphrase",
+        "SMG_NEW_PASSPHRASE" => "the new passphrase",
+        _ => "the section's passphrase",
+    };
+    // `SMG_SEAL_PASSPHRASE` is `--seal-passphrase-file`.
+    let flag = format!(
+        "--{}-file",
+        env.trim_start_matches("SMG_")
+            .to_lowercase()
+            .replace('_', "-")
+    );
     // Scripts and CI have no one to answer: fail at once rather than wait on the terminal.
     if !std::io::stdin().is_terminal() {
-        return Err(Error::InvalidArgument(
-            "the file is encrypted and no passphrase was given; set SMG_PASSPHRASE or pass --passphrase-file".into(),
-        ));
+        return Err(Error::InvalidArgument(format!(
+            "{what} is needed and there is no terminal to ask on: set {env} or pass {flag}"
+        )));
     }
     rpassword::prompt_password(label)
         .map(|s| Zeroizing::new(s.into_bytes()))
         .map_err(|e| {
             Error::InvalidArgument(format!(
-                "cannot ask for the passphrase ({e}); set SMG_PASSPHRASE or pass --passphrase-file"
+                "cannot ask for {what} ({e}); set {env} or pass {flag}"
             ))
         })
 }
 
-fn confirmed_prompt() -> Result<Secret, Error> {
-    let first = prompt("New passphrase: ")?;
-    let again = prompt("Repeat it: ")?;
+fn confirmed_prompt(env: &str) -> Result<Secret, Error> {
+    let first = prompt("New passphrase: ", env)?;
+    let again = prompt("Repeat it: ", env)?;
     if first != again {
         return Err(Error::InvalidArgument("the two passphrases differ".into()));
     }

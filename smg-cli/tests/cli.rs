@@ -855,3 +855,26 @@ fn diff_names_what_an_append_changed() {
         "no colour when stdout is not a terminal"
     );
 }
+
+#[test]
+fn a_missing_passphrase_is_named_with_its_own_variable_and_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("valid/full.smg"), d.join("m.smg")).unwrap();
+    for (args, said) in [
+        (&["seal", "m.smg", "--tier", "personal"][..], "the section's passphrase is needed and there is no terminal to ask on: set SMG_SEAL_PASSPHRASE or pass --seal-passphrase-file"),
+        (&["encrypt", "m.smg", "-o", "e.smg"], "the file's passphrase is needed and there is no terminal to ask on: set SMG_PASSPHRASE or pass --passphrase-file"),
+    ] {
+        // No terminal: stdin is a pipe, and nothing in the environment.
+        let out = Command::new(env!("CARGO_BIN_EXE_smg"))
+            .args(args)
+            .current_dir(d)
+            .env_remove("SMG_PASSPHRASE")
+            .env_remove("SMG_SEAL_PASSPHRASE")
+            .stdin(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+}

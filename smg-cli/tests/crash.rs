@@ -27,6 +27,16 @@ struct Writer {
     encrypted: bool,
 }
 
+/// Encrypt the memory (setup makes `e.smg` so; it is also a writer tried).
+const ENCRYPT: &[&str] = &[
+    "encrypt",
+    "m.smg",
+    "-o",
+    "e.smg",
+    "--passphrase-file",
+    "pw.txt",
+];
+
 const WRITERS: &[Writer] = &[
     Writer {
         args: &["ingest", "--append", "m.smg", "t.jsonl"],
@@ -71,14 +81,7 @@ const WRITERS: &[Writer] = &[
         encrypted: false,
     },
     Writer {
-        args: &[
-            "encrypt",
-            "m.smg",
-            "-o",
-            "e.smg",
-            "--passphrase-file",
-            "pw.txt",
-        ],
+        args: ENCRYPT,
         target: "e.smg",
         encrypted: true,
     },
@@ -112,16 +115,7 @@ fn setup(d: &Path) {
         &["ingest", "--append", "m2.smg", "t.jsonl"],
         &["convert", "m.smg", "-o", "p.smg", "--layout", "packed"],
         &["diff", "--delta", "m.smg", "m2.smg", "-o", "d.smgd"],
-        &[
-            "encrypt",
-            "m.smg",
-            "-o",
-            "e.smg",
-            "--passphrase-file",
-            "pw.txt",
-            "--iterations",
-            "600000",
-        ],
+        ENCRYPT,
         &["convert", "m.smg", "-o", "out.smg"],
     ];
     for args in steps {
