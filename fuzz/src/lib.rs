@@ -21,7 +21,11 @@ pub fn ingest_holds(format: Format, data: &[u8]) {
         return;
     };
     let report = validate(&bytes, &ValidateOptions::default());
-    assert!(report.is_valid(), "ingest wrote an invalid file: {:?}", report.findings);
+    assert!(
+        report.is_valid(),
+        "ingest wrote an invalid file: {:?}",
+        report.findings
+    );
     let (doc, _) = codec::from_bytes(&bytes, &Limits::default()).expect("what ingest wrote reads");
     let again = smg_format::to_bytes(&doc, &write).expect("and writes again");
     assert_eq!(again, bytes, "writing what was read gives other bytes");
