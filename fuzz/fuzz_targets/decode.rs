@@ -2,4 +2,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| smg_fuzz::decode_holds(data));
+fuzz_target!(|data: &[u8]| smg_fuzz_checks::run("decode", data));

@@ -101,6 +101,34 @@ enum smg_status
    */
   SMG_STATUS_UNWRITABLE = 23,
   /**
+   * SMG-E024: more graph nodes than the limit.
+   */
+  SMG_STATUS_TOO_MANY_NODES = 24,
+  /**
+   * SMG-E025: more graph edges than the limit.
+   */
+  SMG_STATUS_TOO_MANY_EDGES = 25,
+  /**
+   * SMG-E026: more turns than the limit.
+   */
+  SMG_STATUS_TOO_MANY_TURNS = 26,
+  /**
+   * SMG-E027: a turn's content is larger than the limit.
+   */
+  SMG_STATUS_TURN_TOO_LARGE = 27,
+  /**
+   * SMG-E028: more vault artifacts than the limit.
+   */
+  SMG_STATUS_TOO_MANY_ARTIFACTS = 28,
+  /**
+   * SMG-E029: an artifact has more versions than the limit.
+   */
+  SMG_STATUS_TOO_MANY_VERSIONS = 29,
+  /**
+   * SMG-E030: a longer run of diffs between full versions than the limit.
+   */
+  SMG_STATUS_DELTA_CHAIN_TOO_LONG = 30,
+  /**
    * The document fails validation (the report lists the findings).
    */
   SMG_STATUS_INVALID = 100,

@@ -61,6 +61,20 @@ pub enum SmgStatus {
     Changed = 22,
     /// SMG-E023: what the call would write does not validate; nothing written.
     Unwritable = 23,
+    /// SMG-E024: more graph nodes than the limit.
+    TooManyNodes = 24,
+    /// SMG-E025: more graph edges than the limit.
+    TooManyEdges = 25,
+    /// SMG-E026: more turns than the limit.
+    TooManyTurns = 26,
+    /// SMG-E027: a turn's content is larger than the limit.
+    TurnTooLarge = 27,
+    /// SMG-E028: more vault artifacts than the limit.
+    TooManyArtifacts = 28,
+    /// SMG-E029: an artifact has more versions than the limit.
+    TooManyVersions = 29,
+    /// SMG-E030: a longer run of diffs between full versions than the limit.
+    DeltaChainTooLong = 30,
     /// The document fails validation (the report lists the findings).
     Invalid = 100,
     /// SMG-E110: two nodes share an id.
@@ -130,6 +144,13 @@ impl SmgStatus {
             Locked,
             Changed,
             Unwritable,
+            TooManyNodes,
+            TooManyEdges,
+            TooManyTurns,
+            TurnTooLarge,
+            TooManyArtifacts,
+            TooManyVersions,
+            DeltaChainTooLong,
             DuplicateNode,
             DanglingEdge,
             Artifact,

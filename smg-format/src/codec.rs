@@ -123,11 +123,14 @@ pub fn from_bytes_with(
         }
         return from_bytes_with(&inner, limits, None);
     }
-    if envelope::detect(bytes)? == Encoding::Packed {
-        return Ok((crate::packed::unpack(bytes, limits)?, Encoding::Packed));
-    }
-    let (encoding, json) = envelope::decode(bytes, limits)?;
-    Ok((from_json_slice(&json)?, encoding))
+    let (doc, encoding) = if envelope::detect(bytes)? == Encoding::Packed {
+        (crate::packed::unpack(bytes, limits)?, Encoding::Packed)
+    } else {
+        let (encoding, json) = envelope::decode(bytes, limits)?;
+        (from_json_slice(&json)?, encoding)
+    };
+    crate::counts::check_document(limits, &doc)?;
+    Ok((doc, encoding))
 }
 
 /// Decode a whole file of any unencrypted encoding to its JSON text, enforcing

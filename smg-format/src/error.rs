@@ -182,6 +182,9 @@ pub enum Error {
         /// How many other errors there are.
         more: usize,
     },
+    /// A count in the input is over its limit (see [`crate::limits::Bound`]).
+    #[error(transparent)]
+    OverLimit(#[from] crate::limits::OverLimit),
     /// The file changed between its reading and its replacement, by a writer that did
     /// not take the lock (another machine on a network file system): nothing written.
     #[error("{path}: the file changed while this command ran (another writer, maybe on another machine); nothing was written, run the command again")]
@@ -230,6 +233,7 @@ impl Error {
             Error::Locked { .. } => "SMG-E021",
             Error::Changed { .. } => "SMG-E022",
             Error::Unwritable { .. } => "SMG-E023",
+            Error::OverLimit(over) => over.bound.code(),
         }
     }
 
@@ -247,6 +251,7 @@ impl Error {
     pub fn pointer(&self) -> &str {
         match self {
             Error::Shape { pointer, .. } | Error::Unwritable { pointer, .. } => pointer,
+            Error::OverLimit(over) if over.at.starts_with('/') => &over.at,
             Error::BadVersion(_) | Error::UnsupportedVersion(_) => "/version",
             _ => "",
         }

@@ -31,8 +31,30 @@ pub(crate) struct Global {
     /// Largest decompressed size accepted, in bytes, for any input (guards against
     /// decompression bombs). Default: 64 times the compressed input, at least 256 MiB,
     /// at most 4 GiB.
-    #[arg(long, global = true, value_name = "BYTES")]
+    #[arg(long, global = true, value_name = "BYTES", help_heading = "Limits")]
     pub(crate) max_bytes: Option<u64>,
+    /// Most graph nodes a file may hold (SMG-E024). Default: 10,000,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_nodes: Option<u64>,
+    /// Most graph edges a file may hold (SMG-E025). Default: 50,000,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_edges: Option<u64>,
+    /// Most turns a file (or an ingest) may hold (SMG-E026). Default: 100,000,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_turns: Option<u64>,
+    /// Most bytes of one turn's content (SMG-E027). Default: 64 MiB.
+    #[arg(long, global = true, value_name = "BYTES", help_heading = "Limits")]
+    pub(crate) max_turn_bytes: Option<u64>,
+    /// Most artifacts in a vault (SMG-E028). Default: 1,000,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_artifacts: Option<u64>,
+    /// Most versions of one artifact (SMG-E029). Default: 100,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_versions: Option<u64>,
+    /// Longest run of diffs between two full versions of an artifact (SMG-E030).
+    /// Default: 1,000.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub(crate) max_delta_chain: Option<u64>,
     /// Read the passphrase of encrypted files from this file (first line). Otherwise
     /// SMG_PASSPHRASE, otherwise a prompt; never from a command-line value.
     #[arg(long, global = true, value_name = "PATH")]

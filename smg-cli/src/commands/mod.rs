@@ -15,19 +15,40 @@ mod vault;
 
 use std::path::Path;
 
+use smg_format::limits::Bound;
 use smg_format::{Error, Limits};
 
-use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, LayoutArg, VaultCommand};
+use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, Global, LayoutArg, VaultCommand};
 use crate::io::Context;
 use crate::secret::Secrets;
 use crate::Outcome;
 
+/// The limits the global flags set.
+fn limits(global: &Global) -> Limits {
+    let mut limits = match global.max_bytes {
+        Some(n) => Limits::default().with_max_bytes(n),
+        None => Limits::default(),
+    };
+    let counts = [
+        (Bound::Nodes, global.max_nodes),
+        (Bound::Edges, global.max_edges),
+        (Bound::Turns, global.max_turns),
+        (Bound::TurnBytes, global.max_turn_bytes),
+        (Bound::Artifacts, global.max_artifacts),
+        (Bound::Versions, global.max_versions),
+        (Bound::DeltaChain, global.max_delta_chain),
+    ];
+    for (bound, value) in counts {
+        if let Some(n) = value {
+            limits = limits.with(bound, n);
+        }
+    }
+    limits
+}
+
 pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
     let ctx = Context {
-        limits: match cli.global.max_bytes {
-            Some(n) => Limits::default().with_max_bytes(n),
-            None => Limits::default(),
-        },
+        limits: limits(&cli.global),
         secrets: Secrets::new(cli.global.passphrase_file),
     };
     if let Some(path) = rewritten(&cli.command) {

@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 use smg_format::archive::{append_turns, read_archive, ArchiveOptions};
 use smg_format::codec::Head;
+use smg_format::limits::{Bound, OverLimit};
 use smg_format::model::{Edge, Graph, Node, Turn};
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
@@ -207,6 +208,22 @@ pub fn ingest_into_bytes(
     Ok((report, bytes))
 }
 
+/// New turns are within the turn-count and turn-size limits, before any work is
+/// spent on them.
+fn check_limits(existing: usize, turns: &[Turn], limits: &Limits) -> Result<(), OverLimit> {
+    let total = (existing + turns.len()) as u64;
+    limits.check(Bound::Turns, total, "the memory with the new turns")?;
+    for t in turns {
+        let at = format!(
+            "conversation {}, message {}",
+            t.conversation_id.as_deref().unwrap_or("(no id)"),
+            t.message_id.as_deref().unwrap_or("(no id)")
+        );
+        limits.check(Bound::TurnBytes, t.content.len() as u64, &at)?;
+    }
+    Ok(())
+}
+
 /// [`ingest`]; given `write`, the document's leading members are taken out of it
 /// and compressed for writing with those options, and returned as a head.
 fn run(
@@ -239,6 +256,7 @@ fn run(
         .enumerate()
         .map(|(i, p)| p.into_turn(first + i as u64))
         .collect();
+    check_limits(existing.len(), &turns, &options.limits).map_err(smg_format::Error::from)?;
     progress.start("archiving", turns.len() as u64);
     // The rules read only the text: they and the graph they make, all but its
     // artifacts, are drafted while the archive is written.

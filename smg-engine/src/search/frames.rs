@@ -68,7 +68,8 @@ enum Bytes {
     Memory(Vec<u8>),
     /// In extension `name` of a packed file, from `start`.
     File {
-        file: PackedArchive,
+        // Boxed: the open file (with its index and limits) is far larger than a Vec.
+        file: Box<PackedArchive>,
         name: &'static str,
         start: u64,
     },
@@ -276,6 +277,7 @@ impl Frames {
 
     /// Frames of `head` read from extension `name` of `file`, from `start`.
     pub(crate) fn in_file(head: Head, file: PackedArchive, name: &'static str, start: u64) -> Self {
+        let file = Box::new(file);
         Frames::new(head, Bytes::File { file, name, start })
     }
 

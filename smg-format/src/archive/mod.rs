@@ -6,7 +6,7 @@ use base64::Engine;
 
 use crate::envelope::{brotli_compress, read_bounded};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
+use crate::limits::{Bound, Limits};
 use crate::model::{ArtifactVault, Block, CompressionMethod, Turn};
 
 mod code;
@@ -97,22 +97,35 @@ pub(crate) fn decompress(
     })
 }
 
-/// One stored turn as the turn that was said: `parts` joined back into `content`.
+/// One stored turn as the turn that was said: `parts` joined back into `content`,
+/// which may not grow past [`Limits::max_turn_bytes`] (parts can name one artifact
+/// many times over).
 pub(crate) fn materialize(
     block: u64,
     mut t: serde_json::Value,
     cache: &mut HashMap<(String, u64), String>,
     resolve: &mut Resolve<'_>,
+    limits: &Limits,
 ) -> Result<Turn> {
     let fail = |detail: String| Error::Block { block, detail };
     if let Some(parts) = t.as_object_mut().and_then(|o| o.remove("parts")) {
-        let content = join_parts(&parts, cache, resolve).map_err(|e| match e {
-            Error::Block { .. } | Error::Artifact { .. } => e,
+        let at = || format!("archive block {block}, turn {}", t["turn"]);
+        let content = join_parts(&parts, cache, resolve, limits, &at).map_err(|e| match e {
+            Error::Block { .. } | Error::Artifact { .. } | Error::OverLimit(_) => e,
             other => fail(other.to_string()),
         })?;
         t["content"] = serde_json::Value::String(content);
     }
-    serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))
+    let turn =
+        serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))?;
+    check_turn(&turn, block, limits)?;
+    Ok(turn)
+}
+
+/// A decoded turn's content is within [`Limits::max_turn_bytes`].
+pub(crate) fn check_turn(turn: &Turn, block: u64, limits: &Limits) -> Result<()> {
+    let at = format!("archive block {block}, turn {}", turn.turn);
+    Ok(limits.check(Bound::TurnBytes, turn.content.len() as u64, &at)?)
 }
 
 /// A turn's content from its `parts`: text as is, artifacts by version.
@@ -120,6 +133,8 @@ fn join_parts(
     parts: &serde_json::Value,
     cache: &mut HashMap<(String, u64), String>,
     resolve: &mut Resolve<'_>,
+    limits: &Limits,
+    at: &dyn Fn() -> String,
 ) -> Result<String> {
     let parts = parts
         .as_array()
@@ -137,7 +152,10 @@ fn join_parts(
                 let content = resolve(id, v)?;
                 cache.insert(key.clone(), content);
             }
-            out.push_str(&cache[&key]);
+            let piece = &cache[&key];
+            let grown = (out.len() + piece.len()) as u64;
+            limits.check(Bound::TurnBytes, grown, &at())?;
+            out.push_str(piece);
         } else {
             return Err(Error::InvalidArgument(format!(
                 "a part is neither text nor an artifact reference: {p}"
@@ -212,7 +230,10 @@ fn read_block(
         crate::vault::rebuild_version(id, art, v)
     };
     let mut cache = HashMap::new();
-    stored_turns(block.id, &raw, method, limits)?
+    let stored = stored_turns(block.id, &raw, method, limits)?;
+    let at = format!("archive block {}", block.id);
+    limits.check(Bound::Turns, stored.len() as u64, &at)?;
+    stored
         .into_iter()
         .map(|stored| {
             let artifacts = stored
@@ -227,7 +248,7 @@ fn read_block(
                     ))
                 })
                 .collect();
-            let turn = materialize(block.id, stored, &mut cache, &mut resolve)?;
+            let turn = materialize(block.id, stored, &mut cache, &mut resolve, limits)?;
             Ok(ArchivedTurn { turn, artifacts })
         })
         .collect()

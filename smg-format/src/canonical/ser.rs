@@ -179,7 +179,8 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> Result<()> {
-        let v = i128::try_from(v).map_err(|_| ser::Error::custom("integer out of range"))?;
+        let v =
+            i128::try_from(v).map_err(|_| <Error as ser::Error>::custom("integer out of range"))?;
         write_integer(v, self.out);
         Ok(())
     }
@@ -340,7 +341,7 @@ impl ser::SerializeMap for Object<'_> {
         let key = self
             .key
             .take()
-            .ok_or_else(|| ser::Error::custom("a map value without its key"))?;
+            .ok_or_else(|| <Error as ser::Error>::custom("a map value without its key"))?;
         self.value(Cow::Owned(key), value)
     }
     fn end(self) -> Result<()> {
@@ -490,5 +491,5 @@ impl ser::Serializer for KeyName {
 }
 
 fn not_a_key() -> Error {
-    ser::Error::custom("an object key must be a string")
+    <Error as ser::Error>::custom("an object key must be a string")
 }

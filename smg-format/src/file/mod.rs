@@ -74,7 +74,7 @@ fn read_halves(_: &File, _: usize) -> std::io::Result<Vec<u8>> {
 }
 
 /// Write a document to `path` atomically (temp file in the same directory, fsync,
-/// rename): on any failure the previous file is left untouched.
+/// rename, fsync of the directory): on any failure the previous file is left untouched.
 pub fn write_file(path: &Path, doc: &Document, options: &WriteOptions) -> Result<()> {
     let bytes = to_bytes(doc, options)?;
     write_atomic(path, &bytes)
@@ -100,7 +100,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| Error::io(tmp.path(), e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    sync_dir(dir);
     Ok(())
+}
+
+/// Make the rename itself durable: without the directory's fsync, a power cut can
+/// bring back the old name after smg said the new file was written. Best effort:
+/// the new file is in place by now, and some file systems cannot sync a directory.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 /// Write `bytes` to the empty `file`, a half per thread when they are many.

@@ -10,7 +10,7 @@ use super::{index_offset, read_index, Index, Section, PACKED};
 use crate::archive::parse_turn_range;
 use crate::envelope::{HEADER_LEN, MAGIC};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
+use crate::limits::{Bound, Limits};
 use crate::model::{Artifact, Turn};
 
 /// A packed file opened for reading single turns: only the index is read at open, and
@@ -134,6 +134,11 @@ impl PackedArchive {
         // Most blocks keep no code in the vault: their turns parse as they are.
         if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(&json) {
             if turns.iter().all(|t| !t.extra.contains_key("parts")) {
+                let at = format!("archive block {id}");
+                self.limits.check(Bound::Turns, turns.len() as u64, &at)?;
+                for t in &turns {
+                    crate::archive::check_turn(t, id, &self.limits)?;
+                }
                 return Ok(turns);
             }
         }
@@ -185,7 +190,7 @@ impl PackedArchive {
             .ok_or_else(missing)?;
             crate::vault::rebuild_version(id, &art, v)
         };
-        crate::archive::materialize(block, stored, cache, &mut resolve)
+        crate::archive::materialize(block, stored, cache, &mut resolve, &self.limits)
     }
 }
 

@@ -218,7 +218,11 @@ fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
     findings.extend(schema::check(&value));
     if findings.is_empty() {
         match crate::codec::from_json_slice(json) {
-            Ok(doc) => findings.extend(semantic::check(&doc, &options.limits)),
+            // Counts over a limit would make the semantic checks cost what they declare.
+            Ok(doc) => match crate::counts::check_document(&options.limits, &doc) {
+                Ok(()) => findings.extend(semantic::check(&doc, &options.limits)),
+                Err(e) => findings.push(Finding::from_error(&e)),
+            },
             Err(e) => findings.push(Finding::from_error(&e)),
         }
     }
