@@ -1,5 +1,5 @@
 //! Every writer of the format, on valid documents and arbitrary arguments (issue 31,
-//! item 4): vault add, fork, seal, unseal and merge give an error, or a document that
+//! item 4): vault add, fork, seal, unseal, sign and merge give an error, or a document that
 //! passes the whole validator (JSON-LD included) and reads back the same in every
 //! encoding and layout.
 
@@ -8,6 +8,7 @@ use smg_format::lineage::fork;
 use smg_format::merge::{merge, MergeOptions};
 use smg_format::model::Scope;
 use smg_format::seal::{seal_with, unseal, SealTarget};
+use smg_format::sign::{generate_key, sign, verify};
 use smg_format::validate::{validate, ValidateOptions};
 use smg_format::vault::{NewContent, VaultWriter};
 use smg_format::{codec, Document, Encoding, Limits, WriteOptions};
@@ -38,6 +39,9 @@ enum Op {
     Seal {
         tier: usize,
         passphrase: Vec<u8>,
+    },
+    Sign {
+        signed_at: String,
     },
 }
 
@@ -70,6 +74,7 @@ fn op() -> impl Strategy<Value = Op> {
         (text(), text()).prop_map(|(branch, at)| Op::Fork { branch, at }),
         (0usize..4, proptest::collection::vec(any::<u8>(), 0..8))
             .prop_map(|(tier, passphrase)| Op::Seal { tier, passphrase }),
+        text().prop_map(|signed_at| Op::Sign { signed_at }),
     ]
 }
 
@@ -112,6 +117,12 @@ fn apply(doc: &Document, op: &Op) -> Option<Document> {
             let sealed = doc.clone();
             assert_valid(&sealed, "sealed");
             unseal(&mut doc, &id, passphrase).expect("the passphrase that sealed unseals");
+            Some(doc)
+        }
+        Op::Sign { signed_at } => {
+            let (secret, public) = generate_key().unwrap();
+            sign(&mut doc, &secret, signed_at).ok()?;
+            verify(&doc, Some(&public)).expect("what was just signed verifies");
             Some(doc)
         }
     }

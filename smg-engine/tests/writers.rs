@@ -1,0 +1,127 @@
+//! The engine's writers on existing memories (issue 31, item 4): `ingest --append` of
+//! records as careless exports give them, then `migrate`, give an error or a document
+//! that passes the whole validator; appending the same records again adds nothing.
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use smg_engine::ingest::{ingest_into_bytes, migrate, Format, IngestOptions, Input, Silent};
+use smg_format::validate::{ensure_valid, validate, ValidateOptions};
+use smg_format::{codec, Document, Encoding, Limits, WriteOptions};
+
+fn fixture(name: &str) -> Document {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/valid")
+        .join(name);
+    codec::from_bytes(&std::fs::read(path).unwrap(), &Limits::default())
+        .unwrap()
+        .0
+}
+
+/// One JSON Lines record, its fields as an export might have them (or not).
+fn record() -> impl Strategy<Value = Value> {
+    let maybe = |s: &'static [&'static str]| {
+        proptest::option::of(proptest::sample::select(s).prop_map(str::to_string))
+    };
+    (
+        maybe(&["c1", "c2", "conv-9", ""]),
+        maybe(&["m1", "m2", "m3", "x", ""]),
+        maybe(&[
+            "user",
+            "assistant",
+            "system",
+            "tool",
+            "Human",
+            "bot",
+            "",
+            "wizard",
+        ]),
+        ".{0,80}",
+        maybe(&[
+            "2025-02-28T10:10:00Z",
+            "2025-03-01T00:00:00+02:00",
+            "yesterday",
+            "",
+        ]),
+    )
+        .prop_map(|(conversation, message, role, content, timestamp)| {
+            let mut r = json!({ "content": content });
+            for (key, v) in [
+                ("conversation_id", conversation),
+                ("message_id", message),
+                ("role", role),
+                ("timestamp", timestamp),
+            ] {
+                if let Some(v) = v {
+                    r[key] = Value::String(v);
+                }
+            }
+            r
+        })
+}
+
+fn jsonl(records: &[Value]) -> Input {
+    Input {
+        name: "append.jsonl".into(),
+        bytes: records
+            .iter()
+            .map(|r| format!("{r}\n"))
+            .collect::<String>()
+            .into_bytes(),
+    }
+}
+
+fn append(doc: Document, records: &[Value]) -> Option<(usize, Document)> {
+    let mut options = IngestOptions::default();
+    options.format = Format::Jsonl;
+    let write = WriteOptions::new(Encoding::Brotli);
+    let (report, bytes) =
+        ingest_into_bytes(doc, vec![jsonl(records)], &options, &Silent, &write).ok()?;
+    let findings = validate(&bytes, &ValidateOptions::default()).findings;
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.severity != smg_format::validate::Severity::Error),
+        "append wrote an invalid file: {findings:?}"
+    );
+    let (doc, _) = codec::from_bytes(&bytes, &Limits::default()).unwrap();
+    Some((report.turns_added, doc))
+}
+
+/// Cases: 32 in the test suite; `SMG_CASES=N cargo test --release -p smg-engine --test
+/// writers` runs more.
+fn cases() -> u32 {
+    std::env::var("SMG_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(32)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #[test]
+    fn appends_and_migrations_keep_a_memory_valid(
+        start in 0usize..3,
+        records in proptest::collection::vec(record(), 1..6),
+    ) {
+        let base = fixture(["full.smg", "code-chat.smg", "minimal.smg"][start]);
+        let Some((added, doc)) = append(base, &records) else {
+            return Ok(());
+        };
+        let (again, mut doc) = append(doc, &records).expect("what was appended appends again");
+        prop_assert_eq!(again, 0, "the same records appended twice ({} the first time)", added);
+        migrate(&mut doc, &Limits::default()).unwrap();
+        ensure_valid(&doc, &Limits::default()).unwrap();
+    }
+}
+
+#[test]
+fn a_new_message_is_appended_once() {
+    let record = json!({
+        "conversation_id": "c9", "message_id": "m1", "role": "user",
+        "content": "we decided to use postgres", "timestamp": "2025-02-28T10:10:00Z"
+    });
+    let (added, doc) = append(fixture("full.smg"), std::slice::from_ref(&record)).unwrap();
+    assert_eq!(added, 1);
+    let (again, _) = append(doc, &[record]).unwrap();
+    assert_eq!(again, 0);
+}
