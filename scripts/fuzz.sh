@@ -65,8 +65,9 @@ keep() {
   local dir="fuzz/replay/$1"
   mkdir -p "$dir"
   (cd fuzz && cargo +nightly fuzz cmin "$1" "corpus/$1" -- -max_len=16384)
-  # Only small inputs are committed, so that the replay stays a few seconds.
-  find "fuzz/corpus/$1" -type f -size -16k -exec cp {} "$dir"/ \;
+  # Only the 200 smallest inputs are committed, so that the replay stays seconds.
+  find "fuzz/corpus/$1" -type f -size -16k -printf '%s %p\n' | sort -n | head -n 200 |
+    cut -d' ' -f2- | xargs -r cp -t "$dir"/
   [ -d "fuzz/artifacts/$1" ] && find "fuzz/artifacts/$1" -type f -exec cp {} "$dir"/ \;
   echo "$(ls "$dir" | wc -l) inputs, $(du -sh "$dir" | cut -f1) in $dir"
 }

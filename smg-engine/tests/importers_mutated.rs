@@ -2,6 +2,8 @@
 //! a clear error or a file that passes the whole validator (JSON-LD included) and
 //! comes back the same through every encoding and layout. Never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
@@ -166,17 +168,8 @@ fn holds(format: Format, input: Vec<u8>) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Cases per property: 96 in the test suite; `SMG_CASES=100000 cargo test --release
-/// -p smg-engine --test importers_mutated` runs as many as one likes.
-fn cases() -> u32 {
-    std::env::var("SMG_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(96)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     #[test]
     fn a_mutated_export_gives_a_valid_file_or_a_clear_error(
         seed in 0usize..6,

@@ -2,6 +2,8 @@
 //! records as careless exports give them, then `migrate`, give an error or a document
 //! that passes the whole validator; appending the same records again adds nothing.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use smg_engine::ingest::{ingest_into_bytes, migrate, Format, IngestOptions, Input, Silent};
@@ -87,17 +89,8 @@ fn append(doc: Document, records: &[Value]) -> Option<(usize, Document)> {
     Some((report.turns_added, doc))
 }
 
-/// Cases: 32 in the test suite; `SMG_CASES=N cargo test --release -p smg-engine --test
-/// writers` runs more.
-fn cases() -> u32 {
-    std::env::var("SMG_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(32)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(32)))]
     #[test]
     fn appends_and_migrations_keep_a_memory_valid(
         start in 0usize..3,

@@ -296,4 +296,45 @@ mod tests {
         // SAFETY: freeing null is a documented no-op.
         unsafe { smg_string_free(std::ptr::null_mut()) };
     }
+
+    #[test]
+    fn a_handle_opens_answers_and_frees() {
+        let doc = br#"{"@context":"https://w3id.org/smg/v1","@type":"SemanticMemoryGraph","version":"1.0","metadata":{"created":"2025-12-04T10:30:00Z"}}"#;
+        let mut mem: *mut SmgMemory = std::ptr::null_mut();
+        let mut out: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a live slice, no passphrase, local out-pointers; the handle and the
+        // string are freed once, and freeing null is a no-op.
+        unsafe {
+            let opened =
+                smg_memory_open_bytes(doc.as_ptr(), doc.len(), std::ptr::null(), 0, &mut mem);
+            assert_eq!(opened, SmgStatus::Ok);
+            assert_eq!(smg_memory_info(mem, &mut out), SmgStatus::Ok);
+            let info = CStr::from_ptr(out).to_str().unwrap().to_string();
+            smg_string_free(out);
+            smg_memory_free(mem);
+            smg_memory_free(std::ptr::null_mut());
+            assert!(info.contains("2025-12-04T10:30:00Z"), "{info}");
+        }
+    }
+
+    #[test]
+    fn the_last_error_is_cut_to_the_buffer_and_terminated() {
+        let mut mem: *mut SmgMemory = std::ptr::null_mut();
+        let mut buf = [1 as c_char; 8];
+        let mut n = 0usize;
+        // SAFETY: a live slice, local out-pointers and a local buffer of the length
+        // given; null buffer and length pointer are documented as allowed.
+        unsafe {
+            let status = smg_memory_open_bytes(b"{".as_ptr(), 1, std::ptr::null(), 0, &mut mem);
+            assert_eq!(status, SmgStatus::Syntax);
+            smg_last_error(buf.as_mut_ptr(), buf.len(), &mut n);
+            smg_last_error(std::ptr::null_mut(), 0, &mut n);
+            smg_last_error(buf.as_mut_ptr(), buf.len(), std::ptr::null_mut());
+        }
+        assert!(n > buf.len(), "{n}");
+        assert_eq!(buf[7], 0);
+        // SAFETY: NUL-terminated just above.
+        let cut = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
+        assert_eq!(cut, "error[S");
+    }
 }

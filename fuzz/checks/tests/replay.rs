@@ -1,6 +1,6 @@
-//! The fuzz corpus replayed on stable: every fixture, and every input the fuzzers kept
-//! (`fuzz/replay/TARGET/`, minimized with `cargo fuzz cmin`, and each finding), through
-//! every target's check.
+//! The fuzz corpus replayed on stable: every fixture through every target's check, and
+//! each target's kept inputs (`fuzz/replay/TARGET/`: the smallest of its corpus
+//! minimized with `cargo fuzz cmin`, and each finding) through its own.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,10 @@
+//! What the property tests share.
+
+/// Cases per property: `default` in the test suite; `SMG_CASES=N cargo test --release
+/// -p smg-engine --test NAME` runs as many as one likes.
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("SMG_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
