@@ -48,6 +48,9 @@ pub(crate) struct Loaded {
     pub(crate) file_bytes: usize,
     /// The passphrase and iteration count, when the file is encrypted.
     pub(crate) encryption: Option<(Secret, u64)>,
+    /// The limits it was read with, which the writers' gate keeps to: a file read
+    /// under raised limits is written back under them.
+    pub(crate) limits: Limits,
 }
 
 /// Read and parse a document, asking for the passphrase if it is encrypted.
@@ -72,6 +75,7 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
         encoding,
         file_bytes: bytes.len(),
         encryption,
+        limits: ctx.limits,
     })
 }
 
@@ -79,7 +83,7 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
 /// passphrase (a fresh salt and nonce) if it was encrypted. A document that would not
 /// validate is refused (SMG-E023), the file left as it was.
 pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
-    smg_format::validate::ensure_valid(doc, &Limits::default())?;
+    smg_format::validate::ensure_valid(doc, &loaded.limits)?;
     let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
     seal(
         path,
@@ -101,9 +105,10 @@ pub(crate) fn save_loaded(
         doc,
         encoding,
         encryption,
+        limits,
         ..
     } = loaded;
-    smg_format::validate::ensure_valid(&doc, &Limits::default())?;
+    smg_format::validate::ensure_valid(&doc, &limits)?;
     let options = smg_format::WriteOptions::new(encoding.for_writing());
     let mut bytes = smg_format::codec::into_bytes(doc, &options)?;
     if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {

@@ -39,6 +39,7 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
                     encoding,
                     file_bytes: r.len(),
                     encryption: None,
+                    limits,
                 };
                 Ok((loaded, has_index(r)))
             })
