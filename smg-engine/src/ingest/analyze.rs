@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
+use thin_vec::ThinVec;
+
 use super::classify::{classify, Kind};
 use super::names::{names, NameKind};
 use crate::fast::{FastMap, FastSet};
@@ -34,15 +36,15 @@ pub(crate) struct Facts {
     pub(crate) decision_cues: usize,
     /// Content words of the prose, sorted, each once.
     pub(crate) terms: Terms,
-    pub(crate) decisions: Vec<Decision>,
-    pub(crate) memories: Vec<(MemoryType, String)>,
-    pub(crate) goals: Vec<String>,
+    pub(crate) decisions: ThinVec<Decision>,
+    pub(crate) memories: ThinVec<(MemoryType, String)>,
+    pub(crate) goals: ThinVec<String>,
     /// Capitalised names in the prose (display form) with what they seem to be.
-    pub(crate) names: Vec<(String, NameKind)>,
+    pub(crate) names: ThinVec<(String, NameKind)>,
     /// Technical terms: `inline code`, snake_case, CamelCase, dotted.names, ACRONYMS.
-    pub(crate) technical: Vec<String>,
+    pub(crate) technical: ThinVec<String>,
     /// (needer, needed) technical terms: "A requires B".
-    pub(crate) requires: Vec<(String, String)>,
+    pub(crate) requires: ThinVec<(String, String)>,
 }
 
 const FILLER: &[&str] = &[
@@ -123,12 +125,12 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         words,
         decision_cues: 0,
         terms,
-        decisions: Vec::new(),
-        memories: Vec::new(),
-        goals: Vec::new(),
-        names: Vec::new(),
-        technical: technical_terms(&prose),
-        requires: Vec::new(),
+        decisions: ThinVec::new(),
+        memories: ThinVec::new(),
+        goals: ThinVec::new(),
+        names: ThinVec::new(),
+        technical: technical_terms(&prose).into(),
+        requires: ThinVec::new(),
     };
     if filler {
         return facts;

@@ -182,7 +182,7 @@ impl Draft {
             .with_max_len(super::FREED_TOGETHER)
             .for_each(drop);
         Built {
-            nodes: self.g.nodes,
+            nodes: self.g.nodes.into_iter().map(|n| *n).collect(),
             edges: self.g.edges,
             goals: self.goals,
         }
@@ -214,7 +214,8 @@ fn segments(g: &mut Graph, turns: &[&Turn], info: &mut [TurnInfo]) -> Vec<String
     // Conversations are chunked side by side, a few at a time (so that a thread
     // freed by the archive finds work to share); their nodes join the graph in order.
     let info_now: &[TurnInfo] = info;
-    let chunked: Vec<Vec<(Vec<usize>, Node)>> = by_conversation
+    // Boxed: a node is large, and the vectors that gather them grow by doubling.
+    let chunked: Vec<Vec<(Vec<usize>, Box<Node>)>> = by_conversation
         .par_iter()
         .with_max_len(CHUNKED_TOGETHER)
         .map(|members| {
@@ -227,14 +228,11 @@ fn segments(g: &mut Graph, turns: &[&Turn], info: &mut [TurnInfo]) -> Vec<String
                     question: turns[i].content.trim_end().ends_with('?'),
                 })
                 .collect();
-            chunk(&input)
-                .into_iter()
-                .map(|c| {
-                    let chunk_turns = members[c.turns].to_vec();
-                    let node = segment_node(turns, info_now, &chunk_turns, c.words);
-                    (chunk_turns, node)
-                })
-                .collect()
+            chunk(&input, |c| {
+                let chunk_turns = members[c.turns].to_vec();
+                let node = segment_node(turns, info_now, &chunk_turns, c.words);
+                (chunk_turns, Box::new(node))
+            })
         })
         .collect();
     let mut ids = Vec::new();

@@ -26,8 +26,12 @@ pub(crate) struct Chunk<'a> {
     pub(crate) words: FastMap<&'a str, usize>,
 }
 
-/// Chunks of `turns`, in order.
-pub(crate) fn chunk<'a>(turns: &[ChunkTurn<'a>]) -> Vec<Chunk<'a>> {
+/// Chunks of `turns`, in order, each handed to `made` as soon as it ends: a chunk's
+/// word counts are freed one at a time (a long conversation has tens of thousands).
+pub(crate) fn chunk<'a, T>(
+    turns: &[ChunkTurn<'a>],
+    mut made: impl FnMut(Chunk<'a>) -> T,
+) -> Vec<T> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut tokens = 0;
@@ -44,10 +48,10 @@ pub(crate) fn chunk<'a>(turns: &[ChunkTurn<'a>]) -> Vec<Chunk<'a>> {
                 // The next chunk's words are about as many: room for them is made
                 // once, not by growing the map again and again.
                 let room = FastMap::with_capacity_and_hasher(topic.len(), Default::default());
-                out.push(Chunk {
+                out.push(made(Chunk {
                     turns: start..i,
                     words: std::mem::replace(&mut topic, room),
-                });
+                }));
                 start = i;
                 tokens = 0;
             }
@@ -58,10 +62,10 @@ pub(crate) fn chunk<'a>(turns: &[ChunkTurn<'a>]) -> Vec<Chunk<'a>> {
         }
     }
     if start < turns.len() {
-        out.push(Chunk {
+        out.push(made(Chunk {
             turns: start..turns.len(),
             words: topic,
-        });
+        }));
     }
     out
 }
@@ -89,7 +93,7 @@ mod tests {
     }
 
     fn ranges(turns: &[ChunkTurn<'_>]) -> Vec<Range<usize>> {
-        chunk(turns).into_iter().map(|c| c.turns).collect()
+        chunk(turns, |c| c.turns)
     }
 
     #[test]
@@ -116,7 +120,7 @@ mod tests {
             t("s", 10, &b, false),
         ];
         assert_eq!(ranges(&answer), vec![0..3]);
-        let words = &chunk(&shift)[0].words;
+        let words = &chunk(&shift, |c| c)[0].words;
         assert_eq!((words.len(), words.get("rust")), (5, Some(&2)));
     }
 }

@@ -13,14 +13,18 @@ pub(crate) const CREATED_BY: &str = Node::DERIVED_BY;
 /// Graph under construction: nodes by id, edges without duplicates.
 #[derive(Default)]
 pub(crate) struct Graph {
-    pub(crate) nodes: Vec<Node>,
+    /// Boxed: a node is large (760 bytes), and a vector of them grows by doubling (a
+    /// large archive's graph would hold up to twice its nodes' size while it grows).
+    #[allow(clippy::vec_box)]
+    pub(crate) nodes: Vec<Box<Node>>,
     index: FastMap<String, usize>,
     pub(crate) edges: Vec<Edge>,
     seen: FastSet<(usize, usize, &'static str)>,
 }
 
 impl Graph {
-    pub(crate) fn add(&mut self, node: Node) -> usize {
+    pub(crate) fn add(&mut self, node: impl Into<Box<Node>>) -> usize {
+        let node = node.into();
         let at = self.nodes.len();
         self.index.insert(node.id.clone(), at);
         self.nodes.push(node);
@@ -28,7 +32,7 @@ impl Graph {
     }
 
     pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Node> {
-        self.index.get(id).map(|i| &mut self.nodes[*i])
+        self.index.get(id).map(|i| &mut *self.nodes[*i])
     }
 
     pub(crate) fn has(&self, id: &str) -> bool {

@@ -25,45 +25,54 @@ pub(super) fn link_mentions(
     for s in turns.iter().filter_map(|t| t.speaker.as_deref()) {
         speakers.entry(s).or_insert_with(|| entity_id(s));
     }
-    // What each turn names is found side by side; the edges are added in order.
-    let targets: Vec<Vec<String>> = turns
-        .par_iter()
-        .zip(info)
-        .map(|(t, inf)| mentioned(t, inf, named, &speakers))
-        .collect();
-    for ((t, inf), targets) in turns.iter().zip(info).zip(targets) {
-        let seg = &segments[inf.segment];
-        for target in targets {
-            if g.has(&target) {
-                g.link(seg, &target, "mentions", 0.8);
-                for k in 1..=inf.facts.decisions.len() {
-                    g.link(&super::graph::decision_id(t, k), &target, "mentions", 0.8);
+    // What each turn names is found side by side, a slice of turns at a time (a
+    // large archive has hundreds of thousands); the edges are added in order.
+    for (turns, info) in turns
+        .chunks(MENTIONS_TOGETHER)
+        .zip(info.chunks(MENTIONS_TOGETHER))
+    {
+        let targets: Vec<Vec<&str>> = turns
+            .par_iter()
+            .zip(info)
+            .map(|(t, inf)| mentioned(t, inf, named, &speakers))
+            .collect();
+        for ((t, inf), targets) in turns.iter().zip(info).zip(targets) {
+            let seg = &segments[inf.segment];
+            for target in targets {
+                if g.has(target) {
+                    g.link(seg, target, "mentions", 0.8);
+                    for k in 1..=inf.facts.decisions.len() {
+                        g.link(&super::graph::decision_id(t, k), target, "mentions", 0.8);
+                    }
                 }
             }
         }
     }
 }
 
+/// Turns whose mentions are found as one piece of parallel work.
+const MENTIONS_TOGETHER: usize = 4096;
+
 /// The ids of the speaker, entities and concepts a turn names.
-fn mentioned(
+fn mentioned<'a>(
     t: &Turn,
     inf: &TurnInfo,
-    named: &Named,
-    speakers: &FastMap<&str, String>,
-) -> Vec<String> {
-    let mut targets: Vec<String> = Vec::new();
+    named: &'a Named,
+    speakers: &'a FastMap<&str, String>,
+) -> Vec<&'a str> {
+    let mut targets: Vec<&str> = Vec::new();
     if let Some(s) = t.speaker.as_deref().and_then(|s| speakers.get(s)) {
-        targets.push(s.clone());
+        targets.push(s);
     }
     if inf.memorable {
         for (name, _) in &inf.facts.names {
-            targets.extend(named.id(&name.to_lowercase()).cloned());
+            targets.extend(named.id(&name.to_lowercase()).map(String::as_str));
         }
         targets.extend(
             inf.facts
                 .technical
                 .iter()
-                .filter_map(|t| named.concept(&t.to_lowercase()).cloned()),
+                .filter_map(|t| named.concept(&t.to_lowercase()).map(String::as_str)),
         );
     }
     targets

@@ -176,7 +176,12 @@ mod tests {
             &turn(7),
             "s3",
         );
-        let memories: Vec<&Node> = g.nodes.iter().filter(|n| n.kind == "memory").collect();
+        let memories: Vec<&Node> = g
+            .nodes
+            .iter()
+            .map(|n| &**n)
+            .filter(|n| n.kind == "memory")
+            .collect();
         assert_eq!(
             memories.len(),
             3,

@@ -26,10 +26,10 @@ use crate::fast::FastSet;
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use smg_format::archive::{append_turns, read_archive, ArchiveOptions};
+use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions};
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
-use smg_format::model::{Edge, Graph, Node, Turn};
+use smg_format::model::{Edge, Extra, Graph, Node, Turn};
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
@@ -246,30 +246,48 @@ fn run(
             Ok(got)
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut existing = read_archive(doc, &options.limits)?;
+    let mut existing = read_archive_lean(doc, options)?;
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported);
     let pending = pending(imported, &existing, &mut report);
     let first = existing.last().map_or(1, |t| t.turn.turn + 1);
-    let turns: Vec<Turn> = pending
+    let (turns, sources): (Vec<Turn>, Vec<Source>) = pending
         .into_par_iter()
         .enumerate()
         .map(|(i, p)| p.into_turn(first + i as u64))
-        .collect();
+        .unzip();
     check_limits(existing.len(), &turns, &options.limits).map_err(smg_format::Error::from)?;
     progress.start("archiving", turns.len() as u64);
     // The rules read only the text: they and the graph they make, all but its
     // artifacts, are drafted while the archive is written.
     let said: Vec<&Turn> = existing.iter().map(|t| &t.turn).chain(&turns).collect();
-    let (appended, draft) = rayon::join(
-        || append_turns(doc, &turns, &options.archive),
+    // The records of the turns working memory keeps whole are kept; the rest go
+    // as soon as they are archived.
+    let recent_from = (existing.len() + turns.len())
+        .saturating_sub(options.recent_turns)
+        .saturating_sub(existing.len());
+    let ((appended, recent_sources), draft) = rayon::join(
+        || {
+            let source = |i: usize| sources[i].members();
+            let appended = append_turns_with(doc, &turns, &options.archive, &source);
+            let mut sources = sources;
+            let recent = sources.split_off(recent_from.min(sources.len()));
+            sources
+                .into_par_iter()
+                .with_max_len(FREED_TOGETHER)
+                .for_each(drop);
+            (appended, recent)
+        },
         || build::draft(&said, build::analyze_all(&said)),
     );
     drop(said);
     let appended = appended?;
     progress.advance(turns.len() as u64);
     let mut turns = turns;
-    let sources = archived_sources(&mut existing, &mut turns, options.recent_turns);
+    for (turn, source) in turns[recent_from..].iter_mut().zip(recent_sources) {
+        turn.extra.insert("source".into(), source.member());
+    }
+    let sources = archived_sources(&mut existing, turns.len(), options.recent_turns);
     report.turns_added = turns.len();
     report.blocks_written = appended.blocks;
     let all: Vec<TurnView<'_>> = existing
@@ -325,22 +343,46 @@ fn run(
     Ok((report, head))
 }
 
+/// The archive read back to be appended to: without the source records (archived
+/// already, and never read by the graph) but those of the last `recent` turns, which
+/// working memory may copy whole; each is dropped as its turn is decoded.
+fn read_archive_lean(
+    doc: &Document,
+    options: &IngestOptions,
+) -> Result<Vec<smg_format::archive::ArchivedTurn>> {
+    // Block ranges read "first-last"; one that does not parse keeps every record.
+    let last = doc
+        .deep_archive
+        .iter()
+        .flat_map(|a| a.blocks())
+        .filter_map(|b| b.turn_range.rsplit('-').next()?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    let recent = options.recent_turns as u64;
+    let lean = |t: &mut Turn| {
+        if t.turn.saturating_add(recent) <= last {
+            t.extra.remove("source");
+        }
+    };
+    Ok(read_archive_with(doc, &options.limits, &lean)?)
+}
+
 /// Source records are archived now and the graph never reads them: take them out
-/// of every turn but the last `recent` (which working memory copies whole), to be
-/// freed, so that a large ingest does not hold a second copy of its input while it
-/// finishes the graph and writes the file.
+/// of every archived turn read back but the last `recent` (which working memory
+/// copies whole), to be freed, so that a large ingest does not hold a second copy of
+/// its input while it finishes the graph and writes the file.
 fn archived_sources(
     existing: &mut [smg_format::archive::ArchivedTurn],
-    new: &mut [Turn],
+    new: usize,
     recent: usize,
 ) -> Vec<Value> {
-    let total = existing.len() + new.len();
-    let keep_from = total.saturating_sub(recent);
+    let keep_from = (existing.len() + new)
+        .saturating_sub(recent)
+        .min(existing.len());
     // Taken side by side: a large ingest holds hundreds of thousands of records.
-    let old = existing.par_iter_mut().map(|a| &mut a.turn);
-    old.chain(new.par_iter_mut())
-        .take(keep_from)
-        .filter_map(|turn| turn.extra.remove("source"))
+    existing[..keep_from]
+        .par_iter_mut()
+        .filter_map(|a| a.turn.extra.remove("source"))
         .collect()
 }
 
@@ -420,22 +462,10 @@ fn millis(t: &str) -> Option<i64> {
 }
 
 impl Pending {
-    fn into_turn(self, n: u64) -> Turn {
+    /// The turn, and apart from it the record it came from (compact until archived).
+    fn into_turn(self, n: u64) -> (Turn, Source) {
         let m = self.message;
-        let mut record = m.record;
-        let mut source = json!({ "format": self.format.name() });
-        // The message text is the turn's content already: the record keeps a null in
-        // its place and says where, instead of a second copy.
-        if m.content.len() >= MIN_SHARED_CONTENT {
-            if let Some(at) = find_string(&record, &m.content) {
-                if let Some(slot) = record.pointer_mut(&at) {
-                    *slot = Value::Null;
-                    source["contentAt"] = Value::String(at);
-                }
-            }
-        }
-        source["record"] = record;
-        let mut turn = Turn {
+        let turn = Turn {
             turn: n,
             timestamp: m.timestamp,
             role: m.role,
@@ -446,8 +476,34 @@ impl Pending {
             message_id: Some(m.message_id),
             ..Turn::default()
         };
-        turn.extra.insert("source".into(), source);
-        turn
+        let source = Source {
+            format: self.format,
+            record: m.record,
+        };
+        (turn, source)
+    }
+}
+
+/// A new turn's source record, kept as compact JSON until the turn is archived.
+struct Source {
+    format: Format,
+    record: Box<str>,
+}
+
+impl Source {
+    /// The turn's `source` member: `{format, record, contentAt}`.
+    fn member(&self) -> Value {
+        let mut source: Value = serde_json::from_str(&self.record).unwrap_or_default();
+        if let Value::Object(members) = &mut source {
+            let format = Value::String(self.format.name().to_string());
+            members.insert("format".into(), format);
+        }
+        source
+    }
+
+    /// [`Source::member`] as the members a turn is archived with.
+    fn members(&self) -> Extra {
+        Extra::from_iter([("source".to_string(), self.member())])
     }
 }
 
@@ -476,25 +532,6 @@ fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) 
     // Anything else under that name is someone's data: left as it is.
     if let Some(map) = entry.as_object_mut() {
         map.extend(headers);
-    }
-}
-
-/// Shortest message text worth replacing by a pointer in `source.record`.
-const MIN_SHARED_CONTENT: usize = 32;
-
-/// The JSON Pointer (RFC 6901) of the first string in `v` equal to `s`.
-fn find_string(v: &Value, s: &str) -> Option<String> {
-    let escape = |k: &str| k.replace('~', "~0").replace('/', "~1");
-    match v {
-        Value::String(x) if x == s => Some(String::new()),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, item)| find_string(item, s).map(|p| format!("/{i}{p}"))),
-        Value::Object(map) => map
-            .iter()
-            .find_map(|(k, item)| find_string(item, s).map(|p| format!("/{}{p}", escape(k)))),
-        _ => None,
     }
 }
 

@@ -13,7 +13,7 @@ mod code;
 mod key_points;
 mod writer;
 
-pub use writer::{append_turns, AppendReport, ArchiveOptions};
+pub use writer::{append_turns, append_turns_with, AppendReport, ArchiveOptions};
 
 /// Resolves an artifact version's full content, for turns stored as `parts`.
 pub(crate) type Resolve<'r> = dyn FnMut(&str, u64) -> Result<String> + 'r;
@@ -28,7 +28,7 @@ pub fn decode_block(
     vault: Option<&ArtifactVault>,
     limits: &Limits,
 ) -> Result<Vec<Turn>> {
-    Ok(read_block(block, method, vault, limits)?
+    Ok(read_block(block, method, vault, limits, &|_| {})?
         .into_iter()
         .map(|t| t.turn)
         .collect())
@@ -193,6 +193,29 @@ pub struct ArchivedTurn {
 
 /// Every turn of the archive in order, blocks decoded in parallel.
 pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<ArchivedTurn>> {
+    read_archive_with(doc, limits, &|_| {})
+}
+
+/// [`read_archive`], with `each` applied to every turn as soon as it is decoded: for
+/// a caller that keeps less than the whole turn (a large archive read back to be
+/// appended to need not hold every turn's source record at once).
+///
+/// ```
+/// use smg_format::archive::{append_turns, read_archive_with, ArchiveOptions};
+/// use smg_format::model::Turn;
+/// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let mut turn = Turn { turn: 1, role: "user".into(), content: "hi".into(), ..Turn::default() };
+/// turn.extra.insert("source".into(), serde_json::json!({"line": 1}));
+/// append_turns(&mut doc, &[turn], &ArchiveOptions::default()).unwrap();
+/// let lean = |t: &mut Turn| { t.extra.remove("source"); };
+/// let back = read_archive_with(&doc, &Default::default(), &lean).unwrap();
+/// assert!(back[0].turn.extra.is_empty());
+/// ```
+pub fn read_archive_with(
+    doc: &crate::Document,
+    limits: &Limits,
+    each: &(dyn Fn(&mut Turn) + Sync),
+) -> Result<Vec<ArchivedTurn>> {
     use rayon::prelude::*;
     let Some(archive) = doc.deep_archive.as_ref() else {
         return Ok(Vec::new());
@@ -202,7 +225,7 @@ pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<Archiv
     let blocks: Vec<Vec<ArchivedTurn>> = archive
         .blocks()
         .par_iter()
-        .map(|block| read_block(block, method, vault, limits))
+        .map(|block| read_block(block, method, vault, limits, each))
         .collect::<Result<_>>()?;
     Ok(blocks.into_iter().flatten().collect())
 }
@@ -212,6 +235,7 @@ fn read_block(
     method: CompressionMethod,
     vault: Option<&ArtifactVault>,
     limits: &Limits,
+    each: &(dyn Fn(&mut Turn) + Sync),
 ) -> Result<Vec<ArchivedTurn>> {
     let raw = base64::engine::general_purpose::STANDARD
         .decode(block.compressed_data.as_bytes())
@@ -248,7 +272,8 @@ fn read_block(
                     ))
                 })
                 .collect();
-            let turn = materialize(block.id, stored, &mut cache, &mut resolve, limits)?;
+            let mut turn = materialize(block.id, stored, &mut cache, &mut resolve, limits)?;
+            each(&mut turn);
             Ok(ArchivedTurn { turn, artifacts })
         })
         .collect()

@@ -12,7 +12,7 @@ use super::code;
 use super::key_points::key_points;
 use crate::archive::{decode_block, encode_json, parse_turn_range, stored_turns};
 use crate::error::{Error, Result};
-use crate::model::{Block, CompressionMethod, DeepArchive, Document, TimeRange, Turn};
+use crate::model::{Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Turn};
 use crate::vault::{NewContent, VaultWriter};
 
 /// How turns are cut into blocks and compressed.
@@ -73,6 +73,32 @@ pub fn append_turns(
     turns: &[Turn],
     options: &ArchiveOptions,
 ) -> Result<AppendReport> {
+    append_turns_with(doc, turns, options, &|_| Extra::new())
+}
+
+/// [`append_turns`], each turn stored with more members: `more(i)` gives those of
+/// `turns[i]`, added to its `extra` as it is stored.
+///
+/// For a caller that keeps large members (an ingest's source records) compact until
+/// they are archived: each turn's members are made a slice of turns at a time, and
+/// freed once the turn is stored.
+///
+/// ```
+/// use smg_format::archive::{append_turns_with, read_archive, ArchiveOptions};
+/// use smg_format::model::{Extra, Turn};
+/// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let turns = vec![Turn { turn: 1, role: "user".into(), content: "hi".into(), ..Turn::default() }];
+/// let more = |i: usize| Extra::from_iter([("source".to_string(), serde_json::json!({"line": i + 1}))]);
+/// append_turns_with(&mut doc, &turns, &ArchiveOptions::default(), &more).unwrap();
+/// let back = read_archive(&doc, &Default::default()).unwrap();
+/// assert_eq!(back[0].turn.extra["source"], serde_json::json!({"line": 1}));
+/// ```
+pub fn append_turns_with(
+    doc: &mut Document,
+    turns: &[Turn],
+    options: &ArchiveOptions,
+    more: &(dyn Fn(usize) -> Extra + Sync),
+) -> Result<AppendReport> {
     let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
     let last = archive
         .blocks()
@@ -107,16 +133,23 @@ pub fn append_turns(
     let mut pending_bytes: usize = pending.iter().map(|t| t.1.len()).sum();
     // Turns without code are written side by side, a slice at a time; the vault
     // takes code in order.
-    let prepared = turns.chunks(PREPARED_TURNS).flat_map(|slice| {
-        let ready: Vec<Result<Prepared<'_>>> =
-            slice.par_iter().map(|t| prepare(t, options)).collect();
-        slice.iter().zip(ready)
-    });
+    let prepared = turns
+        .chunks(PREPARED_TURNS)
+        .enumerate()
+        .flat_map(|(c, slice)| {
+            let ready: Vec<Result<Prepared<'_>>> = slice
+                .par_iter()
+                .enumerate()
+                .map(|(i, t)| prepare(t, more(c * PREPARED_TURNS + i), options))
+                .collect();
+            slice.iter().zip(ready)
+        });
     for (t, ready) in prepared {
         let (bytes, artifacts) = match ready? {
             Prepared::Stored(bytes) => (bytes, Vec::new()),
-            Prepared::Code(fences) => {
-                let (stored, artifacts) = store_code(t, fences, &mut writer, &mut report)?;
+            Prepared::Code(whole) => {
+                let fences = code_fences(&whole, options);
+                let (stored, artifacts) = store_code(&whole, fences, &mut writer, &mut report)?;
                 (
                     crate::canonical::to_canonical_json_value(&stored),
                     artifacts,
@@ -214,28 +247,38 @@ fn reopen_last_block(
 /// Turns prepared side by side before the vault takes their code in order.
 const PREPARED_TURNS: usize = 1024;
 
-/// A turn ready to be stored: its canonical JSON, or the code blocks that go to the
-/// vault first.
+/// A turn ready to be stored: its canonical JSON, or (with its members) the turn
+/// whose code blocks go to the vault first.
 enum Prepared<'t> {
     Stored(Vec<u8>),
-    Code(Vec<code::Fence<'t>>),
+    Code(Cow<'t, Turn>),
 }
 
-fn prepare<'t>(t: &'t Turn, options: &ArchiveOptions) -> Result<Prepared<'t>> {
-    let text = t.content.as_str();
-    let fences: Vec<_> = if options.extract_code {
-        code::fences(text)
-            .into_iter()
-            .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
-            .collect()
+fn prepare<'t>(t: &'t Turn, more: Extra, options: &ArchiveOptions) -> Result<Prepared<'t>> {
+    let whole = if more.is_empty() {
+        Cow::Borrowed(t)
     } else {
-        Vec::new()
+        let mut owned = t.clone();
+        owned.extra.extend(more);
+        Cow::Owned(owned)
     };
-    if fences.is_empty() {
-        Ok(Prepared::Stored(crate::canonical::to_vec(t)?))
+    if code_fences(t, options).is_empty() {
+        Ok(Prepared::Stored(crate::canonical::to_vec(whole.as_ref())?))
     } else {
-        Ok(Prepared::Code(fences))
+        Ok(Prepared::Code(whole))
     }
+}
+
+/// The code blocks of `t` long enough to go to the vault.
+fn code_fences<'t>(t: &'t Turn, options: &ArchiveOptions) -> Vec<code::Fence<'t>> {
+    if !options.extract_code {
+        return Vec::new();
+    }
+    let text = t.content.as_str();
+    code::fences(text)
+        .into_iter()
+        .filter(|f| text[f.body.clone()].lines().count() >= options.min_code_lines)
+        .collect()
 }
 
 /// The JSON stored for a turn whose code blocks (`fences`) move to the vault: the
@@ -403,6 +446,47 @@ mod tests {
             &crate::validate::ValidateOptions::default(),
         );
         assert!(report.is_valid(), "{:?}", report.findings);
+    }
+
+    #[test]
+    fn members_added_as_turns_are_stored_give_the_bytes_of_turns_that_held_them() {
+        let opts = ArchiveOptions {
+            max_turns: 3,
+            ..ArchiveOptions::default()
+        };
+        let code = "```rust src/a.rs\nfn a() {\n    1;\n}\n// end\n```";
+        let turns: Vec<Turn> = (1..=7)
+            .map(|n| {
+                turn(
+                    n,
+                    &format!("turn {n}\n{}", if n % 2 == 0 { code } else { "" }),
+                )
+            })
+            .collect();
+        let more = |i: usize| {
+            let mut extra = Extra::new();
+            if i % 3 != 1 {
+                extra.insert(
+                    "source".into(),
+                    json!({"line": i, "record": {"b": 1, "a": [i]}}),
+                );
+            }
+            extra
+        };
+        let holding: Vec<Turn> = (0..turns.len())
+            .map(|i| {
+                let mut t = turns[i].clone();
+                t.extra.extend(more(i));
+                t
+            })
+            .collect();
+        let mut expected = Document::new("2025-01-01T00:00:00Z");
+        append_turns(&mut expected, &holding, &opts).unwrap();
+        let mut got = Document::new("2025-01-01T00:00:00Z");
+        let report = append_turns_with(&mut got, &turns, &opts, &more).unwrap();
+        assert_eq!(report.code_blocks, 3);
+        assert_eq!(got, expected);
+        assert_eq!(all_turns(&got), holding);
     }
 
     #[test]

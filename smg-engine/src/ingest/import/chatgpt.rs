@@ -4,16 +4,20 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{str_field, unix_time, without, Conversation, Message, Records};
 use crate::error::Result;
 
-pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
-    let list = super::conversation_list(value, records)?;
+pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
-    for (c, conv) in list.iter().enumerate() {
+    for (c, raw) in list.iter().enumerate() {
         let at = format!("conversation {}", c + 1);
+        let Some(conv) = super::conversation(raw, &at, records)? else {
+            continue;
+        };
+        let conv = &conv;
         let Some(id) = str_field(conv, "id").or_else(|| str_field(conv, "conversation_id")) else {
             records.skip(at, "no `id`")?;
             continue;
@@ -100,9 +104,9 @@ fn message(msg: &Value, node_id: &str) -> std::result::Result<Option<Message>, S
             .get("author")
             .and_then(|a| str_field(a, "name"))
             .map(str::to_string),
+        record: super::source(msg, &text),
         content: text,
         timestamp: msg.get("create_time").and_then(unix_time),
-        record: msg.clone(),
     }))
 }
 
@@ -209,7 +213,7 @@ mod tests {
         .collect();
         let conv = json!([{"id": "c", "current_node": "a1", "mapping": mapping}]);
         let mut records = Records::new("c.json", true);
-        let got = read(&conv, &mut records).unwrap();
+        let got = super::super::read_value(&conv, &mut records, read).unwrap();
         let texts: Vec<_> = got[0].messages.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(texts, ["question", "old answer"]);
         assert_eq!(
@@ -219,7 +223,7 @@ mod tests {
         // Without current_node: the latest leaf.
         let mut conv = conv;
         conv[0].as_object_mut().unwrap().remove("current_node");
-        let got = read(&conv, &mut records).unwrap();
+        let got = super::super::read_value(&conv, &mut records, read).unwrap();
         assert_eq!(got[0].messages[1].content, "new answer");
     }
 
@@ -256,7 +260,7 @@ mod tests {
             "b": {"parent": "a", "message": {"author": {"role": "user"}, "content": {"parts": ["B"]}}}
         });
         let conv = json!({"id": "c", "current_node": "a", "mapping": mapping});
-        let got = read(&conv, &mut Records::new("c.json", true)).unwrap();
+        let got = super::super::read_value(&conv, &mut Records::new("c.json", true), read).unwrap();
         assert_eq!(got[0].messages.len(), 2);
     }
 }

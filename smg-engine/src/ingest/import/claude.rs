@@ -1,16 +1,20 @@
 //! The Claude.ai data export: `conversations.json`, an array of conversations with
 //! `chat_messages`, each with content blocks and attachments.
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{rfc3339, str_field, without, Conversation, Message, Records};
 use crate::error::Result;
 
-pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
-    let list = super::conversation_list(value, records)?;
+pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
-    for (c, conv) in list.iter().enumerate() {
+    for (c, raw) in list.iter().enumerate() {
         let at = format!("conversation {}", c + 1);
+        let Some(conv) = super::conversation(raw, &at, records)? else {
+            continue;
+        };
+        let conv = &conv;
         let Some(id) = str_field(conv, "uuid") else {
             records.skip(at, "no `uuid`")?;
             continue;
@@ -83,9 +87,9 @@ fn message(msg: &Value) -> std::result::Result<Option<Message>, String> {
         session_id: None,
         role: role.to_string(),
         speaker: None,
+        record: super::source(msg, &content),
         content,
         timestamp,
-        record: msg.clone(),
     }))
 }
 
@@ -146,7 +150,7 @@ mod tests {
             {"sender": "human", "text": "no id"}
         ]}]);
         let mut records = Records::new("c.json", false);
-        let convs = read(&v, &mut records).unwrap();
+        let convs = super::super::read_value(&v, &mut records, read).unwrap();
         let m = &convs[0].messages;
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].role, "user");

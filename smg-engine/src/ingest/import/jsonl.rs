@@ -105,9 +105,9 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
             session_id,
             role,
             speaker,
+            record: super::source(&record, &content),
             content,
             timestamp,
-            record,
         },
     ))
 }

@@ -5,29 +5,34 @@
 //! observations and summaries are left out, so nothing derived from the answers
 //! reaches the memory.
 
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{str_field, Conversation, Message, Records};
 use crate::error::Result;
 
-pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
-    let samples: Vec<&Value> = match value {
-        Value::Array(list) => list.iter().collect(),
-        v => vec![v],
-    };
+/// An object's members, unparsed: a LoCoMo sample is read a session at a time.
+type Members<'t> = BTreeMap<String, &'t RawValue>;
+
+pub(super) fn read(samples: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
-    for (i, sample) in samples.into_iter().enumerate() {
-        let conv = sample.get("conversation").unwrap_or(sample);
-        let (Some(a), Some(_)) = (str_field(conv, "speaker_a"), str_field(conv, "speaker_b"))
-        else {
+    for (i, raw) in samples.iter().enumerate() {
+        let sample: Members<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
+        let conv: Members<'_> = match sample.get("conversation") {
+            Some(c) => serde_json::from_str(c.get()).unwrap_or_default(),
+            None => sample.clone(),
+        };
+        let (Some(a), Some(_)) = (string(&conv, "speaker_a"), string(&conv, "speaker_b")) else {
             records.skip(
                 format!("sample {}", i + 1),
                 "no `speaker_a` and `speaker_b`",
             )?;
             continue;
         };
-        let id = match sample.get("sample_id") {
-            Some(Value::String(s)) => s.clone(),
+        let id = match sample.get("sample_id").map(|v| parse(v)) {
+            Some(Value::String(s)) => s,
             Some(v @ Value::Number(_)) => v.to_string(),
             _ => records.stem().to_string(),
         };
@@ -35,22 +40,25 @@ pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conve
         let mut messages = Vec::new();
         for key in ["sample_id", "speaker_a", "speaker_b"] {
             if let Some(v) = sample.get(key).or_else(|| conv.get(key)) {
-                header.insert(key.into(), v.clone());
+                header.insert(key.into(), parse(v));
             }
         }
-        for n in 1..=session_count(conv) {
+        for n in 1..=session_count(&conv) {
             let date_key = format!("session_{n}_date_time");
-            let date = str_field(conv, &date_key);
-            if let Some(d) = date {
-                header.insert(date_key, Value::String(d.to_string()));
+            let date = string(&conv, &date_key);
+            if let Some(d) = &date {
+                header.insert(date_key, Value::String(d.clone()));
             }
-            let Some(turns) = conv.get(format!("session_{n}")).and_then(Value::as_array) else {
+            let Some(turns) = conv
+                .get(&format!("session_{n}"))
+                .and_then(|v| serde_json::from_str::<Vec<&RawValue>>(v.get()).ok())
+            else {
                 continue;
             };
-            let timestamp = date.and_then(session_time);
+            let timestamp = date.as_deref().and_then(session_time);
             for (t, turn) in turns.iter().enumerate() {
                 let at = format!("sample {}, session {n}, turn {}", i + 1, t + 1);
-                match message(turn, a, n, t, timestamp.as_deref()) {
+                match message(&parse(turn), &a, n, t, timestamp.as_deref()) {
                     Ok(m) => messages.push(m),
                     Err(reason) => records.skip(at, reason)?,
                 }
@@ -65,15 +73,26 @@ pub(super) fn read(value: &Value, records: &mut Records<'_>) -> Result<Vec<Conve
     Ok(out)
 }
 
+/// A member parsed (the text was checked to be JSON as a whole).
+fn parse(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+/// A member's value, if it is a string.
+fn string(members: &Members<'_>, key: &str) -> Option<String> {
+    match parse(members.get(key)?) {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
 /// The highest session number present.
-fn session_count(conv: &Value) -> usize {
-    conv.as_object().map_or(0, |o| {
-        o.keys()
-            .filter_map(|k| k.strip_prefix("session_"))
-            .filter_map(|k| k.split('_').next()?.parse::<usize>().ok())
-            .max()
-            .unwrap_or(0)
-    })
+fn session_count(conv: &Members<'_>) -> usize {
+    conv.keys()
+        .filter_map(|k| k.strip_prefix("session_"))
+        .filter_map(|k| k.split('_').next()?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0)
 }
 
 fn message(
@@ -100,9 +119,9 @@ fn message(
         }
         .to_string(),
         speaker: Some(speaker.to_string()),
+        record: super::source(turn, &content),
         content,
         timestamp: timestamp.map(str::to_string),
-        record: turn.clone(),
     })
 }
 
@@ -151,7 +170,7 @@ mod tests {
             "qa": [{"question": "q", "answer": "secret answer", "evidence": ["D1:1"]}]
         });
         let mut records = Records::new("locomo.json", false);
-        let convs = read(&v, &mut records).unwrap();
+        let convs = super::super::read_value(&v, &mut records, read).unwrap();
         let c = &convs[0];
         assert_eq!(c.id, "conv-1");
         assert_eq!(c.messages.len(), 2);
@@ -164,7 +183,7 @@ mod tests {
         assert_eq!(records.skipped[0].position, "sample 1, session 1, turn 3");
         let all = serde_json::to_string(&(
             c.header.clone(),
-            c.messages.iter().map(|m| &m.record).collect::<Vec<_>>(),
+            c.messages.iter().map(|m| &*m.record).collect::<Vec<_>>(),
         ))
         .unwrap();
         assert!(!all.contains("secret answer"));

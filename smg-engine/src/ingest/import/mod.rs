@@ -6,6 +6,7 @@ mod claude;
 mod jsonl;
 mod locomo;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -49,8 +50,55 @@ pub(crate) struct Message {
     /// The message as text: what search, chunking and the archive's `content` see.
     pub(crate) content: String,
     pub(crate) timestamp: Option<String>,
-    /// The source record, verbatim (as JSON).
-    pub(crate) record: Value,
+    /// The source record, verbatim, as [`source`] gives it.
+    pub(crate) record: Box<str>,
+}
+
+/// A message's source record as compact JSON, `{"contentAt": …, "record": …}`: a
+/// large ingest holds hundreds of thousands, and a parsed record takes several times
+/// the memory of its text.
+///
+/// The message's `content` is its turn's content already: when the record holds it
+/// as one string, the record keeps a null in its place and `contentAt` says where
+/// (a JSON Pointer), instead of a second copy.
+pub(crate) fn source(record: &Value, content: &str) -> Box<str> {
+    let mut out = Map::new();
+    let at = (content.len() >= MIN_SHARED_CONTENT)
+        .then(|| find_string(record, content))
+        .flatten();
+    match at {
+        Some(at) => {
+            let mut record = record.clone();
+            if let Some(slot) = record.pointer_mut(&at) {
+                *slot = Value::Null;
+            }
+            out.insert("contentAt".into(), Value::String(at));
+            out.insert("record".into(), record);
+        }
+        None => {
+            out.insert("record".into(), record.clone());
+        }
+    }
+    Value::Object(out).to_string().into_boxed_str()
+}
+
+/// Shortest message text worth replacing by a pointer in `source.record`.
+const MIN_SHARED_CONTENT: usize = 32;
+
+/// The JSON Pointer (RFC 6901) of the first string in `v` equal to `s`.
+fn find_string(v: &Value, s: &str) -> Option<String> {
+    let escape = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    match v {
+        Value::String(x) if x == s => Some(String::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| find_string(item, s).map(|p| format!("/{i}{p}"))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, item)| find_string(item, s).map(|p| format!("/{}{p}", escape(k)))),
+        _ => None,
+    }
 }
 
 /// One conversation: its id, its own fields (without the messages) and its messages.
@@ -147,16 +195,14 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
     let conversations = if format == Format::Jsonl {
         jsonl::read(text, &mut records)?
     } else {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            records.fail(
-                format!("line {}, column {}", e.line(), e.column()),
-                format!("not JSON: {e}"),
-            )
-        })?;
+        // Each conversation is parsed on its own (and a LoCoMo file session by session),
+        // so that memory holds the input and one conversation's tree, not the whole
+        // file's.
+        let list = conversation_list(text.trim_start_matches('\u{feff}'), &records)?;
         match format {
-            Format::Chatgpt => chatgpt::read(&value, &mut records)?,
-            Format::Claude => claude::read(&value, &mut records)?,
-            _ => locomo::read(&value, &mut records)?,
+            Format::Chatgpt => chatgpt::read(&list, &mut records)?,
+            Format::Claude => claude::read(&list, &mut records)?,
+            _ => locomo::read(&list, &mut records)?,
         }
     };
     Ok(Imported {
@@ -182,12 +228,18 @@ fn detect(file: &str, text: &str) -> Result<Format> {
             return Ok(Format::Jsonl);
         }
     }
-    let value: Value = serde_json::from_str(trimmed)
-        .map_err(|e| unknown(&format!("neither JSON Lines nor one JSON document ({e})")))?;
-    let sample = match &value {
-        Value::Array(items) => items.first().cloned().unwrap_or(Value::Null),
-        v => v.clone(),
+    // Only the first conversation is parsed to look at: an export can be large.
+    let not_json =
+        |e: serde_json::Error| unknown(&format!("neither JSON Lines nor one JSON document ({e})"));
+    let top: &RawValue = serde_json::from_str(trimmed).map_err(not_json)?;
+    let items: Option<Vec<&RawValue>> = serde_json::from_str(top.get()).ok();
+    let first = match &items {
+        Some(items) => items.first().copied(),
+        None => Some(top),
     };
+    let sample: Value = first
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or(Value::Null);
     let has = |k: &str| sample.get(k).is_some();
     if has("mapping") {
         Ok(Format::Chatgpt)
@@ -199,7 +251,7 @@ fn detect(file: &str, text: &str) -> Result<Format> {
             .is_some_and(|c| c.get("speaker_a").is_some())
     {
         Ok(Format::Locomo)
-    } else if matches!(value, Value::Array(ref a) if a.is_empty()) {
+    } else if items.is_some_and(|a| a.is_empty()) {
         Err(unknown("an empty array"))
     } else {
         Err(unknown(
@@ -208,16 +260,50 @@ fn detect(file: &str, text: &str) -> Result<Format> {
     }
 }
 
-/// The conversations of an export: its top-level array, or one conversation object.
-pub(crate) fn conversation_list<'v>(
-    value: &'v Value,
+/// The conversations of an export, unparsed: its top-level array, or one conversation
+/// object. The whole text is checked to be JSON first.
+pub(crate) fn conversation_list<'t>(
+    text: &'t str,
     records: &Records<'_>,
-) -> Result<&'v [Value]> {
-    match value {
-        Value::Array(list) => Ok(list.as_slice()),
-        v @ Value::Object(_) => Ok(std::slice::from_ref(v)),
+) -> Result<Vec<&'t RawValue>> {
+    let not_json = |e: serde_json::Error| {
+        records.fail(
+            format!("line {}, column {}", e.line(), e.column()),
+            format!("not JSON: {e}"),
+        )
+    };
+    let top: &RawValue = serde_json::from_str(text).map_err(not_json)?;
+    match top.get().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(top.get()).map_err(not_json),
+        Some(b'{') => Ok(vec![top]),
         _ => Err(records.fail("start", "expected an array of conversations")),
     }
+}
+
+/// A conversation of [`conversation_list`], parsed; `None` (and the record skipped)
+/// if it is not an object.
+pub(crate) fn conversation(
+    raw: &RawValue,
+    at: &str,
+    records: &mut Records<'_>,
+) -> Result<Option<Value>> {
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(v @ Value::Object(_)) => Ok(Some(v)),
+        Ok(_) => records.skip(at.to_string(), "not an object").map(|()| None),
+        Err(e) => records.skip(at.to_string(), e.to_string()).map(|()| None),
+    }
+}
+
+/// The conversations an importer reads from `value` (a test's export, built as JSON).
+#[cfg(test)]
+pub(crate) fn read_value(
+    value: &Value,
+    records: &mut Records<'_>,
+    read: fn(&[&RawValue], &mut Records<'_>) -> Result<Vec<Conversation>>,
+) -> Result<Vec<Conversation>> {
+    let text = value.to_string();
+    let list = conversation_list(&text, records)?;
+    read(&list, records)
 }
 
 /// A string field, if present and a string.
@@ -280,6 +366,56 @@ pub(crate) fn rfc3339(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversations_are_parsed_one_at_a_time_and_a_bad_one_is_skipped() {
+        let text =
+            r#"[{"uuid": "c1", "chat_messages": []}, 7, {"uuid": "c2", "chat_messages": []}]"#;
+        let mut records = Records::new("c.json", false);
+        let list = conversation_list(text, &records).unwrap();
+        assert_eq!(list.len(), 3);
+        let got = claude::read(&list, &mut records).unwrap();
+        let ids: Vec<_> = got.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        assert_eq!(records.skipped[0].position, "conversation 2");
+        assert_eq!(records.skipped[0].reason, "not an object");
+        let mut strict = Records::new("c.json", true);
+        assert!(claude::read(&list, &mut strict).is_err());
+        for bad in ["[1, 2", "\"text\"", ""] {
+            let err = conversation_list(bad, &records).unwrap_err().to_string();
+            assert!(err.contains("c.json"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_record_keeps_a_pointer_in_place_of_the_content_it_holds() {
+        let content = "we decided to use postgres for the whole project";
+        let record = serde_json::json!({"id": "m1", "parts": ["x", content]});
+        let got: Value = serde_json::from_str(&source(&record, content)).unwrap();
+        assert_eq!(
+            got,
+            serde_json::json!({"contentAt": "/parts/1", "record": {"id": "m1", "parts": ["x", null]}})
+        );
+        // Short content is kept where it is: a pointer would save nothing.
+        let short = serde_json::json!({"text": "ok"});
+        let got: Value = serde_json::from_str(&source(&short, "ok")).unwrap();
+        assert_eq!(got, serde_json::json!({"record": {"text": "ok"}}));
+    }
+
+    #[test]
+    fn the_format_is_told_from_the_first_conversation() {
+        let locomo = r#"[{"conversation": {"speaker_a": "A", "speaker_b": "B"}}, {"mapping": {}}]"#;
+        assert_eq!(detect("x.json", locomo).unwrap(), Format::Locomo);
+        assert_eq!(
+            detect("x.json", r#"{"mapping": {}}"#).unwrap(),
+            Format::Chatgpt
+        );
+        assert!(detect("x.json", "[]")
+            .unwrap_err()
+            .to_string()
+            .contains("empty array"));
+        assert!(detect("x.json", "[{}, ").is_err());
+    }
 
     #[test]
     fn roles_are_mapped_or_refused() {
