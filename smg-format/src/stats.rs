@@ -55,15 +55,16 @@ pub fn stats(doc: &Document) -> Stats {
         .as_ref()
         .map(|a| a.blocks())
         .unwrap_or_default();
-    let value = serde_json::to_value(doc).unwrap_or_default();
-    let section_bytes: Vec<(String, u64)> = value
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), canonical_len(v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    // Canonical JSON is compact: each member's bytes in the whole are its canonical
+    // bytes, so the document is written once and its top level read back unparsed (a
+    // JSON tree of a large document costs five times its text).
+    let json = crate::canonical::to_vec(doc).unwrap_or_default();
+    let members: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+        serde_json::from_slice(&json).unwrap_or_default();
+    let section_bytes: Vec<(String, u64)> = members
+        .into_iter()
+        .map(|(k, v)| (k, v.get().len() as u64))
+        .collect();
     Stats {
         version: doc.version.clone(),
         nodes: graphs.iter().map(|(_, g)| g.nodes().len()).sum(),
@@ -88,11 +89,7 @@ pub fn stats(doc: &Document) -> Stats {
             .flatten()
             .map(|s| (s.id.clone(), s.size))
             .collect(),
-        json_bytes: canonical_len(&value),
+        json_bytes: json.len() as u64,
         section_bytes,
     }
-}
-
-fn canonical_len(v: &serde_json::Value) -> u64 {
-    crate::canonical::to_vec(v).map_or(0, |b| b.len() as u64)
 }

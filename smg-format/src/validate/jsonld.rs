@@ -52,21 +52,8 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
     if unexpandable_keys(value, String::new(), bundled, &mut findings) {
         return findings;
     }
-    let input = RemoteDocument::new(None, None, LdValue::from_serde_json(value.clone()));
-    let options = json_ld::Options {
-        expansion_policy: json_ld::expansion::Policy {
-            invalid: json_ld::expansion::Action::Reject,
-            vocab: json_ld::expansion::Action::Keep,
-            allow_undefined: false,
-        },
-        ..json_ld::Options::default()
-    };
     let mut warnings = Warnings::default();
-    let loader = loader();
-    let result =
-        futures::executor::block_on(input.expand_full(&mut (), &loader, options, &mut warnings));
-    if let Err(e) = result {
-        let text = e.to_string();
+    if let Err(text) = expand_in_windows(value, &mut warnings) {
         // The error names the key after vocabulary expansion (`<vocab>bad key`).
         let key = key_of(&text).map(|k| {
             let local = k.rsplit(['#', '/']).next().unwrap_or(k);
@@ -88,14 +75,126 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
     }
     // Malformed-IRI warnings are raised for every plain term before @vocab applies
     // them; the keys that really fail are rejected above, so these are noise.
+    let mut said = std::collections::HashSet::new();
     for w in warnings
         .0
         .into_iter()
         .filter(|w| !w.starts_with("malformed IRI"))
     {
-        findings.push(Finding::warning("SMG-W021", "", format!("JSON-LD: {w}")));
+        // The part of the document outside its large arrays is expanded with each
+        // window of them: its warnings come once.
+        if said.insert(w.clone()) {
+            findings.push(Finding::warning("SMG-W021", "", format!("JSON-LD: {w}")));
+        }
     }
     findings
+}
+
+/// Most items of one array expanded at a time. Expansion holds many times the memory
+/// of its input (1.2 GB for a 49 MB document whole), and the items of an array expand
+/// each on its own, with the same context, so a large array is expanded a window at a
+/// time beside the rest of the document: the same keys are checked in bounded memory.
+const WINDOW: usize = 512;
+
+/// Expand `value` with the bundled context, its arrays of more than [`WINDOW`] items
+/// a window at a time, apart from the rest; the first expansion error, as text.
+fn expand_in_windows(value: &Value, warnings: &mut Warnings) -> Result<(), String> {
+    let mut rest = value.clone();
+    let mut large = Vec::new();
+    take_large_arrays(&mut rest, String::new(), &mut large);
+    let loader = loader();
+    expand(&rest, &loader, warnings)?;
+    for (pointer, items) in &large {
+        let tokens: Vec<String> = pointer.split('/').skip(1).map(unescape_pointer).collect();
+        let (mut path, at) = path_to(&rest, &tokens, String::new());
+        for window in items.chunks(WINDOW) {
+            if let Some(slot) = path.pointer_mut(&at) {
+                *slot = Value::Array(window.to_vec());
+            }
+            expand(&path, &loader, warnings)?;
+        }
+    }
+    Ok(())
+}
+
+/// `value` cut down to what sets the context at the place `tokens` lead to, so that a
+/// window of an array there expands as it would in the whole document: each object on
+/// the way keeps its `@context`, its `@type` (type-scoped contexts) and the member on
+/// the way, each array the item on the way. Gives the pointer of the place in the cut.
+fn path_to(value: &Value, tokens: &[String], at: String) -> (Value, String) {
+    let Some((first, rest)) = tokens.split_first() else {
+        return (Value::Null, at);
+    };
+    match value {
+        Value::Object(map) => {
+            let mut cut = serde_json::Map::new();
+            for key in ["@context", "@type"] {
+                if let Some(v) = map.get(key).filter(|_| key != first) {
+                    cut.insert(key.to_string(), v.clone());
+                }
+            }
+            let here = format!("{at}/{}", escape_pointer(first));
+            let (child, place) = path_to(map.get(first).unwrap_or(&Value::Null), rest, here);
+            cut.insert(first.clone(), child);
+            (Value::Object(cut), place)
+        }
+        Value::Array(items) => {
+            let item = first.parse::<usize>().ok().and_then(|i| items.get(i));
+            let (child, place) = path_to(item.unwrap_or(&Value::Null), rest, format!("{at}/0"));
+            (Value::Array(vec![child]), place)
+        }
+        _ => (Value::Null, at),
+    }
+}
+
+/// One JSON Pointer reference token, unescaped (RFC 6901).
+fn unescape_pointer(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// Move every array of more than [`WINDOW`] items out of `value` (leaving it empty),
+/// with its JSON Pointer; contexts are left whole, and so are the items of an array
+/// taken (they go to expansion whole, a window of them at a time).
+fn take_large_arrays(value: &mut Value, at: String, out: &mut Vec<(String, Vec<Value>)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut().filter(|(k, _)| *k != "@context") {
+                let here = format!("{at}/{}", escape_pointer(k));
+                match child {
+                    Value::Array(items) if items.len() > WINDOW => {
+                        out.push((here, std::mem::take(items)));
+                    }
+                    _ => take_large_arrays(child, here, out),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                take_large_arrays(item, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One JSON-LD expansion of `value`; its error as text.
+fn expand(
+    value: &Value,
+    loader: &HashMap<IriBuf, RemoteDocument>,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
+    let input = RemoteDocument::new(None, None, LdValue::from_serde_json(value.clone()));
+    let options = json_ld::Options {
+        expansion_policy: json_ld::expansion::Policy {
+            invalid: json_ld::expansion::Action::Reject,
+            vocab: json_ld::expansion::Action::Keep,
+            allow_undefined: false,
+        },
+        ..json_ld::Options::default()
+    };
+    futures::executor::block_on(input.expand_full(&mut (), loader, options, warnings))
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// JSON-LD 1.1 keywords; any other key of the form `@name` is ignored by expansion.
@@ -276,6 +375,60 @@ mod tests {
         assert!(!undecodable("100%"));
         assert!(!undecodable("a%zz%C3%A9"));
         assert!(undecodable("%C3"));
+    }
+
+    #[test]
+    fn a_large_array_is_checked_a_window_at_a_time_to_its_last_item() {
+        let node = |i: usize| json!({"id": format!("n{i}"), "type": "concept"});
+        let mut d = doc(json!({}));
+        let nodes: Vec<Value> = (0..2 * WINDOW + 5).map(node).collect();
+        d["semanticGraph"]["nodes"] = Value::Array(nodes);
+        assert_eq!(check(&d), vec![]);
+        // A bad key in the last window, and one in the middle of a window.
+        for at in [2 * WINDOW + 4, WINDOW + 7] {
+            let mut bad = d.clone();
+            bad["semanticGraph"]["nodes"][at]["bad key"] = json!(1);
+            let f = check(&bad);
+            assert_eq!(f.len(), 1, "{f:?}");
+            assert_eq!(f[0].code, "SMG-E130");
+            assert_eq!(f[0].pointer, format!("/semanticGraph/nodes/{at}/bad key"));
+        }
+        let mut rest = d.clone();
+        let mut large = Vec::new();
+        take_large_arrays(&mut rest, String::new(), &mut large);
+        assert_eq!(large.len(), 1);
+        assert_eq!(large[0].0, "/semanticGraph/nodes");
+        assert_eq!(rest["semanticGraph"]["nodes"], json!([]));
+    }
+
+    #[test]
+    fn a_window_keeps_the_contexts_and_types_on_its_way() {
+        let d = json!({
+            "@context": CONTEXT_IRI, "version": "1.0",
+            "privateContexts": {"a/b": {"@context": {"x": "smg:x"}, "@type": "T", "graph": {
+                "nodes": [], "edges": [1]
+            }}, "c": {"graph": {}}},
+            "list": [{"skip": 1}, {"@type": "U", "items": []}]
+        });
+        let tokens: Vec<String> = ["privateContexts", "a/b", "graph", "nodes"]
+            .map(String::from)
+            .to_vec();
+        let (cut, at) = path_to(&d, &tokens, String::new());
+        assert_eq!(at, "/privateContexts/a~1b/graph/nodes");
+        assert_eq!(
+            cut,
+            json!({"@context": CONTEXT_IRI, "privateContexts": {"a/b": {
+                "@context": {"x": "smg:x"}, "@type": "T", "graph": {"nodes": null}
+            }}})
+        );
+        let tokens: Vec<String> = ["list", "1", "items"].map(String::from).to_vec();
+        let (cut, at) = path_to(&d, &tokens, String::new());
+        assert_eq!(at, "/list/0/items");
+        assert_eq!(
+            cut,
+            json!({"@context": CONTEXT_IRI, "list": [{"@type": "U", "items": null}]})
+        );
+        assert_eq!(unescape_pointer("a~1b~0c"), "a/b~c");
     }
 
     #[test]

@@ -216,6 +216,15 @@ fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
         }
     }
     findings.extend(schema::check(&value));
+    // JSON-LD reads the tree; it is checked first, and the tree freed, so that the
+    // typed document and the semantic checks do not hold it too (its findings still
+    // come last).
+    let linked = if options.jsonld {
+        jsonld::check(&value)
+    } else {
+        Vec::new()
+    };
+    drop(value);
     if findings.is_empty() {
         match crate::codec::from_json_slice(json) {
             // Counts over a limit would make the semantic checks cost what they declare.
@@ -226,8 +235,6 @@ fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
             Err(e) => findings.push(Finding::from_error(&e)),
         }
     }
-    if options.jsonld {
-        findings.extend(jsonld::check(&value));
-    }
+    findings.extend(linked);
     findings
 }
