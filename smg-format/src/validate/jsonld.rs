@@ -230,7 +230,8 @@ const KEYWORDS: &[&str] = &[
 /// A key that looks like a keyword but is none is dropped silently (JSON-LD 1.1
 /// §4.1.2), so the processor's error path never sees it. A key, `@id` or `@type`
 /// whose percent-encoding is not UTF-8 makes the processor panic. Under the bundled
-/// context, a node's `metadata` and a `vector` are JSON literals, not expanded at all.
+/// context, a node's `metadata`, a `vector`, a turn's `source` and the archive's
+/// `conversations` are JSON literals, not expanded at all.
 fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Finding>) -> bool {
     let mut undecoded = false;
     match value {
@@ -254,8 +255,9 @@ fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
                         format!("JSON-LD cannot expand `{s}`: its percent-encoding is not UTF-8"),
                     ));
                 }
-                let literal =
-                    bundled && (k == "vector" || (k == "metadata" && at.contains("/nodes/")));
+                let literal = bundled
+                    && (JSON_LITERALS.contains(&k.as_str())
+                        || (k == "metadata" && at.contains("/nodes/")));
                 if k != "@context" && !literal {
                     undecoded |= unexpandable_keys(v, here, bundled, out);
                 }
@@ -270,6 +272,11 @@ fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
     }
     undecoded
 }
+
+/// Terms the bundled context makes JSON literals (`@json`) wherever they are: their
+/// values are kept as they are, never expanded (a node's `metadata` is one too, in
+/// the `nodes` list's scoped context).
+const JSON_LITERALS: &[&str] = &["vector", "source", "conversations"];
 
 /// A string, or the strings of an array.
 fn strings(v: &Value) -> impl Iterator<Item = &str> {
@@ -362,6 +369,24 @@ mod tests {
         let f = check(&d);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!((f[0].code, f[0].pointer.as_str()), ("SMG-E130", "/x/@bar"));
+    }
+
+    #[test]
+    fn keys_of_any_form_are_data_inside_every_json_literal() {
+        // Found by fuzzing the Claude importer: a conversation's own field `@contname`
+        // kept in `deepArchive.conversations` was reported, though the context makes
+        // that object a JSON literal.
+        let mut d = doc(json!({
+            "deepArchive": {"conversations": {"c1": {"format": "claude", "header": {"@contname": "T"}}}},
+            "workingMemory": {"recentContext": [{"turn": 1, "role": "user", "content": "hi",
+                "source": {"format": "jsonl", "record": {"@odd": 1, "x%ff": 2}}, "vector": [{"@v": 1}]}]}
+        }));
+        assert_eq!(check(&d), vec![]);
+        // Outside a literal the same key is still reported.
+        d["deepArchive"]["@contname"] = json!("T");
+        let f = check(&d);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].pointer, "/deepArchive/@contname");
     }
 
     #[test]
