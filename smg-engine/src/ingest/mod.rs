@@ -350,12 +350,13 @@ fn read_archive_lean(
     doc: &Document,
     options: &IngestOptions,
 ) -> Result<Vec<smg_format::archive::ArchivedTurn>> {
-    // Block ranges read "first-last"; one that does not parse keeps every record.
+    // A block range that does not parse keeps every record.
     let last = doc
         .deep_archive
         .iter()
         .flat_map(|a| a.blocks())
-        .filter_map(|b| b.turn_range.rsplit('-').next()?.parse::<u64>().ok())
+        .filter_map(|b| smg_format::archive::parse_turn_range(&b.turn_range))
+        .map(|(_, last)| last)
         .max()
         .unwrap_or(0);
     let recent = options.recent_turns as u64;
