@@ -34,6 +34,15 @@ pub enum Error {
     /// A query vector that the file's embeddings cannot be searched with.
     #[error("query vector: {0}")]
     Vector(String),
+    /// Curation or governance refused: a policy rule, an audit entry that does not
+    /// exist, or one that can no longer be undone.
+    #[error("{detail}")]
+    Curation {
+        /// The stable code (SMG-E120, E121, E240–E242).
+        code: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// An input to ingest could not be read as its format.
     #[error("{file}, {position}: {detail}")]
     Import {
@@ -57,6 +66,7 @@ impl Error {
             Error::Import { .. } => "SMG-E210",
             Error::Query { .. } => "SMG-E220",
             Error::Vector(_) => "SMG-E230",
+            Error::Curation { code, .. } => code,
         }
     }
 

@@ -57,8 +57,9 @@ impl LocomoReport {
     }
 }
 
-/// Run the benchmark on every `*.json` file of `dir`.
-pub fn locomo(dir: &Path) -> Result<LocomoReport> {
+/// Run the benchmark on every `*.json` file of `dir`; with `curate_at` (RFC 3339),
+/// each memory is curated at that time ([`crate::curate::curate`]) before it is asked.
+pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .filter_map(std::result::Result::ok)
@@ -81,6 +82,9 @@ pub fn locomo(dir: &Path) -> Result<LocomoReport> {
             ..IngestOptions::default()
         };
         ingest(&mut doc, vec![input], &options, &Silent)?;
+        if let Some(at) = curate_at {
+            crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at))?;
+        }
         let retriever = Retriever::new(&doc, &Limits::default())?;
         let ids: Vec<String> = (0..retriever.turn_count())
             .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))

@@ -3,6 +3,7 @@
 //!
 //! | module | what it does |
 //! |---|---|
+//! | [`curate`] | curation: scores, tiers, TTL, dedup, never-prune rails, audit and restore, governance |
 //! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
 //! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |
 //! | [`query`] | FIND, the query language over the graph |
@@ -32,6 +33,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod curate;
 mod error;
 pub mod eval;
 mod fast;

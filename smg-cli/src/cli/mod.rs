@@ -5,9 +5,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod checkpoint;
+mod curate;
 mod retrieve;
 
 pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
+pub(crate) use curate::{
+    CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
+};
 pub(crate) use retrieve::{BenchCommand, ContextArgs, FormatArg, IngestArgs, SearchArgs};
 
 pub(crate) const EXIT_CODES: &str = "\
@@ -212,6 +216,36 @@ pub(crate) enum Command {
     /// settles them.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
+    /// Curate the graph (spec §18): scores, TTLs, tiers and budgets, near-duplicates,
+    /// never-prune rails; every action audited and undoable. In place.
+    #[command(after_help = EXIT_CODES)]
+    Curate(CurateArgs),
+    /// List curation's audit log and cycles.
+    #[command(after_help = EXIT_CODES)]
+    Audit {
+        /// The memory file.
+        file: PathBuf,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Undo an audit entry, or a whole cycle, by its id (see `smg audit`). In place.
+    #[command(after_help = EXIT_CODES)]
+    Restore {
+        /// The memory file.
+        file: PathBuf,
+        /// An audit entry's or a cycle's id.
+        id: String,
+    },
+    /// Move a node between the HOT, WARM, COLD and ARCHIVE tiers by hand.
+    #[command(subcommand)]
+    Tier(TierCommand),
+    /// Governance: who may approve departmental and global knowledge.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// Curated knowledge.
+    #[command(subcommand)]
+    Knowledge(KnowledgeCommand),
     /// Bring a file written by an older smg up to date: derived nodes named by archive
     /// position (`seg-12`, `mem-12-1`) get the stable ids of spec §11, every reference
     /// to them follows, and the derived graph is built again. In place unless -o.

@@ -99,6 +99,9 @@ pub(crate) enum BenchCommand {
     Locomo {
         /// A folder of LoCoMo `*.json` files.
         dir: PathBuf,
+        /// Curate each memory at this time (RFC 3339) before asking it.
+        #[arg(long, value_name = "TIME")]
+        curate_at: Option<String>,
         /// JSON output.
         #[arg(long)]
         json: bool,

@@ -16,7 +16,10 @@ use crate::io::{has_index, load_bytes, read_input, save_indexed, seal, Context, 
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
-fn load_indexed(path: &Path, ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
+pub(crate) fn load_indexed(
+    path: &Path,
+    ctx: &Context,
+) -> Result<(Loaded, bool), smg_format::Error> {
     indexed(&read_input(path)?, ctx)
 }
 

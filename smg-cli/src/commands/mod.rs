@@ -4,6 +4,7 @@ mod archive;
 mod checkpoint;
 mod convert;
 mod crypt;
+mod curate;
 mod diff;
 mod info;
 mod ingest;
@@ -18,7 +19,10 @@ use std::path::Path;
 use smg_format::limits::Bound;
 use smg_format::{Error, Limits};
 
-use crate::cli::{Cli, Command, EncodeArgs, EncodingArg, Global, LayoutArg, VaultCommand};
+use crate::cli::{
+    Cli, Command, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg, PolicyCommand,
+    TierCommand, VaultCommand,
+};
 use crate::io::Context;
 use crate::secret::Secrets;
 use crate::Outcome;
@@ -67,9 +71,11 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Expand { file, segment } => return retrieve::expand(&file, &segment, &ctx),
         Command::Index { file, json } => return retrieve::index(&file, json, &ctx),
         Command::Query { file, query, json } => return retrieve::query(&file, &query, json, &ctx),
-        Command::Bench(crate::cli::BenchCommand::Locomo { dir, json }) => {
-            return retrieve::bench_locomo(&dir, json)
-        }
+        Command::Bench(crate::cli::BenchCommand::Locomo {
+            dir,
+            curate_at,
+            json,
+        }) => return retrieve::bench_locomo(&dir, curate_at.as_deref(), json),
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),
@@ -100,6 +106,12 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
         Command::Log(a) => checkpoint::log(&a, &ctx),
         Command::Merge(a) => return merge::merge(&a, &ctx),
+        Command::Curate(a) => return curate::run(&a, &ctx),
+        Command::Audit { file, json } => return curate::audit(&file, json, &ctx),
+        Command::Restore { file, id } => return curate::restore(&file, &id, &ctx),
+        Command::Tier(c) => return curate::tier(&c, &ctx),
+        Command::Policy(c) => return curate::policy(&c, &ctx),
+        Command::Knowledge(c) => return curate::knowledge(&c, &ctx),
         Command::Migrate { file, output, json } => {
             return merge::migrate(&file, output.as_deref(), json, &ctx)
         }
@@ -119,6 +131,11 @@ fn rewritten(command: &Command) -> Option<&Path> {
         Command::Unseal(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Sign { file, output, .. } => (file.as_path(), output.as_deref()),
         Command::Migrate { file, output, .. } => (file.as_path(), output.as_deref()),
+        Command::Curate(a) if !a.dry_run => (a.file.as_path(), None),
+        Command::Restore { file, .. } => (file.as_path(), None),
+        Command::Tier(TierCommand::Promote(a) | TierCommand::Demote(a)) => (a.file.as_path(), None),
+        Command::Policy(PolicyCommand::Set(a)) => (a.file.as_path(), None),
+        Command::Knowledge(KnowledgeCommand::Add(a)) => (a.file.as_path(), None),
         _ => return None,
     };
     Some(output.unwrap_or(file)).filter(|p| !crate::io::is_stdio(p))

@@ -156,8 +156,12 @@ pub(crate) fn query(
     Ok(Outcome::Success)
 }
 
-pub(crate) fn bench_locomo(dir: &Path, as_json: bool) -> Result<Outcome, smg_engine::Error> {
-    let r = locomo(dir)?;
+pub(crate) fn bench_locomo(
+    dir: &Path,
+    curate_at: Option<&str>,
+    as_json: bool,
+) -> Result<Outcome, smg_engine::Error> {
+    let r = locomo(dir, curate_at)?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
     let mut out = String::new();
     if as_json {

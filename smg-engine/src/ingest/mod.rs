@@ -15,6 +15,7 @@ mod graph;
 mod import;
 mod importance;
 mod lexicon;
+mod lifecycle;
 mod links;
 mod memories;
 pub(crate) mod migrate;
@@ -559,12 +560,23 @@ pub fn source_record(turn: &Turn) -> Option<Value> {
 
 /// Put the new graph in place of the nodes and edges an earlier ingest made; nodes
 /// and edges from elsewhere stay (a node of the same id wins over a generated one).
-fn replace_graph(doc: &mut Document, nodes: Vec<Node>, edges: Vec<Edge>) {
+fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>) {
+    let removed: FastSet<&str> = doc
+        .curation
+        .iter()
+        .flat_map(|c| c.removed.iter().flatten())
+        .map(String::as_str)
+        .collect();
+    if !removed.is_empty() {
+        nodes.retain(|n| !removed.contains(n.id.as_str()));
+        edges.retain(|e| !removed.contains(e.from.as_str()) && !removed.contains(e.to.as_str()));
+    }
     let graph = doc.semantic_graph.get_or_insert_with(Graph::default);
     let old = graph.nodes.take().unwrap_or_default();
     let (ours, mut kept): (Vec<Node>, Vec<Node>) = old
         .into_iter()
         .partition(|n| n.created_by.as_deref() == Some(graph::CREATED_BY));
+    lifecycle::carry(&ours, &mut nodes);
     let ours: FastSet<String> = ours.into_iter().map(|n| n.id).collect();
     // Without nodes from elsewhere, the new nodes are the graph's as they are: no
     // second copy of them (a Node is 760 bytes) at the peak of memory.

@@ -68,7 +68,8 @@ impl Scope {
 }
 
 /// Where a node sits in the curation lifecycle (hot working set to archive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Ordered from hot to cold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum LifecycleTier {
     /// In the working set.
@@ -79,6 +80,81 @@ pub enum LifecycleTier {
     Cold,
     /// Kept but not offered unless asked for.
     Archive,
+}
+
+impl LifecycleTier {
+    /// The tier's name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            LifecycleTier::Hot => "HOT",
+            LifecycleTier::Warm => "WARM",
+            LifecycleTier::Cold => "COLD",
+            LifecycleTier::Archive => "ARCHIVE",
+        }
+    }
+
+    /// One tier colder, if there is one.
+    pub fn colder(self) -> Option<Self> {
+        match self {
+            LifecycleTier::Hot => Some(LifecycleTier::Warm),
+            LifecycleTier::Warm => Some(LifecycleTier::Cold),
+            LifecycleTier::Cold => Some(LifecycleTier::Archive),
+            LifecycleTier::Archive => None,
+        }
+    }
+
+    /// One tier warmer, if there is one.
+    pub fn warmer(self) -> Option<Self> {
+        match self {
+            LifecycleTier::Hot => None,
+            LifecycleTier::Warm => Some(LifecycleTier::Hot),
+            LifecycleTier::Cold => Some(LifecycleTier::Warm),
+            LifecycleTier::Archive => Some(LifecycleTier::Cold),
+        }
+    }
+}
+
+/// How grave an analysis or a notification is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// For information only.
+    Info,
+    /// Minor.
+    Low,
+    /// Worth acting on.
+    Medium,
+    /// Serious.
+    High,
+    /// Must not be missed.
+    Critical,
+}
+
+impl Severity {
+    /// The name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// One retrieval of a node: when, and by whom (a user or an agent id).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Access {
+    /// When (RFC 3339).
+    pub at: String,
+    /// Who retrieved it, when known.
+    pub by: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Where a memory came from: the conversation, session, messages and turns.
@@ -166,10 +242,19 @@ pub struct Node {
     pub provenance: Option<Vec<Provenance>>,
     /// A decision's reason.
     pub rationale: Option<String>,
+    /// Retrievals of the last 90 days, oldest first (at most 64; spec §18.2): what
+    /// curation's 7-day counts and cross-agent references are drawn from.
+    pub recent_accesses: Option<Vec<Access>>,
     /// Ids of related nodes (a shorthand for `related_to` edges).
     pub related_nodes: Option<Vec<String>>,
     /// Memory tier; absent means personal.
     pub scope: Option<Scope>,
+    /// How grave an analysis or notification is (curation's quality and TTL, §18).
+    pub severity: Option<Severity>,
+    /// The state of what the node stands for: `active`, `archived`, `pending`,
+    /// `in_progress`, `blocked`, `completed`, `failed`, `read`, `unread`, `inactive`,
+    /// `consolidated`, `unconsolidated`, `keywords`… (an open set; curation's rules, §18).
+    pub status: Option<String>,
     /// Free-form tags.
     pub tags: Option<Vec<String>>,
     /// Curation lifecycle tier.

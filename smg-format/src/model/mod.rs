@@ -4,6 +4,7 @@
 //! newer minor version survives a round trip through this reader unchanged.
 
 mod archive;
+mod curation;
 mod graph;
 mod memory;
 mod vault;
@@ -15,7 +16,8 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub use graph::{Edge, Graph, LifecycleTier, Node, Provenance, Scope};
+pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, NodeAt, Policy};
+pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};
 pub use vault::{Artifact, ArtifactVault, ArtifactVersion};
 
@@ -67,6 +69,8 @@ pub struct Document {
     pub private_contexts: Option<BTreeMap<String, PrivateContext>>,
     /// Parts of the document sealed with their own passphrase (spec §10.2).
     pub sealed_sections: Option<Vec<SealedSection>>,
+    /// Curation's policy, audit log and cycles (spec §18).
+    pub curation: Option<Curation>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -92,6 +96,7 @@ impl Document {
             shared_graph: None,
             private_contexts: None,
             sealed_sections: None,
+            curation: None,
             extra: Extra::new(),
         }
     }

@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use super::schema::{self, EMBEDDING, TIME_RANGE};
 use super::Finding;
 use crate::model::{
-    escape_pointer, Artifact, Block, DeepArchive, Document, Edge, Graph, Node, Provenance, Turn,
-    VectorIndex,
+    escape_pointer, Access, Artifact, Block, DeepArchive, Document, Edge, Graph, Node, Provenance,
+    Turn, VectorIndex,
 };
 
 /// Every constraint of the schema the typed `doc` can break, as the schema reports it.
@@ -25,6 +25,9 @@ pub(crate) fn check(doc: &Document) -> Vec<Finding> {
     c.rest(doc);
     c.findings
 }
+
+/// The most retrievals a node keeps (spec §18.2).
+const MAX_ACCESSES: usize = 64;
 
 #[derive(Default)]
 struct Fields {
@@ -165,6 +168,7 @@ impl Fields {
             self.json(&at, "privateContext", [], &p.extra);
         }
         self.sealed(doc);
+        self.curation(doc);
     }
 
     fn metadata(&mut self, doc: &Document) {
@@ -215,6 +219,10 @@ impl Fields {
         self.unit(|| format!("{at}/confidence"), n.confidence);
         self.unit(|| format!("{at}/importance"), n.importance);
         self.at_least_one(|| format!("{at}/version"), n.version);
+        if let Some(status) = &n.status {
+            self.non_empty(|| format!("{at}/status"), status);
+        }
+        self.accesses(at, n.recent_accesses.as_deref());
         self.provenance(at, n.provenance.as_deref());
         self.json(at, "node", [("metadata", n.metadata.clone())], &n.extra);
     }
@@ -226,6 +234,33 @@ impl Fields {
         self.unit(|| format!("{at}/strength"), e.strength);
         self.provenance(at, e.provenance.as_deref());
         self.json(at, "edge", [], &e.extra);
+    }
+
+    fn accesses(&mut self, at: &str, accesses: Option<&[Access]>) {
+        let Some(list) = accesses else { return };
+        if list.len() > MAX_ACCESSES {
+            self.push(
+                "SMG-E109",
+                || format!("{at}/recentAccesses"),
+                format!("{} items is more than {MAX_ACCESSES}", list.len()),
+            );
+        }
+        for (i, a) in list.iter().enumerate() {
+            if let Some(by) = &a.by {
+                self.non_empty(|| format!("{at}/recentAccesses/{i}/by"), by);
+            }
+            self.json(&format!("{at}/recentAccesses/{i}"), "access", [], &a.extra);
+        }
+    }
+
+    /// The curation section is small and mostly snapshots: the schema checks its JSON.
+    fn curation(&mut self, doc: &Document) {
+        let Some(c) = &doc.curation else { return };
+        let value = serde_json::to_value(c).unwrap_or(Value::Null);
+        for mut f in schema::check_against("curation", &value) {
+            f.pointer = format!("/curation{}", f.pointer);
+            self.findings.push(f);
+        }
     }
 
     fn provenance(&mut self, at: &str, provenance: Option<&[Provenance]>) {

@@ -276,7 +276,7 @@ fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
 /// Terms the bundled context makes JSON literals (`@json`) wherever they are: their
 /// values are kept as they are, never expanded (a node's `metadata` is one too, in
 /// the `nodes` list's scoped context).
-const JSON_LITERALS: &[&str] = &["vector", "source", "conversations"];
+const JSON_LITERALS: &[&str] = &["vector", "source", "conversations", "curation"];
 
 /// A string, or the strings of an array.
 fn strings(v: &Value) -> impl Iterator<Item = &str> {

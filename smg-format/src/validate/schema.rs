@@ -14,7 +14,9 @@ pub(crate) const EMBEDDING: &str = "vectorIndex/properties/embeddings/items";
 pub(crate) const TIME_RANGE: &str = "block/properties/timeRange";
 
 /// The definitions (paths under `$defs`) whose members the model keeps as JSON.
-pub(crate) const DEFINITIONS: [&str; 18] = [
+pub(crate) const DEFINITIONS: [&str; 20] = [
+    "access",
+    "curation",
     "metadata",
     "workingMemory",
     "turn",

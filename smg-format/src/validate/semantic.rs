@@ -67,6 +67,7 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
         c.archived.check(ptr, p, &mut c.out);
     }
     c.collaborators();
+    c.curation();
     c.out
 }
 
@@ -91,6 +92,27 @@ impl<'a> Checker<'a> {
             self.warn("SMG-W005", "/version".into(), format!(
                 "written for format {v}, newer than this reader's 1.0: unknown fields are kept but not checked"
             ));
+        }
+    }
+
+    /// Dates in the curation section, and audit and cycle ids used once each.
+    fn curation(&mut self) {
+        let Some(c) = &self.doc.curation else { return };
+        let mut ids = HashSet::new();
+        for (i, e) in c.audit.iter().flatten().enumerate() {
+            self.time(|| format!("/curation/audit/{i}/at"), Some(&e.at));
+            if !ids.insert(e.id.as_str()) {
+                let msg = format!("audit entry id `{}` is used twice", e.id);
+                self.err("SMG-E127", format!("/curation/audit/{i}/id"), msg);
+            }
+        }
+        let mut ids = HashSet::new();
+        for (i, s) in c.cycles.iter().flatten().enumerate() {
+            self.time(|| format!("/curation/cycles/{i}/at"), Some(&s.at));
+            if !ids.insert(s.id.as_str()) {
+                let msg = format!("cycle id `{}` is used twice", s.id);
+                self.err("SMG-E127", format!("/curation/cycles/{i}/id"), msg);
+            }
         }
     }
 
@@ -177,6 +199,9 @@ impl<'a> Checker<'a> {
             ("deletedAt", &n.deleted_at),
         ] {
             self.time(|| format!("{ptr}/{field}"), v.as_deref());
+        }
+        for (i, a) in n.recent_accesses.iter().flatten().enumerate() {
+            self.time(|| format!("{ptr}/recentAccesses/{i}/at"), Some(&a.at));
         }
         if let (Some(a), Some(b)) = (n.first_mentioned, n.last_mentioned) {
             if a > b {

@@ -1,0 +1,159 @@
+//! Curation as a user runs it: ingest a LoCoMo conversation, curate it a year later,
+//! validate, curate again (nothing more), read the audit, restore the cycle (the same
+//! document as before); governance refusals with their codes; a tier moved by hand.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{smg, text};
+use serde_json::Value;
+
+fn ok(args: &[&str], d: &Path) -> String {
+    let out = smg(args, d);
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn locomo() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files.remove(0)
+}
+
+const LATER: &str = "2026-06-01T00:00:00Z";
+
+#[test]
+fn a_year_later_curation_is_valid_idempotent_audited_and_undone_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = locomo();
+    ok(&["ingest", "-o", "m.smg", input.to_str().unwrap()], d);
+    let before = ok(&["cat", "m.smg"], d);
+    let bytes = std::fs::read(d.join("m.smg")).unwrap();
+    let dry = ok(
+        &["curate", "m.smg", "--now", LATER, "--dry-run", "--json"],
+        d,
+    );
+    assert_eq!(
+        std::fs::read(d.join("m.smg")).unwrap(),
+        bytes,
+        "a dry run writes nothing"
+    );
+    let report: Value =
+        serde_json::from_str(&ok(&["curate", "m.smg", "--now", LATER, "--json"], d)).unwrap();
+    let dry: Value = serde_json::from_str(&dry).unwrap();
+    assert_eq!(dry["actions"], report["actions"]);
+    let actions = report["actions"].as_array().unwrap();
+    assert!(!actions.is_empty());
+    assert!(actions
+        .iter()
+        .all(|a| a["reason"].as_str().is_some_and(|r| !r.is_empty())));
+    ok(&["validate", "m.smg"], d);
+    let curated = std::fs::read(d.join("m.smg")).unwrap();
+    let again: Value =
+        serde_json::from_str(&ok(&["curate", "m.smg", "--now", LATER, "--json"], d)).unwrap();
+    assert_eq!(again["actions"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        std::fs::read(d.join("m.smg")).unwrap(),
+        curated,
+        "nothing more to do"
+    );
+    let audit: Value = serde_json::from_str(&ok(&["audit", "m.smg", "--json"], d)).unwrap();
+    assert_eq!(audit["audit"].as_array().unwrap().len(), actions.len());
+    let cycle = report["cycle"].as_str().unwrap();
+    ok(&["restore", "m.smg", cycle], d);
+    assert_eq!(
+        ok(&["cat", "m.smg"], d),
+        before,
+        "restoring the cycle is an exact undo"
+    );
+    assert_eq!(ok(&["audit", "m.smg"], d), "no curation recorded\n");
+}
+
+#[test]
+fn governance_refuses_by_the_policy_and_tiers_move_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&["init", "m.smg"], d);
+    ok(
+        &[
+            "policy",
+            "set",
+            "m.smg",
+            "--approver",
+            "eng=alice",
+            "--executive",
+            "cfo",
+        ],
+        d,
+    );
+    let shown: Value =
+        serde_json::from_str(&ok(&["policy", "show", "m.smg", "--json"], d)).unwrap();
+    assert_eq!(shown["approvers"]["eng"][0], "alice");
+    let add = |confidence: &str, by: &str| {
+        smg(
+            &[
+                "knowledge",
+                "add",
+                "m.smg",
+                "--label",
+                "Deploys",
+                "--content",
+                "Deploy on Tuesdays",
+                "--tier",
+                "departmental",
+                "--department",
+                "eng",
+                "--confidence",
+                confidence,
+                "--approved-by",
+                by,
+                "--id",
+                "k1",
+                "--now",
+                "2025-01-01T00:00:00Z",
+            ],
+            d,
+        )
+    };
+    let refused = add("0.849", "alice");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(text(&refused.stderr).contains("SMG-E120"));
+    let refused = add("0.9", "bob");
+    assert!(
+        text(&refused.stderr).contains("SMG-E240"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(add("0.85", "alice").status.success());
+    ok(&["validate", "m.smg"], d);
+    let moved = ok(
+        &[
+            "tier",
+            "promote",
+            "m.smg",
+            "k1",
+            "--now",
+            "2025-01-02T00:00:00Z",
+        ],
+        d,
+    );
+    assert!(moved.contains("ARCHIVE -> COLD"), "{moved}");
+    let id = moved
+        .trim_end()
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .trim_end_matches(')')
+        .to_string();
+    let before_restore = ok(&["cat", "m.smg"], d);
+    assert!(before_restore.contains("\"COLD\""));
+    ok(&["restore", "m.smg", &id], d);
+    assert!(!ok(&["cat", "m.smg"], d).contains("\"COLD\""));
+}

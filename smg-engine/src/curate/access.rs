@@ -1,0 +1,123 @@
+//! What changes a node outside a cycle: a retrieval recorded, a tier moved by hand.
+
+use smg_format::model::{Access, Action, AuditEntry, Document, LifecycleTier};
+
+use super::audit::{Applier, Change};
+use super::facts::{seconds, KEPT, KEPT_DAYS};
+use super::rules::DAY;
+use super::{tidy, ActionReport};
+use crate::{Error, Result};
+
+fn invalid(detail: String) -> Error {
+    Error::Format(smg_format::Error::InvalidArgument(detail))
+}
+
+/// Record that the nodes `ids` were retrieved at `at` (RFC 3339) by `by`: their
+/// `accessCount`, `lastAccessed` and `recentAccesses` (the last 90 days, at most 64).
+/// A retrieval is what reactivates a node (SMG §9.2). Returns how many were found;
+/// ids of no node are left alone.
+pub fn record_access(
+    doc: &mut Document,
+    ids: &[&str],
+    at: &str,
+    by: Option<&str>,
+) -> Result<usize> {
+    let now = seconds(at).ok_or_else(|| invalid(format!("`{at}` is not an RFC 3339 date-time")))?;
+    if by == Some("") {
+        return Err(invalid("the accessing agent's id is empty".into()));
+    }
+    let Some(graph) = doc.semantic_graph.as_mut() else {
+        return Ok(0);
+    };
+    let wanted: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+    let mut found = 0;
+    for n in graph.nodes.iter_mut().flatten() {
+        if !wanted.contains(n.id.as_str()) {
+            continue;
+        }
+        found += 1;
+        n.access_count = Some(n.access_count.unwrap_or(0) + 1);
+        let later = n
+            .last_accessed
+            .as_deref()
+            .and_then(seconds)
+            .is_some_and(|t| t > now);
+        if !later {
+            n.last_accessed = Some(at.to_string());
+        }
+        let list = n.recent_accesses.get_or_insert_with(Vec::new);
+        list.push(Access {
+            at: at.to_string(),
+            by: by.map(str::to_string),
+            ..Access::default()
+        });
+        list.sort_by_key(|a| seconds(&a.at));
+        list.retain(|a| seconds(&a.at).is_some_and(|t| now - t < KEPT_DAYS * DAY));
+        let extra = list.len().saturating_sub(KEPT);
+        list.drain(..extra);
+    }
+    Ok(found)
+}
+
+/// Move node `id` to tier `to` by hand (`smg tier promote|demote`), as an audit entry
+/// that [`super::restore`] undoes.
+pub fn move_tier(
+    doc: &mut Document,
+    id: &str,
+    to: LifecycleTier,
+    now: &str,
+    reason: &str,
+) -> Result<ActionReport> {
+    seconds(now).ok_or_else(|| invalid(format!("`{now}` is not an RFC 3339 date-time")))?;
+    let graph = doc.semantic_graph.get_or_insert_with(Default::default);
+    let nodes = graph.nodes.get_or_insert_with(Vec::new);
+    let i = nodes
+        .iter()
+        .position(|n| n.id == id)
+        .ok_or_else(|| Error::UnknownNode(id.to_string()))?;
+    let from = super::rules::tier(&nodes[i]);
+    if from == to {
+        return Err(invalid(format!(
+            "node `{id}` is in tier {} already",
+            to.name()
+        )));
+    }
+    let mut change = Change::default();
+    let mut applier = Applier::new(nodes, Vec::new());
+    applier.edit(i, &mut change).tier = Some(to);
+    applier.finish();
+    let action = if to < from {
+        Action::Promote
+    } else {
+        Action::Demote
+    };
+    let mut curation = doc.curation.take().unwrap_or_default();
+    let audit = curation.audit.get_or_insert_with(Vec::new);
+    let prefix = format!("tier-{now}/");
+    let k = audit.iter().filter(|e| e.id.starts_with(&prefix)).count() + 1;
+    let reason = format!("{} -> {} by hand: {reason}", from.name(), to.name());
+    let entry = AuditEntry {
+        action,
+        at: now.to_string(),
+        before: change.before,
+        cycle: None,
+        edges_added: None,
+        edges_removed: None,
+        id: format!("{prefix}{k}"),
+        into: None,
+        node: id.to_string(),
+        reason: reason.clone(),
+        score: None,
+        extra: Default::default(),
+    };
+    audit.push(entry);
+    doc.curation = tidy(curation);
+    Ok(ActionReport {
+        id: format!("{prefix}{k}"),
+        action,
+        node: id.to_string(),
+        into: None,
+        reason,
+        score: None,
+    })
+}

@@ -1,0 +1,127 @@
+//! What curation's rules read about each node, gathered once per cycle: when it was
+//! last used, how often and by whom, and which neighbours it has.
+
+use std::collections::BTreeSet;
+
+use chrono::DateTime;
+use smg_format::model::{Edge, Node};
+
+use super::class::{status, Class};
+use crate::fast::FastMap;
+
+const WEEK: i64 = 7 * 86_400;
+/// The most retrievals a node keeps, and for how many days (spec §18.2).
+pub(crate) const KEPT: usize = 64;
+pub(crate) const KEPT_DAYS: i64 = 90;
+
+/// Unix seconds of an RFC 3339 date-time.
+pub(crate) fn seconds(t: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(t).ok().map(|t| t.timestamp())
+}
+
+/// What one node's score reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Facts {
+    /// The latest of its retrieval, change, creation and the times it was said.
+    pub(crate) last_used: Option<i64>,
+    /// Retrievals in the 7 days before now.
+    pub(crate) accesses_7d: u64,
+    /// Edges that touch it.
+    pub(crate) degree: u64,
+    /// Distinct agents that made or retrieved it.
+    pub(crate) agents: u64,
+}
+
+/// What a node's neighbours say, for the rails and the TTL rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Links {
+    /// An edge to or from an active session.
+    pub(crate) active_session: bool,
+    /// An edge to or from a task in progress.
+    pub(crate) task_in_progress: bool,
+    /// A `learned_from` edge.
+    pub(crate) learned_from: bool,
+    /// An edge from an active belief.
+    pub(crate) from_active_belief: bool,
+    /// An edge to or from a recommendation.
+    pub(crate) recommendation: bool,
+}
+
+/// The latest time the node was used or said, in Unix seconds.
+pub(crate) fn last_used(node: &Node) -> Option<i64> {
+    last_changed(node).max(node.last_accessed.as_deref().and_then(seconds))
+}
+
+/// The latest time the node was changed, made or said (not retrieved).
+pub(crate) fn last_changed(node: &Node) -> Option<i64> {
+    let provenance = node
+        .provenance
+        .iter()
+        .flatten()
+        .filter_map(|p| p.timestamp.as_deref());
+    [&node.updated, &node.timestamp, &node.created]
+        .into_iter()
+        .filter_map(|t| t.as_deref())
+        .chain(provenance)
+        .filter_map(seconds)
+        .max()
+}
+
+/// Retrievals of `node` after `now` − 7 days.
+pub(crate) fn accesses_7d(node: &Node, now: i64) -> u64 {
+    node.recent_accesses
+        .iter()
+        .flatten()
+        .filter_map(|a| seconds(&a.at))
+        .filter(|&t| t > now - WEEK && t <= now)
+        .count() as u64
+}
+
+/// The facts of every node, in the order of `nodes`.
+pub(crate) fn gather(nodes: &[Node], edges: &[Edge], now: i64) -> (Vec<Facts>, Vec<Links>) {
+    let at: FastMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let mut facts: Vec<Facts> = nodes
+        .iter()
+        .map(|n| {
+            let mut agents: BTreeSet<&str> = n
+                .recent_accesses
+                .iter()
+                .flatten()
+                .filter_map(|a| a.by.as_deref())
+                .collect();
+            if let Some(by) = n.created_by.as_deref().filter(|_| !n.is_derived()) {
+                agents.insert(by);
+            }
+            Facts {
+                last_used: last_used(n),
+                accesses_7d: accesses_7d(n, now),
+                degree: 0,
+                agents: agents.len() as u64,
+            }
+        })
+        .collect();
+    let mut links = vec![Links::default(); nodes.len()];
+    for e in edges {
+        let (Some(&a), Some(&b)) = (at.get(e.from.as_str()), at.get(e.to.as_str())) else {
+            continue;
+        };
+        facts[a].degree += 1;
+        facts[b].degree += 1;
+        let learned = e.relation.eq_ignore_ascii_case("learned_from");
+        for (me, other, other_is_source) in [(a, b, false), (b, a, true)] {
+            let o = &nodes[other];
+            let (class, state) = (Class::of(o), status(o));
+            let l = &mut links[me];
+            l.active_session |= class == Class::Session && state == "active";
+            l.task_in_progress |= class == Class::Task && state == "in_progress";
+            l.learned_from |= learned;
+            l.from_active_belief |= other_is_source && class == Class::Belief && state == "active";
+            l.recommendation |= class == Class::Recommendation;
+        }
+    }
+    (facts, links)
+}

@@ -1,0 +1,172 @@
+//! What curation keeps in the file (spec §18): its policy, its audit log with the
+//! snapshots that undo each action, its cycle summaries, and the derived nodes it
+//! removed for good.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+
+use super::{Edge, Extra, Node};
+
+/// The document's `curation` section.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Curation {
+    // Fields in the order of their keys in canonical JSON.
+    /// Every action curation took that was not undone (`smg restore` takes its entry
+    /// out) or expired, oldest first.
+    pub audit: Option<Vec<AuditEntry>>,
+    /// One summary per cycle that changed something, oldest first.
+    pub cycles: Option<Vec<CycleSummary>>,
+    /// Who may approve curated knowledge, and how long curation keeps what it removed.
+    pub policy: Option<Policy>,
+    /// Ids of derived nodes curation removed: ingest never derives them again.
+    pub removed: Option<Vec<String>>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Governance and retention (M3S Part 4, Jochi): set with `smg policy`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Policy {
+    /// Department → the ids that may approve its departmental knowledge (its heads).
+    pub approvers: Option<BTreeMap<String, Vec<String>>>,
+    /// Days an audit entry is kept (default 90).
+    pub audit_days: Option<u64>,
+    /// The ids that may approve global knowledge (executives).
+    pub executives: Option<Vec<String>>,
+    /// Days a tombstoned node is kept before it is purged (default 30).
+    pub tombstone_days: Option<u64>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Policy {
+    /// Days an audit entry is kept unless the policy says otherwise.
+    pub const AUDIT_DAYS: u64 = 90;
+    /// Days a tombstone is kept unless the policy says otherwise (Jochi).
+    pub const TOMBSTONE_DAYS: u64 = 30;
+}
+
+/// What a curation action did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Moved one tier warmer.
+    Promote,
+    /// Moved one tier colder.
+    Demote,
+    /// A belief past its confidence floor set to `archived` before its TTL runs.
+    Archive,
+    /// Soft-deleted: `tombstone` set, kept until the policy's days have passed.
+    Tombstone,
+    /// Removed from the graph with its edges (a tombstone that expired, or at once).
+    Purge,
+    /// A near-duplicate folded into the node it repeats.
+    Merge,
+    /// A `related_to` edge added between similar nodes.
+    Relate,
+}
+
+impl Action {
+    /// The name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Promote => "promote",
+            Action::Demote => "demote",
+            Action::Archive => "archive",
+            Action::Tombstone => "tombstone",
+            Action::Purge => "purge",
+            Action::Merge => "merge",
+            Action::Relate => "relate",
+        }
+    }
+}
+
+/// One audited action and what undoes it exactly.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntry {
+    // Fields in the order of their keys in canonical JSON.
+    /// What was done.
+    pub action: Action,
+    /// When (the cycle's `now`, RFC 3339).
+    pub at: String,
+    /// The nodes as they were before, each with its place in the graph's node list.
+    pub before: Vec<NodeAt>,
+    /// The cycle the action belongs to; absent for a command such as `smg tier`.
+    pub cycle: Option<String>,
+    /// Edges the action added (appended to the edge list).
+    pub edges_added: Option<Vec<Edge>>,
+    /// Edges the action removed, each with its place in the edge list.
+    pub edges_removed: Option<Vec<EdgeAt>>,
+    /// Unique among the file's audit entries.
+    pub id: String,
+    /// For a merge: the node that was kept.
+    pub into: Option<String>,
+    /// The node acted on.
+    pub node: String,
+    /// Why, in words (the rule and its numbers).
+    pub reason: String,
+    /// The node's memory value score when it was judged.
+    pub score: Option<f64>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node and its index in the node list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeAt {
+    /// Position in `semanticGraph.nodes` when the snapshot was taken.
+    pub index: u64,
+    /// The node as it was.
+    pub node: Node,
+}
+
+/// An edge and its index in the edge list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EdgeAt {
+    /// The edge as it was.
+    pub edge: Edge,
+    /// Position in `semanticGraph.edges` when it was removed.
+    pub index: u64,
+}
+
+/// What one curation cycle did, in counts.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CycleSummary {
+    // Fields in the order of their keys in canonical JSON.
+    /// Beliefs archived.
+    pub archived: u64,
+    /// The cycle's `now` (RFC 3339).
+    pub at: String,
+    /// Nodes moved a tier colder.
+    pub demoted: u64,
+    /// Unique among the file's cycles.
+    pub id: String,
+    /// Near-duplicates merged.
+    pub merged: u64,
+    /// Nodes moved a tier warmer.
+    pub promoted: u64,
+    /// Nodes removed for good.
+    pub purged: u64,
+    /// `related_to` edges added.
+    pub related: u64,
+    /// Nodes judged.
+    pub scanned: u64,
+    /// Nodes tombstoned.
+    pub tombstoned: u64,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
