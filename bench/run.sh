@@ -10,6 +10,7 @@
 #   bash bench/run.sh checkpoint [LOCOMO_DIR] [SIZE_MB]  # delta files vs full files, default 100 MB
 #   bash bench/run.sh merge [SIZE_MB]                # merge two forks grown by 1 % each, default 100 MB
 #   bash bench/run.sh retrieval [CONVERSATIONS]      # search a million turns, default 20000 × 50
+#   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -37,7 +38,9 @@ case "${1:-}" in
   checkpoint) target/release/smg-bench checkpoint "${2:-../shared/data/locomo-dev}" "${3:-100}" ;;
   merge) cargo build --release --locked -q -p smg-cli
          target/release/smg-bench merge "${2:-100}" ;;
+  curate) cargo build --release --locked -q -p smg-cli
+          target/release/smg-bench curate "${2:-90}" "${3:-100000}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|curate [ARGS]" >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 //! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
 //! `smg-bench ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]` ingests chats (bench/src/ingest.rs);
 //! `smg-bench merge [SIZE_MB]` merges two forks of a memory (bench/src/merge.rs);
+//! `smg-bench curate [DAYS] [NODES]` curates 90 days of agent activity daily (bench/src/curate.rs);
 //! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
@@ -14,6 +15,7 @@
 mod archive;
 mod checkpoint;
 mod crypt;
+mod curate;
 mod ffi;
 mod generate;
 mod ingest;
@@ -298,6 +300,12 @@ fn main() {
                 &smg,
                 &PathBuf::from("bench/out/ingest"),
             );
+        }
+        Some("curate") => {
+            let days = args.get(1).map_or(90, |a| a.parse().expect("DAYS"));
+            let nodes = args.get(2).map_or(100_000, |a| a.parse().expect("NODES"));
+            let smg = PathBuf::from("target/release/smg");
+            curate::run(days, nodes, &smg, &PathBuf::from("bench/out/curate"));
         }
         Some("merge") => {
             let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);

@@ -76,7 +76,7 @@ pub(crate) struct PolicySetArgs {
     /// Take these ids off every list (repeatable).
     #[arg(long, value_name = "ID")]
     pub(crate) revoke: Vec<String>,
-    /// Days audit entries are kept (default 90).
+    /// Days audit entries are kept (default 30).
     #[arg(long, value_name = "DAYS")]
     pub(crate) audit_days: Option<u64>,
     /// Days tombstoned nodes are kept before they are purged (default 30).

@@ -85,6 +85,7 @@ pub fn move_tier(
     let mut change = Change::default();
     let mut applier = Applier::new(nodes, Vec::new());
     applier.edit(i, &mut change).tier = Some(to);
+    let r = applier.record(change);
     applier.finish();
     let action = if to < from {
         Action::Promote
@@ -99,10 +100,11 @@ pub fn move_tier(
     let entry = AuditEntry {
         action,
         at: now.to_string(),
-        before: change.before,
+        before: r.before,
+        changed: r.changed,
         cycle: None,
-        edges_added: None,
-        edges_removed: None,
+        edges_added: r.edges_added,
+        edges_removed: r.edges_removed,
         id: format!("{prefix}{k}"),
         into: None,
         node: id.to_string(),

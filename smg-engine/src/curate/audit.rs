@@ -5,7 +5,8 @@
 //! Undoing entries last first therefore puts every node and edge back where it was,
 //! and the graph's canonical bytes are the same as before.
 
-use smg_format::model::{Action, AuditEntry, Edge, EdgeAt, Node, NodeAt};
+use serde_json::{Map, Value};
+use smg_format::model::{Action, AuditEntry, Edge, EdgeAt, FieldsAt, Node, NodeAt};
 
 use crate::fast::{FastMap, FastSet};
 
@@ -33,12 +34,58 @@ fn insert_sorted(removed: &mut Vec<usize>, v: usize) {
     removed.insert(at, v);
 }
 
-/// What one action changes, before it is written to the audit log.
+/// What one action changes, before it is written to the audit log: every node it
+/// touched as it was (with its index in the list), the edges it added and removed.
 #[derive(Default)]
 pub(crate) struct Change {
-    pub(crate) before: Vec<NodeAt>,
+    before: Vec<(usize, NodeAt)>,
     pub(crate) edges_added: Vec<Edge>,
     pub(crate) edges_removed: Vec<EdgeAt>,
+}
+
+/// A change as the audit log keeps it: removed nodes whole, changed ones as the
+/// earlier values of the fields that changed.
+pub(crate) struct Recorded {
+    pub(crate) before: Option<Vec<NodeAt>>,
+    pub(crate) changed: Option<Vec<FieldsAt>>,
+    pub(crate) edges_added: Option<Vec<Edge>>,
+    pub(crate) edges_removed: Option<Vec<EdgeAt>>,
+}
+
+/// The earlier values of the fields curation changes that differ between `was` and
+/// `now` (`null` for absent). Typed comparisons: a cycle records up to one per node.
+fn changed_fields(was: &Node, now: &Node) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut put = |key: &str, differs: bool, value: Result<Value, serde_json::Error>| {
+        if differs {
+            m.insert(key.to_string(), value.unwrap_or(Value::Null));
+        }
+    };
+    macro_rules! field {
+        ($key:literal, $f:ident) => {
+            put($key, was.$f != now.$f, serde_json::to_value(&was.$f))
+        };
+    }
+    field!("accessCount", access_count);
+    field!("confidence", confidence);
+    field!("deletedAt", deleted_at);
+    field!("lastAccessed", last_accessed);
+    field!("provenance", provenance);
+    field!("recentAccesses", recent_accesses);
+    field!("relatedNodes", related_nodes);
+    field!("status", status);
+    field!("tier", tier);
+    field!("tombstone", tombstone);
+    field!("updated", updated);
+    m
+}
+
+/// A node as a JSON object.
+fn fields(node: &Node) -> Map<String, Value> {
+    match serde_json::to_value(node) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
 }
 
 impl<'g> Applier<'g> {
@@ -99,11 +146,12 @@ impl<'g> Applier<'g> {
 
     /// Snapshot node `i` into `change` (once) and give it to be changed.
     pub(crate) fn edit(&mut self, i: usize, change: &mut Change) -> &mut Node {
-        if !change.before.iter().any(|b| b.node.id == self.nodes[i].id) {
-            change.before.push(NodeAt {
+        if !change.before.iter().any(|b| b.0 == i) {
+            let at = NodeAt {
                 index: self.position(i),
                 node: self.nodes[i].clone(),
-            });
+            };
+            change.before.push((i, at));
         }
         &mut self.nodes[i]
     }
@@ -112,10 +160,12 @@ impl<'g> Applier<'g> {
     pub(crate) fn remove(&mut self, i: usize, change: &mut Change) {
         let id = self.nodes[i].id.clone();
         self.drop_edges(&id, change);
-        change.before.push(NodeAt {
+        change.before.retain(|b| b.0 != i);
+        let at = NodeAt {
             index: self.position(i),
             node: self.nodes[i].clone(),
-        });
+        };
+        change.before.push((i, at));
         insert_sorted(&mut self.nodes_removed, i);
         self.node_gone[i] = true;
         if self.nodes[i].is_derived() {
@@ -143,6 +193,29 @@ impl<'g> Applier<'g> {
             self.edge_gone[e] = true;
         }
         dropped
+    }
+
+    /// `change` as the audit log keeps it.
+    pub(crate) fn record(&self, change: Change) -> Recorded {
+        let (mut before, mut changed) = (Vec::new(), Vec::new());
+        for (i, at) in change.before {
+            if self.node_gone[i] {
+                before.push(at);
+                continue;
+            }
+            let diff = changed_fields(&at.node, &self.nodes[i]);
+            changed.push(FieldsAt {
+                fields: diff,
+                id: at.node.id,
+            });
+        }
+        let some = |v: Vec<_>| (!v.is_empty()).then_some(v);
+        Recorded {
+            before: (!before.is_empty()).then_some(before),
+            changed: (!changed.is_empty()).then_some(changed),
+            edges_added: some(change.edges_added),
+            edges_removed: (!change.edges_removed.is_empty()).then_some(change.edges_removed),
+        }
     }
 
     /// Whether an edge `from -relation-> to` is in the graph now.
@@ -200,31 +273,40 @@ pub(crate) fn undo(
         let at = (r.index as usize).min(edges.len());
         edges.insert(at, r.edge.clone());
     }
-    let mut ids: FastMap<String, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.clone(), i))
-        .collect();
-    for b in entry.before.iter().rev() {
-        match ids.get(&b.node.id) {
-            Some(&i) => nodes[i] = b.node.clone(),
-            None => {
-                let at = (b.index as usize).min(nodes.len());
-                nodes.insert(at, b.node.clone());
-                ids = nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| (n.id.clone(), i))
-                    .collect();
-            }
+    for c in entry.changed.iter().flatten().rev() {
+        let n = nodes
+            .iter_mut()
+            .find(|n| n.id == c.id)
+            .ok_or_else(|| format!("node `{}` it changed is gone", c.id))?;
+        let mut m = fields(n);
+        for (k, v) in &c.fields {
+            match v {
+                Value::Null => m.remove(k),
+                v => m.insert(k.clone(), v.clone()),
+            };
         }
+        *n = serde_json::from_value(Value::Object(m))
+            .map_err(|e| format!("node `{}` cannot take its earlier fields back: {e}", c.id))?;
+    }
+    for b in entry.before.iter().flatten().rev() {
+        if nodes.iter().any(|n| n.id == b.node.id) {
+            return Err(format!("node `{}` it removed is back", b.node.id));
+        }
+        let at = (b.index as usize).min(nodes.len());
+        nodes.insert(at, b.node.clone());
     }
     Ok(())
 }
 
 /// The node ids an entry changed or removed.
 pub(crate) fn touched(entry: &AuditEntry) -> FastSet<&str> {
-    let mut ids: FastSet<&str> = entry.before.iter().map(|b| b.node.id.as_str()).collect();
+    let mut ids: FastSet<&str> = entry
+        .before
+        .iter()
+        .flatten()
+        .map(|b| b.node.id.as_str())
+        .chain(entry.changed.iter().flatten().map(|c| c.id.as_str()))
+        .collect();
     ids.insert(entry.node.as_str());
     if let Some(into) = &entry.into {
         ids.insert(into.as_str());

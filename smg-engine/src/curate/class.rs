@@ -40,21 +40,31 @@ pub enum Class {
 impl Class {
     /// The class of a node, from its `type`.
     pub fn of(node: &Node) -> Class {
-        let kind = node.kind.to_ascii_lowercase().replace(['_', '-'], "");
-        match kind.as_str() {
-            "agent" => Class::Agent,
-            "agentkey" => Class::AgentKey,
-            "migration" => Class::Migration,
-            "systemconfig" => Class::SystemConfig,
-            "belief" | "decision" => Class::Belief,
-            "reflection" => Class::Reflection,
-            "analysis" | "problem" => Class::Analysis,
-            "synthesis" | "artifact" => Class::Synthesis,
-            "recommendation" | "solution" => Class::Recommendation,
-            "compressedcontext" | "segment" => Class::CompressedContext,
-            "task" => Class::Task,
-            "session" | "sessioncontext" => Class::Session,
-            "notification" => Class::Notification,
+        // Lower case without `_` and `-`, on the stack: this runs for every node and
+        // edge end of a cycle.
+        let mut buf = [0u8; 24];
+        let mut len = 0;
+        for b in node.kind.bytes().filter(|b| !matches!(b, b'_' | b'-')) {
+            if len == buf.len() {
+                return Class::MemoryEntry;
+            }
+            buf[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        match &buf[..len] {
+            b"agent" => Class::Agent,
+            b"agentkey" => Class::AgentKey,
+            b"migration" => Class::Migration,
+            b"systemconfig" => Class::SystemConfig,
+            b"belief" | b"decision" => Class::Belief,
+            b"reflection" => Class::Reflection,
+            b"analysis" | b"problem" => Class::Analysis,
+            b"synthesis" | b"artifact" => Class::Synthesis,
+            b"recommendation" | b"solution" => Class::Recommendation,
+            b"compressedcontext" | b"segment" => Class::CompressedContext,
+            b"task" => Class::Task,
+            b"session" | b"sessioncontext" => Class::Session,
+            b"notification" => Class::Notification,
             _ => Class::MemoryEntry,
         }
     }

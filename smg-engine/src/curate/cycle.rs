@@ -160,13 +160,15 @@ fn apply(
     for p in plans {
         let mut change = Change::default();
         let (action, into) = step(&mut applier, &p, &mut change, &options.now);
+        let r = applier.record(change);
         entries.push(AuditEntry {
             action,
             at: options.now.clone(),
-            before: change.before,
+            before: r.before,
+            changed: r.changed,
             cycle: None,
-            edges_added: (!change.edges_added.is_empty()).then_some(change.edges_added),
-            edges_removed: (!change.edges_removed.is_empty()).then_some(change.edges_removed),
+            edges_added: r.edges_added,
+            edges_removed: r.edges_removed,
             id: String::new(),
             into,
             node: applier.node(p.node).id.clone(),

@@ -11,15 +11,18 @@ use crate::text::terms;
 pub(crate) const MERGE: f64 = 0.70;
 /// Similarity from which two nodes are related (memgraph).
 pub(crate) const RELATE: f64 = 0.65;
-/// Words in more nodes than this say nothing about which nodes repeat each other.
-const MAX_POSTINGS: usize = 256;
+/// Words in more nodes than this say nothing about which nodes repeat each other
+/// (ingest's memories use the same cut).
+const MAX_POSTINGS: usize = 64;
 
 /// For each eligible node, the earlier eligible node of the same type and scope it is
 /// most like, when that is [`RELATE`] or more: `(node, earlier, similarity)`.
 pub(crate) fn similar(nodes: &[Node], eligible: &[bool]) -> Vec<(usize, usize, f64)> {
     let mut groups: FastMap<(&str, Option<&str>), u32> = FastMap::default();
-    let mut postings: FastMap<(u32, String), Vec<usize>> = FastMap::default();
+    let mut postings: Vec<FastMap<String, Vec<usize>>> = Vec::new();
     let mut sizes = vec![0usize; nodes.len()];
+    let mut shared = vec![0u32; nodes.len()];
+    let mut seen: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         if !eligible[i] {
@@ -38,27 +41,37 @@ pub(crate) fn similar(nodes: &[Node], eligible: &[bool]) -> Vec<(usize, usize, f
         let next = groups.len() as u32;
         let group = *groups
             .entry((n.kind.as_str(), n.scope.map(|s| s.name())))
-            .or_insert(next);
-        let mut shared: FastMap<usize, usize> = FastMap::default();
+            .or_insert(next) as usize;
+        if group == postings.len() {
+            postings.push(FastMap::default());
+        }
+        // Counts in a dense array, cleared through the list of nodes they touched:
+        // no hashing in the innermost loop.
         for w in &words {
-            if let Some(list) = postings.get(&(group, w.clone())) {
+            if let Some(list) = postings[group].get(w.as_str()) {
                 if list.len() <= MAX_POSTINGS {
                     for &j in list {
-                        *shared.entry(j).or_default() += 1;
+                        if shared[j] == 0 {
+                            seen.push(j);
+                        }
+                        shared[j] += 1;
                     }
                 }
             }
         }
-        let best = shared
-            .into_iter()
-            .map(|(j, k)| (j, k as f64 / ((words.len() * sizes[j]) as f64).sqrt()))
+        let best = seen
+            .drain(..)
+            .map(|j| {
+                let k = std::mem::take(&mut shared[j]);
+                (j, k as f64 / ((words.len() * sizes[j]) as f64).sqrt())
+            })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         if let Some((j, s)) = best.filter(|b| b.1 >= RELATE) {
             out.push((i, j, s));
         }
         sizes[i] = words.len();
         for w in words {
-            postings.entry((group, w)).or_default().push(i);
+            postings[group].entry(w).or_default().push(i);
         }
     }
     out

@@ -113,6 +113,25 @@ pub struct CycleReport {
     pub expired: usize,
 }
 
+/// The nodes of the semantic graph a never-prune rail protects at `now` (RFC 3339),
+/// with the rail's number (spec §18.5), in graph order.
+pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
+    let at = facts::seconds(now).ok_or_else(|| {
+        Error::Format(smg_format::Error::InvalidArgument(format!(
+            "`{now}` is not an RFC 3339 date-time"
+        )))
+    })?;
+    let Some(g) = doc.semantic_graph.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let (facts, _) = facts::gather(g.nodes(), g.edges(), at);
+    Ok(g.nodes()
+        .iter()
+        .zip(&facts)
+        .filter_map(|(n, f)| rules::rail(n, f, at).map(|(k, _)| (n.id.clone(), k)))
+        .collect())
+}
+
 /// Undo an audit entry, or every entry of a cycle (last first), by its id. The
 /// entries leave the audit log; a cycle whose entries are all undone leaves too, so
 /// undoing a cycle gives back the document it started from.

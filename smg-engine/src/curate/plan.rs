@@ -170,7 +170,10 @@ fn budgets(nodes: &[Node], j: &Judged, plans: &mut Vec<Plan>, acted: &mut [bool]
         .iter()
         .map(|n| (n.tombstone != Some(true)).then(|| tier(n)))
         .collect();
-    for p in plans.iter() {
+    let mut planned: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut cancelled = vec![false; plans.len()];
+    for (k, p) in plans.iter().enumerate() {
+        planned[p.node] = Some(k);
         after[p.node] = match p.step {
             Step::Tier(t) => Some(t),
             Step::Tombstone | Step::Purge => None,
@@ -194,10 +197,9 @@ fn budgets(nodes: &[Node], j: &Judged, plans: &mut Vec<Plan>, acted: &mut [bool]
                 *total += t;
                 continue;
             }
-            let class = Class::of(&nodes[i]).name();
-            if let Some(k) = plans.iter().position(|p| p.node == i) {
+            if let Some(k) = planned[i] {
                 if matches!(plans[k].step, Step::Tier(to) if to < tier(&nodes[i])) {
-                    plans.remove(k);
+                    cancelled[k] = true;
                     after[i] = Some(tier(&nodes[i]));
                 }
                 continue;
@@ -209,9 +211,12 @@ fn budgets(nodes: &[Node], j: &Judged, plans: &mut Vec<Plan>, acted: &mut [bool]
             acted[i] = true;
             after[i] = Some(to);
             let reason = format!(
-                "{} over budget: {class} nodes there hold more than {budget} tokens",
-                level.name()
+                "{} over budget: {} nodes there hold more than {budget} tokens",
+                level.name(),
+                Class::of(&nodes[i]).name()
             );
+            planned[i] = Some(plans.len());
+            cancelled.push(false);
             plans.push(Plan {
                 node: i,
                 step: Step::Tier(to),
@@ -219,6 +224,11 @@ fn budgets(nodes: &[Node], j: &Judged, plans: &mut Vec<Plan>, acted: &mut [bool]
             });
         }
     }
+    let mut k = 0;
+    plans.retain(|_| {
+        k += 1;
+        !cancelled[k - 1]
+    });
 }
 
 fn near_duplicates(

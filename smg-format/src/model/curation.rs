@@ -36,7 +36,7 @@ pub struct Curation {
 pub struct Policy {
     /// Department → the ids that may approve its departmental knowledge (its heads).
     pub approvers: Option<BTreeMap<String, Vec<String>>>,
-    /// Days an audit entry is kept (default 90).
+    /// Days an audit entry is kept (default 30, Jochi's answer to audit bloat).
     pub audit_days: Option<u64>,
     /// The ids that may approve global knowledge (executives).
     pub executives: Option<Vec<String>>,
@@ -49,7 +49,7 @@ pub struct Policy {
 
 impl Policy {
     /// Days an audit entry is kept unless the policy says otherwise.
-    pub const AUDIT_DAYS: u64 = 90;
+    pub const AUDIT_DAYS: u64 = 30;
     /// Days a tombstone is kept unless the policy says otherwise (Jochi).
     pub const TOMBSTONE_DAYS: u64 = 30;
 }
@@ -99,8 +99,10 @@ pub struct AuditEntry {
     pub action: Action,
     /// When (the cycle's `now`, RFC 3339).
     pub at: String,
-    /// The nodes as they were before, each with its place in the graph's node list.
-    pub before: Vec<NodeAt>,
+    /// The nodes the action removed, whole, each with its place in the node list.
+    pub before: Option<Vec<NodeAt>>,
+    /// The nodes the action changed in place: the changed fields' earlier values.
+    pub changed: Option<Vec<FieldsAt>>,
     /// The cycle the action belongs to; absent for a command such as `smg tier`.
     pub cycle: Option<String>,
     /// Edges the action added (appended to the edge list).
@@ -129,6 +131,16 @@ pub struct NodeAt {
     pub index: u64,
     /// The node as it was.
     pub node: Node,
+}
+
+/// A node's fields as they were before an action changed them: each changed key with
+/// its earlier value, `null` for a key the node did not have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldsAt {
+    /// The earlier values.
+    pub fields: Extra,
+    /// The node's id.
+    pub id: String,
 }
 
 /// An edge and its index in the edge list.

@@ -16,7 +16,7 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, NodeAt, Policy};
+pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};
 pub use vault::{Artifact, ArtifactVault, ArtifactVersion};
