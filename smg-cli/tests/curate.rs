@@ -157,3 +157,49 @@ fn governance_refuses_by_the_policy_and_tiers_move_by_hand() {
     ok(&["restore", "m.smg", &id], d);
     assert!(!ok(&["cat", "m.smg"], d).contains("\"COLD\""));
 }
+
+#[test]
+fn retrieval_records_access_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = locomo();
+    ok(&["ingest", "-o", "m.smg", input.to_str().unwrap()], d);
+    let bytes = std::fs::read(d.join("m.smg")).unwrap();
+    ok(&["search", "m.smg", "support group"], d);
+    ok(&["context", "m.smg", "support group", "--budget", "300"], d);
+    assert_eq!(
+        std::fs::read(d.join("m.smg")).unwrap(),
+        bytes,
+        "reads never write"
+    );
+    let found: Value = serde_json::from_str(&ok(
+        &[
+            "search",
+            "m.smg",
+            "support group",
+            "--json",
+            "--track",
+            "--by",
+            "app",
+        ],
+        d,
+    ))
+    .unwrap();
+    let node = found["nodes"][0]["id"].as_str().unwrap().to_string();
+    let segment = found["hits"][0]["segment"].as_str().unwrap().to_string();
+    ok(&["expand", "m.smg", &segment, "--track"], d);
+    let doc: Value = serde_json::from_str(&ok(&["cat", "m.smg"], d)).unwrap();
+    let nodes = doc["semanticGraph"]["nodes"].as_array().unwrap();
+    let of = |id: &str| nodes.iter().find(|n| n["id"] == id).unwrap().clone();
+    assert_eq!(of(&node)["accessCount"], 1);
+    assert_eq!(of(&node)["recentAccesses"][0]["by"], "app");
+    assert_eq!(
+        of(&segment)["accessCount"],
+        2,
+        "found by the search, then expanded"
+    );
+    ok(&["validate", "m.smg"], d);
+    let piped = common::smg_stdin(&["search", "-", "x", "--track"], d, &bytes);
+    assert_eq!(piped.status.code(), Some(1));
+    assert!(text(&piped.stderr).contains("SMG-E020"));
+}

@@ -149,6 +149,14 @@ enum smg_status
    */
   SMG_STATUS_BLOCK = 117,
   /**
+   * SMG-E120: curated knowledge below its tier's confidence.
+   */
+  SMG_STATUS_BELOW_CONFIDENCE = 120,
+  /**
+   * SMG-E121: curated knowledge without an approver.
+   */
+  SMG_STATUS_NO_APPROVER = 121,
+  /**
    * SMG-E140: the file is encrypted and no passphrase was given.
    */
   SMG_STATUS_NEED_PASSPHRASE = 140,
@@ -205,6 +213,18 @@ enum smg_status
    */
   SMG_STATUS_VECTOR = 230,
   /**
+   * SMG-E240: an approver the file's policy does not list.
+   */
+  SMG_STATUS_NOT_APPROVER = 240,
+  /**
+   * SMG-E241: no audit entry or cycle has the id given.
+   */
+  SMG_STATUS_UNKNOWN_AUDIT = 241,
+  /**
+   * SMG-E242: an audit entry that can no longer be undone (restore later ones first).
+   */
+  SMG_STATUS_CANNOT_RESTORE = 242,
+  /**
    * A required pointer was null, or a string argument was not UTF-8.
    */
   SMG_STATUS_NULL_ARGUMENT = 900,
@@ -255,6 +275,44 @@ smg_status smg_validate(const uint8_t *bytes, size_t len, char **report_out);
  * `s` must be null or a pointer returned by this library and not yet freed.
  */
 void smg_string_free(char *s);
+
+/**
+ * Run one curation cycle on the memory file `path` at `now` (RFC 3339; null: the
+ * current time) and write it back unless `dry_run` is non-zero or nothing changed.
+ * `*json_out`: `{"cycle", "scanned", "expired", "actions": [{"id", "action", "node",
+ * "into", "reason", "score"}]}`. An encrypted file is refused (`SMG_NEED_PASSPHRASE`).
+ *
+ * # Safety
+ * `path` must be a NUL-terminated string, `now` null or one, `json_out` writable.
+ */
+smg_status smg_curate(const char *path, const char *now, uint32_t dry_run, char **json_out);
+
+/**
+ * Undo the audit entry or the whole cycle `id` of the memory file `path` (spec
+ * §18.8) and write it back. `*json_out`: `{"restored": [entry ids]}`. Unknown ids
+ * give `SMG_UNKNOWN_AUDIT`; an entry a later one depends on, `SMG_CANNOT_RESTORE`.
+ *
+ * # Safety
+ * `path` and `id` must be NUL-terminated strings and `json_out` writable.
+ */
+smg_status smg_restore(const char *path, const char *id, char **json_out);
+
+/**
+ * Record that the nodes `ids[0..n]` of the memory file `path` were retrieved at
+ * `at` (RFC 3339; null: now) by `by` (null: unknown), and write it back: what
+ * reactivates a node (SMG §9.2) and feeds curation's scores. Reads never record
+ * anything by themselves. `*json_out`: `{"found": N}`.
+ *
+ * # Safety
+ * `path` must be a NUL-terminated string; `ids` must point to `n` of them; `at` and
+ * `by` null or NUL-terminated; `json_out` writable.
+ */
+smg_status smg_record_access(const char *path,
+                             const char *const *ids,
+                             size_t n,
+                             const char *at,
+                             const char *by,
+                             char **json_out);
 
 /**
  * Write to `delta` (atomically) the delta that rebuilds the file `target` from the file

@@ -34,6 +34,9 @@ const c = {
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
   index: lib.func('uint32_t smg_index(const char *path, _Out_ void **json)'),
   deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
+  curate: lib.func('uint32_t smg_curate(const char *path, const char *now, uint32_t dry_run, _Out_ void **json)'),
+  restore: lib.func('uint32_t smg_restore(const char *path, const char *id, _Out_ void **json)'),
+  recordAccess: lib.func('uint32_t smg_record_access(const char *path, const char **ids, size_t n, const char *at, const char *by, _Out_ void **json)'),
   deltaApply: lib.func('uint32_t smg_delta_apply(const char *base, const char *delta, const uint8_t *pass, size_t len, const char *output)'),
 };
 
@@ -165,6 +168,16 @@ module.exports = {
   // Store the search index in the memory file at `file` (rewritten in the packed
   // layout first when it is in another), so that opening it reads the index alone.
   index: (file) => JSON.parse(call(c.index, text(file, 'path'))),
+  // One curation cycle (spec §18) on the memory file at `file` at `now` (RFC 3339,
+  // default: the current time), written back unless `dryRun`; the report.
+  curate: (file, { now = null, dryRun = false } = {}) => JSON.parse(call(c.curate, text(file, 'path'),
+    now == null ? null : text(now, 'now'), dryRun ? 1 : 0)),
+  // Undo an audit entry or a whole cycle of the memory file at `file`.
+  restore: (file, id) => JSON.parse(call(c.restore, text(file, 'path'), text(id, 'audit id'))),
+  // Record that `ids` were retrieved (at `at`, by `by`): what reactivates them.
+  recordAccess: (file, ids, { at = null, by = null } = {}) => JSON.parse(call(c.recordAccess,
+    text(file, 'path'), ids.map((i) => text(i, 'node id')), ids.length,
+    at == null ? null : text(at, 'at'), by == null ? null : text(by, 'by'))),
   validate,
   makeDelta,
   applyDelta,

@@ -5,10 +5,12 @@
 //! crosses the boundary. Every function here is safe to call from any thread.
 #![deny(missing_docs)]
 
+mod curate;
 mod delta;
 mod index;
 mod memory;
 
+pub use curate::*;
 pub use delta::*;
 pub use index::*;
 pub use memory::*;
@@ -85,6 +87,10 @@ pub enum SmgStatus {
     Artifact = 116,
     /// SMG-E117: an archive block does not decode.
     Block = 117,
+    /// SMG-E120: curated knowledge below its tier's confidence.
+    BelowConfidence = 120,
+    /// SMG-E121: curated knowledge without an approver.
+    NoApprover = 121,
     /// SMG-E140: the file is encrypted and no passphrase was given.
     NeedPassphrase = 140,
     /// SMG-E141: wrong passphrase.
@@ -113,6 +119,12 @@ pub enum SmgStatus {
     Query = 220,
     /// SMG-E230: a query vector of another model or size than the file's embeddings.
     Vector = 230,
+    /// SMG-E240: an approver the file's policy does not list.
+    NotApprover = 240,
+    /// SMG-E241: no audit entry or cycle has the id given.
+    UnknownAudit = 241,
+    /// SMG-E242: an audit entry that can no longer be undone (restore later ones first).
+    CannotRestore = 242,
     /// A required pointer was null, or a string argument was not UTF-8.
     NullArgument = 900,
     /// smg panicked; this is a bug, and no output was written.
@@ -155,6 +167,8 @@ impl SmgStatus {
             DanglingEdge,
             Artifact,
             Block,
+            BelowConfidence,
+            NoApprover,
             NeedPassphrase,
             WrongPassphrase,
             Tampered,
@@ -169,6 +183,9 @@ impl SmgStatus {
             Import,
             Query,
             Vector,
+            NotApprover,
+            UnknownAudit,
+            CannotRestore,
         ]
         .into_iter()
         .find(|s| *s as u32 == n)

@@ -110,3 +110,34 @@ def test_a_delta_rebuilds_a_file_and_refuses_another_base(tmp_path):
         smg.apply_delta(b, tmp_path / "b.smgd", tmp_path / "x.smg")
     assert err.value.code == "SMG-E160"
     assert not (tmp_path / "x.smg").exists()
+
+
+def test_curation_through_the_package_is_undone_exactly(tmp_path):
+    out = tmp_path / "memory.smg"
+    smg.ingest([LOCOMO], out)
+    smg.index(out)
+    before = out.read_bytes()
+    with smg.open(out) as memory:
+        node = memory.search_all("Caroline support group", k=1)["nodes"][0]["id"]
+    assert smg.record_access(out, [node, "no-such-node"], at="2026-05-31T12:00:00Z", by="app")["found"] == 1
+    touched = out.read_bytes()
+    dry = smg.curate(out, now="2026-06-01T00:00:00Z", dry_run=True)
+    assert out.read_bytes() == touched
+    report = smg.curate(out, now="2026-06-01T00:00:00Z")
+    assert report["actions"] == dry["actions"] and report["actions"]
+    assert all(a["reason"] for a in report["actions"])
+    assert any(a["node"] == node and a["action"] == "promote" for a in report["actions"])
+    assert smg.validate(out)["valid"]
+    assert smg.curate(out, now="2026-06-01T00:00:00Z")["actions"] == []
+    with smg.open(out) as memory:
+        assert memory.info()["turns"] == 419
+    undone = smg.restore(out, report["cycle"])
+    assert len(undone["restored"]) == len(report["actions"])
+    assert out.read_bytes() == touched  # packed, its index made again: the same bytes
+    with pytest.raises(smg.SmgError) as unknown:
+        smg.restore(out, report["cycle"])
+    assert unknown.value.code == "SMG-E241"
+    with pytest.raises(smg.SmgError) as bad:
+        smg.curate(out, now="tomorrow")
+    assert bad.value.code == "SMG-E020"
+    assert out.read_bytes() != before  # the recorded access stays

@@ -12,7 +12,9 @@ pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
 pub(crate) use curate::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
 };
-pub(crate) use retrieve::{BenchCommand, ContextArgs, FormatArg, IngestArgs, SearchArgs};
+pub(crate) use retrieve::{
+    BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
+};
 
 pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
@@ -156,12 +158,7 @@ pub(crate) enum Command {
     },
     /// The original turns of a segment named by a reference card, byte for byte.
     #[command(after_help = EXIT_CODES)]
-    Expand {
-        /// The memory file.
-        file: PathBuf,
-        /// A segment id (`seg-N`).
-        segment: String,
-    },
+    Expand(ExpandArgs),
     /// Nodes that match a FIND query (SMG §12.3), e.g.
     /// 'FIND decisions WHERE topic = "database" AND timestamp > "2025-12-01" ORDER BY importance DESC LIMIT 10'.
     #[command(after_help = EXIT_CODES)]

@@ -74,6 +74,13 @@ pub(crate) struct SearchArgs {
     /// search the file's embeddings of the same model as well.
     #[arg(long, value_name = "FILE")]
     pub(crate) vector: Option<PathBuf>,
+    /// Record the retrieval of the memory nodes (and segments) returned, in the file
+    /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
+    #[arg(long)]
+    pub(crate) track: bool,
+    /// Who retrieved them, for --track (a user or agent id).
+    #[arg(long, value_name = "ID", requires = "track")]
+    pub(crate) by: Option<String>,
     /// JSON output.
     #[arg(long)]
     pub(crate) json: bool,
@@ -88,9 +95,32 @@ pub(crate) struct ContextArgs {
     /// Tokens (characters / 4) the context may take.
     #[arg(long, default_value_t = 8000)]
     pub(crate) budget: usize,
+    /// Record the retrieval of the memory nodes (and segments) returned, in the file
+    /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
+    #[arg(long)]
+    pub(crate) track: bool,
+    /// Who retrieved them, for --track (a user or agent id).
+    #[arg(long, value_name = "ID", requires = "track")]
+    pub(crate) by: Option<String>,
     /// JSON output (a context pack).
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// `smg expand`.
+#[derive(Debug, Args)]
+pub(crate) struct ExpandArgs {
+    /// The memory file.
+    pub(crate) file: PathBuf,
+    /// A segment id (`seg-…`).
+    pub(crate) segment: String,
+    /// Record the retrieval of the memory nodes (and segments) returned, in the file
+    /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
+    #[arg(long)]
+    pub(crate) track: bool,
+    /// Who retrieved them, for --track (a user or agent id).
+    #[arg(long, value_name = "ID", requires = "track")]
+    pub(crate) by: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -68,7 +68,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Ingest(a) => return ingest::run(&a, &ctx),
         Command::Search(a) => return retrieve::search(&a, &ctx),
         Command::Context(a) => return retrieve::context(&a, &ctx),
-        Command::Expand { file, segment } => return retrieve::expand(&file, &segment, &ctx),
+        Command::Expand(a) => return retrieve::expand(&a, &ctx),
         Command::Index { file, json } => return retrieve::index(&file, json, &ctx),
         Command::Query { file, query, json } => return retrieve::query(&file, &query, json, &ctx),
         Command::Bench(crate::cli::BenchCommand::Locomo {
@@ -132,6 +132,9 @@ fn rewritten(command: &Command) -> Option<&Path> {
         Command::Sign { file, output, .. } => (file.as_path(), output.as_deref()),
         Command::Migrate { file, output, .. } => (file.as_path(), output.as_deref()),
         Command::Curate(a) if !a.dry_run => (a.file.as_path(), None),
+        Command::Search(a) if a.track => (a.file.as_path(), None),
+        Command::Context(a) if a.track => (a.file.as_path(), None),
+        Command::Expand(a) if a.track => (a.file.as_path(), None),
         Command::Restore { file, .. } => (file.as_path(), None),
         Command::Tier(TierCommand::Promote(a) | TierCommand::Demote(a)) => (a.file.as_path(), None),
         Command::Policy(PolicyCommand::Set(a)) => (a.file.as_path(), None),

@@ -6,12 +6,13 @@ use std::path::Path;
 use serde_json::json;
 use smg_engine::eval::{locomo, BUDGETS, RANKS};
 use smg_engine::search::{
-    display, one_line, prompt, with_search_index, QueryVector, Retriever, SearchOptions,
+    display, one_line, prompt, with_search_index, Item, QueryVector, Retriever, SearchOptions,
 };
 
-use crate::cli::{ContextArgs, SearchArgs};
+use super::merge::load_indexed;
+use crate::cli::{ContextArgs, ExpandArgs, SearchArgs};
 use crate::io::Context;
-use crate::io::{is_stdio, load, load_bytes, read_input, write_output, write_stdout};
+use crate::io::{is_stdio, load, load_bytes, read_input, save_indexed, write_output, write_stdout};
 use crate::Outcome;
 
 /// The memory in `file` for retrieval (search, context, expand): a packed file with a
@@ -26,6 +27,30 @@ fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error>
     let bytes = read_input(file)?;
     let doc = load_bytes(&bytes, ctx)?.doc;
     Retriever::open(&bytes, &doc, &ctx.limits)
+}
+
+/// Record the retrieval of `ids` in `file` now (`--track`), writing it back as it was
+/// (its search index made again when it had one).
+fn track(
+    file: &Path,
+    mut ids: Vec<String>,
+    by: Option<&str>,
+    ctx: &Context,
+) -> Result<(), smg_engine::Error> {
+    if is_stdio(file) {
+        let why = "--track records in the file: give a file, not -".to_string();
+        return Err(smg_format::Error::InvalidArgument(why).into());
+    }
+    ids.sort();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let (mut loaded, indexed) = load_indexed(file, ctx)?;
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let list: Vec<&str> = ids.iter().map(String::as_str).collect();
+    smg_engine::curate::record_access(&mut loaded.doc, &list, &now, by)?;
+    save_indexed(file, loaded, indexed, &ctx.limits)
 }
 
 /// `smg index FILE`: store the search index in a packed file.
@@ -80,6 +105,18 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
     let mut options = SearchOptions::new(args.k);
     options.vector = args.vector.as_deref().map(query_vector).transpose()?;
     let found = retriever(&args.file, ctx)?.search(&args.query, &options)?;
+    if args.track {
+        let ids = found
+            .turns
+            .iter()
+            .chain(&found.nodes)
+            .filter_map(|f| match &f.item {
+                Item::Node { id, .. } => Some(id.clone()),
+                Item::Turn { segment, .. } => segment.clone(),
+                _ => None,
+            });
+        track(&args.file, ids.collect(), args.by.as_deref(), ctx)?;
+    }
     let out = if args.json {
         format!("{}\n", found.to_json(&args.query))
     } else {
@@ -103,6 +140,10 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let p = prompt(&retriever(&args.file, ctx)?, &args.query, args.budget)?;
+    if args.track {
+        let ids = p.items.iter().filter_map(|h| h.segment.clone()).collect();
+        track(&args.file, ids, args.by.as_deref(), ctx)?;
+    }
     let out = if args.json {
         format!("{}\n", p.to_json(&args.query, args.budget))
     } else {
@@ -112,16 +153,20 @@ pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_
     Ok(Outcome::Success)
 }
 
-pub(crate) fn expand(
-    file: &Path,
-    segment: &str,
-    ctx: &Context,
-) -> Result<Outcome, smg_engine::Error> {
-    let out: String = retriever(file, ctx)?
-        .expand(segment)?
+pub(crate) fn expand(args: &ExpandArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let out: String = retriever(&args.file, ctx)?
+        .expand(&args.segment)?
         .iter()
         .map(|t| format!("{}\n", display(t)))
         .collect();
+    if args.track {
+        track(
+            &args.file,
+            vec![args.segment.clone()],
+            args.by.as_deref(),
+            ctx,
+        )?;
+    }
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
 }

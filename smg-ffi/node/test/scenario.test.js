@@ -80,6 +80,28 @@ test('an indexed file answers the same', () => {
   assert.throws(() => smg.index(42), TypeError);
 });
 
+test('curation is audited and undone', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-curate-'));
+  const out = path.join(dir, 'memory.smg');
+  smg.ingest([locomo], out);
+  const memory = smg.open(out);
+  const node = memory.searchAll('Caroline support group', 1).nodes[0].id;
+  memory.close();
+  assert.strictEqual(smg.recordAccess(out, [node], { at: '2026-05-31T12:00:00Z', by: 'app' }).found, 1);
+  const touched = fs.readFileSync(out);
+  const dry = smg.curate(out, { now: '2026-06-01T00:00:00Z', dryRun: true });
+  assert.ok(fs.readFileSync(out).equals(touched));
+  const report = smg.curate(out, { now: '2026-06-01T00:00:00Z' });
+  assert.deepStrictEqual(report.actions, dry.actions);
+  assert.ok(report.actions.some((a) => a.node === node && a.action === 'promote'));
+  assert.ok(smg.validate(out).valid);
+  assert.strictEqual(smg.curate(out, { now: '2026-06-01T00:00:00Z' }).actions.length, 0);
+  assert.strictEqual(smg.restore(out, report.cycle).restored.length, report.actions.length);
+  assert.ok(fs.readFileSync(out).equals(touched));
+  assert.throws(() => smg.restore(out, report.cycle), (e) => e.code === 'SMG-E241');
+  assert.throws(() => smg.curate(out, { now: 'tomorrow' }), (e) => e.code === 'SMG-E020');
+});
+
 test('a delta rebuilds a file and refuses another base', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-delta-'));
   const [a, b, d] = ['a.smg', 'b.smg', 'b.smgd'].map((n) => path.join(dir, n));

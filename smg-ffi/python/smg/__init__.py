@@ -17,7 +17,10 @@ import glob
 import json
 import os
 
-__all__ = ["SmgError", "Memory", "open", "ingest", "index", "validate", "version"]
+__all__ = [
+    "SmgError", "Memory", "open", "ingest", "index", "validate", "version",
+    "curate", "restore", "record_access",
+]
 
 
 def _find_library():
@@ -59,6 +62,14 @@ _lib.smg_delta_make.restype = ctypes.c_uint32
 _lib.smg_delta_make.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p, _out_str]
 _lib.smg_index.restype = ctypes.c_uint32
 _lib.smg_index.argtypes = [_char_p, _out_str]
+_lib.smg_curate.restype = ctypes.c_uint32
+_lib.smg_curate.argtypes = [_char_p, _char_p, ctypes.c_uint32, _out_str]
+_lib.smg_restore.restype = ctypes.c_uint32
+_lib.smg_restore.argtypes = [_char_p, _char_p, _out_str]
+_lib.smg_record_access.restype = ctypes.c_uint32
+_lib.smg_record_access.argtypes = [
+    _char_p, ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _char_p, _out_str
+]
 _lib.smg_delta_apply.restype = ctypes.c_uint32
 _lib.smg_delta_apply.argtypes = [_char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p]
 
@@ -134,6 +145,32 @@ def index(path):
     layout first when it is in another), so that opening it reads the index alone;
     a summary dict (``file``, ``bytesBefore``, ``bytesAfter``)."""
     return json.loads(_call(_lib.smg_index, _text(os.fspath(path))))
+
+
+def curate(path, now=None, dry_run=False):
+    """Run one curation cycle (spec §18) on the memory file at ``path`` at ``now``
+    (RFC 3339; default: the current time) and write it back unless ``dry_run``;
+    the report as a dict (``cycle``, ``scanned``, ``actions`` with their reasons)."""
+    when = None if now is None else _text(now)
+    return json.loads(_call(_lib.smg_curate, _text(os.fspath(path)), when, 1 if dry_run else 0))
+
+
+def restore(path, audit_id):
+    """Undo an audit entry or a whole cycle of the memory file at ``path``; a dict
+    (``restored``: the entry ids undone)."""
+    return json.loads(_call(_lib.smg_restore, _text(os.fspath(path)), _text(audit_id)))
+
+
+def record_access(path, node_ids, at=None, by=None):
+    """Record that ``node_ids`` were retrieved (at ``at``, by ``by``) in the memory
+    file at ``path``: what reactivates them and feeds curation; a dict (``found``)."""
+    ids = [_text(i) for i in node_ids]
+    array = (_char_p * len(ids))(*ids)
+    when = None if at is None else _text(at)
+    who = None if by is None else _text(by)
+    return json.loads(
+        _call(_lib.smg_record_access, _text(os.fspath(path)), array, len(ids), when, who)
+    )
 
 
 def _secret(passphrase):
