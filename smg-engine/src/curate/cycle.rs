@@ -36,10 +36,12 @@ pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport
     // done, so that a second cycle at the same time finds nothing.
     for _ in 0..MAX_ROUNDS {
         let judged = judge_all(&nodes, &edges, now);
-        let plans = plan(&nodes, &edges, &judged, &curation, options, now);
-        if plans.is_empty() {
+        let round = plan(&nodes, &edges, &judged, &curation, options, now);
+        if round.plans.is_empty() {
             break;
         }
+        let more = round.more_may_follow();
+        let plans = round.plans;
         let (kept, entries, removed) = apply(&mut nodes, edges, plans, &judged, options);
         edges = kept;
         record(
@@ -50,6 +52,9 @@ pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport
             &mut report,
             options,
         );
+        if !more {
+            break;
+        }
     }
     report.tokens = tokens(&nodes);
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);

@@ -63,7 +63,7 @@ pub(super) fn plan(
     curation: &Curation,
     options: &CurateOptions,
     now: i64,
-) -> Vec<Plan> {
+) -> Round {
     // A node acted on at this time or later is left alone: a second cycle at the same
     // time changes nothing.
     let done: FastSet<&str> = curation
@@ -94,10 +94,33 @@ pub(super) fn plan(
         }
     }
     budgets(nodes, j, &mut plans, &mut acted);
+    let mut deferred = false;
     if options.dedup {
-        near_duplicates(nodes, edges, j, &mut plans, &mut acted);
+        let done: Vec<bool> = nodes.iter().map(|n| done.contains(n.id.as_str())).collect();
+        deferred = near_duplicates(nodes, edges, j, &mut plans, &mut acted, &done);
     }
-    plans
+    Round { plans, deferred }
+}
+
+/// What one round decided, and whether a pair of near-duplicates waits for the next
+/// (one of the two was acted on in this round).
+pub(super) struct Round {
+    pub(super) plans: Vec<Plan>,
+    pub(super) deferred: bool,
+}
+
+impl Round {
+    /// Whether another round could find more: a pair waits, or the round changes what
+    /// other nodes' rules read (their edges, neighbours or statuses).
+    pub(super) fn more_may_follow(&self) -> bool {
+        self.deferred
+            || self.plans.iter().any(|p| {
+                matches!(
+                    p.step,
+                    Step::Purge | Step::Merge(_) | Step::Relate(_) | Step::Archive
+                )
+            })
+    }
 }
 
 fn judge(i: usize, n: &Node, j: &Judged, now: i64, tombstone_days: i64) -> Option<(Step, String)> {
@@ -237,7 +260,9 @@ fn near_duplicates(
     j: &Judged,
     plans: &mut Vec<Plan>,
     acted: &mut [bool],
-) {
+    done: &[bool],
+) -> bool {
+    let mut deferred = false;
     let eligible: Vec<bool> = nodes
         .iter()
         .enumerate()
@@ -262,6 +287,7 @@ fn near_duplicates(
         .collect();
     for (i, k, sim) in dedup::similar(nodes, &eligible) {
         if acted[i] || acted[k] {
+            deferred |= !(done[i] || done[k]);
             continue;
         }
         let (si, sk) = (j.scores[i].total(), j.scores[k].total());
@@ -288,4 +314,5 @@ fn near_duplicates(
             });
         }
     }
+    deferred
 }
