@@ -300,6 +300,36 @@ fn code_chat() -> smg_format::Document {
     doc
 }
 
+/// `full()` after a curation cycle: lifecycle fields on nodes, a policy, an audit
+/// entry with what undoes it, a cycle summary (spec §18).
+fn curated() -> Value {
+    let mut d = full();
+    let pref = d.pointer_mut("/semanticGraph/nodes/6").unwrap();
+    pref["tier"] = json!("WARM");
+    pref["status"] = json!("active");
+    pref["accessCount"] = json!(2);
+    pref["lastAccessed"] = json!("2025-12-05T09:00:00Z");
+    pref["recentAccesses"] = json!([{"at": "2025-12-04T11:00:00Z", "by": "agent-1"},
+                                    {"at": "2025-12-05T09:00:00Z"}]);
+    let problem = d.pointer_mut("/semanticGraph/nodes/3").unwrap();
+    problem["severity"] = json!("high");
+    d["curation"] = json!({
+        "policy": {"approvers": {"payments": ["lead_7"]}, "executives": ["cfo_1"],
+                   "auditDays": 30, "tombstoneDays": 30},
+        "audit": [{
+            "id": "cycle-2025-12-06T00:00:00Z/1", "action": "demote", "at": "2025-12-06T00:00:00Z",
+            "cycle": "cycle-2025-12-06T00:00:00Z", "node": "n_pref", "score": 7.25,
+            "reason": "HOT -> WARM: not used for 12 hours, no active session refers to it",
+            "changed": [{"id": "n_pref", "fields": {"tier": "HOT"}}]
+        }],
+        "cycles": [{"id": "cycle-2025-12-06T00:00:00Z", "at": "2025-12-06T00:00:00Z", "scanned": 11,
+                    "promoted": 0, "demoted": 1, "archived": 0, "tombstoned": 0, "purged": 0,
+                    "merged": 0, "related": 0}],
+        "removed": ["seg-0123456789abcdef"]
+    });
+    d
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
 }
@@ -323,6 +353,7 @@ fn valid(dir: &Path) {
         &zstd::encode_all(&canonical(&full())[..], 19).unwrap(),
     );
     write(&dir, "seed-appendix-a.smg", &pretty(&seed_appendix_a()));
+    write(&dir, "curated.smg", &pretty(&curated()));
     write(&dir, "full-packed.smg", &packed(&full()));
     write(
         &dir,
@@ -701,6 +732,47 @@ fn content_level() -> Vec<Invalid> {
             "block 1 says 1-3 but holds turn 4",
             mutated(|d| *at(d, "/deepArchive/blocks/0/turnRange") = json!("1-3")),
             &["SMG-E119"],
+        ),
+        inv(
+            "curation-audit-id-twice",
+            "two audit entries share an id",
+            pretty(&{
+                let mut d = curated();
+                let e = d["curation"]["audit"][0].clone();
+                d["curation"]["audit"].as_array_mut().unwrap().push(e);
+                d
+            }),
+            &["SMG-E127"],
+        ),
+        inv(
+            "curation-unknown-action",
+            "an audit entry whose action is not one of the seven",
+            pretty(&{
+                let mut d = curated();
+                d["curation"]["audit"][0]["action"] = json!("shred");
+                d
+            }),
+            &["SMG-E102"],
+        ),
+        inv(
+            "recent-access-bad-time",
+            "a retrieval at a time that is not RFC 3339",
+            pretty(&{
+                let mut d = curated();
+                d["semanticGraph"]["nodes"][6]["recentAccesses"][0]["at"] = json!("yesterday");
+                d
+            }),
+            &["SMG-E113"],
+        ),
+        inv(
+            "unknown-severity",
+            "severity `urgent` is not one of info, low, medium, high, critical",
+            pretty(&{
+                let mut d = curated();
+                d["semanticGraph"]["nodes"][3]["severity"] = json!("urgent");
+                d
+            }),
+            &["SMG-E102"],
         ),
         inv(
             "departmental-low-confidence",
