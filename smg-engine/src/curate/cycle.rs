@@ -22,6 +22,7 @@ pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport
     })?;
     let mut curation = doc.curation.take().unwrap_or_default();
     let expired = expire(&mut curation, now);
+    let vectors = super::dedup::node_vectors(doc);
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);
     let mut nodes = graph.nodes.take().unwrap_or_default();
     let mut edges = graph.edges.take().unwrap_or_default();
@@ -36,7 +37,7 @@ pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport
     // done, so that a second cycle at the same time finds nothing.
     for _ in 0..MAX_ROUNDS {
         let judged = judge_all(&nodes, &edges, now);
-        let round = plan(&nodes, &edges, &judged, &curation, options, now);
+        let round = plan(&nodes, &edges, &judged, &curation, options, now, &vectors);
         if round.plans.is_empty() {
             break;
         }

@@ -9,7 +9,7 @@ use super::facts::{self, last_changed, seconds, Facts, Links};
 use super::rules::{self, tier, DAY};
 use super::score::{score, verdict, Score, Verdict};
 use super::{dedup, CurateOptions};
-use crate::fast::FastSet;
+use crate::fast::{FastMap, FastSet};
 
 /// What a cycle decided for one node.
 pub(super) enum Step {
@@ -63,6 +63,7 @@ pub(super) fn plan(
     curation: &Curation,
     options: &CurateOptions,
     now: i64,
+    vectors: &FastMap<String, Vec<f32>>,
 ) -> Round {
     // A node acted on at this time or later is left alone: a second cycle at the same
     // time changes nothing.
@@ -97,7 +98,7 @@ pub(super) fn plan(
     let mut deferred = false;
     if options.dedup {
         let done: Vec<bool> = nodes.iter().map(|n| done.contains(n.id.as_str())).collect();
-        deferred = near_duplicates(nodes, edges, j, &mut plans, &mut acted, &done);
+        deferred = near_duplicates(nodes, edges, j, &mut plans, &mut acted, &done, vectors);
     }
     Round { plans, deferred }
 }
@@ -261,6 +262,7 @@ fn near_duplicates(
     plans: &mut Vec<Plan>,
     acted: &mut [bool],
     done: &[bool],
+    vectors: &FastMap<String, Vec<f32>>,
 ) -> bool {
     let mut deferred = false;
     let eligible: Vec<bool> = nodes
@@ -285,7 +287,7 @@ fn near_duplicates(
             ]
         })
         .collect();
-    for (i, k, sim) in dedup::similar(nodes, &eligible) {
+    for (i, k, sim) in dedup::similar(nodes, &eligible, vectors) {
         if acted[i] || acted[k] {
             deferred |= !(done[i] || done[k]);
             continue;
