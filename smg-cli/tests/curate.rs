@@ -156,6 +156,33 @@ fn governance_refuses_by_the_policy_and_tiers_move_by_hand() {
     assert!(before_restore.contains("\"COLD\""));
     ok(&["restore", "m.smg", &id], d);
     assert!(!ok(&["cat", "m.smg"], d).contains("\"COLD\""));
+    // Restricted knowledge is sealed in the same write: never readable in the clear.
+    std::fs::write(d.join("seal.txt"), "board only\n").unwrap();
+    let added = ok(
+        &[
+            "knowledge",
+            "add",
+            "m.smg",
+            "--label",
+            "Acquisition",
+            "--content",
+            "We buy Initech in Q3",
+            "--tier",
+            "restricted",
+            "--confidence",
+            "0.7",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        d,
+    );
+    assert!(added.contains("sealed in"), "{added}");
+    let clear = ok(&["cat", "m.smg"], d);
+    assert!(
+        !clear.contains("Initech") && !clear.contains("Acquisition"),
+        "{clear}"
+    );
+    ok(&["validate", "m.smg"], d);
 }
 
 #[test]

@@ -27,14 +27,14 @@ pub(crate) struct CurateArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum TierCommand {
     /// Move a node one tier warmer (ARCHIVE -> COLD -> WARM -> HOT).
-    Promote(KnowledgeTiers),
+    Promote(TierArgs),
     /// Move a node one tier colder (HOT -> WARM -> COLD -> ARCHIVE).
-    Demote(KnowledgeTiers),
+    Demote(TierArgs),
 }
 
 /// The node a tier command moves.
 #[derive(Debug, Args)]
-pub(crate) struct KnowledgeTiers {
+pub(crate) struct TierArgs {
     /// The memory file, changed in place.
     pub(crate) file: PathBuf,
     /// The node's id.
@@ -101,6 +101,9 @@ pub(crate) enum KnowledgeTier {
     Departmental,
     /// Organisation-wide: confidence >= 0.90 and an executive.
     Global,
+    /// Restricted (e.g. executive-only): sealed at once, so that no reader without
+    /// the section's passphrase ever sees it.
+    Restricted,
 }
 
 /// `smg knowledge add`.
@@ -138,4 +141,8 @@ pub(crate) struct KnowledgeArgs {
     /// When (RFC 3339); default: now.
     #[arg(long, value_name = "TIME")]
     pub(crate) now: Option<String>,
+    /// For --tier restricted: read the sealed section's passphrase from this file.
+    /// Otherwise SMG_SEAL_PASSPHRASE, otherwise a prompt.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) seal_passphrase_file: Option<PathBuf>,
 }

@@ -245,6 +245,7 @@ pub(crate) fn knowledge(cmd: &KnowledgeCommand, ctx: &Context) -> Result<Outcome
         KnowledgeTier::Personal => Scope::Personal,
         KnowledgeTier::Departmental => Scope::Departmental,
         KnowledgeTier::Global => Scope::Global,
+        KnowledgeTier::Restricted => Scope::Restricted,
     });
     k.department = a.department.clone();
     k.approved_by = a.approved_by.clone();
@@ -252,7 +253,21 @@ pub(crate) fn knowledge(cmd: &KnowledgeCommand, ctx: &Context) -> Result<Outcome
     k.knowledge_type = a.knowledge_type.clone();
     k.id = a.id.clone().unwrap_or_default();
     let id = add_knowledge(&mut loaded.doc, k)?;
+    let mut said = format!("added {id}\n");
+    // Restricted knowledge is never written in the clear: it goes into a sealed
+    // section (spec §10.2) in the same write, with the restricted nodes already there.
+    if matches!(a.tier, KnowledgeTier::Restricted) {
+        let pass = crate::secret::other_passphrase(
+            a.seal_passphrase_file.as_deref(),
+            "SMG_SEAL_PASSPHRASE",
+            true,
+        )?;
+        let target = smg_format::seal::SealTarget::Tier(Scope::Restricted);
+        let iterations = smg_format::crypto::MIN_ITERATIONS;
+        let section = smg_format::seal::seal(&mut loaded.doc, target, &pass, iterations)?;
+        said = format!("added {id}, sealed in {section}\n");
+    }
     save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
-    write_stdout(format!("added {id}\n").as_bytes())?;
+    write_stdout(said.as_bytes())?;
     Ok(Outcome::Success)
 }
