@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
 
-use smg_engine::curate::{curate, protected, record_access, CurateOptions};
+use smg_engine::curate::{curate, protected, record_access, tier_tokens, CurateOptions};
 use smg_format::model::{Edge, Graph, LifecycleTier, Node, Severity};
 use smg_format::{Document, Encoding, WriteOptions};
 
@@ -194,26 +194,14 @@ fn base() -> Document {
     doc
 }
 
-/// The most tokens (characters / 4) one node type holds in HOT.
+/// The most tokens (characters / 4) one class holds in HOT.
 fn hot_tokens(doc: &Document) -> u64 {
-    let mut sums: std::collections::BTreeMap<&str, u64> = Default::default();
-    for n in doc.semantic_graph.iter().flat_map(|g| g.nodes()) {
-        if n.tier == Some(LifecycleTier::Hot) && n.tombstone.is_none() {
-            let chars: usize = [
-                &n.label,
-                &n.description,
-                &n.content,
-                &n.outcome,
-                &n.rationale,
-            ]
-            .into_iter()
-            .flatten()
-            .map(|s| s.chars().count())
-            .sum();
-            *sums.entry(n.kind.as_str()).or_default() += chars.div_ceil(4) as u64;
-        }
-    }
-    sums.into_values().max().unwrap_or(0)
+    tier_tokens(doc)
+        .into_iter()
+        .filter(|t| t.1 == LifecycleTier::Hot)
+        .map(|t| t.2)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The file's size without its audit log (what the graph itself takes).
@@ -273,13 +261,7 @@ pub(crate) fn run(days: u64, nodes: usize, smg: &Path, dir: &Path) {
             .filter(|a| matches!(a.action.name(), "tombstone" | "purge" | "merge"))
             .filter(|a| guarded.contains(&a.node))
             .count();
-        let hot = report
-            .tokens
-            .iter()
-            .filter(|t| t.1 == LifecycleTier::Hot)
-            .map(|t| t.2)
-            .max()
-            .unwrap_or(0);
+        let hot = hot_tokens(&kept);
         worst_hot = worst_hot.max(hot);
         if day % 10 == 9 || day + 1 == days {
             let count = |d: &Document| d.semantic_graph.as_ref().map_or(0, |g| g.nodes().len());

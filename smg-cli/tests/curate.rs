@@ -16,14 +16,7 @@ fn ok(args: &[&str], d: &Path) -> String {
 }
 
 fn locomo() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files.remove(0)
+    common::locomo_files().remove(0)
 }
 
 const LATER: &str = "2026-06-01T00:00:00Z";

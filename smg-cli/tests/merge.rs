@@ -18,15 +18,7 @@ fn ok(args: &[&str], d: &Path) -> String {
 }
 
 fn locomo() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    files
+    common::locomo_files()
 }
 
 /// The LoCoMo conversation `v` with only the sessions `keep` (numbers from 1).

@@ -28,6 +28,19 @@ pub(crate) fn smg_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The LoCoMo dev files beside the repository (`../shared/data/locomo-dev`), sorted.
+pub(crate) fn locomo_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    files
+}
+
 pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
 }

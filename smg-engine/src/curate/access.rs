@@ -22,7 +22,7 @@ pub fn record_access(
     at: &str,
     by: Option<&str>,
 ) -> Result<usize> {
-    let now = seconds(at).ok_or_else(|| invalid(format!("`{at}` is not an RFC 3339 date-time")))?;
+    let now = super::facts::time(at)?;
     if by == Some("") {
         return Err(invalid("the accessing agent's id is empty".into()));
     }
@@ -68,7 +68,7 @@ pub fn move_tier(
     now: &str,
     reason: &str,
 ) -> Result<ActionReport> {
-    seconds(now).ok_or_else(|| invalid(format!("`{now}` is not an RFC 3339 date-time")))?;
+    super::facts::time(now)?;
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);
     let nodes = graph.nodes.get_or_insert_with(Vec::new);
     let i = nodes

@@ -9,17 +9,12 @@ use super::class::Class;
 use super::facts::seconds;
 use super::plan::{judge_all, plan, Judged, Plan, Step};
 use super::rules::{tier, DAY};
-use super::{tidy, ActionReport, CurateOptions, CycleReport};
-use crate::{Error, Result};
+use super::{put_graph, tidy, ActionReport, CurateOptions, CycleReport};
+use crate::Result;
 
 /// Run one cycle on `doc`'s semantic graph at `options.now`.
 pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport> {
-    let now = seconds(&options.now).ok_or_else(|| {
-        Error::Format(smg_format::Error::InvalidArgument(format!(
-            "`{}` is not an RFC 3339 date-time",
-            options.now
-        )))
-    })?;
+    let now = super::facts::time(&options.now)?;
     let mut curation = doc.curation.take().unwrap_or_default();
     let expired = expire(&mut curation, now);
     let vectors = super::dedup::node_vectors(doc);
@@ -57,17 +52,8 @@ pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport
             break;
         }
     }
-    report.tokens = tokens(&nodes);
-    let graph = doc.semantic_graph.get_or_insert_with(Default::default);
-    graph.nodes = (!nodes.is_empty()).then_some(nodes);
-    graph.edges = (!edges.is_empty()).then_some(edges);
-    if doc
-        .semantic_graph
-        .as_ref()
-        .is_some_and(|g| *g == Default::default())
-    {
-        doc.semantic_graph = None;
-    }
+    report.tokens = tier_tokens(&nodes);
+    put_graph(doc, nodes, edges);
     doc.curation = tidy(curation);
     Ok(report)
 }
@@ -260,7 +246,8 @@ pub(crate) fn is_empty(c: &CycleSummary) -> bool {
     c.promoted + c.demoted + c.archived + c.tombstoned + c.purged + c.merged + c.related == 0
 }
 
-fn tokens(nodes: &[Node]) -> Vec<(Class, LifecycleTier, u64)> {
+/// Tokens per class in HOT, WARM and COLD (tombstones count in no tier).
+pub(super) fn tier_tokens(nodes: &[Node]) -> Vec<(Class, LifecycleTier, u64)> {
     let mut sums: std::collections::BTreeMap<(Class, LifecycleTier), u64> = Default::default();
     for n in nodes.iter().filter(|n| n.tombstone != Some(true)) {
         let t = tier(n);

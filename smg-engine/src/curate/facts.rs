@@ -17,6 +17,15 @@ pub(crate) fn seconds(t: &str) -> Option<i64> {
     DateTime::parse_from_rfc3339(t).ok().map(|t| t.timestamp())
 }
 
+/// [`seconds`] of a time the caller gave, or the error that says it is not one.
+pub(crate) fn time(t: &str) -> crate::Result<i64> {
+    seconds(t).ok_or_else(|| {
+        crate::Error::Format(smg_format::Error::InvalidArgument(format!(
+            "`{t}` is not an RFC 3339 date-time"
+        )))
+    })
+}
+
 /// What one node's score reads.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Facts {

@@ -113,14 +113,16 @@ pub struct CycleReport {
     pub expired: usize,
 }
 
+/// How full the tiers are: the tokens (characters / 4) of each class's nodes in HOT,
+/// WARM and COLD, to set against the budgets (1600, 400, 200; spec §18.6).
+pub fn tier_tokens(doc: &Document) -> Vec<(Class, smg_format::model::LifecycleTier, u64)> {
+    cycle::tier_tokens(doc.semantic_graph.as_ref().map_or(&[], |g| g.nodes()))
+}
+
 /// The nodes of the semantic graph a never-prune rail protects at `now` (RFC 3339),
 /// with the rail's number (spec §18.5), in graph order.
 pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
-    let at = facts::seconds(now).ok_or_else(|| {
-        Error::Format(smg_format::Error::InvalidArgument(format!(
-            "`{now}` is not an RFC 3339 date-time"
-        )))
-    })?;
+    let at = facts::time(now)?;
     let Some(g) = doc.semantic_graph.as_ref() else {
         return Ok(Vec::new());
     };
@@ -182,15 +184,7 @@ fn restore_in(doc: &mut Document, curation: &mut Curation, id: &str) -> Result<V
         }
         undone.push(i);
     }
-    graph.nodes = (!nodes.is_empty()).then_some(nodes);
-    graph.edges = (!edges.is_empty()).then_some(edges);
-    if doc
-        .semantic_graph
-        .as_ref()
-        .is_some_and(|g| *g == Default::default())
-    {
-        doc.semantic_graph = None;
-    }
+    put_graph(doc, nodes, edges);
     chosen.retain(|i| undone.contains(i));
     let ids = forget(curation, &chosen);
     match failed {
@@ -228,6 +222,24 @@ fn forget(curation: &mut Curation, chosen: &[usize]) -> Vec<String> {
         cycles.retain(|c| !cycle::is_empty(c));
     }
     ids
+}
+
+/// Put the graph's nodes and edges back; a graph left with nothing goes.
+fn put_graph(
+    doc: &mut Document,
+    nodes: Vec<smg_format::model::Node>,
+    edges: Vec<smg_format::model::Edge>,
+) {
+    let graph = doc.semantic_graph.get_or_insert_with(Default::default);
+    graph.nodes = (!nodes.is_empty()).then_some(nodes);
+    graph.edges = (!edges.is_empty()).then_some(edges);
+    if doc
+        .semantic_graph
+        .as_ref()
+        .is_some_and(|g| *g == Default::default())
+    {
+        doc.semantic_graph = None;
+    }
 }
 
 /// `None` for a section with nothing in it, so an undone cycle leaves no trace.

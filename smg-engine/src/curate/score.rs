@@ -45,17 +45,9 @@ impl Score {
 
 /// Tokens of a node's text: characters / 4, rounded up (the rule `smg context` uses).
 pub(crate) fn tokens(node: &Node) -> u64 {
-    let chars: usize = [
-        &node.label,
-        &node.description,
-        &node.content,
-        &node.outcome,
-        &node.rationale,
-    ]
-    .into_iter()
-    .flatten()
-    .map(|s| s.chars().count())
-    .sum();
+    let chars: usize = crate::graph::node_texts(node)
+        .map(|s| s.chars().count())
+        .sum();
     chars.div_ceil(4) as u64
 }
 
