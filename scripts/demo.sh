@@ -41,6 +41,13 @@ echo
 echo "== smg context: memory for a prompt, within 300 tokens"
 "$smg" context "$out/memory.smg" "why did the stripe webhook fail" --budget 300
 echo
+echo "== smg curate: the memory a year later (every action audited; restore undoes the cycle)"
+cp "$out/memory.smg" "$out/curated.smg"
+"$smg" curate "$out/curated.smg" --now 2026-06-01T00:00:00Z | tail -n 4
+"$smg" validate "$out/curated.smg"
+"$smg" restore "$out/curated.smg" cycle-2026-06-01T00:00:00Z
+cmp <("$smg" cat "$out/memory.smg") <("$smg" cat "$out/curated.smg") && echo "restored: the same document"
+echo
 echo "== smg validate fixtures/valid"
 "$smg" validate fixtures/valid
 echo
