@@ -410,8 +410,11 @@ fn is_artifact(ptr: &str) -> bool {
 }
 
 /// The identity of the items of a keyed array at `ptr`: nodes by id, edges by
-/// from, relation and to.
+/// from, relation and to, curation's audit entries and cycles by time and id.
 fn array_key(ptr: &str) -> Option<fn(&Value) -> Option<String>> {
+    if ptr == "/curation/audit" || ptr == "/curation/cycles" {
+        return Some(curation_key);
+    }
     let graph = ptr.rsplit_once('/').map(|(parent, _)| parent)?;
     let is_graph = graph == "/semanticGraph"
         || graph == "/sharedGraph"
@@ -429,6 +432,19 @@ fn array_key(ptr: &str) -> Option<fn(&Value) -> Option<String>> {
         });
     }
     None
+}
+
+/// Curation's audit entries and cycles (spec §18.8) by id, in an order that sorts the
+/// ones either side added by time, then by their number within their cycle, so that
+/// a cycle's entries stay in the sequence restore undoes them in.
+fn curation_key(v: &Value) -> Option<String> {
+    let id = v.get("id")?.as_str()?;
+    let at = v.get("at")?.as_str()?;
+    let (prefix, n) = id
+        .rsplit_once('/')
+        .and_then(|(p, n)| Some((p, n.parse::<u64>().ok()?)))
+        .unwrap_or((id, 0));
+    Some(format!("{at}|{prefix}|{n:020}"))
 }
 
 /// Lists of distinct strings merge as sets: the base's order for what both kept, then

@@ -333,3 +333,50 @@ fn artifact_versions_added_on_both_sides_are_all_kept() {
     );
     assert!(report.is_valid(), "{:?}", report.findings);
 }
+
+#[test]
+fn curation_logs_of_both_sides_are_kept_in_time_and_sequence_order() {
+    use crate::model::{Action, AuditEntry, Curation, CycleSummary};
+    let entry = |at: &str, k: u32| AuditEntry {
+        action: Action::Demote,
+        at: at.into(),
+        before: None,
+        changed: None,
+        cycle: Some(format!("cycle-{at}")),
+        edges_added: None,
+        edges_removed: None,
+        id: format!("cycle-{at}/{k}"),
+        into: None,
+        node: "a".into(),
+        reason: "r".into(),
+        score: None,
+        extra: Default::default(),
+    };
+    let cycle = |at: &str| CycleSummary {
+        at: at.into(),
+        id: format!("cycle-{at}"),
+        demoted: 1,
+        ..CycleSummary::default()
+    };
+    let log = |at: &str, n: u32| Curation {
+        audit: Some((1..=n).map(|k| entry(at, k)).collect()),
+        cycles: Some(vec![cycle(at)]),
+        ..Curation::default()
+    };
+    let base = with_nodes(vec![node("a", "A")]);
+    let (mut ours, mut theirs) = (base.clone(), base.clone());
+    ours.curation = Some(log("2026-07-01T00:00:00Z", 11));
+    theirs.curation = Some(log("2026-06-01T00:00:00Z", 2));
+    let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
+    assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+    let c = m.document.curation.unwrap();
+    let ids: Vec<String> = c.audit.unwrap().into_iter().map(|e| e.id).collect();
+    assert_eq!(ids.len(), 13);
+    assert_eq!(ids[0], "cycle-2026-06-01T00:00:00Z/1");
+    assert_eq!(ids[2], "cycle-2026-07-01T00:00:00Z/1");
+    assert_eq!(
+        ids[11], "cycle-2026-07-01T00:00:00Z/10",
+        "10 after 9, not after 1"
+    );
+    assert_eq!(c.cycles.unwrap().len(), 2);
+}
