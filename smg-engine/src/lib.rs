@@ -4,6 +4,7 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`curate`] | curation: scores, tiers, TTL, dedup, never-prune rails, audit and restore, governance |
+//! | [`export`] | a memory in other systems' formats (the MCP memory server's JSON Lines) |
 //! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
 //! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |
 //! | [`query`] | FIND, the query language over the graph |
@@ -36,6 +37,7 @@
 pub mod curate;
 mod error;
 pub mod eval;
+pub mod export;
 mod fast;
 pub mod graph;
 pub mod ingest;

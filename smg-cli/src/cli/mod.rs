@@ -6,12 +6,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod checkpoint;
 mod curate;
+mod export;
 mod retrieve;
 
 pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
 pub(crate) use curate::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
 };
+pub(crate) use export::{ExportArgs, ExportFormat};
 pub(crate) use retrieve::{
     BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
 };
@@ -213,6 +215,10 @@ pub(crate) enum Command {
     /// settles them.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
+    /// Write the memory in another system's format (the MCP memory server's JSON
+    /// Lines), saying what the format cannot carry.
+    #[command(after_help = EXIT_CODES)]
+    Export(ExportArgs),
     /// Curate the graph (spec §18): scores, TTLs, tiers and budgets, near-duplicates,
     /// never-prune rails; every action audited and undoable. In place.
     #[command(after_help = EXIT_CODES)]

@@ -59,6 +59,8 @@ pub(crate) enum FormatArg {
     Claude,
     /// LoCoMo conversation file.
     Locomo,
+    /// The MCP memory server's JSON Lines (entities, observations, relations).
+    McpMemory,
 }
 
 #[derive(Debug, Args)]

@@ -39,6 +39,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         FormatArg::Chatgpt => Format::Chatgpt,
         FormatArg::Claude => Format::Claude,
         FormatArg::Locomo => Format::Locomo,
+        FormatArg::McpMemory => Format::McpMemory,
     };
     options.strict = args.strict;
     options.recent_turns = args.recent;
@@ -134,6 +135,7 @@ fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> R
             "skipped": r.skipped.iter().map(|s| json!({"file": s.file, "position": s.position, "reason": s.reason})).collect::<Vec<_>>(),
             "turns": r.turns_total, "nodes": r.nodes, "edges": r.edges, "artifacts": r.artifacts,
             "blocksWritten": r.blocks_written,
+            "entities": r.entities, "relations": r.relations, "implicitEntities": r.implicit,
         });
         let text = format!("{value}\n");
         return if to_stdout {
@@ -143,8 +145,18 @@ fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> R
             write_stdout(text.as_bytes())
         };
     }
+    let mcp = if r.entities + r.relations > 0 {
+        format!(
+            "{} entities and {} relations from MCP memory ({} made for relations that name no entity line); ",
+            r.entities,
+            r.relations,
+            r.implicit.len()
+        )
+    } else {
+        String::new()
+    };
     let line = format!(
-        "{} turns added ({} already there, {} duplicates, {} skipped) from {} conversations, {} in; {} turns, {} nodes, {} edges, {} artifacts; {} → {}\n",
+        "{mcp}{} turns added ({} already there, {} duplicates, {} skipped) from {} conversations, {} in; {} turns, {} nodes, {} edges, {} artifacts; {} → {}\n",
         r.turns_added,
         r.turns_known,
         r.duplicates,

@@ -6,6 +6,7 @@ mod convert;
 mod crypt;
 mod curate;
 mod diff;
+mod export;
 mod info;
 mod ingest;
 mod init;
@@ -106,6 +107,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
         Command::Log(a) => checkpoint::log(&a, &ctx),
         Command::Merge(a) => return merge::merge(&a, &ctx),
+        Command::Export(a) => return export::run(&a, &ctx),
         Command::Curate(a) => return curate::run(&a, &ctx),
         Command::Audit { file, json } => return curate::audit(&file, json, &ctx),
         Command::Restore { file, id } => return curate::restore(&file, &id, &ctx),

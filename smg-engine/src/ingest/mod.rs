@@ -16,6 +16,7 @@ mod import;
 mod importance;
 mod lexicon;
 mod lifecycle;
+pub(crate) use import::mcp_memory::mcp_of;
 mod links;
 mod memories;
 pub(crate) mod migrate;
@@ -157,6 +158,12 @@ pub struct IngestReport {
     pub artifacts: usize,
     /// Archive blocks written (a partly filled last block is written again).
     pub blocks_written: usize,
+    /// Entities an MCP memory file gave (repeats merged).
+    pub entities: usize,
+    /// Relations an MCP memory file gave (repeats taken once).
+    pub relations: usize,
+    /// Entities made for relation ends that had no line of their own.
+    pub implicit: Vec<String>,
 }
 
 /// An archived turn as the analysis sees it: the turn and the artifact versions its
@@ -247,6 +254,21 @@ fn run(
             Ok(got)
         })
         .collect::<Result<Vec<_>>>()?;
+    for graph in imported.iter().filter_map(|i| i.graph.as_ref()) {
+        report.entities += graph.entities.len();
+        report.relations += graph.relations.len();
+    }
+    let imported: Vec<import::Imported> = imported
+        .into_iter()
+        .map(|mut i| {
+            if let Some(graph) = i.graph.take() {
+                report
+                    .implicit
+                    .extend(import::mcp_memory::apply(doc, graph));
+            }
+            i
+        })
+        .collect();
     let mut existing = read_archive_lean(doc, options)?;
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported);

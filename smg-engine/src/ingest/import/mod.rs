@@ -5,6 +5,7 @@ mod chatgpt;
 mod claude;
 mod jsonl;
 mod locomo;
+pub(crate) mod mcp_memory;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -25,6 +26,8 @@ pub enum Format {
     Claude,
     /// A LoCoMo conversation file.
     Locomo,
+    /// The MCP memory server's JSON Lines: entities and relations, into the graph.
+    McpMemory,
 }
 
 impl Format {
@@ -36,6 +39,7 @@ impl Format {
             Format::Chatgpt => "chatgpt",
             Format::Claude => "claude",
             Format::Locomo => "locomo",
+            Format::McpMemory => "mcp-memory",
         }
     }
 }
@@ -127,6 +131,8 @@ pub(crate) struct Imported {
     /// The format read (detected under `Auto`).
     pub(crate) format: Format,
     pub(crate) conversations: Vec<Conversation>,
+    /// What an MCP memory file holds (no conversations).
+    pub(crate) graph: Option<mcp_memory::McpGraph>,
     pub(crate) skipped: Vec<Skipped>,
 }
 
@@ -192,6 +198,15 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
         Format::Auto => detect(file, text)?,
         f => f,
     };
+    if format == Format::McpMemory {
+        let graph = mcp_memory::read(text, &mut records)?;
+        return Ok(Imported {
+            format,
+            conversations: Vec::new(),
+            graph: Some(graph),
+            skipped: records.skipped,
+        });
+    }
     let conversations = if format == Format::Jsonl {
         jsonl::read(text, &mut records)?
     } else {
@@ -208,6 +223,7 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
     Ok(Imported {
         format,
         conversations,
+        graph: None,
         skipped: records.skipped,
     })
 }
@@ -224,6 +240,9 @@ fn detect(file: &str, text: &str) -> Result<Format> {
     if trimmed.starts_with('{') && serde_json::from_str::<Value>(first_line).is_ok() {
         let more = trimmed.lines().nth(1).is_some_and(|l| !l.trim().is_empty());
         let v: Value = serde_json::from_str(first_line).unwrap_or(Value::Null);
+        if mcp_memory::looks_like(&v) {
+            return Ok(Format::McpMemory);
+        }
         if more || jsonl::looks_like(&v) {
             return Ok(Format::Jsonl);
         }

@@ -1,0 +1,29 @@
+//! `smg export`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// Formats `smg export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// The MCP memory server's JSON Lines (entities, observations, relations).
+    McpMemory,
+}
+
+/// `smg export`.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// The memory file (`-` for stdin).
+    pub(crate) file: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub(crate) to: ExportFormat,
+    /// Where to write (`-` for stdout, the default).
+    #[arg(short, long, default_value = "-")]
+    pub(crate) output: PathBuf,
+    /// Print what was written and what was left out as JSON (on stderr when the
+    /// export goes to stdout).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
