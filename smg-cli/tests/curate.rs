@@ -4,16 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::{smg, text};
+use common::{ok, smg, text};
 use serde_json::Value;
-
-fn ok(args: &[&str], d: &Path) -> String {
-    let out = smg(args, d);
-    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 fn locomo() -> PathBuf {
     common::locomo_files().remove(0)

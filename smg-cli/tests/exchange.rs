@@ -4,14 +4,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{smg, text};
+use common::ok;
 use serde_json::Value;
-
-fn ok(args: &[&str], d: &Path) -> String {
-    let out = smg(args, d);
-    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 #[test]
 fn the_sample_imports_validates_and_exports_what_it_holds() {

@@ -7,15 +7,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{smg, text};
+use common::ok;
 use serde_json::{json, Value};
 use smg_format::{archive::read_archive, model::Node, Document, Limits};
-
-fn ok(args: &[&str], d: &Path) -> String {
-    let out = smg(args, d);
-    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 fn locomo() -> Vec<PathBuf> {
     common::locomo_files()

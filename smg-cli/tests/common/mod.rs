@@ -15,6 +15,13 @@ pub(crate) fn smg(args: &[&str], cwd: &Path) -> Output {
         .unwrap()
 }
 
+/// `smg ARGS` in `cwd`, which must succeed: its stdout.
+pub(crate) fn ok(args: &[&str], cwd: &Path) -> String {
+    let out = smg(args, cwd);
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 pub(crate) fn smg_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_smg"))
         .args(args)
