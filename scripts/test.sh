@@ -49,6 +49,10 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
 SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
+# As someone else's project installs it: the packed package, and the folder with
+# --install-links (a plain folder install links it, and npm installs no dependency of
+# a linked folder), each in a fresh project outside the repository.
+bash scripts/node-outside.sh
 
 echo "== C ABI scenario (gcc, valgrind)"
 bash scripts/c-scenario.sh
