@@ -42,6 +42,8 @@ python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 cargo build --locked -q -p smg-cli
 # From the tests' folder, so that `import smg` is the installed package.
 (cd tests/python && SMG_BIN="$PWD/../../target/debug/smg" python3 -m pytest -q .)
+# As a user outside the repository installs it: a wheel into a fresh environment.
+bash scripts/python-outside.sh
 
 echo "== Node: the package (npm install ./smg-ffi/node) and its tests"
 if ! command -v npm >/dev/null 2>&1; then

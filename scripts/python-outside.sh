@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The Python package as a user outside this repository installs it: `pip wheel` builds
+# a wheel (the C ABI inside), and a fresh virtual environment in another folder installs
+# that wheel alone; `import smg` must then work with no path into the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+python3 -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/wheels" ./smg-ffi/python
+python3 -m venv "$work/env"
+"$work/env/bin/python" -m pip install -q --disable-pip-version-check "$work"/wheels/smg-*.whl
+cd "$work"
+"$work/env/bin/python" - "$root/fixtures/valid/full.smg" <<'PY'
+import sys
+import smg
+report = smg.validate(sys.argv[1])
+assert report["valid"], report
+assert smg.__file__.startswith(sys.prefix), smg.__file__
+print("ok: import smg", smg.version(), "from", smg.__file__)
+PY
