@@ -69,3 +69,32 @@ fn the_sample_imports_validates_and_exports_what_it_holds() {
     let again = ok(&["export", "again.smg", "--to", "mcp-memory"], d);
     assert_eq!(again, std::fs::read_to_string(d.join("out.jsonl")).unwrap());
 }
+
+#[test]
+fn a_memory_reads_as_markdown_and_says_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let full = common::fixtures().join("valid/full.smg");
+    let md = ok(
+        &[
+            "export",
+            full.to_str().unwrap(),
+            "--to",
+            "markdown",
+            "-o",
+            "m.md",
+            "--json",
+        ],
+        d,
+    );
+    let report: Value = serde_json::from_str(&md).unwrap();
+    let left = report["leftOut"].as_array().unwrap();
+    assert!(
+        left.iter().any(|l| l["why"] == "restricted tier"),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(d.join("m.md")).unwrap();
+    assert!(text.starts_with("# Website builder\n"), "{text}");
+    assert!(text.contains("## Decisions") && text.contains("```javascript"));
+    assert!(!text.contains("contract renegotiation"));
+}

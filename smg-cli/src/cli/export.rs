@@ -9,6 +9,8 @@ use clap::{Args, ValueEnum};
 pub(crate) enum ExportFormat {
     /// The MCP memory server's JSON Lines (entities, observations, relations).
     McpMemory,
+    /// One readable document: summary, decisions, memories, entities, artifacts, timeline.
+    Markdown,
 }
 
 /// `smg export`.

@@ -10,6 +10,7 @@ pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::
     let doc = load(&a.file, ctx)?.doc;
     let out = match a.to {
         ExportFormat::McpMemory => smg_engine::export::mcp_memory(&doc),
+        ExportFormat::Markdown => smg_engine::export::markdown(&doc),
     };
     write_output(&a.output, out.text.as_bytes())?;
     let report = if a.json {
@@ -24,7 +25,7 @@ pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::
         )
     } else {
         format!(
-            "{} entities and {} relations written; {} left out{}\n",
+            "{} entries and {} relations written; {} left out{}\n",
             out.entities,
             out.relations,
             out.left_out.len(),

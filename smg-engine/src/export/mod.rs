@@ -3,9 +3,12 @@
 //! | format | function |
 //! |---|---|
 //! | the MCP memory server's JSON Lines | [`mcp_memory`] |
+//! | one readable Markdown document | [`markdown`] |
 
+mod markdown;
 mod mcp;
 
+pub use markdown::markdown;
 pub use mcp::mcp_memory;
 
 /// An export: the text, and what the target format cannot carry.
