@@ -8,7 +8,12 @@ root="$PWD"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/wheels" ./smg-ffi/python
-python3 -m venv "$work/env"
+if ! python3 -m venv "$work/env" >/dev/null 2>&1; then
+  # Debian splits venv (ensurepip) into its own package.
+  rm -rf "$work/env"
+  apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+  python3 -m venv "$work/env"
+fi
 "$work/env/bin/python" -m pip install -q --disable-pip-version-check "$work"/wheels/smg-*.whl
 cd "$work"
 "$work/env/bin/python" - "$root/fixtures/valid/full.smg" <<'PY'
