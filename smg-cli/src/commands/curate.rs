@@ -8,11 +8,12 @@ use serde_json::json;
 use smg_engine::curate::{
     self,
     governance::{add_knowledge, Knowledge},
-    ActionReport, CurateOptions, CycleReport,
+    ActionReport, CurateOptions, CycleReport, Direction,
 };
 use smg_format::model::{Policy, Scope};
 use smg_format::Error;
 
+use super::checkpoint::report as say;
 use super::merge::load_indexed;
 use crate::cli::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
@@ -52,7 +53,7 @@ pub(crate) fn run(a: &CurateArgs, ctx: &Context) -> Result<Outcome> {
     if changed && !a.dry_run {
         save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
     }
-    write_stdout(cycle_text(&report, a, &now).as_bytes())?;
+    say(&a.file, &cycle_text(&report, a, &now))?;
     Ok(Outcome::Success)
 }
 
@@ -135,35 +136,28 @@ pub(crate) fn restore(file: &Path, id: &str, ctx: &Context) -> Result<Outcome> {
     let (mut loaded, indexed) = load_indexed(file, ctx)?;
     let undone = curate::restore(&mut loaded.doc, id)?;
     save_indexed(file, loaded, indexed, &ctx.limits)?;
-    write_stdout(format!("restored {} ({} entries)\n", id, undone.len()).as_bytes())?;
+    say(
+        file,
+        &format!("restored {} ({} entries)\n", id, undone.len()),
+    )?;
     Ok(Outcome::Success)
 }
 
 pub(crate) fn tier(cmd: &TierCommand, ctx: &Context) -> Result<Outcome> {
-    let (a, warmer) = match cmd {
-        TierCommand::Promote(a) => (a, true),
-        TierCommand::Demote(a) => (a, false),
+    let (a, direction) = match cmd {
+        TierCommand::Promote(a) => (a, Direction::Warmer),
+        TierCommand::Demote(a) => (a, Direction::Colder),
     };
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
-    let node = loaded
-        .doc
-        .semantic_graph
-        .as_ref()
-        .and_then(|g| g.nodes().iter().find(|n| n.id == a.node))
-        .ok_or_else(|| smg_engine::Error::UnknownNode(a.node.clone()))?;
-    let from = node
-        .tier
-        .unwrap_or(smg_format::model::LifecycleTier::Archive);
-    let to = if warmer { from.warmer() } else { from.colder() }.ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "node `{}` is in tier {} already",
-            a.node,
-            from.name()
-        ))
-    })?;
-    let r = curate::move_tier(&mut loaded.doc, &a.node, to, &now_or(&a.now), &a.reason)?;
+    let r = curate::move_tier(
+        &mut loaded.doc,
+        &a.node,
+        direction,
+        &now_or(&a.now),
+        &a.reason,
+    )?;
     save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
-    write_stdout(format!("{}: {} ({})\n", r.node, r.reason, r.id).as_bytes())?;
+    say(&a.file, &format!("{}: {} ({})\n", r.node, r.reason, r.id))?;
     Ok(Outcome::Success)
 }
 
@@ -181,7 +175,7 @@ pub(crate) fn policy(cmd: &PolicyCommand, ctx: &Context) -> Result<Outcome> {
             set_policy(p, a)?;
             let text = policy_text(p, false);
             save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
-            write_stdout(text.as_bytes())?;
+            say(&a.file, &text)?;
         }
     }
     Ok(Outcome::Success)
@@ -279,6 +273,6 @@ pub(crate) fn knowledge(cmd: &KnowledgeCommand, ctx: &Context) -> Result<Outcome
         said = format!("added {id}, sealed in {section}\n");
     }
     save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
-    write_stdout(said.as_bytes())?;
+    say(&a.file, &said)?;
     Ok(Outcome::Success)
 }

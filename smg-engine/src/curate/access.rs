@@ -1,11 +1,10 @@
 //! What changes a node outside a cycle: a retrieval recorded, a tier moved by hand.
 
-use smg_format::model::{Access, Action, AuditEntry, Document, LifecycleTier};
+use smg_format::model::{Access, Action, Document};
 
 use super::audit::{Applier, Change};
-use super::facts::{seconds, KEPT, KEPT_DAYS};
-use super::rules::DAY;
-use super::{tidy, ActionReport};
+use super::facts::{keep_recent, later};
+use super::{tidy, ActionReport, Direction};
 use crate::{Error, Result};
 
 fn invalid(detail: String) -> Error {
@@ -37,34 +36,24 @@ pub fn record_access(
         }
         found += 1;
         n.access_count = Some(n.access_count.unwrap_or(0) + 1);
-        let later = n
-            .last_accessed
-            .as_deref()
-            .and_then(seconds)
-            .is_some_and(|t| t > now);
-        if !later {
-            n.last_accessed = Some(at.to_string());
-        }
+        n.last_accessed = later(n.last_accessed.take(), Some(at.to_string()));
         let list = n.recent_accesses.get_or_insert_with(Vec::new);
         list.push(Access {
             at: at.to_string(),
             by: by.map(str::to_string),
             ..Access::default()
         });
-        list.sort_by_key(|a| seconds(&a.at));
-        list.retain(|a| seconds(&a.at).is_some_and(|t| now - t < KEPT_DAYS * DAY));
-        let extra = list.len().saturating_sub(KEPT);
-        list.drain(..extra);
+        keep_recent(list, Some(now));
     }
     Ok(found)
 }
 
-/// Move node `id` to tier `to` by hand (`smg tier promote|demote`), as an audit entry
-/// that [`super::restore`] undoes.
+/// Move node `id` one tier warmer or colder by hand (`smg tier promote|demote`), as
+/// an audit entry that [`super::restore`] undoes.
 pub fn move_tier(
     doc: &mut Document,
     id: &str,
-    to: LifecycleTier,
+    direction: Direction,
     now: &str,
     reason: &str,
 ) -> Result<ActionReport> {
@@ -76,50 +65,26 @@ pub fn move_tier(
         .position(|n| n.id == id)
         .ok_or_else(|| Error::UnknownNode(id.to_string()))?;
     let from = super::rules::tier(&nodes[i]);
-    if from == to {
-        return Err(invalid(format!(
-            "node `{id}` is in tier {} already",
-            to.name()
-        )));
-    }
+    let (to, action) = match direction {
+        Direction::Warmer => (from.warmer(), Action::Promote),
+        Direction::Colder => (from.colder(), Action::Demote),
+    };
+    let to =
+        to.ok_or_else(|| invalid(format!("node `{id}` is in tier {} already", from.name())))?;
     let mut change = Change::default();
     let mut applier = Applier::new(nodes, Vec::new());
     applier.edit(i, &mut change).tier = Some(to);
-    let r = applier.record(change);
+    let recorded = applier.record(change);
     applier.finish();
-    let action = if to < from {
-        Action::Promote
-    } else {
-        Action::Demote
-    };
+    let reason = format!("{} -> {} by hand: {reason}", from.name(), to.name());
+    let mut entry = recorded.entry(action, now, id.to_string(), reason, None, None);
     let mut curation = doc.curation.take().unwrap_or_default();
     let audit = curation.audit.get_or_insert_with(Vec::new);
     let prefix = format!("tier-{now}/");
     let k = audit.iter().filter(|e| e.id.starts_with(&prefix)).count() + 1;
-    let reason = format!("{} -> {} by hand: {reason}", from.name(), to.name());
-    let entry = AuditEntry {
-        action,
-        at: now.to_string(),
-        before: r.before,
-        changed: r.changed,
-        cycle: None,
-        edges_added: r.edges_added,
-        edges_removed: r.edges_removed,
-        id: format!("{prefix}{k}"),
-        into: None,
-        node: id.to_string(),
-        reason: reason.clone(),
-        score: None,
-        extra: Default::default(),
-    };
+    entry.id = format!("{prefix}{k}");
+    let report = ActionReport::from(&entry);
     audit.push(entry);
     doc.curation = tidy(curation);
-    Ok(ActionReport {
-        id: format!("{prefix}{k}"),
-        action,
-        node: id.to_string(),
-        into: None,
-        reason,
-        score: None,
-    })
+    Ok(report)
 }

@@ -52,6 +52,36 @@ pub(crate) struct Recorded {
     pub(crate) edges_removed: Option<Vec<EdgeAt>>,
 }
 
+impl Recorded {
+    /// The audit entry of `action` on `node` at `at`; the id and cycle are given when
+    /// the entry is logged.
+    pub(crate) fn entry(
+        self,
+        action: Action,
+        at: &str,
+        node: String,
+        reason: String,
+        score: Option<f64>,
+        into: Option<String>,
+    ) -> AuditEntry {
+        AuditEntry {
+            action,
+            at: at.to_string(),
+            before: self.before,
+            changed: self.changed,
+            cycle: None,
+            edges_added: self.edges_added,
+            edges_removed: self.edges_removed,
+            id: String::new(),
+            into,
+            node,
+            reason,
+            score,
+            extra: Default::default(),
+        }
+    }
+}
+
 /// The earlier values of the fields curation changes that differ between `was` and
 /// `now` (`null` for absent). Typed comparisons: a cycle records up to one per node.
 fn changed_fields(was: &Node, now: &Node) -> Map<String, Value> {

@@ -88,20 +88,13 @@ fn record(
     for e in entries {
         k += 1;
         count(&mut cycles[at], e.action, true);
-        let id = format!("{prefix}{k}");
-        report.actions.push(ActionReport {
-            id: id.clone(),
-            action: e.action,
-            node: e.node.clone(),
-            into: e.into.clone(),
-            reason: e.reason.clone(),
-            score: e.score,
-        });
-        audit.push(AuditEntry {
-            id,
+        let e = AuditEntry {
+            id: format!("{prefix}{k}"),
             cycle: Some(cycle_id.to_string()),
             ..e
-        });
+        };
+        report.actions.push(ActionReport::from(&e));
+        audit.push(e);
     }
     curation
         .removed
@@ -152,22 +145,10 @@ fn apply(
     for p in plans {
         let mut change = Change::default();
         let (action, into) = step(&mut applier, &p, &mut change, &options.now);
+        let node = applier.node(p.node).id.clone();
+        let score = Some(round(j.scores[p.node].total()));
         let r = applier.record(change);
-        entries.push(AuditEntry {
-            action,
-            at: options.now.clone(),
-            before: r.before,
-            changed: r.changed,
-            cycle: None,
-            edges_added: r.edges_added,
-            edges_removed: r.edges_removed,
-            id: String::new(),
-            into,
-            node: applier.node(p.node).id.clone(),
-            reason: p.reason,
-            score: Some(round(j.scores[p.node].total())),
-            extra: Default::default(),
-        });
+        entries.push(r.entry(action, &options.now, node, p.reason, score, into));
     }
     let removed = std::mem::take(&mut applier.removed_ids);
     (applier.finish(), entries, removed)

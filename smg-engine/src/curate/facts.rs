@@ -2,7 +2,7 @@
 //! last used, how often and by whom, and which neighbours it has.
 
 use chrono::DateTime;
-use smg_format::model::{Edge, Node};
+use smg_format::model::{Access, Edge, Node};
 
 use super::class::{status, Class};
 use crate::fast::FastMap;
@@ -15,6 +15,25 @@ pub(crate) const KEPT_DAYS: i64 = 90;
 /// Unix seconds of an RFC 3339 date-time.
 pub(crate) fn seconds(t: &str) -> Option<i64> {
     DateTime::parse_from_rfc3339(t).ok().map(|t| t.timestamp())
+}
+
+/// Keep `list` as a node's `recentAccesses` are kept: oldest first, the 90 days
+/// before `now` (when given), at most [`KEPT`].
+pub(crate) fn keep_recent(list: &mut Vec<Access>, now: Option<i64>) {
+    list.sort_by_cached_key(|a| seconds(&a.at));
+    if let Some(now) = now {
+        list.retain(|a| seconds(&a.at).is_some_and(|t| now - t < KEPT_DAYS * 86_400));
+    }
+    let extra = list.len().saturating_sub(KEPT);
+    list.drain(..extra);
+}
+
+/// The later of two optional times (by their instant, not their text).
+pub(crate) fn later(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if seconds(&y) > seconds(&x) { y } else { x }),
+        (x, y) => x.or(y),
+    }
 }
 
 /// [`seconds`] of a time the caller gave, or the error that says it is not one.

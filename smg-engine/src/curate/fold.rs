@@ -4,7 +4,7 @@
 use smg_format::model::{Edge, Node};
 
 use super::audit::{Applier, Change};
-use super::facts::{seconds, KEPT};
+use super::facts::{keep_recent, later};
 
 /// Fold node `fold` into `keep` (memgraph's rule): retrievals add up, provenance and
 /// recent retrievals are the union, confidence rises by 0.05, edges move to `keep`,
@@ -17,7 +17,7 @@ pub(super) fn fold(a: &mut Applier<'_>, fold: usize, keep: usize, change: &mut C
         if let Some(c) = gone.access_count {
             n.access_count = Some(n.access_count.unwrap_or(0) + c);
         }
-        n.last_accessed = n.last_accessed.take().max(gone.last_accessed.clone());
+        n.last_accessed = later(n.last_accessed.take(), gone.last_accessed.clone());
         for p in gone.provenance.iter().flatten() {
             let list = n.provenance.get_or_insert_with(Vec::new);
             if !list.contains(p) {
@@ -30,9 +30,7 @@ pub(super) fn fold(a: &mut Applier<'_>, fold: usize, keep: usize, change: &mut C
         if let Some(more) = &gone.recent_accesses {
             let list = n.recent_accesses.get_or_insert_with(Vec::new);
             list.extend(more.iter().cloned());
-            list.sort_by_key(|x| seconds(&x.at));
-            let extra = list.len().saturating_sub(KEPT);
-            list.drain(..extra);
+            keep_recent(list, None);
         }
         for r in gone.related_nodes.iter().flatten() {
             let list = n.related_nodes.get_or_insert_with(Vec::new);

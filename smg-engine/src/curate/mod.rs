@@ -44,6 +44,7 @@ mod rules;
 mod score;
 
 pub use access::{move_tier, record_access};
+
 pub use class::Class;
 pub use cycle::curate;
 pub use score::Score;
@@ -94,6 +95,28 @@ pub struct ActionReport {
     pub reason: String,
     /// The node's memory value score.
     pub score: Option<f64>,
+}
+
+impl From<&smg_format::model::AuditEntry> for ActionReport {
+    fn from(e: &smg_format::model::AuditEntry) -> Self {
+        ActionReport {
+            id: e.id.clone(),
+            action: e.action,
+            node: e.node.clone(),
+            into: e.into.clone(),
+            reason: e.reason.clone(),
+            score: e.score,
+        }
+    }
+}
+
+/// One tier warmer or colder (`smg tier promote|demote`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// ARCHIVE → COLD → WARM → HOT.
+    Warmer,
+    /// HOT → WARM → COLD → ARCHIVE.
+    Colder,
 }
 
 /// What a cycle did.

@@ -168,7 +168,7 @@ fn restore_refuses_an_unknown_id_and_an_entry_a_later_one_depends_on() {
     move_tier(
         &mut d,
         "hot",
-        LifecycleTier::Hot,
+        Direction::Warmer,
         "2025-06-16T00:00:00Z",
         "needed",
     )
