@@ -9,7 +9,9 @@ command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build -q -p smg-ffi -p smg-cli
+# Same selection as `cargo test --workspace --all-targets`, so after the tests this
+# links nothing again (a `-p` selection resolves features differently).
+cargo build -q --locked --workspace --all-targets
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -std=c11 -Wall -Wextra -Werror -g -I smg-ffi/include smg-ffi/examples/c/scenario.c \

@@ -24,28 +24,33 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-echo "== cargo fmt --check"
+# Each stage says how much disk is left: a cold build is large, and CI's disk varies.
+stage() { echo "== $* ($(df -h --output=avail . | tail -1 | tr -d ' ') free)"; }
+
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 # The fuzz targets are a workspace of their own (built with nightly by scripts/fuzz.sh).
 rustfmt --edition 2021 --check fuzz/fuzz_targets/*.rs
-echo "== cargo clippy (warnings are errors)"
+stage "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo doc (warnings are errors)"
+stage "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
-echo "== cargo test"
+stage "cargo test"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
-echo "== Python: the package (pip install ./smg-ffi/python) and the interop tests"
+stage "Python: the package (pip install ./smg-ffi/python) and the interop tests"
 python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust
 python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
-cargo build --locked -q -p smg-cli
+# The binary `cargo test` built, with the same features (a `-p smg-cli` build resolves
+# features differently and would compile and link everything a second time).
+cargo build --workspace --all-targets --locked -q
 # From the tests' folder, so that `import smg` is the installed package.
 (cd tests/python && SMG_BIN="$PWD/../../target/debug/smg" python3 -m pytest -q .)
 # As a user outside the repository installs it: a wheel into a fresh environment.
 bash scripts/python-outside.sh
 
-echo "== Node: the package (npm install ./smg-ffi/node) and its tests"
+stage "Node: the package (npm install ./smg-ffi/node) and its tests"
 if ! command -v npm >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
 fi
@@ -56,5 +61,6 @@ SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
 # a linked folder), each in a fresh project outside the repository.
 bash scripts/node-outside.sh
 
-echo "== C ABI scenario (gcc, valgrind)"
+stage "C ABI scenario (gcc, valgrind)"
 bash scripts/c-scenario.sh
+stage "done"
