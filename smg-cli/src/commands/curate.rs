@@ -246,12 +246,7 @@ pub(crate) fn knowledge(cmd: &KnowledgeCommand, ctx: &Context) -> Result<Outcome
     let KnowledgeCommand::Add(a) = cmd;
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
     let mut k = Knowledge::new(&a.label, &a.content, a.confidence, &now_or(&a.now));
-    k.scope = Some(match a.tier {
-        KnowledgeTier::Personal => Scope::Personal,
-        KnowledgeTier::Departmental => Scope::Departmental,
-        KnowledgeTier::Global => Scope::Global,
-        KnowledgeTier::Restricted => Scope::Restricted,
-    });
+    k.scope = Some(a.tier.scope());
     k.department = a.department.clone();
     k.approved_by = a.approved_by.clone();
     k.created_by = a.created_by.clone();

@@ -11,6 +11,7 @@ mod info;
 mod ingest;
 mod init;
 mod merge;
+mod neo4j;
 mod retrieve;
 mod validate;
 mod vault;
@@ -51,21 +52,33 @@ fn limits(global: &Global) -> Limits {
     limits
 }
 
-pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
+pub(crate) fn run(cli: Cli) -> Result<Outcome, crate::Failure> {
     let ctx = Context {
         limits: limits(&cli.global),
         secrets: Secrets::new(cli.global.passphrase_file),
     };
-    if let Some(path) = rewritten(&cli.command) {
-        let wait = std::time::Duration::try_from_secs_f64(cli.global.wait).map_err(|_| {
-            Error::InvalidArgument(format!(
-                "--wait {} is not a number of seconds",
-                cli.global.wait
-            ))
-        })?;
+    let wait = std::time::Duration::try_from_secs_f64(cli.global.wait).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "--wait {} is not a number of seconds",
+            cli.global.wait
+        ))
+    })?;
+    match &cli.command {
+        Command::Neo4j(c) => neo4j::run(c, &ctx, wait),
+        _ => Ok(run_file_command(cli.command, ctx, wait)?),
+    }
+}
+
+/// Every command but the Neo4j bridge: errors of the file and engine crates.
+fn run_file_command(
+    command: Command,
+    ctx: Context,
+    wait: std::time::Duration,
+) -> Result<Outcome, smg_engine::Error> {
+    if let Some(path) = rewritten(&command) {
         crate::io::lock_for_rewrite(path, wait)?;
     }
-    Ok(match cli.command {
+    Ok(match command {
         Command::Ingest(a) => return ingest::run(&a, &ctx),
         Command::Search(a) => return retrieve::search(&a, &ctx),
         Command::Context(a) => return retrieve::context(&a, &ctx),
@@ -114,6 +127,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, smg_engine::Error> {
         Command::Tier(c) => return curate::tier(&c, &ctx),
         Command::Policy(c) => return curate::policy(&c, &ctx),
         Command::Knowledge(c) => return curate::knowledge(&c, &ctx),
+        // Dispatched by `run`, before this function.
+        Command::Neo4j(_) => {
+            return Err(Error::InvalidArgument("smg neo4j: not a file command".into()).into())
+        }
         Command::Migrate { file, output, json } => {
             return merge::migrate(&file, output.as_deref(), json, &ctx)
         }

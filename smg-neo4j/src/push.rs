@@ -1,0 +1,369 @@
+//! Push: make the database's copy of a memory's tiers equal to the file's (spec §19.3).
+//! Only what differs is written: the digests already in the database are read first,
+//! so pushing the same file again writes nothing, and a push cut off half-way is
+//! finished by running it again. Every batch is its own transaction.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use smg_format::model::{Document, Scope};
+
+use crate::bolt::{Connection, Value};
+use crate::mapping::{self, tier_label, EdgeRow, NodeRow, HASH, MEMORY_LABEL, NODE_LABEL, TIERS};
+use crate::schema::{self, Dialect};
+use crate::Error;
+
+/// What to push and where.
+#[derive(Debug, Clone)]
+pub struct PushOptions {
+    /// The memory's name in the database (nodes carry it as `memory`).
+    pub memory: String,
+    /// The tiers to push; the others are left as they are in the database.
+    pub tiers: Vec<Scope>,
+    /// The server's Cypher dialect.
+    pub dialect: Dialect,
+    /// The database, or the server's default.
+    pub database: Option<String>,
+    /// Rows per `UNWIND` batch.
+    pub batch: usize,
+}
+
+impl PushOptions {
+    /// Every tier of `memory`, Neo4j dialect, batches of 1,000.
+    pub fn new(memory: &str) -> Self {
+        PushOptions {
+            memory: memory.to_string(),
+            tiers: TIERS.to_vec(),
+            dialect: Dialect::Neo4j,
+            database: None,
+            batch: 1000,
+        }
+    }
+}
+
+/// Writes, unchanged rows and removals of one kind of element.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Created or changed.
+    pub written: usize,
+    /// Already equal in the database.
+    pub unchanged: usize,
+    /// Removed because the file no longer has them (or tombstoned them).
+    pub removed: usize,
+}
+
+/// What a push did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PushReport {
+    /// The memory's name.
+    pub memory: String,
+    /// The tiers pushed.
+    pub tiers: Vec<&'static str>,
+    /// Tiers sealed in the file, left untouched in the database.
+    pub sealed: Vec<&'static str>,
+    /// Nodes.
+    pub nodes: Counts,
+    /// Relationships.
+    pub edges: Counts,
+    /// Schema statements run.
+    pub schema: usize,
+    /// Write batches sent.
+    pub batches: usize,
+}
+
+/// How far a push is, in rows written or removed.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Rows done.
+    pub done: usize,
+    /// Rows to do.
+    pub total: usize,
+}
+
+/// Pushes the tiers of `doc` chosen by `options`.
+pub fn push(
+    conn: &mut Connection,
+    doc: &Document,
+    options: &PushOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<PushReport, Error> {
+    let db = options.database.as_deref();
+    let slice = mapping::slice(doc, &options.memory, &options.tiers)?;
+    let dimensions = slice.nodes.iter().find_map(|n| {
+        match n.props.iter().find(|(k, _)| k == mapping::EMBEDDING) {
+            Some((_, Value::List(v))) => Some(v.len() as u64),
+            _ => None,
+        }
+    });
+    let schema = schema::apply(conn, options.dialect, dimensions, db)?;
+    let chosen: Vec<Scope> = options
+        .tiers
+        .iter()
+        .copied()
+        .filter(|t| !slice.sealed.contains(t))
+        .collect();
+    let mut push = Pusher {
+        conn,
+        db,
+        memory: &options.memory,
+        batch: options.batch.max(1),
+        progress,
+        done: 0,
+        total: 0,
+        batches: 0,
+    };
+    let existing = push.existing_nodes()?;
+    let (write_nodes, unchanged_nodes) = changed(
+        &slice.nodes,
+        |n| (&n.id, &n.hash),
+        |id| existing.get(id).and_then(|(h, _)| h.as_deref()),
+    );
+    let in_file: HashSet<&str> = slice.nodes.iter().map(|n| n.id.as_str()).collect();
+    let remove_nodes: Vec<&str> = existing
+        .iter()
+        .filter(|(id, (_, tier))| {
+            tier.is_some_and(|t| chosen.contains(&t)) && !in_file.contains(id.as_str())
+        })
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let existing_edges = push.existing_edges()?;
+    let (write_edges, unchanged_edges) = changed(
+        &slice.edges,
+        |e| (&e.key, &e.hash),
+        |key| existing_edges.hashes.get(key).and_then(|h| h.as_deref()),
+    );
+    let in_chosen = |id: &str| {
+        in_file.contains(id)
+            || existing
+                .get(id)
+                .is_some_and(|(_, t)| t.is_some_and(|t| chosen.contains(&t)))
+    };
+    let keys: HashSet<&str> = slice.edges.iter().map(|e| e.key.as_str()).collect();
+    let removed_set: HashSet<&str> = remove_nodes.iter().copied().collect();
+    // Relationships of removed nodes go with them (DETACH DELETE).
+    let remove_edges: Vec<&(String, String, String)> = existing_edges
+        .ends
+        .iter()
+        .filter(|(key, from, to)| {
+            !keys.contains(key.as_str())
+                && in_chosen(from)
+                && in_chosen(to)
+                && !removed_set.contains(from.as_str())
+                && !removed_set.contains(to.as_str())
+        })
+        .collect();
+    push.total =
+        write_nodes.len() + remove_nodes.len() + write_edges.len() + remove_edges.len() + 1;
+    push.write_nodes(&write_nodes)?;
+    push.remove_nodes(&remove_nodes)?;
+    push.write_edges(&write_edges)?;
+    push.remove_edges(&remove_edges)?;
+    push.write_memory(&slice.memory)?;
+    Ok(PushReport {
+        memory: options.memory.clone(),
+        tiers: chosen.iter().map(|&t| t.name()).collect(),
+        sealed: slice.sealed.iter().map(|&t| t.name()).collect(),
+        nodes: Counts {
+            written: write_nodes.len(),
+            unchanged: unchanged_nodes,
+            removed: remove_nodes.len(),
+        },
+        edges: Counts {
+            written: write_edges.len(),
+            unchanged: unchanged_edges,
+            removed: remove_edges.len(),
+        },
+        schema: schema.len(),
+        batches: push.batches,
+    })
+}
+
+/// The rows whose digest differs from the database's, and how many are equal.
+fn changed<'a, 'e, T>(
+    rows: &'a [T],
+    key: impl Fn(&T) -> (&String, &String),
+    stored: impl Fn(&str) -> Option<&'e str>,
+) -> (Vec<&'a T>, usize) {
+    let mut write = Vec::new();
+    for row in rows {
+        let (k, hash) = key(row);
+        if stored(k) != Some(hash.as_str()) {
+            write.push(row);
+        }
+    }
+    let unchanged = rows.len() - write.len();
+    (write, unchanged)
+}
+
+/// A node's digest and tier as the database holds them.
+type Stored = (Option<String>, Option<Scope>);
+
+struct ExistingEdges {
+    hashes: HashMap<String, Option<String>>,
+    ends: Vec<(String, String, String)>,
+}
+
+struct Pusher<'a> {
+    conn: &'a mut Connection,
+    db: Option<&'a str>,
+    memory: &'a str,
+    batch: usize,
+    progress: &'a mut dyn FnMut(Progress),
+    done: usize,
+    total: usize,
+    batches: usize,
+}
+
+impl Pusher<'_> {
+    fn params(&self, rows: Vec<Value>) -> Vec<(String, Value)> {
+        vec![
+            ("m".into(), Value::from(self.memory)),
+            ("rows".into(), Value::List(rows)),
+        ]
+    }
+
+    fn send(&mut self, query: &str, rows: Vec<Value>) -> Result<(), Error> {
+        let n = rows.len();
+        let params = self.params(rows);
+        self.conn.run(query, params, self.db)?;
+        self.batches += 1;
+        self.done += n;
+        (self.progress)(Progress {
+            done: self.done,
+            total: self.total,
+        });
+        Ok(())
+    }
+
+    fn existing_nodes(&mut self) -> Result<HashMap<String, Stored>, Error> {
+        let q = format!("MATCH (n:{NODE_LABEL} {{memory: $m}}) RETURN n.id, n.{HASH}, labels(n)");
+        let rows = self.conn.run(&q, self.params(vec![]), self.db)?;
+        let mut out = HashMap::new();
+        for row in rows.records {
+            if let [Value::String(id), hash, Value::List(labels)] = &row[..] {
+                let tier = labels.iter().find_map(|l| mapping::label_tier(l.as_str()?));
+                out.insert(id.clone(), (hash.as_str().map(str::to_string), tier));
+            }
+        }
+        Ok(out)
+    }
+
+    fn existing_edges(&mut self) -> Result<ExistingEdges, Error> {
+        let q = format!(
+            "MATCH (a:{NODE_LABEL} {{memory: $m}})-[e]->(b:{NODE_LABEL} {{memory: $m}}) \
+             WHERE e.smg_key IS NOT NULL RETURN e.smg_key, e.{HASH}, a.id, b.id"
+        );
+        let rows = self.conn.run(&q, self.params(vec![]), self.db)?;
+        let mut out = ExistingEdges {
+            hashes: HashMap::new(),
+            ends: Vec::new(),
+        };
+        for row in rows.records {
+            if let [Value::String(key), hash, Value::String(a), Value::String(b)] = &row[..] {
+                out.hashes
+                    .insert(key.clone(), hash.as_str().map(str::to_string));
+                out.ends.push((key.clone(), a.clone(), b.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn write_nodes(&mut self, nodes: &[&NodeRow]) -> Result<(), Error> {
+        let mut by_tier: BTreeMap<&str, Vec<&NodeRow>> = BTreeMap::new();
+        for n in nodes {
+            by_tier.entry(tier_label(n.tier)).or_default().push(n);
+        }
+        let all_tiers: Vec<&str> = TIERS.iter().map(|&t| tier_label(t)).collect();
+        for (label, rows) in by_tier {
+            let q = format!(
+                "UNWIND $rows AS r MERGE (n:{NODE_LABEL} {{memory: $m, id: r.id}}) SET n = r.props \
+                 REMOVE n:{} SET n:{label}",
+                all_tiers.join(":")
+            );
+            for chunk in rows.chunks(self.batch) {
+                let rows = chunk
+                    .iter()
+                    .map(|n| row(&[("id", Value::from(n.id.as_str()))], &n.props, &n.hash))
+                    .collect();
+                self.send(&q, rows)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_nodes(&mut self, ids: &[&str]) -> Result<(), Error> {
+        let q = format!(
+            "UNWIND $rows AS id MATCH (n:{NODE_LABEL} {{memory: $m, id: id}}) DETACH DELETE n"
+        );
+        for chunk in ids.chunks(self.batch) {
+            self.send(&q, chunk.iter().map(|&id| Value::from(id)).collect())?;
+        }
+        Ok(())
+    }
+
+    fn write_edges(&mut self, edges: &[&EdgeRow]) -> Result<(), Error> {
+        let mut by_type: BTreeMap<&str, Vec<&EdgeRow>> = BTreeMap::new();
+        for e in edges {
+            by_type.entry(e.rel_type.as_str()).or_default().push(e);
+        }
+        for (rel_type, rows) in by_type {
+            let q = format!(
+                "UNWIND $rows AS r MATCH (a:{NODE_LABEL} {{memory: $m, id: r.from}}) \
+                 MATCH (b:{NODE_LABEL} {{memory: $m, id: r.to}}) \
+                 MERGE (a)-[e:`{rel_type}` {{smg_key: r.key}}]->(b) SET e = r.props"
+            );
+            for chunk in rows.chunks(self.batch) {
+                let rows = chunk
+                    .iter()
+                    .map(|e| {
+                        let ends = [
+                            ("from", Value::from(e.from.as_str())),
+                            ("to", Value::from(e.to.as_str())),
+                            ("key", Value::from(e.key.as_str())),
+                        ];
+                        row(&ends, &e.props, &e.hash)
+                    })
+                    .collect();
+                self.send(&q, rows)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_edges(&mut self, edges: &[&(String, String, String)]) -> Result<(), Error> {
+        let q = format!(
+            "UNWIND $rows AS r MATCH (a:{NODE_LABEL} {{memory: $m, id: r.from}})-[e]->(b:{NODE_LABEL} {{memory: $m, id: r.to}}) \
+             WHERE e.smg_key = r.key DELETE e"
+        );
+        for chunk in edges.chunks(self.batch) {
+            let rows = chunk
+                .iter()
+                .map(|(key, from, to)| {
+                    Value::Map(vec![
+                        ("key".into(), Value::from(key.as_str())),
+                        ("from".into(), Value::from(from.as_str())),
+                        ("to".into(), Value::from(to.as_str())),
+                    ])
+                })
+                .collect();
+            self.send(&q, rows)?;
+        }
+        Ok(())
+    }
+
+    fn write_memory(&mut self, props: &[(String, Value)]) -> Result<(), Error> {
+        let q = format!("UNWIND $rows AS r MERGE (x:{MEMORY_LABEL} {{memory: $m}}) SET x = r");
+        self.send(&q, vec![Value::Map(props.to_vec())])
+    }
+}
+
+/// A batch row: the merge keys, and the properties with the digest added.
+fn row(keys: &[(&str, Value)], props: &[(String, Value)], hash: &str) -> Value {
+    let mut props = props.to_vec();
+    props.push((HASH.to_string(), Value::from(hash)));
+    let mut entries: Vec<(String, Value)> = keys
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    entries.push(("props".into(), Value::Map(props)));
+    Value::Map(entries)
+}

