@@ -20,6 +20,7 @@ mod ffi;
 mod generate;
 mod ingest;
 mod merge;
+mod neo4j;
 mod retrieval;
 mod vault;
 
@@ -307,6 +308,11 @@ fn main() {
             let smg = PathBuf::from("target/release/smg");
             curate::run(days, nodes, &smg, &PathBuf::from("bench/out/curate"));
         }
+        Some("neo4j") => {
+            let nodes = args.get(1).map_or(100_000, |a| a.parse().expect("NODES"));
+            let smg = PathBuf::from("target/release/smg");
+            neo4j::run(nodes, &smg, &PathBuf::from("bench/out/neo4j"));
+        }
         Some("merge") => {
             let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
             let smg = PathBuf::from("target/release/smg");
@@ -321,7 +327,7 @@ fn main() {
             ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | merge [SIZE_MB] | retrieval [CONVERSATIONS]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | merge [SIZE_MB] | retrieval [CONVERSATIONS] | curate [DAYS] [NODES] | neo4j [NODES]");
             std::process::exit(2);
         }
     }

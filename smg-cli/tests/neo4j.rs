@@ -47,12 +47,34 @@ fn push_pull_round_trip_through_the_command_line() {
     );
     // Into the file it came from: byte for byte the same document.
     let before = ok(&["cat", "a.smg"], d);
-    ok(&["neo4j", "pull", "--uri", &uri, "-o", "a.smg"], d);
+    ok(
+        &[
+            "neo4j",
+            "pull",
+            "--uri",
+            &uri,
+            "--dialect",
+            "falkordb",
+            "-o",
+            "a.smg",
+        ],
+        d,
+    );
     assert_eq!(ok(&["cat", "a.smg"], d), before);
     // A new file, one tier, validates.
     let pulled = json(&ok(
         &[
-            "neo4j", "pull", "--uri", &uri, "--tier", "global", "-o", "g.smg", "--json",
+            "neo4j",
+            "pull",
+            "--uri",
+            &uri,
+            "--dialect",
+            "falkordb",
+            "--tier",
+            "global",
+            "-o",
+            "g.smg",
+            "--json",
         ],
         d,
     ));

@@ -225,6 +225,38 @@ enum smg_status
    */
   SMG_STATUS_CANNOT_RESTORE = 242,
   /**
+   * SMG-E300: the Bolt server cannot be reached.
+   */
+  SMG_STATUS_CONNECT = 300,
+  /**
+   * SMG-E301: the Bolt server did not connect or answer in time.
+   */
+  SMG_STATUS_TIMEOUT = 301,
+  /**
+   * SMG-E302: the Bolt server refused the credentials.
+   */
+  SMG_STATUS_AUTH_REFUSED = 302,
+  /**
+   * SMG-E303: the Bolt server broke the protocol or dropped the connection.
+   */
+  SMG_STATUS_PROTOCOL = 303,
+  /**
+   * SMG-E304: the Bolt server refused a query.
+   */
+  SMG_STATUS_SERVER_REFUSED = 304,
+  /**
+   * SMG-E305: a graph read back does not fit the smg mapping.
+   */
+  SMG_STATUS_MAPPING = 305,
+  /**
+   * SMG-E306: a bad server address, TLS setting or certificate file.
+   */
+  SMG_STATUS_BAD_ADDRESS = 306,
+  /**
+   * SMG-E307: the database holds no such memory (or several, none named).
+   */
+  SMG_STATUS_NO_MEMORY = 307,
+  /**
    * A required pointer was null, or a string argument was not UTF-8.
    */
   SMG_STATUS_NULL_ARGUMENT = 900,
@@ -485,6 +517,33 @@ smg_status smg_memory_diff(const smg_memory *a, const smg_memory *b, char **json
  * `buf` must be `len` writable bytes (or null with 0); `out_n` null or writable.
  */
 void smg_last_error(char *buf, size_t len, size_t *out_n);
+
+/**
+ * Push the memory file `path` to the Bolt server `options` names (spec §19.5):
+ * `{"uri", "database"?, "dialect"? ("neo4j" | "falkordb"), "memory"? (default: the
+ * file's metadata id, else its file name), "tiers"? (default all four), "user"?,
+ * "password"?, "caFile"?, "connectTimeout"?, "timeout"? (seconds), "batch"?}`.
+ * `*json_out`: `{"memory", "tiers", "sealed", "nodes": {"written", "unchanged",
+ * "removed"}, "edges": {…}, "schema", "batches"}`. An encrypted file is refused
+ * (`SMG_NEED_PASSPHRASE`). Server errors give `SMG_CONNECT` … `SMG_NO_MEMORY`.
+ *
+ * # Safety
+ * `path` and `options` must be NUL-terminated strings and `json_out` writable.
+ */
+smg_status smg_neo4j_push(const char *path, const char *options, char **json_out);
+
+/**
+ * Pull a memory's tiers from the Bolt server `options` names (as for
+ * [`smg_neo4j_push`], plus `"now"?`, the creation time of a new file's metadata) into
+ * the memory file `path`: an existing file gets the pulled tiers in place of its own
+ * and keeps the rest; otherwise a new file (brotli). `*json_out`: `{"memory",
+ * "tiers", "nodes", "edges", "into", "dropped": {"artifact_refs", "related_nodes"}}`.
+ * A failed pull leaves the file as it was.
+ *
+ * # Safety
+ * `options` and `path` must be NUL-terminated strings and `json_out` writable.
+ */
+smg_status smg_neo4j_pull(const char *options, const char *path, char **json_out);
 
 #ifdef __cplusplus
 }  // extern "C"

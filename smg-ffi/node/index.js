@@ -36,6 +36,8 @@ const c = {
   deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
   curate: lib.func('uint32_t smg_curate(const char *path, const char *now, uint32_t dry_run, _Out_ void **json)'),
   restore: lib.func('uint32_t smg_restore(const char *path, const char *id, _Out_ void **json)'),
+  neo4jPush: lib.func('uint32_t smg_neo4j_push(const char *path, const char *options, _Out_ void **json)'),
+  neo4jPull: lib.func('uint32_t smg_neo4j_pull(const char *options, const char *path, _Out_ void **json)'),
   recordAccess: lib.func('uint32_t smg_record_access(const char *path, const char **ids, size_t n, const char *at, const char *by, _Out_ void **json)'),
   deltaApply: lib.func('uint32_t smg_delta_apply(const char *base, const char *delta, const uint8_t *pass, size_t len, const char *output)'),
 };
@@ -172,6 +174,15 @@ module.exports = {
   // default: the current time), written back unless `dryRun`; the report.
   curate: (file, { now = null, dryRun = false } = {}) => JSON.parse(call(c.curate, text(file, 'path'),
     now == null ? null : text(now, 'now'), dryRun ? 1 : 0)),
+  // Push the memory file at `file` to the Bolt server at `uri` (spec §19); options:
+  // database, dialect ('neo4j' | 'falkordb'), memory, tiers, user, password, caFile,
+  // connectTimeout, timeout, batch. The summary.
+  push: (file, uri, options = {}) => JSON.parse(call(c.neo4jPush, text(file, 'path'),
+    text(JSON.stringify({ ...options, uri }), 'options'))),
+  // Pull a memory's tiers from `uri` into the memory file at `file` (an existing file
+  // keeps what the database does not hold); options as for push, plus now.
+  pull: (uri, file, options = {}) => JSON.parse(call(c.neo4jPull,
+    text(JSON.stringify({ ...options, uri }), 'options'), text(file, 'path'))),
   // Undo an audit entry or a whole cycle of the memory file at `file`.
   restore: (file, id) => JSON.parse(call(c.restore, text(file, 'path'), text(id, 'audit id'))),
   // Record that `ids` were retrieved (at `at`, by `by`): what reactivates them.

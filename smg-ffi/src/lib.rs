@@ -9,11 +9,13 @@ mod curate;
 mod delta;
 mod index;
 mod memory;
+mod neo4j;
 
 pub use curate::*;
 pub use delta::*;
 pub use index::*;
 pub use memory::*;
+pub use neo4j::*;
 
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -125,6 +127,22 @@ pub enum SmgStatus {
     UnknownAudit = 241,
     /// SMG-E242: an audit entry that can no longer be undone (restore later ones first).
     CannotRestore = 242,
+    /// SMG-E300: the Bolt server cannot be reached.
+    Connect = 300,
+    /// SMG-E301: the Bolt server did not connect or answer in time.
+    Timeout = 301,
+    /// SMG-E302: the Bolt server refused the credentials.
+    AuthRefused = 302,
+    /// SMG-E303: the Bolt server broke the protocol or dropped the connection.
+    Protocol = 303,
+    /// SMG-E304: the Bolt server refused a query.
+    ServerRefused = 304,
+    /// SMG-E305: a graph read back does not fit the smg mapping.
+    Mapping = 305,
+    /// SMG-E306: a bad server address, TLS setting or certificate file.
+    BadAddress = 306,
+    /// SMG-E307: the database holds no such memory (or several, none named).
+    NoMemory = 307,
     /// A required pointer was null, or a string argument was not UTF-8.
     NullArgument = 900,
     /// smg panicked; this is a bug, and no output was written.
@@ -186,6 +204,14 @@ impl SmgStatus {
             NotApprover,
             UnknownAudit,
             CannotRestore,
+            Connect,
+            Timeout,
+            AuthRefused,
+            Protocol,
+            ServerRefused,
+            Mapping,
+            BadAddress,
+            NoMemory,
         ]
         .into_iter()
         .find(|s| *s as u32 == n)

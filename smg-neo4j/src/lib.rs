@@ -24,6 +24,7 @@ pub mod export;
 pub mod mapping;
 pub mod pull;
 pub mod push;
+mod query;
 pub mod schema;
 
 pub use error::Error;

@@ -43,6 +43,7 @@ fn pull_all(conn: &mut Connection, tiers: &[Scope]) -> Result<Document, Error> {
         tiers: tiers.to_vec(),
         database: None,
         now: "2030-01-01T00:00:00Z".into(),
+        dialect: Dialect::FalkorDb,
     };
     pull(conn, &options).map(|(doc, _)| doc)
 }
@@ -99,7 +100,10 @@ const ALL: [Scope; 4] = smg_neo4j::mapping::TIERS;
 fn push_then_pull_gives_the_graph_back_and_a_second_push_changes_nothing() {
     let Some(db) = FalkorDb::start() else { return };
     let mut conn = connect(&db);
-    let doc = fixture("curated.smg");
+    let mut doc = fixture("curated.smg");
+    // Strings FalkorDB's parameters mangle: pushed as literals in its dialect.
+    let g = doc.semantic_graph.as_mut().unwrap();
+    g.nodes.as_mut().unwrap()[0].content = Some("it's a \\\"quote\\\" \\ and 'more'".into());
     let first = push_all(&mut conn, &doc, &ALL);
     // The tombstoned node is not written.
     let expected = without(&doc, &["n_old"]);
@@ -175,6 +179,87 @@ fn a_node_the_file_deleted_or_tombstoned_disappears_on_the_next_push() {
         graph(&back),
         graph(&without(&newer, &[tombstoned.as_str(), "n_old"]))
     );
+}
+
+#[test]
+fn a_push_cut_off_half_way_is_finished_by_pushing_again() {
+    let Some(db) = FalkorDb::start() else { return };
+    let mut conn = connect(&db);
+    let doc = fixture("full.smg");
+    push_all(&mut conn, &doc, &ALL);
+    // What a connection lost after some batches leaves: part of the writes missing,
+    // one node written with older properties.
+    conn.run(
+        "MATCH (n:SmgNode) WITH n ORDER BY n.id LIMIT 5 DETACH DELETE n",
+        vec![],
+        None,
+    )
+    .unwrap();
+    conn.run(
+        "MATCH (n:SmgNode) WITH n ORDER BY n.id LIMIT 1 SET n.smg_hash = 'stale', n.title = 'old'",
+        vec![],
+        None,
+    )
+    .unwrap();
+    let report = push_all(&mut conn, &doc, &ALL);
+    assert_eq!(
+        (report.nodes.written, report.nodes.removed),
+        (6, 0),
+        "{report:?}"
+    );
+    let back = pull_all(&mut conn, &ALL).unwrap();
+    assert_eq!(graph(&back), graph(&without(&doc, &["n_old"])));
+}
+
+/// A TCP relay to `to` that cuts its first connection once `cut_after` bytes went
+/// from the client to the server; later connections pass whole.
+fn relay(to: u16, cut_after: usize) -> u16 {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (i, client) in listener.incoming().enumerate() {
+            let client = client.unwrap();
+            let server = TcpStream::connect(("127.0.0.1", to)).unwrap();
+            let (mut c_read, mut s_write) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (mut s_read, mut c_write) = (server, client);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut s_read, &mut c_write);
+            });
+            std::thread::spawn(move || {
+                let mut sent = 0;
+                let mut buf = [0u8; 8192];
+                while let Ok(n @ 1..) = c_read.read(&mut buf) {
+                    if i == 0 && sent + n > cut_after {
+                        let _ = c_read.shutdown(Shutdown::Both);
+                        let _ = s_write.shutdown(Shutdown::Both);
+                        return;
+                    }
+                    sent += n;
+                    if s_write.write_all(&buf[..n]).is_err() {
+                        return;
+                    }
+                }
+                let _ = s_write.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_connection_dropped_mid_push_is_opened_again_and_the_batch_sent_again() {
+    let Some(db) = FalkorDb::start() else { return };
+    let port = relay(db.bolt_port, 3000);
+    let target = Target::parse(&format!("bolt://127.0.0.1:{port}")).unwrap();
+    let mut conn = Connection::open(&target, &Auth::default(), Timeouts::default()).unwrap();
+    let doc = fixture("full.smg");
+    let report = push_all(&mut conn, &doc, &ALL);
+    assert!(report.reconnects >= 1, "{report:?}");
+    let back = pull_all(&mut connect(&db), &ALL).unwrap();
+    assert_eq!(graph(&back), graph(&without(&doc, &["n_old"])));
 }
 
 #[test]
@@ -307,6 +392,7 @@ fn an_unknown_memory_is_named_with_what_the_database_holds() {
         tiers: ALL.to_vec(),
         database: None,
         now: "2030-01-01T00:00:00Z".into(),
+        dialect: Dialect::FalkorDb,
     };
     let err = pull(&mut conn, &options).unwrap_err();
     assert!(err.to_string().contains("alice"), "{err}");

@@ -93,7 +93,16 @@ impl CrateTree {
                     self.add_items(child, file, &dir.join(&name), inner, child_public)?
                 }
                 None => {
-                    let (child_file, child_dir) = child_location(dir, &name)?;
+                    let (child_file, child_dir) = match path_attribute(&module.attrs) {
+                        Some(rel) => {
+                            // `#[path]` is relative to the directory of the declaring file.
+                            let base = file.parent().unwrap_or(Path::new("."));
+                            let target = base.join(rel);
+                            let target_dir = target.parent().unwrap_or(base).to_path_buf();
+                            (target, target_dir)
+                        }
+                        None => child_location(dir, &name)?,
+                    };
                     self.add_file(child, &child_file, &child_dir, child_public)?;
                 }
             }
@@ -173,6 +182,23 @@ fn flatten(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<Import>) {
         }),
         UseTree::Group(g) => g.items.iter().for_each(|t| flatten(t, prefix, out)),
     }
+}
+
+/// The file a `#[path = "…"]` attribute names.
+fn path_attribute(attrs: &[Attribute]) -> Option<String> {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .and_then(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
 }
 
 /// Where `mod name;` declared in a module whose children live in `dir` is found.

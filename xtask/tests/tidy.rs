@@ -9,6 +9,7 @@ use xtask::{api, layers, load_crate, workspace_root};
 const CRATES: &[&str] = &[
     "smg-format",
     "smg-engine",
+    "smg-neo4j",
     "smg-cli",
     "smg-ffi",
     "bench",
@@ -16,7 +17,7 @@ const CRATES: &[&str] = &[
 ];
 
 /// The library crates whose public API is listed for review.
-const LIBRARIES: &[&str] = &["smg-format", "smg-engine"];
+const LIBRARIES: &[&str] = &["smg-format", "smg-engine", "smg-neo4j"];
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {

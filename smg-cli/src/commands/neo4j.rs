@@ -78,7 +78,11 @@ fn push(a: &crate::cli::PushArgs, ctx: &Context) -> Result<(), Failure> {
             r.memory, r.nodes.written, r.nodes.unchanged, r.nodes.removed,
             r.edges.written, r.edges.unchanged, r.edges.removed,
             if r.sealed.is_empty() { String::new() } else { format!("  sealed in the file, left as they are: {}\n", r.sealed.join(", ")) }
-        )
+        ) + &if r.reconnects > 0 {
+            format!("  the server dropped the connection {} time(s); those batches were sent again\n", r.reconnects)
+        } else {
+            String::new()
+        }
     };
     Ok(say(&text)?)
 }
@@ -100,6 +104,7 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
         memory: a.slice.memory.clone(),
         tiers: tiers.clone(),
         database: a.server.database.clone(),
+        dialect: dialect(a.server.dialect),
         now: a.now.clone().unwrap_or_else(|| {
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
         }),

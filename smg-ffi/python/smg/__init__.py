@@ -66,6 +66,10 @@ _lib.smg_curate.restype = ctypes.c_uint32
 _lib.smg_curate.argtypes = [_char_p, _char_p, ctypes.c_uint32, _out_str]
 _lib.smg_restore.restype = ctypes.c_uint32
 _lib.smg_restore.argtypes = [_char_p, _char_p, _out_str]
+_lib.smg_neo4j_push.restype = ctypes.c_uint32
+_lib.smg_neo4j_push.argtypes = [_char_p, _char_p, _out_str]
+_lib.smg_neo4j_pull.restype = ctypes.c_uint32
+_lib.smg_neo4j_pull.argtypes = [_char_p, _char_p, _out_str]
 _lib.smg_record_access.restype = ctypes.c_uint32
 _lib.smg_record_access.argtypes = [
     _char_p, ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _char_p, _out_str
@@ -153,6 +157,28 @@ def curate(path, now=None, dry_run=False):
     the report as a dict (``cycle``, ``scanned``, ``actions`` with their reasons)."""
     when = None if now is None else _text(now)
     return json.loads(_call(_lib.smg_curate, _text(os.fspath(path)), when, 1 if dry_run else 0))
+
+
+def _bolt_options(uri, options):
+    opts = {"uri": uri}
+    opts.update({k: v for k, v in options.items() if v is not None})
+    return _text(json.dumps(opts))
+
+
+def push(path, uri, **options):
+    """Push the memory file at ``path`` to the Bolt server at ``uri`` (Neo4j 5, or
+    FalkorDB with ``dialect="falkordb"``), spec §19: changed nodes and relationships
+    written, removed ones deleted. Options: ``database``, ``dialect``, ``memory``,
+    ``tiers`` (a list), ``user``, ``password``, ``caFile``, ``connectTimeout``,
+    ``timeout``, ``batch``. The summary as a dict."""
+    return json.loads(_call(_lib.smg_neo4j_push, _text(os.fspath(path)), _bolt_options(uri, options)))
+
+
+def pull(uri, path, **options):
+    """Pull a memory's tiers from the Bolt server at ``uri`` into the memory file at
+    ``path`` (an existing file keeps what the database does not hold); options as
+    for :func:`push`, plus ``now``. The summary as a dict."""
+    return json.loads(_call(_lib.smg_neo4j_pull, _bolt_options(uri, options), _text(os.fspath(path))))
 
 
 def restore(path, audit_id):

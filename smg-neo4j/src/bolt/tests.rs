@@ -1,5 +1,5 @@
 use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ fn serve(script: impl FnOnce(TcpStream) + Send + 'static) -> Target {
     Target::parse(&format!("bolt://127.0.0.1:{port}")).unwrap()
 }
 
-fn read_message(s: &mut TcpStream) -> (u8, Vec<Value>) {
+fn read_message(s: &mut impl Read) -> (u8, Vec<Value>) {
     let mut body = Vec::new();
     loop {
         let mut size = [0u8; 2];
@@ -43,7 +43,7 @@ fn read_message(s: &mut TcpStream) -> (u8, Vec<Value>) {
     }
 }
 
-fn reply(s: &mut TcpStream, tag: u8, fields: Vec<Value>) {
+fn reply(s: &mut impl Write, tag: u8, fields: Vec<Value>) {
     let mut out = Vec::new();
     chunk(&Value::Struct(tag, fields), &mut out);
     s.write_all(&out).unwrap();
@@ -59,7 +59,7 @@ fn meta(entries: &[(&str, Value)]) -> Value {
 }
 
 /// Handshake to 5.4, HELLO and LOGON accepted.
-fn greet(s: &mut TcpStream) {
+fn greet(s: &mut (impl Read + Write)) {
     let mut hello = [0u8; 20];
     s.read_exact(&mut hello).unwrap();
     assert_eq!(hello[..4], PREAMBLE);
@@ -212,4 +212,49 @@ fn addresses_parse_and_bad_ones_say_why() {
         assert!(err.to_string().contains(why), "{uri}: {err}");
         assert_eq!(err.code(), "SMG-E306");
     }
+}
+
+#[test]
+fn bolt_s_speaks_tls_and_trusts_the_ca_given_and_no_other() {
+    use rustls_pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer};
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, cert.cert.pem()).unwrap();
+    let chain = vec![CertificateDer::from_pem_slice(cert.cert.pem().as_bytes()).unwrap()];
+    let key = PrivateKeyDer::from_pem_slice(cert.key_pair.serialize_pem().as_bytes()).unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+    let config = std::sync::Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for tcp in listener.incoming().take(2) {
+            let conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            let mut tls = rustls::StreamOwned::new(conn, tcp.unwrap());
+            let mut hello = [0u8; 20];
+            if tls.read_exact(&mut hello).is_err() {
+                continue; // the client refused our certificate
+            }
+            tls.write_all(&[0, 0, 4, 5]).unwrap();
+            assert_eq!(read_message(&mut tls).0, HELLO);
+            reply(&mut tls, SUCCESS, vec![meta(&[])]);
+            read_message(&mut tls);
+            reply(&mut tls, SUCCESS, vec![meta(&[])]);
+        }
+    });
+    let target = Target::parse(&format!("bolt+s://127.0.0.1:{port}")).unwrap();
+    let err = Connection::open(&target, &Auth::default(), quick()).unwrap_err();
+    assert_eq!(err.code(), "SMG-E306", "{err}");
+    // The certificate names localhost: reach it by that name, trusting its CA.
+    let target = Target::parse(&format!("bolt+s://localhost:{port}"))
+        .unwrap()
+        .with_ca_file(ca);
+    let conn = Connection::open(&target, &Auth::default(), quick()).unwrap();
+    assert_eq!(conn.version(), (5, 4));
 }

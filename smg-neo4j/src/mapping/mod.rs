@@ -1,6 +1,6 @@
 //! The mapping between a `.smg` graph and a property graph (spec §19): which label a
 //! node gets, which fields become properties and under what name, and what stays in
-//! the file. [`slice`] turns a document into rows to write; [`read`] turns rows read
+//! the file. [`slice()`] turns a document into rows to write; [`read()`] turns rows read
 //! back into a document.
 
 mod read;

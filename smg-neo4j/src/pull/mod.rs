@@ -8,6 +8,8 @@ use smg_format::model::{Document, Scope};
 
 use crate::bolt::{Connection, Value};
 use crate::mapping::{self, tier_label, ReadEdge, ReadNode, MEMORY_LABEL, NODE_LABEL};
+use crate::query;
+use crate::schema::Dialect;
 use crate::Error;
 
 /// What to pull.
@@ -21,6 +23,8 @@ pub struct PullOptions {
     pub database: Option<String>,
     /// The creation time of the metadata when the database has no memory node.
     pub now: String,
+    /// The server's Cypher dialect.
+    pub dialect: Dialect,
 }
 
 /// What a pull read.
@@ -38,6 +42,7 @@ pub struct PullReport {
 
 /// The names of the memories the database holds, sorted.
 pub fn memories(conn: &mut Connection, database: Option<&str>) -> Result<Vec<String>, Error> {
+    // No parameters: the same text in every dialect.
     let q = format!(
         "MATCH (x:{MEMORY_LABEL}) RETURN x.memory AS m UNION MATCH (n:{NODE_LABEL}) RETURN DISTINCT n.memory AS m"
     );
@@ -80,7 +85,7 @@ pub fn pull(conn: &mut Connection, options: &PullOptions) -> Result<(Document, P
             "MATCH (n:{NODE_LABEL}:{} {{memory: $m}}) RETURN labels(n), properties(n)",
             tier_label(tier)
         );
-        for row in conn.run(&q, params(), db)?.records {
+        for row in query::run(conn, options.dialect, &q, params(), db)?.records {
             nodes.push(read_node(row)?);
         }
     }
@@ -89,7 +94,7 @@ pub fn pull(conn: &mut Connection, options: &PullOptions) -> Result<(Document, P
          RETURN a.id, b.id, type(e), properties(e)"
     );
     let mut edges = Vec::new();
-    for row in conn.run(&q, params(), db)?.records {
+    for row in query::run(conn, options.dialect, &q, params(), db)?.records {
         if let [Value::String(from), Value::String(to), Value::String(rel_type), props] = &row[..] {
             edges.push(ReadEdge {
                 from: from.clone(),
@@ -100,8 +105,7 @@ pub fn pull(conn: &mut Connection, options: &PullOptions) -> Result<(Document, P
         }
     }
     let q = format!("MATCH (x:{MEMORY_LABEL} {{memory: $m}}) RETURN properties(x)");
-    let memory_props = conn
-        .run(&q, params(), db)?
+    let memory_props = query::run(conn, options.dialect, &q, params(), db)?
         .records
         .first()
         .and_then(|r| r.first())
