@@ -14,8 +14,8 @@ use smg_format::model::{Document, Edge, Graph, Node, Scope};
 use smg_format::{Encoding, WriteOptions};
 use smg_neo4j::bolt::Value;
 use smg_neo4j::export::inline;
-use smg_neo4j::mapping::{slice, TIERS};
-use smg_neo4j::push::{edge_row, edge_statement, node_row, node_statement};
+use smg_neo4j::mapping::{slice, EdgeRow, NodeRow, TIERS};
+use smg_neo4j::push::write_batches;
 
 use crate::generate::Rng;
 
@@ -78,38 +78,16 @@ fn memory(n: usize) -> Document {
 /// literals, as smg does for FalkorDB (whose Bolt layer mangles string parameters).
 fn batches(doc: &Document, batch: usize) -> Json {
     let s = slice(doc, "bench", &TIERS).expect("slices");
-    let inlined = |statement: &str, rows: &[Value]| {
+    let nodes: Vec<&NodeRow> = s.nodes.iter().collect();
+    let edges: Vec<&EdgeRow> = s.edges.iter().collect();
+    let statements = write_batches(&nodes, &edges, batch).map(|(statement, rows)| {
         let params = [
             ("m".to_string(), Value::from("bench")),
-            ("rows".to_string(), Value::List(rows.to_vec())),
+            ("rows".to_string(), Value::List(rows)),
         ];
-        json!(inline(statement, &params))
-    };
-    let mut out = Vec::new();
-    for tier in TIERS {
-        let rows: Vec<Value> = s
-            .nodes
-            .iter()
-            .filter(|n| n.tier == tier)
-            .map(node_row)
-            .collect();
-        let statement = node_statement(tier);
-        out.extend(rows.chunks(batch).map(|c| inlined(&statement, c)));
-    }
-    let mut types: Vec<&str> = s.edges.iter().map(|e| e.rel_type.as_str()).collect();
-    types.sort();
-    types.dedup();
-    for t in types {
-        let rows: Vec<Value> = s
-            .edges
-            .iter()
-            .filter(|e| e.rel_type == t)
-            .map(edge_row)
-            .collect();
-        let statement = edge_statement(t);
-        out.extend(rows.chunks(batch).map(|c| inlined(&statement, c)));
-    }
-    Json::Array(out)
+        json!(inline(&statement, &params))
+    });
+    Json::Array(statements.collect())
 }
 
 const PYTHON: &str = r#"

@@ -7,8 +7,8 @@ use std::fmt::Write;
 use smg_format::model::{Document, Scope};
 
 use crate::bolt::Value;
-use crate::mapping::{self, MEMORY_LABEL, NODE_LABEL, TIERS};
-use crate::push::{edge_row, edge_statement, node_row, node_statement};
+use crate::mapping::{self, EdgeRow, NodeRow, MEMORY_LABEL, NODE_LABEL};
+use crate::push::write_batches;
 pub use crate::query::{inline, literal};
 use crate::schema::{self, Dialect};
 use crate::Error;
@@ -58,16 +58,10 @@ pub fn script(
         ];
         let _ = writeln!(out, "{};", inline(statement, &params));
     };
-    for tier in TIERS {
-        let rows: Vec<Value> = slice
-            .nodes
-            .iter()
-            .filter(|n| n.tier == tier)
-            .map(node_row)
-            .collect();
-        let statement = node_statement(tier);
-        rows.chunks(BATCH)
-            .for_each(|c| batch(&statement, c.to_vec()));
+    let nodes: Vec<&NodeRow> = slice.nodes.iter().collect();
+    let edges: Vec<&EdgeRow> = slice.edges.iter().collect();
+    for (statement, rows) in write_batches(&nodes, &edges, BATCH) {
+        batch(&statement, rows);
     }
     let removal =
         format!("UNWIND $rows AS id MATCH (n:{NODE_LABEL} {{memory: $m, id: id}}) DETACH DELETE n");
@@ -76,20 +70,6 @@ pub fn script(
             &removal,
             chunk.iter().map(|id| Value::from(id.as_str())).collect(),
         );
-    }
-    let mut types: Vec<&str> = slice.edges.iter().map(|e| e.rel_type.as_str()).collect();
-    types.sort();
-    types.dedup();
-    for rel_type in types {
-        let rows: Vec<Value> = slice
-            .edges
-            .iter()
-            .filter(|e| e.rel_type == rel_type)
-            .map(edge_row)
-            .collect();
-        let statement = edge_statement(rel_type);
-        rows.chunks(BATCH)
-            .for_each(|c| batch(&statement, c.to_vec()));
     }
     let _ = writeln!(
         out,

@@ -3,7 +3,7 @@
 //! so pushing the same file again writes nothing, and a push cut off half-way is
 //! finished by running it again. Every batch is its own transaction.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use smg_format::model::{Document, Scope};
 
@@ -162,9 +162,10 @@ pub fn push(
     // committed can be sent again. (CREATE for rows the database lacked was a third
     // faster on FalkorDB at 20,000 nodes, but at 100,000 FalkorDB 4.16 dropped the
     // connection part-way in each of three runs.)
-    push.write_nodes(&write_nodes)?;
+    for (statement, rows) in write_batches(&write_nodes, &write_edges, options.batch) {
+        push.send(&statement, rows)?;
+    }
     push.remove_nodes(&remove_nodes)?;
-    push.write_edges(&write_edges)?;
     push.remove_edges(&remove_edges)?;
     push.write_memory(&slice.memory)?;
     push.flush()?;
@@ -344,37 +345,12 @@ impl Pusher<'_> {
         Ok(out)
     }
 
-    fn write_nodes(&mut self, nodes: &[&NodeRow]) -> Result<(), Error> {
-        for tier in TIERS {
-            let rows: Vec<&&NodeRow> = nodes.iter().filter(|n| n.tier == tier).collect();
-            let q = node_statement(tier);
-            for chunk in rows.chunks(self.batch) {
-                self.send(&q, chunk.iter().map(|n| node_row(n)).collect())?;
-            }
-        }
-        Ok(())
-    }
-
     fn remove_nodes(&mut self, ids: &[&str]) -> Result<(), Error> {
         let q = format!(
             "UNWIND $rows AS id MATCH (n:{NODE_LABEL} {{memory: $m, id: id}}) DETACH DELETE n"
         );
         for chunk in ids.chunks(self.batch) {
             self.send(&q, chunk.iter().map(|&id| Value::from(id)).collect())?;
-        }
-        Ok(())
-    }
-
-    fn write_edges(&mut self, edges: &[&EdgeRow]) -> Result<(), Error> {
-        let mut by_type: BTreeMap<&str, Vec<&EdgeRow>> = BTreeMap::new();
-        for e in edges {
-            by_type.entry(e.rel_type.as_str()).or_default().push(e);
-        }
-        for (rel_type, rows) in by_type {
-            let q = edge_statement(rel_type);
-            for chunk in rows.chunks(self.batch) {
-                self.send(&q, chunk.iter().map(|e| edge_row(e)).collect())?;
-            }
         }
         Ok(())
     }
@@ -427,6 +403,37 @@ pub fn edge_statement(rel_type: &str) -> String {
          MATCH (b:{NODE_LABEL} {{memory: $m, id: r.to}}) \
          MERGE (a)-[e:`{rel_type}` {{smg_key: r.key}}]->(b) SET e = r.props"
     )
+}
+
+/// The batches that write `nodes` and then `edges`, in the order a push sends them
+/// (nodes tier by tier, relationships type by type, at most `size` rows each): each a
+/// statement and its `$rows`, with `$m` still to bind.
+pub fn write_batches<'a>(
+    nodes: &'a [&'a NodeRow],
+    edges: &'a [&'a EdgeRow],
+    size: usize,
+) -> impl Iterator<Item = (String, Vec<Value>)> + 'a {
+    let size = size.max(1);
+    let node_batches = TIERS.into_iter().flat_map(move |tier| {
+        let rows: Vec<&NodeRow> = nodes.iter().copied().filter(|n| n.tier == tier).collect();
+        let statement = node_statement(tier);
+        let chunks: Vec<Vec<&NodeRow>> = rows.chunks(size).map(<[_]>::to_vec).collect();
+        chunks
+            .into_iter()
+            .map(move |c| (statement.clone(), c.into_iter().map(node_row).collect()))
+    });
+    let mut types: Vec<&str> = edges.iter().map(|e| e.rel_type.as_str()).collect();
+    types.sort_unstable();
+    types.dedup();
+    let edge_batches = types.into_iter().flat_map(move |t| {
+        let rows: Vec<&EdgeRow> = edges.iter().copied().filter(|e| e.rel_type == t).collect();
+        let statement = edge_statement(t);
+        let chunks: Vec<Vec<&EdgeRow>> = rows.chunks(size).map(<[_]>::to_vec).collect();
+        chunks
+            .into_iter()
+            .map(move |c| (statement.clone(), c.into_iter().map(edge_row).collect()))
+    });
+    node_batches.chain(edge_batches)
 }
 
 /// A node's batch row: its id, and its properties with the digest.
