@@ -8,7 +8,7 @@ mod server;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::{fixtures, ok, smg, text};
+use common::{fails, fixtures, ok, smg, text};
 use serde_json::Value;
 use server::FalkorDb;
 
@@ -112,7 +112,7 @@ fn a_server_that_is_down_or_silent_gives_its_code_within_the_timeout() {
         .local_addr()
         .unwrap()
         .port();
-    let out = smg(
+    fails(
         &[
             "neo4j",
             "push",
@@ -121,19 +121,15 @@ fn a_server_that_is_down_or_silent_gives_its_code_within_the_timeout() {
             &format!("bolt://127.0.0.1:{down}"),
         ],
         d,
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("SMG-E300"),
-        "{}",
-        text(&out.stderr)
+        2,
+        "SMG-E300",
     );
 
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let uri = format!("bolt://{}", silent.local_addr().unwrap());
     let held = std::thread::spawn(move || silent.incoming().take(2).collect::<Vec<_>>());
     let started = Instant::now();
-    let out = smg(
+    fails(
         &[
             "neo4j",
             "push",
@@ -144,12 +140,8 @@ fn a_server_that_is_down_or_silent_gives_its_code_within_the_timeout() {
             "0.5",
         ],
         d,
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("SMG-E301"),
-        "{}",
-        text(&out.stderr)
+        2,
+        "SMG-E301",
     );
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -160,7 +152,7 @@ fn a_server_that_is_down_or_silent_gives_its_code_within_the_timeout() {
 
     // A pull that fails leaves the file it would have written into as it was.
     let before = std::fs::read(d.join("a.smg")).unwrap();
-    let out = smg(
+    fails(
         &[
             "neo4j",
             "pull",
@@ -170,8 +162,9 @@ fn a_server_that_is_down_or_silent_gives_its_code_within_the_timeout() {
             "a.smg",
         ],
         d,
+        2,
+        "SMG-E300",
     );
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(d.join("a.smg")).unwrap(), before);
 }
 
@@ -183,7 +176,7 @@ fn credentials_come_from_a_file_or_the_environment_and_a_refusal_is_named() {
     std::fs::copy(fixtures().join("valid/full.smg"), d.join("a.smg")).unwrap();
     std::fs::write(d.join("pw"), "secret\n").unwrap();
     // FalkorDB refuses any password: the refusal must be reported as such.
-    let out = smg(
+    fails(
         &[
             "neo4j",
             "push",
@@ -194,14 +187,10 @@ fn credentials_come_from_a_file_or_the_environment_and_a_refusal_is_named() {
             "pw",
         ],
         d,
+        1,
+        "SMG-E302",
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("SMG-E302"),
-        "{}",
-        text(&out.stderr)
-    );
-    let bad = smg(
+    fails(
         &[
             "neo4j",
             "push",
@@ -210,11 +199,8 @@ fn credentials_come_from_a_file_or_the_environment_and_a_refusal_is_named() {
             "bolt://user:pw@localhost",
         ],
         d,
-    );
-    assert!(
-        text(&bad.stderr).contains("SMG-E306"),
-        "{}",
-        text(&bad.stderr)
+        1,
+        "SMG-E306",
     );
 }
 

@@ -144,14 +144,10 @@ pub unsafe extern "C" fn smg_neo4j_push(
         let o = Options::parse(unsafe { text(options, "options") }?)?;
         let (doc, _) =
             smg_format::from_bytes(&read(path)?, &Limits::default()).map_err(format_error)?;
-        let stem = Path::new(path)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("memory");
         let memory = o
             .str("memory")?
-            .or_else(|| doc.metadata.id.clone())
-            .unwrap_or_else(|| stem.to_string());
+            .or_else(|| smg_neo4j::push::default_memory(&doc, Some(Path::new(path))))
+            .unwrap_or_else(|| "memory".into());
         let batch = o.json.get("batch").and_then(Value::as_u64).unwrap_or(1000) as usize;
         let push = smg_neo4j::push::PushOptions {
             memory,

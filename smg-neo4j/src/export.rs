@@ -32,15 +32,9 @@ pub fn script(
         slice.nodes.len(),
         slice.edges.len()
     );
-    let dimensions = slice.nodes.iter().find_map(|n| {
-        match n.props.iter().find(|(k, _)| k == mapping::EMBEDDING) {
-            Some((_, Value::List(v))) => Some(v.len() as u64),
-            _ => None,
-        }
-    });
     match dialect {
         Dialect::Neo4j => {
-            for index in schema::indexes(dimensions) {
+            for index in schema::indexes(slice.dimensions()) {
                 if let Some(s) = schema::statement(&index, dialect) {
                     let _ = writeln!(out, "{s};");
                 }

@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 use smg_format::model::{Document, Scope};
 
 use crate::bolt::{Connection, Value};
-use crate::mapping::{self, tier_label, EdgeRow, NodeRow, HASH, MEMORY_LABEL, NODE_LABEL, TIERS};
+use crate::mapping::{
+    self, tier_label, EdgeRow, NodeRow, Slice, HASH, MEMORY_LABEL, NODE_LABEL, TIERS,
+};
 use crate::schema::{self, Dialect};
 use crate::Error;
 
@@ -38,6 +40,15 @@ impl PushOptions {
             batch: 1000,
         }
     }
+}
+
+/// The name a memory is stored under when none is given: its metadata id, else the
+/// name of its file without the extension.
+pub fn default_memory(doc: &Document, file: Option<&std::path::Path>) -> Option<String> {
+    doc.metadata.id.clone().or_else(|| {
+        let stem = file?.file_stem()?.to_str()?;
+        Some(stem.to_string())
+    })
 }
 
 /// Writes, unchanged rows and removals of one kind of element.
@@ -90,13 +101,7 @@ pub fn push(
 ) -> Result<PushReport, Error> {
     let db = options.database.as_deref();
     let slice = mapping::slice(doc, &options.memory, &options.tiers)?;
-    let dimensions = slice.nodes.iter().find_map(|n| {
-        match n.props.iter().find(|(k, _)| k == mapping::EMBEDDING) {
-            Some((_, Value::List(v))) => Some(v.len() as u64),
-            _ => None,
-        }
-    });
-    let schema = schema::apply(conn, options.dialect, dimensions, db)?;
+    let schema = schema::apply(conn, options.dialect, slice.dimensions(), db)?;
     let chosen: Vec<Scope> = options
         .tiers
         .iter()
@@ -117,56 +122,22 @@ pub fn push(
         batches: 0,
     };
     let existing = push.existing_nodes()?;
-    let (write_nodes, unchanged_nodes) = changed(
-        &slice.nodes,
-        |n| (&n.id, &n.hash),
-        |id| existing.get(id).and_then(|(h, _)| h.as_deref()),
-    );
-    let in_file: HashSet<&str> = slice.nodes.iter().map(|n| n.id.as_str()).collect();
-    let remove_nodes: Vec<&str> = existing
-        .iter()
-        .filter(|(id, (_, tier))| {
-            tier.is_some_and(|t| chosen.contains(&t)) && !in_file.contains(id.as_str())
-        })
-        .map(|(id, _)| id.as_str())
-        .collect();
     let existing_edges = push.existing_edges()?;
-    let (write_edges, unchanged_edges) = changed(
-        &slice.edges,
-        |e| (&e.key, &e.hash),
-        |key| existing_edges.hashes.get(key).and_then(|h| h.as_deref()),
-    );
-    let in_chosen = |id: &str| {
-        in_file.contains(id)
-            || existing
-                .get(id)
-                .is_some_and(|(_, t)| t.is_some_and(|t| chosen.contains(&t)))
-    };
-    let keys: HashSet<&str> = slice.edges.iter().map(|e| e.key.as_str()).collect();
-    let removed_set: HashSet<&str> = remove_nodes.iter().copied().collect();
-    // Relationships of removed nodes go with them (DETACH DELETE).
-    let remove_edges: Vec<&(String, String, String)> = existing_edges
-        .ends
-        .iter()
-        .filter(|(key, from, to)| {
-            !keys.contains(key.as_str())
-                && in_chosen(from)
-                && in_chosen(to)
-                && !removed_set.contains(from.as_str())
-                && !removed_set.contains(to.as_str())
-        })
-        .collect();
-    push.total =
-        write_nodes.len() + remove_nodes.len() + write_edges.len() + remove_edges.len() + 1;
+    let plan = Plan::new(&slice, &chosen, &existing, &existing_edges);
+    push.total = plan.write_nodes.len()
+        + plan.remove_nodes.len()
+        + plan.write_edges.len()
+        + plan.remove_edges.len()
+        + 1;
     // Always MERGE, never CREATE: a batch that a lost connection may or may not have
     // committed can be sent again. (CREATE for rows the database lacked was a third
     // faster on FalkorDB at 20,000 nodes, but at 100,000 FalkorDB 4.16 dropped the
     // connection part-way in each of three runs.)
-    for (statement, rows) in write_batches(&write_nodes, &write_edges, options.batch) {
+    for (statement, rows) in write_batches(&plan.write_nodes, &plan.write_edges, options.batch) {
         push.send(&statement, rows)?;
     }
-    push.remove_nodes(&remove_nodes)?;
-    push.remove_edges(&remove_edges)?;
+    push.remove_nodes(&plan.remove_nodes)?;
+    push.remove_edges(&plan.remove_edges)?;
     push.write_memory(&slice.memory)?;
     push.flush()?;
     Ok(PushReport {
@@ -174,14 +145,14 @@ pub fn push(
         tiers: chosen.iter().map(|&t| t.name()).collect(),
         sealed: slice.sealed.iter().map(|&t| t.name()).collect(),
         nodes: Counts {
-            written: write_nodes.len(),
-            unchanged: unchanged_nodes,
-            removed: remove_nodes.len(),
+            written: plan.write_nodes.len(),
+            unchanged: slice.nodes.len() - plan.write_nodes.len(),
+            removed: plan.remove_nodes.len(),
         },
         edges: Counts {
-            written: write_edges.len(),
-            unchanged: unchanged_edges,
-            removed: remove_edges.len(),
+            written: plan.write_edges.len(),
+            unchanged: slice.edges.len() - plan.write_edges.len(),
+            removed: plan.remove_edges.len(),
         },
         schema: schema.len(),
         batches: push.batches,
@@ -189,21 +160,58 @@ pub fn push(
     })
 }
 
-/// The rows whose digest differs from the database's, and how many are equal.
-fn changed<'a, 'e, T>(
-    rows: &'a [T],
-    key: impl Fn(&T) -> (&String, &String),
-    stored: impl Fn(&str) -> Option<&'e str>,
-) -> (Vec<&'a T>, usize) {
-    let mut write = Vec::new();
-    for row in rows {
-        let (k, hash) = key(row);
-        if stored(k) != Some(hash.as_str()) {
-            write.push(row);
+/// What a push writes and removes: the rows whose digest differs from the database's,
+/// and what the database holds in the chosen tiers that the file no longer has.
+struct Plan<'a> {
+    write_nodes: Vec<&'a NodeRow>,
+    remove_nodes: Vec<&'a str>,
+    write_edges: Vec<&'a EdgeRow>,
+    remove_edges: Vec<&'a (String, String, String)>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        slice: &'a Slice,
+        chosen: &[Scope],
+        existing: &'a HashMap<String, Stored>,
+        existing_edges: &'a ExistingEdges,
+    ) -> Self {
+        let stored_node = |id: &str| existing.get(id).and_then(|(h, _)| h.as_deref());
+        let write_nodes = slice
+            .nodes
+            .iter()
+            .filter(|n| stored_node(&n.id) != Some(&n.hash));
+        let stored_edge = |key: &str| existing_edges.hashes.get(key).and_then(|h| h.as_deref());
+        let write_edges = slice
+            .edges
+            .iter()
+            .filter(|e| stored_edge(&e.key) != Some(&e.hash));
+        let in_file: HashSet<&str> = slice.nodes.iter().map(|n| n.id.as_str()).collect();
+        let chosen_tier = |t: &Option<Scope>| t.is_some_and(|t| chosen.contains(&t));
+        let remove_nodes: Vec<&str> = existing
+            .iter()
+            .filter(|(id, (_, tier))| chosen_tier(tier) && !in_file.contains(id.as_str()))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let in_chosen = |id: &str| {
+            in_file.contains(id) || existing.get(id).is_some_and(|(_, t)| chosen_tier(t))
+        };
+        let keys: HashSet<&str> = slice.edges.iter().map(|e| e.key.as_str()).collect();
+        let removed: HashSet<&str> = remove_nodes.iter().copied().collect();
+        // Relationships of removed nodes go with them (DETACH DELETE).
+        let remove_edges = existing_edges.ends.iter().filter(|(key, from, to)| {
+            !keys.contains(key.as_str())
+                && [from, to]
+                    .iter()
+                    .all(|end| in_chosen(end) && !removed.contains(end.as_str()))
+        });
+        Plan {
+            write_nodes: write_nodes.collect(),
+            remove_nodes,
+            write_edges: write_edges.collect(),
+            remove_edges: remove_edges.collect(),
         }
     }
-    let unchanged = rows.len() - write.len();
-    (write, unchanged)
 }
 
 /// A node's digest and tier as the database holds them.

@@ -11,6 +11,8 @@ use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_like, write_output, write_stdout};
 use crate::Outcome;
 
+use super::working::Working;
+
 /// Delta options, with the passphrase only when some input is encrypted (so that
 /// plain files never prompt).
 fn delta_options(inputs: &[&[u8]], ctx: &Context) -> Result<DeltaOptions, Error> {
@@ -19,30 +21,6 @@ fn delta_options(inputs: &[&[u8]], ctx: &Context) -> Result<DeltaOptions, Error>
         return Ok(options.with_passphrase(&ctx.secrets.get()?));
     }
     Ok(options)
-}
-
-/// A spinner on stderr while long work runs (a 100 MB delta takes tens of seconds),
-/// drawn only when stderr is a terminal; cleared when dropped.
-pub(super) struct Working(indicatif::ProgressBar);
-
-impl Working {
-    pub(super) fn new(message: String) -> Self {
-        use std::io::IsTerminal;
-        let bar = if std::io::stderr().is_terminal() {
-            indicatif::ProgressBar::new_spinner()
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        bar.set_message(message);
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        Working(bar)
-    }
-}
-
-impl Drop for Working {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
-    }
 }
 
 /// Say `text` on stdout, or on stderr when stdout carries the output file.

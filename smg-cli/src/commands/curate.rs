@@ -1,7 +1,6 @@
 //! `smg curate`, `audit`, `restore`, `tier`, `policy`, `knowledge` (spec §18).
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::json;
@@ -38,16 +37,9 @@ pub(crate) fn run(a: &CurateArgs, ctx: &Context) -> Result<Outcome> {
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
     let now = now_or(&a.now);
     let options = CurateOptions::at(&now).with_dedup(!a.no_dedup);
-    // A large memory takes a few seconds and reports no steps: a spinner on a terminal.
-    let spinner = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new_spinner()
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    spinner.set_message(format!("curating {}", a.file.display()));
-    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let working = super::working::Working::new(format!("curating {}", a.file.display()));
     let report = curate::curate(&mut loaded.doc, &options);
-    spinner.finish_and_clear();
+    drop(working);
     let report = report?;
     let changed = report.cycle.is_some() || report.expired > 0;
     if changed && !a.dry_run {

@@ -10,7 +10,8 @@ use smg_engine::merge::derived_nodes;
 use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged, Renumbered, Side};
 
-use super::checkpoint::{report, Working};
+use super::checkpoint::report;
+use super::working::Working;
 use crate::cli::{MergeArgs, PreferArg};
 use crate::io::{has_index, load_bytes, read_input, save_indexed, seal, Context, Loaded};
 use crate::Outcome;

@@ -15,6 +15,7 @@ mod neo4j;
 mod retrieve;
 mod validate;
 mod vault;
+mod working;
 
 use std::path::Path;
 

@@ -11,6 +11,7 @@ use smg_neo4j::mapping::TIERS;
 use smg_neo4j::schema::{self, Dialect};
 
 use super::checkpoint::report;
+use super::working::Working;
 use crate::cli::{DialectArg, Neo4jCommand, ServerArgs, SliceArgs};
 use crate::io::{is_stdio, load, save_like, write_output, write_stdout, Context};
 use crate::{Failure, Outcome};
@@ -61,7 +62,7 @@ fn push(a: &crate::cli::PushArgs, ctx: &Context) -> Result<(), Failure> {
     };
     let started = Instant::now();
     let (mut conn, target) = connect(&a.server)?;
-    let bar = Bar::new();
+    let bar = Working::bar();
     let result =
         smg_neo4j::push::push(&mut conn, &doc, &options, &mut |p| bar.set(p.done, p.total));
     drop(bar);
@@ -187,19 +188,12 @@ fn memory_name(
     doc: &smg_format::Document,
     file: &Path,
 ) -> Result<String, Error> {
-    if let Some(m) = slice.memory.clone().or_else(|| doc.metadata.id.clone()) {
-        return Ok(m);
-    }
-    match file
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .filter(|_| !is_stdio(file))
-    {
-        Some(stem) => Ok(stem.to_string()),
-        None => Err(Error::InvalidArgument(
-            "the memory has no id: name it with --memory".into(),
-        )),
-    }
+    let file = (!is_stdio(file)).then_some(file);
+    slice
+        .memory
+        .clone()
+        .or_else(|| smg_neo4j::push::default_memory(doc, file))
+        .ok_or_else(|| Error::InvalidArgument("the memory has no id: name it with --memory".into()))
 }
 
 fn tiers(slice: &SliceArgs) -> Vec<Scope> {
@@ -221,30 +215,4 @@ fn dialect(d: DialectArg) -> Dialect {
 
 fn say(text: &str) -> Result<(), Error> {
     write_stdout(text.as_bytes())
-}
-
-/// A progress bar on stderr while batches go out, drawn only on a terminal.
-struct Bar(indicatif::ProgressBar);
-
-impl Bar {
-    fn new() -> Self {
-        use std::io::IsTerminal;
-        let bar = if std::io::stderr().is_terminal() {
-            indicatif::ProgressBar::new(0)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        Bar(bar)
-    }
-
-    fn set(&self, done: usize, total: usize) {
-        self.0.set_length(total as u64);
-        self.0.set_position(done as u64);
-    }
-}
-
-impl Drop for Bar {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
-    }
 }

@@ -1,6 +1,5 @@
 //! `smg search`, `smg context`, `smg expand` and `smg bench locomo`.
 
-use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::json;
@@ -60,17 +59,9 @@ pub(crate) fn index(
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
     let before = read_input(file)?;
-    // Indexing a large memory takes a while and reports no steps: a spinner on a
-    // terminal says it is working.
-    let spinner = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new_spinner()
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    spinner.set_message(format!("indexing {}", file.display()));
-    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let working = super::working::Working::new(format!("indexing {}", file.display()));
     let after = with_search_index(&before, &ctx.limits);
-    spinner.finish_and_clear();
+    drop(working);
     let after = after?;
     write_output(file, &after)?;
     let change = after.len() as i64 - before.len() as i64;

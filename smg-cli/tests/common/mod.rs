@@ -22,6 +22,15 @@ pub(crate) fn ok(args: &[&str], cwd: &Path) -> String {
     text(&out.stdout)
 }
 
+/// `smg ARGS` in `cwd`, which must fail with exit status `exit` and name `code` on stderr.
+pub(crate) fn fails(args: &[&str], cwd: &Path, exit: i32, code: &str) -> Output {
+    let out = smg(args, cwd);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(exit), "{args:?}: {stderr}");
+    assert!(stderr.contains(code), "{args:?}: expected {code}: {stderr}");
+    out
+}
+
 pub(crate) fn smg_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_smg"))
         .args(args)

@@ -6,7 +6,7 @@
 mod read;
 mod value;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
@@ -164,6 +164,18 @@ pub struct Slice {
     pub sealed: Vec<Scope>,
 }
 
+impl Slice {
+    /// The length of the nodes' embeddings, when they have any.
+    pub fn dimensions(&self) -> Option<u64> {
+        self.nodes
+            .iter()
+            .find_map(|n| match n.props.iter().find(|(k, _)| k == EMBEDDING) {
+                Some((_, Value::List(v))) => Some(v.len() as u64),
+                _ => None,
+            })
+    }
+}
+
 /// The part of `doc` that the tiers `tiers` put in the database under the memory name
 /// `memory` (spec §19).
 pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Error> {
@@ -180,7 +192,7 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
         ..Slice::default()
     };
     let graph = doc.semantic_graph.as_ref();
-    let mut in_slice = HashMap::new();
+    let mut in_slice = HashSet::new();
     for (order, node) in graph.map(|g| g.nodes()).unwrap_or(&[]).iter().enumerate() {
         let tier = node.scope.unwrap_or(Scope::Personal);
         if !chosen(tier) {
@@ -205,7 +217,7 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
         }
         let props: Vec<_> = props.into_iter().collect();
         let hash = digest(tier_label(tier), &props);
-        in_slice.insert(node.id.as_str(), ());
+        in_slice.insert(node.id.as_str());
         slice.nodes.push(NodeRow {
             id: node.id.clone(),
             tier,
@@ -226,7 +238,7 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
         ])
         .to_string();
         *rank += 1;
-        if !in_slice.contains_key(edge.from.as_str()) || !in_slice.contains_key(edge.to.as_str()) {
+        if !in_slice.contains(edge.from.as_str()) || !in_slice.contains(edge.to.as_str()) {
             continue;
         }
         let mut json = to_json(edge, &key)?;
