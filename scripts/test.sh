@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: format, lints, docs, and the
 # Rust suites (unit, conformance fixtures, property tests, CLI, doc tests), the
-# Python interop tests and the C ABI scenario under valgrind.
+# Python and Node interop tests, `smg view` in headless Chromium and the C ABI
+# scenario under valgrind.
 # Run from anywhere: `bash scripts/test.sh`. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,10 +13,11 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 timeout 120 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # GNU patch: the vault's diffs are tested against it. GNU time: peak memory on
-# hostile files is measured with it.
+# hostile files is measured with it. Chromium: `smg view`'s pages are opened in it.
 need=()
 command -v patch >/dev/null 2>&1 || need+=(patch)
 [ -x /usr/bin/time ] || need+=(time)
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
@@ -64,6 +66,11 @@ SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
 # --install-links (a plain folder install links it, and npm installs no dependency of
 # a linked folder), each in a fresh project outside the repository.
 bash scripts/node-outside.sh
+
+stage "Browser: smg view's pages in headless Chromium (playwright-core from npm)"
+# Screenshots for a person to look at: target/view-screenshots/.
+(cd smg-view/tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+SMG_BIN="$PWD/target/debug/smg" node --test smg-view/tests/browser/
 
 stage "C ABI scenario (gcc, valgrind)"
 bash scripts/c-scenario.sh

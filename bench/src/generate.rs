@@ -81,13 +81,25 @@ fn timestamp(turn: u64) -> String {
 /// Build a document whose canonical JSON is about `target_bytes` long: graph nodes and
 /// edges, artifacts with delta versions, and archive blocks of 50 turns.
 pub(crate) fn document(target_bytes: usize, seed: u64) -> Document {
+    grown(seed, |bytes, _| bytes >= target_bytes)
+}
+
+/// [`document`] of `nodes` graph nodes (rounded up to ten), five turns archived for
+/// each node.
+pub(crate) fn document_of_nodes(nodes: usize, seed: u64) -> Document {
+    grown(seed, |_, n| n >= nodes)
+}
+
+/// Units of ten nodes, fifty turns and now and then an artifact, until `done(bytes,
+/// nodes)`.
+fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
     let mut rng = Rng::new(seed);
     let words = Words::new(&mut rng, 4000);
     let mut doc = Document::new("2025-03-01T00:00:00Z");
     let (mut nodes, mut edges, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
     let mut artifacts = std::collections::BTreeMap::new();
     let (mut bytes, mut turn_no, mut unit) = (0usize, 1u64, 0u64);
-    while bytes < target_bytes {
+    while !done(bytes, nodes.len()) {
         for k in 0..10 {
             let id = format!("n{unit}_{k}");
             let len = 15 + rng.below(25) as usize;
@@ -158,10 +170,8 @@ pub(crate) fn document(target_bytes: usize, seed: u64) -> Document {
         ..DeepArchive::default()
     });
     doc.metadata.total_exchanges = Some(turn_no - 1);
-    doc.extra.insert(
-        "x-generator".into(),
-        json!({"seed": seed, "targetBytes": target_bytes}),
-    );
+    doc.extra
+        .insert("x-generator".into(), json!({"seed": seed, "units": unit}));
     doc
 }
 

@@ -4,6 +4,7 @@
 //! `smg-bench archive [LOCOMO_DIR] [SIZE_MB]` archives chats (bench/src/archive.rs);
 //! `smg-bench ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS]` ingests chats (bench/src/ingest.rs);
 //! `smg-bench merge [SIZE_MB]` merges two forks of a memory (bench/src/merge.rs);
+//! `smg-bench view [NODES…]` writes and opens `smg view` pages (bench/src/view.rs);
 //! `smg-bench curate [DAYS] [NODES]` curates 90 days of agent activity daily (bench/src/curate.rs);
 //! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
@@ -23,6 +24,7 @@ mod merge;
 mod neo4j;
 mod retrieval;
 mod vault;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -313,6 +315,19 @@ fn main() {
             let smg = PathBuf::from("target/release/smg");
             neo4j::run(nodes, &smg, &PathBuf::from("bench/out/neo4j"));
         }
+        Some("view") => {
+            let sizes: Vec<usize> = args[1..]
+                .iter()
+                .map(|a| a.parse().expect("NODES"))
+                .collect();
+            let sizes = if sizes.is_empty() {
+                vec![1_000, 100_000]
+            } else {
+                sizes
+            };
+            let smg = PathBuf::from("target/release/smg");
+            view::run(&sizes, &smg, &PathBuf::from("bench/out/view"));
+        }
         Some("merge") => {
             let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
             let smg = PathBuf::from("target/release/smg");
@@ -327,7 +342,7 @@ fn main() {
             ffi::run(&locomo, &PathBuf::from("bench/out/ffi"), n);
         }
         _ => {
-            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | merge [SIZE_MB] | retrieval [CONVERSATIONS] | curate [DAYS] [NODES] | neo4j [NODES]");
+            eprintln!("usage: smg-bench codec [SIZE_MB] [DIR] | vault [VERSIONS] | archive [LOCOMO_DIR] [SIZE_MB] | crypt [SIZE_MB] | ingest [LOCOMO_DIR] [SIZE_MB] [CONVERSATIONS] | ffi [LOCOMO_FILE] [CALLS] | checkpoint [LOCOMO_DIR] [SIZE_MB] | merge [SIZE_MB] | retrieval [CONVERSATIONS] | curate [DAYS] [NODES] | neo4j [NODES] | view [NODES…]");
             std::process::exit(2);
         }
     }

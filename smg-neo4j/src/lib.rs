@@ -18,6 +18,8 @@
 //! assert_eq!(rows.nodes.len(), 1);
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod bolt;
 mod error;
 pub mod export;

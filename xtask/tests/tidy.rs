@@ -10,6 +10,7 @@ const CRATES: &[&str] = &[
     "smg-format",
     "smg-engine",
     "smg-neo4j",
+    "smg-view",
     "smg-cli",
     "smg-ffi",
     "bench",
@@ -17,7 +18,7 @@ const CRATES: &[&str] = &[
 ];
 
 /// The library crates whose public API is listed for review.
-const LIBRARIES: &[&str] = &["smg-format", "smg-engine", "smg-neo4j"];
+const LIBRARIES: &[&str] = &["smg-format", "smg-engine", "smg-neo4j", "smg-view"];
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {

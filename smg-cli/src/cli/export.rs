@@ -29,3 +29,23 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) json: bool,
 }
+
+/// `smg view`.
+#[derive(Debug, Args)]
+pub(crate) struct ViewArgs {
+    /// The memory file (`-` for stdin).
+    pub(crate) file: PathBuf,
+    /// Where to write the page (`-` for stdout); default: FILE with `.html`.
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// Measure freshness at this time (RFC 3339); default: the memory's last change.
+    #[arg(long)]
+    pub(crate) at: Option<String>,
+    /// Nodes the graph shows at first, the most important (the page's "show more"
+    /// adds as many again; search reaches every node).
+    #[arg(long, default_value_t = smg_view::DEFAULT_SHOWN)]
+    pub(crate) shown: usize,
+    /// Print what the page holds as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}

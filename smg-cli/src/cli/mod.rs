@@ -14,7 +14,7 @@ pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
 pub(crate) use curate::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
 };
-pub(crate) use export::{ExportArgs, ExportFormat};
+pub(crate) use export::{ExportArgs, ExportFormat, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
     BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
@@ -221,6 +221,11 @@ pub(crate) enum Command {
     /// Lines), saying what the format cannot carry.
     #[command(after_help = EXIT_CODES)]
     Export(ExportArgs),
+    /// Write one self-contained HTML page of the memory: its graph, timeline, vault
+    /// and archive, searchable, working offline (it fetches nothing). Sealed sections
+    /// show as sealed; an encrypted file needs its passphrase, which the page never holds.
+    #[command(after_help = EXIT_CODES)]
+    View(ViewArgs),
     /// Push memory tiers to Neo4j (or FalkorDB) over Bolt and pull them back (spec §19).
     #[command(subcommand, after_help = EXIT_CODES)]
     Neo4j(Neo4jCommand),

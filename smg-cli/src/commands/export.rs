@@ -2,9 +2,11 @@
 
 use serde_json::json;
 
-use crate::cli::{ExportArgs, ExportFormat};
+use crate::cli::{ExportArgs, ExportFormat, ViewArgs};
 use crate::io::{is_stdio, load, write_output, write_stdout, Context};
 use crate::Outcome;
+
+use super::working::Working;
 
 pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let doc = load(&a.file, ctx)?.doc;
@@ -37,6 +39,56 @@ pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::
         )
     };
     if is_stdio(&a.output) {
+        eprint!("{report}");
+    } else {
+        write_stdout(report.as_bytes())?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// `smg view`: the memory as one offline HTML page.
+pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let loaded = load(&a.file, ctx)?;
+    let output = match &a.output {
+        Some(o) => o.clone(),
+        None if is_stdio(&a.file) => "-".into(),
+        None => a.file.with_extension("html"),
+    };
+    let mut options = smg_view::ViewOptions::default()
+        .shown(a.shown)
+        .limits(loaded.limits);
+    if let Some(at) = &a.at {
+        options = options.at(at);
+    }
+    if let Some(name) = a.file.file_name().filter(|_| !is_stdio(&a.file)) {
+        options = options.title(&name.to_string_lossy());
+    }
+    let page = {
+        let _working = Working::new("building the page".into());
+        smg_view::render(&loaded.doc, &options)?
+    };
+    write_output(&output, page.html.as_bytes())?;
+    let s = page.stats;
+    let report = if a.json {
+        let mut v = serde_json::to_value(s).unwrap_or_default();
+        v["output"] = json!(output.display().to_string());
+        format!("{v}\n")
+    } else {
+        format!(
+            "{}: {} nodes ({} shown first, the most important), {} edges, {} turns in {} \
+             conversations, {} artifacts, {} sealed sections; {} bytes\n",
+            output.display(),
+            s.nodes,
+            s.shown,
+            s.edges,
+            s.turns,
+            s.conversations,
+            s.artifacts,
+            s.sealed,
+            s.bytes
+        )
+    };
+    if is_stdio(&output) {
         eprint!("{report}");
     } else {
         write_stdout(report.as_bytes())?;

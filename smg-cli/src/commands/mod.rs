@@ -122,6 +122,7 @@ fn run_file_command(
         Command::Log(a) => checkpoint::log(&a, &ctx),
         Command::Merge(a) => return merge::merge(&a, &ctx),
         Command::Export(a) => return export::run(&a, &ctx),
+        Command::View(a) => return export::view(&a, &ctx),
         Command::Curate(a) => return curate::run(&a, &ctx),
         Command::Audit { file, json } => return curate::audit(&file, json, &ctx),
         Command::Restore { file, id } => return curate::restore(&file, &id, &ctx),

@@ -157,6 +157,22 @@ pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
         .collect())
 }
 
+/// Every node's memory value score at `now` (RFC 3339), in graph order: what a cycle
+/// would weigh (spec §18.3), without changing anything. `recency / 3` is how fresh a
+/// node still is (1 = used now or never decays, 0 = long faded).
+pub fn scores(doc: &Document, now: &str) -> Result<Vec<(String, Score)>> {
+    let at = facts::time(now)?;
+    let Some(g) = doc.semantic_graph.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let judged = plan::judge_all(g.nodes(), g.edges(), at);
+    Ok(g.nodes()
+        .iter()
+        .map(|n| n.id.clone())
+        .zip(judged.scores)
+        .collect())
+}
+
 /// Undo an audit entry, or every entry of a cycle (last first), by its id. The
 /// entries leave the audit log; a cycle whose entries are all undone leaves too, so
 /// undoing a cycle gives back the document it started from.

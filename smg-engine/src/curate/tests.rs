@@ -395,3 +395,26 @@ proptest! {
         prop_assert_eq!(to_canonical_json(&d).unwrap(), before);
     }
 }
+
+#[test]
+fn scores_weigh_without_changing_and_fade_with_time() {
+    let d = doc(
+        vec![
+            node("t1", "task", "2025-06-15T00:00:00Z"),
+            node("t2", "task", "2025-05-18T12:00:00Z"),
+            node("a1", "agent", "2020-01-01T00:00:00Z"),
+        ],
+        vec![],
+    );
+    let before = d.clone();
+    let s = scores(&d, NOW).unwrap();
+    assert_eq!(d, before);
+    let ids: Vec<_> = s.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["t1", "t2", "a1"]);
+    // A task's half-life is 14 days: 28 days old is a quarter as fresh.
+    assert!((s[1].1.recency - 0.75).abs() < 1e-9, "{:?}", s[1].1);
+    assert!(s[0].1.recency > 2.9);
+    // Agents never decay.
+    assert_eq!(s[2].1.recency, 3.0);
+    assert!(scores(&d, "not a time").is_err());
+}

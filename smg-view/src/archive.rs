@@ -1,0 +1,88 @@
+//! The archive as the page reads it: every turn, by conversation (the page holds
+//! them in blocks of a thousand turns, each parsed only when one of its turns shows).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use smg_format::archive::read_archive;
+use smg_format::limits::Limits;
+use smg_format::Document;
+
+/// A turn as shown: `[turn, role, speaker, time, session, content, artifacts]`, the
+/// content byte for byte as archived, artifacts as `[id, version]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ViewTurn(
+    pub(crate) u64,
+    pub(crate) String,
+    pub(crate) Option<String>,
+    pub(crate) Option<String>,
+    pub(crate) Option<String>,
+    pub(crate) String,
+    pub(crate) Vec<(String, u64)>,
+);
+
+/// One conversation's turns, in archive order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Conversation {
+    /// The conversation id; empty for turns that have none.
+    pub(crate) id: String,
+    pub(crate) turns: Vec<ViewTurn>,
+}
+
+impl Conversation {
+    /// The first and last times its turns carry.
+    pub(crate) fn span(&self) -> (Option<&str>, Option<&str>) {
+        let mut times = self.turns.iter().filter_map(|t| t.3.as_deref());
+        let first = times.next();
+        (first, times.next_back().or(first))
+    }
+}
+
+/// The whole archive, by conversation in the order each first speaks.
+#[derive(Debug, Default)]
+pub(crate) struct Archive {
+    pub(crate) conversations: Vec<Conversation>,
+    at: HashMap<u64, (usize, usize)>,
+}
+
+impl Archive {
+    /// Where turn `n` is: `(conversation, position)`.
+    pub(crate) fn locate(&self, n: u64) -> Option<(usize, usize)> {
+        self.at.get(&n).copied()
+    }
+
+    /// Turns in all.
+    pub(crate) fn turns(&self) -> usize {
+        self.at.len()
+    }
+}
+
+/// Read every block of `doc`'s archive.
+pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archive> {
+    let mut out = Archive::default();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    for a in read_archive(doc, limits)? {
+        let t = a.turn;
+        let id = t.conversation_id.clone().unwrap_or_default();
+        let next = out.conversations.len();
+        let c = *by_id.entry(id.clone()).or_insert_with(|| {
+            out.conversations.push(Conversation {
+                id,
+                turns: Vec::new(),
+            });
+            next
+        });
+        let turns = &mut out.conversations[c].turns;
+        out.at.insert(t.turn, (c, turns.len()));
+        turns.push(ViewTurn(
+            t.turn,
+            t.role,
+            t.speaker,
+            t.timestamp,
+            t.session_id,
+            t.content,
+            a.artifacts,
+        ));
+    }
+    Ok(out)
+}

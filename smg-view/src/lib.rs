@@ -1,0 +1,218 @@
+//! The HTML view of a memory: one self-contained page of its graph, timeline, vault
+//! and archive that works offline (`smg view`).
+//!
+//! Everything the page shows is built here, once, into JSON blocks inside the page:
+//! the graph's nodes ordered by importance with their freshness (the curation score's
+//! recency, spec §18.3), the edges, a search index over nodes and turns, the vault's
+//! versions with side-by-side diffs, the archive one block per conversation (parsed
+//! only when opened), the timeline and the sealed sections (id, tier, size: never
+//! their content). The page's script and the vendored graph library (Cytoscape.js)
+//! are inlined, and a Content Security Policy allows nothing else: no request leaves
+//! the page.
+//!
+//! ```
+//! use smg_format::model::{Document, Graph, Node};
+//! use smg_view::{render, ViewOptions};
+//!
+//! let mut doc = Document::new("2025-01-01T00:00:00Z");
+//! let node = Node { id: "dec-1".into(), kind: "decision".into(),
+//!                   label: Some("Use Postgres".into()), ..Node::default() };
+//! doc.semantic_graph = Some(Graph { nodes: Some(vec![node]), ..Graph::default() });
+//! let page = render(&doc, &ViewOptions::default()).unwrap();
+//! assert!(page.html.starts_with("<!DOCTYPE html>"));
+//! assert!(page.html.contains("Use Postgres"));
+//! assert_eq!(page.stats.nodes, 1);
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod archive;
+mod graph;
+mod index;
+mod page;
+mod timeline;
+mod vault;
+
+use serde::Serialize;
+use smg_format::{limits::Limits, Document};
+
+/// How the page is built.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ViewOptions {
+    /// The time freshness is measured to (RFC 3339); default: the memory's own last
+    /// change (`metadata.modified`, else `created`), so that the same file gives the
+    /// same page.
+    pub at: Option<String>,
+    /// How many nodes, the most important first, the graph shows at first; the page
+    /// adds as many again on each "show more".
+    pub shown: usize,
+    /// Limits for decoding archive blocks and rebuilding artifact versions.
+    pub limits: Limits,
+    /// The page's title when the memory names no project and has no id (the CLI
+    /// gives the file's name).
+    pub title: Option<String>,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            at: None,
+            shown: DEFAULT_SHOWN,
+            limits: Limits::default(),
+            title: None,
+        }
+    }
+}
+
+impl ViewOptions {
+    /// Options measuring freshness at `at` (RFC 3339).
+    pub fn at(mut self, at: &str) -> Self {
+        self.at = Some(at.to_owned());
+        self
+    }
+
+    /// Options showing the `n` most important nodes at first.
+    pub fn shown(mut self, n: usize) -> Self {
+        self.shown = n.max(1);
+        self
+    }
+
+    /// Options titling the page `title` when the memory names itself nothing.
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = Some(title.to_owned());
+        self
+    }
+
+    /// Options decoding under `limits`.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// The graph shows this many nodes at first: a few hundred lay out in well under a
+/// second and stay readable; the rest are a click ("show more") or a search away.
+pub const DEFAULT_SHOWN: usize = 300;
+
+/// A page and what it holds.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Page {
+    /// The whole HTML document.
+    pub html: String,
+    /// Counts, for reports.
+    pub stats: Stats,
+}
+
+/// What a page holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Graph nodes (every graph, and sealed nodes' placeholders).
+    pub nodes: usize,
+    /// Nodes the graph shows at first.
+    pub shown: usize,
+    /// Edges between known nodes.
+    pub edges: usize,
+    /// Edges left out because an end is in no graph.
+    pub dangling_edges: usize,
+    /// Archived turns.
+    pub turns: usize,
+    /// Conversations in the archive.
+    pub conversations: usize,
+    /// Artifacts in the vault.
+    pub artifacts: usize,
+    /// Sealed sections (shown by id, tier and size only).
+    pub sealed: usize,
+    /// Timeline entries (sessions, decisions, artifact versions).
+    pub timeline: usize,
+    /// Distinct terms in the search index.
+    pub terms: usize,
+    /// Bytes of the page.
+    pub bytes: usize,
+    /// Bytes of each part of the page.
+    pub parts: Parts,
+}
+
+/// Bytes of each part of a page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Parts {
+    /// The graph, lists and counts the page reads at once.
+    pub graph: usize,
+    /// Every node's fields, read on the first click.
+    pub details: usize,
+    /// The search index, read on the first search.
+    pub index: usize,
+    /// The vault's versions and diffs, read when the vault opens.
+    pub vault: usize,
+    /// The archive's turns, read a block of 1,000 at a time.
+    pub archive: usize,
+    /// The page's own script and styles and Cytoscape.js.
+    pub code: usize,
+}
+
+/// The memory's name: its project, else its id, else the caller's.
+fn title(doc: &Document, options: &ViewOptions) -> String {
+    let m = &doc.metadata;
+    [&m.project_name, &m.id, &options.title]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.trim().is_empty())
+        .map_or_else(|| "memory".into(), Clone::clone)
+}
+
+/// Build the page of `doc`.
+///
+/// Reads the whole archive and rebuilds every artifact version; a block or version
+/// that cannot be decoded is an error (the file is broken), never a silently shorter
+/// page. Sealed sections are never opened.
+pub fn render(doc: &Document, options: &ViewOptions) -> smg_engine::Result<Page> {
+    let at = match &options.at {
+        Some(t) => t.clone(),
+        None => doc
+            .metadata
+            .modified
+            .clone()
+            .unwrap_or_else(|| doc.metadata.created.clone()),
+    };
+    if chrono::DateTime::parse_from_rfc3339(&at).is_err() {
+        let what = format!("`{at}` is not an RFC 3339 date-time (freshness is measured to it)");
+        return Err(smg_format::Error::InvalidArgument(what).into());
+    }
+    let archive = archive::build(doc, &options.limits)?;
+    let graph = graph::build(doc, &at, &archive)?;
+    let vault = vault::build(doc)?;
+    let timeline = timeline::build(&graph, &archive, &vault);
+    let index = index::build(&graph, &archive);
+    let mut stats = Stats {
+        nodes: graph.nodes.len(),
+        shown: options.shown.min(graph.nodes.len()),
+        edges: graph.edges.len(),
+        dangling_edges: graph.dangling,
+        turns: archive.turns(),
+        conversations: archive.conversations.len(),
+        artifacts: vault.len(),
+        sealed: graph.sealed.len(),
+        timeline: timeline.len(),
+        terms: index.terms.len(),
+        bytes: 0,
+        parts: Parts::default(),
+    };
+    let (html, parts) = page::assemble(&page::Parts {
+        doc,
+        title: title(doc, options),
+        at: &at,
+        shown: options.shown,
+        graph: &graph,
+        archive: &archive,
+        vault: &vault,
+        timeline: &timeline,
+        index: &index,
+        stats: &stats,
+    });
+    stats.bytes = html.len();
+    stats.parts = parts;
+    Ok(Page { html, stats })
+}
