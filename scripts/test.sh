@@ -45,21 +45,23 @@ export SMG_REQUIRE_SERVERS=1
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+fi
 stage "Python: the package (pip install ./smg-ffi/python) and the interop tests"
-python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust
+python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust mcp
 python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 # The binary `cargo test` built, with the same features (a `-p smg-cli` build resolves
 # features differently and would compile and link everything a second time).
 cargo build --workspace --all-targets --locked -q
+# The reference MCP memory server, which `smg mcp`'s tests run beside smg.
+(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # From the tests' folder, so that `import smg` is the installed package.
 (cd tests/python && SMG_BIN="$PWD/../../target/debug/smg" python3 -m pytest -q .)
 # As a user outside the repository installs it: a wheel into a fresh environment.
 bash scripts/python-outside.sh
 
 stage "Node: the package (npm install ./smg-ffi/node) and its tests"
-if ! command -v npm >/dev/null 2>&1; then
-  apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
-fi
 npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
 SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
 # As someone else's project installs it: the packed package, and the folder with

@@ -1,4 +1,5 @@
-//! Why a command failed: an error of the file and engine crates, or of the Neo4j bridge.
+//! Why a command failed: an error of the file and engine crates, of the Neo4j bridge or
+//! of the MCP server.
 
 use std::fmt;
 
@@ -7,6 +8,7 @@ use std::fmt;
 pub(crate) enum Failure {
     Engine(smg_engine::Error),
     Neo4j(smg_neo4j::Error),
+    Mcp(smg_mcp::Error),
 }
 
 impl Failure {
@@ -14,6 +16,7 @@ impl Failure {
         match self {
             Failure::Engine(e) => e.code(),
             Failure::Neo4j(e) => e.code(),
+            Failure::Mcp(e) => e.code(),
         }
     }
 
@@ -22,6 +25,7 @@ impl Failure {
         match self {
             Failure::Engine(e) => e.is_io(),
             Failure::Neo4j(e) => e.is_io(),
+            Failure::Mcp(e) => e.is_io(),
         }
     }
 }
@@ -31,6 +35,7 @@ impl fmt::Display for Failure {
         match self {
             Failure::Engine(e) => e.fmt(f),
             Failure::Neo4j(e) => e.fmt(f),
+            Failure::Mcp(e) => e.fmt(f),
         }
     }
 }
@@ -50,5 +55,11 @@ impl From<smg_format::Error> for Failure {
 impl From<smg_neo4j::Error> for Failure {
     fn from(e: smg_neo4j::Error) -> Self {
         Failure::Neo4j(e)
+    }
+}
+
+impl From<smg_mcp::Error> for Failure {
+    fn from(e: smg_mcp::Error) -> Self {
+        Failure::Mcp(e)
     }
 }

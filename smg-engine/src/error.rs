@@ -23,6 +23,9 @@ pub enum Error {
     /// A node id the caller asked for does not exist.
     #[error("no node has id `{0}`")]
     UnknownNode(String),
+    /// An entity an MCP memory tool names does not exist.
+    #[error("entity with name `{0}` not found")]
+    UnknownEntity(String),
     /// A `FIND` query is malformed.
     #[error("query, column {column}: {detail}")]
     Query {
@@ -63,6 +66,7 @@ impl Error {
             Error::DuplicateNode(_) => "SMG-E110",
             Error::DanglingEdge { .. } => "SMG-E111",
             Error::UnknownNode(_) => "SMG-E201",
+            Error::UnknownEntity(_) => "SMG-E202",
             Error::Import { .. } => "SMG-E210",
             Error::Query { .. } => "SMG-E220",
             Error::Vector(_) => "SMG-E230",

@@ -41,6 +41,7 @@ pub mod export;
 mod fast;
 pub mod graph;
 pub mod ingest;
+pub mod mcp;
 pub mod merge;
 pub mod query;
 pub mod search;

@@ -11,6 +11,7 @@ const CRATES: &[&str] = &[
     "smg-engine",
     "smg-neo4j",
     "smg-view",
+    "smg-mcp",
     "smg-cli",
     "smg-ffi",
     "bench",
@@ -18,7 +19,13 @@ const CRATES: &[&str] = &[
 ];
 
 /// The library crates whose public API is listed for review.
-const LIBRARIES: &[&str] = &["smg-format", "smg-engine", "smg-neo4j", "smg-view"];
+const LIBRARIES: &[&str] = &[
+    "smg-format",
+    "smg-engine",
+    "smg-neo4j",
+    "smg-view",
+    "smg-mcp",
+];
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {

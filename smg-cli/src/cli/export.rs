@@ -49,3 +49,13 @@ pub(crate) struct ViewArgs {
     #[arg(long)]
     pub(crate) json: bool,
 }
+
+/// `smg mcp`.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// The memory file (`smg init FILE` makes an empty one).
+    pub(crate) file: PathBuf,
+    /// Refuse the six writing tools (create_*, add_observations, delete_*).
+    #[arg(long)]
+    pub(crate) read_only: bool,
+}

@@ -14,7 +14,7 @@ pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
 pub(crate) use curate::{
     CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
 };
-pub(crate) use export::{ExportArgs, ExportFormat, ViewArgs};
+pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
     BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
@@ -229,6 +229,13 @@ pub(crate) enum Command {
     /// Push memory tiers to Neo4j (or FalkorDB) over Bolt and pull them back (spec §19).
     #[command(subcommand, after_help = EXIT_CODES)]
     Neo4j(Neo4jCommand),
+    /// Serve the memory over the Model Context Protocol on stdin/stdout: the MCP memory
+    /// server's nine tools (a drop-in replacement), smg's search, context, expand and
+    /// FIND, and the M3S tier searches. Writes are atomic and durable before the reply.
+    /// An encrypted file takes its passphrase from --passphrase-file or SMG_PASSPHRASE
+    /// (stdin is the protocol: no prompt).
+    #[command(after_help = EXIT_CODES)]
+    Mcp(McpArgs),
     /// Curate the graph (spec §18): scores, TTLs, tiers and budgets, near-duplicates,
     /// never-prune rails; every action audited and undoable. In place.
     #[command(after_help = EXIT_CODES)]

@@ -66,8 +66,27 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, crate::Failure> {
     })?;
     match &cli.command {
         Command::Neo4j(c) => neo4j::run(c, &ctx, wait),
+        Command::Mcp(a) => mcp(a, &ctx, wait),
         _ => Ok(run_file_command(cli.command, ctx, wait)?),
     }
+}
+
+/// `smg mcp`: serve until the client closes stdin.
+fn mcp(
+    a: &crate::cli::McpArgs,
+    ctx: &Context,
+    wait: std::time::Duration,
+) -> Result<Outcome, crate::Failure> {
+    let bytes = smg_format::file::read_bytes(&a.file)?;
+    let mut options = smg_mcp::Options::new(&a.file)
+        .read_only(a.read_only)
+        .limits(ctx.limits)
+        .wait(wait);
+    if smg_format::crypto::is_encrypted(&bytes) {
+        options = options.passphrase(ctx.secrets.get()?);
+    }
+    smg_mcp::serve_stdio(options)?;
+    Ok(Outcome::Success)
 }
 
 /// Every command but the Neo4j bridge: errors of the file and engine crates.
@@ -130,8 +149,8 @@ fn run_file_command(
         Command::Policy(c) => return curate::policy(&c, &ctx),
         Command::Knowledge(c) => return curate::knowledge(&c, &ctx),
         // Dispatched by `run`, before this function.
-        Command::Neo4j(_) => {
-            return Err(Error::InvalidArgument("smg neo4j: not a file command".into()).into())
+        Command::Neo4j(_) | Command::Mcp(_) => {
+            return Err(Error::InvalidArgument("not a file command".into()).into())
         }
         Command::Migrate { file, output, json } => {
             return merge::migrate(&file, output.as_deref(), json, &ctx)

@@ -12,7 +12,7 @@ mod build;
 mod chunk;
 mod classify;
 mod graph;
-mod import;
+pub(crate) mod import;
 mod importance;
 mod lexicon;
 mod lifecycle;
@@ -20,7 +20,7 @@ pub(crate) use import::mcp_memory::mcp_of;
 mod links;
 mod memories;
 pub(crate) mod migrate;
-mod named;
+pub(crate) mod named;
 mod names;
 mod working;
 

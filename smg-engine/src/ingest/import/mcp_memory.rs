@@ -135,12 +135,15 @@ fn relation(v: &Value) -> std::result::Result<(String, String, String), String> 
 fn id_for(name: &str, taken: &FastMap<String, String>) -> String {
     let id = entity_id(name);
     match taken.get(&id) {
-        Some(other) if other != name => {
-            let exact = hex::encode(Sha256::digest(name.as_bytes()));
-            format!("{id}-{}", &exact[..16])
-        }
+        Some(other) if other != name => exact_id(&id, name),
         _ => id,
     }
+}
+
+/// `id` told apart by the first 16 hex of the exact name's digest.
+pub(crate) fn exact_id(id: &str, name: &str) -> String {
+    let exact = hex::encode(Sha256::digest(name.as_bytes()));
+    format!("{id}-{}", &exact[..16])
 }
 
 /// The MCP facts a node holds, if an MCP import made it.
@@ -148,7 +151,7 @@ pub(crate) fn mcp_of(node: &Node) -> Option<&Value> {
     node.metadata.as_ref()?.get("mcp")
 }
 
-fn entity_node(id: String, e: &Entity, implicit: bool) -> Node {
+pub(crate) fn entity_node(id: String, e: &Entity, implicit: bool) -> Node {
     let mut mcp = json!({"entityType": e.entity_type, "observations": e.observations});
     if implicit {
         mcp["implicit"] = json!(true);

@@ -1,0 +1,116 @@
+//! `smg mcp`: a `.smg` memory served over the Model Context Protocol on stdin/stdout.
+//!
+//! - The official MCP memory server's nine tools, same names and argument shapes, so
+//!   that `smg mcp` replaces it: `create_entities`, `create_relations`,
+//!   `add_observations`, `delete_entities`, `delete_observations`, `delete_relations`,
+//!   `read_graph`, `search_nodes`, `open_nodes` — over the memory's semantic graph
+//!   ([`smg_engine::mcp`]), every write validated, written atomically under the file's
+//!   write lock and durable before the reply.
+//! - smg's own: `search_memory` (hybrid search of turns and nodes), `get_context` (the
+//!   text `smg context` prints, within a token budget), `expand_segment`, `query` (FIND).
+//! - The M3S tier searches: `search_conversation_memory`,
+//!   `search_departmental_knowledge`, `search_global_knowledge`, `intelligent_search`.
+//! - The working memory (summary, goals) as the resource `smg://working-memory`.
+//!
+//! Another writer of the file (a CLI command, another server) is seen at the next call:
+//! the file is read again when it changed. `read_only` refuses the six writing tools.
+//!
+//! ```
+//! let tools = smg_mcp::tool_names();
+//! assert_eq!(tools.len(), 17);
+//! assert!(tools.iter().any(|t| t == "search_nodes"));
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod store;
+mod tools;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use smg_format::limits::Limits;
+use zeroize::Zeroizing;
+
+pub use error::Error;
+
+/// How the server opens and writes its memory.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// The memory file (it must exist: `smg init` makes an empty one).
+    pub path: PathBuf,
+    /// The passphrase of an encrypted file.
+    pub passphrase: Option<Zeroizing<Vec<u8>>>,
+    /// Refuse the writing tools.
+    pub read_only: bool,
+    /// Limits for reading the file.
+    pub limits: Limits,
+    /// How long a write waits for another writer of the file.
+    pub wait: Duration,
+}
+
+impl Options {
+    /// Serve `path` with default limits, read-write, waiting up to 5 s for the lock.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Options {
+            path: path.into(),
+            passphrase: None,
+            read_only: false,
+            limits: Limits::default(),
+            wait: Duration::from_secs(5),
+        }
+    }
+
+    /// Options with the passphrase of an encrypted file.
+    pub fn passphrase(mut self, passphrase: Zeroizing<Vec<u8>>) -> Self {
+        self.passphrase = Some(passphrase);
+        self
+    }
+
+    /// Options refusing (or not) the writing tools.
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Options reading under `limits`.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Options waiting up to `wait` for another writer.
+    pub fn wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+}
+
+/// Open the memory, then serve MCP on stdin/stdout until the client closes stdin.
+/// A memory that cannot be read fails here, before the first message.
+pub fn serve_stdio(options: Options) -> Result<(), Error> {
+    let store = store::Store::open(options)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Transport(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async move {
+        use rmcp::ServiceExt;
+        let server = tools::Server::new(store)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        server
+            .waiting()
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        Ok(())
+    })
+}
+
+/// The names of the tools the server offers, in the order it lists them.
+pub fn tool_names() -> Vec<String> {
+    tools::Server::names()
+}

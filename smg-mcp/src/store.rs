@@ -1,0 +1,212 @@
+//! The memory file behind the server: read once, read again when another writer
+//! changed it, written back as it was read (encoding, encryption, stored search
+//! index) under the file's write lock, durable before the tool replies.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use smg_engine::mcp::View;
+use smg_engine::search::{Retriever, EXTENSION};
+use smg_format::file::WriteLock;
+use smg_format::{Document, Encoding, WriteOptions};
+
+use crate::{Error, Options};
+
+/// What tells one version of the file from the next without reading it.
+type Stamp = (u64, Option<SystemTime>);
+
+fn stamp(path: &Path) -> Result<Stamp, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| smg_format::Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    Ok((meta.len(), meta.modified().ok()))
+}
+
+struct State {
+    doc: Arc<Document>,
+    encoding: Encoding,
+    /// PBKDF2 iterations of an encrypted file.
+    iterations: Option<u64>,
+    /// Whether the file stores a search index (a rewrite stores a fresh one).
+    indexed: bool,
+    stamp: Stamp,
+    view: Option<Arc<View>>,
+    retriever: Option<Arc<Retriever>>,
+}
+
+/// The memory a server serves.
+pub(crate) struct Store {
+    options: Options,
+    state: Mutex<State>,
+}
+
+impl Store {
+    /// Read the memory at `options.path`.
+    pub(crate) fn open(options: Options) -> Result<Store, Error> {
+        let state = read(&options)?;
+        Ok(Store {
+            options,
+            state: Mutex::new(state),
+        })
+    }
+
+    /// The state, read again first if the file changed since.
+    fn fresh(&self) -> Result<MutexGuard<'_, State>, Error> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if stamp(&self.options.path)? != state.stamp {
+            *state = read(&self.options)?;
+        }
+        Ok(state)
+    }
+
+    /// The document as it is now.
+    pub(crate) fn doc(&self) -> Result<Arc<Document>, Error> {
+        Ok(self.fresh()?.doc.clone())
+    }
+
+    /// The knowledge graph of the document, made once per version of the file.
+    pub(crate) fn view(&self) -> Result<Arc<View>, Error> {
+        let mut state = self.fresh()?;
+        if state.view.is_none() {
+            state.view = Some(Arc::new(View::new(&state.doc)));
+        }
+        Ok(state.view.clone().unwrap_or_default())
+    }
+
+    /// The document indexed for retrieval, made once per version of the file.
+    pub(crate) fn retriever(&self) -> Result<Arc<Retriever>, Error> {
+        let mut state = self.fresh()?;
+        if let Some(r) = &state.retriever {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(Retriever::new(&state.doc, &self.options.limits)?);
+        state.retriever = Some(r.clone());
+        Ok(r)
+    }
+
+    /// Change the memory with `change` and write it back before returning: on a copy,
+    /// so that a refused change or a failed write leaves the memory as it was.
+    pub(crate) fn write<T>(
+        &self,
+        tool: &str,
+        change: impl FnOnce(&mut Document) -> smg_engine::Result<T>,
+    ) -> Result<T, Error> {
+        if self.options.read_only {
+            return Err(Error::ReadOnly(tool.to_string()));
+        }
+        let path = &self.options.path;
+        let lock = WriteLock::acquire(path, self.options.wait)?;
+        let mut state = self.fresh()?;
+        let mut next = Document::clone(&state.doc);
+        let out = change(&mut next)?;
+        smg_format::validate::ensure_valid(&next, &self.options.limits)?;
+        let retriever = if state.indexed && state.iterations.is_none() {
+            Some(Retriever::new(&next, &self.options.limits)?)
+        } else {
+            None
+        };
+        let options = WriteOptions::new(state.encoding.for_writing());
+        let mut bytes = smg_format::to_bytes(&next, &options)?;
+        if let Some(r) = &retriever {
+            bytes = smg_format::packed::with_extension(&bytes, EXTENSION, &r.index_bytes()?)?;
+        }
+        if let (Some(pass), Some(iterations)) = (&self.options.passphrase, state.iterations) {
+            bytes = smg_format::crypto::encrypt(&bytes, pass, iterations)?;
+        }
+        lock.write(&bytes)?;
+        state.stamp = stamp(path)?;
+        state.doc = Arc::new(next);
+        state.view = None;
+        state.retriever = retriever.map(Arc::new);
+        Ok(out)
+    }
+}
+
+fn read(options: &Options) -> Result<State, Error> {
+    let path = &options.path;
+    let before = stamp(path)?;
+    let bytes = smg_format::file::read_bytes(path)?;
+    let iterations = if smg_format::crypto::is_encrypted(&bytes) {
+        Some(smg_format::crypto::encrypted_iterations(&bytes)?)
+    } else {
+        None
+    };
+    let pass = options.passphrase.as_ref().map(|p| p.as_slice());
+    let (doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
+    let indexed = iterations.is_none()
+        && encoding == Encoding::Packed
+        && smg_format::packed::read_extension(&bytes, EXTENSION)
+            .ok()
+            .flatten()
+            .is_some();
+    Ok(State {
+        doc: Arc::new(doc),
+        encoding,
+        iterations,
+        indexed,
+        stamp: before,
+        view: None,
+        retriever: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use smg_engine::mcp::{create_entities, Entity};
+    use smg_format::limits::Limits;
+
+    use super::*;
+
+    fn ada() -> Vec<Entity> {
+        vec![Entity {
+            name: "Ada".into(),
+            entity_type: "person".into(),
+            observations: vec!["likes tea".into()],
+        }]
+    }
+
+    fn memory(dir: &Path) -> std::path::PathBuf {
+        let path = dir.join("m.smg");
+        let doc = Document::new("2025-01-01T00:00:00Z");
+        smg_format::write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_write_is_on_disk_before_it_returns_and_a_refusal_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = memory(dir.path());
+        let store = Store::open(Options::new(&path)).unwrap();
+        store
+            .write("create_entities", |d| create_entities(d, ada()))
+            .unwrap();
+        let (on_disk, encoding) = smg_format::read_file(&path, &Limits::default()).unwrap();
+        assert_eq!(encoding, Encoding::Brotli, "written back as it was read");
+        assert_eq!(on_disk.semantic_graph.unwrap().nodes().len(), 1);
+        let before = std::fs::read(&path).unwrap();
+        let refused = store.write("create_entities", |d| {
+            create_entities(d, ada())?;
+            Err::<(), _>(smg_engine::Error::UnknownEntity("x".into()))
+        });
+        assert_eq!(refused.unwrap_err().code(), "SMG-E202");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(store.view().unwrap().graph().entities.len(), 1);
+    }
+
+    #[test]
+    fn read_only_refuses_and_another_writer_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = memory(dir.path());
+        let store = Store::open(Options::new(&path).read_only(true)).unwrap();
+        let refused = store.write("create_entities", |d| create_entities(d, ada()));
+        assert_eq!(refused.unwrap_err().code(), "SMG-E321");
+        assert!(store.view().unwrap().graph().entities.is_empty());
+        let other = Store::open(Options::new(&path)).unwrap();
+        other
+            .write("create_entities", |d| create_entities(d, ada()))
+            .unwrap();
+        assert_eq!(store.view().unwrap().graph().entities[0].name, "Ada");
+    }
+}
