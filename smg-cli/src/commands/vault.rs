@@ -126,6 +126,17 @@ fn version_content(
     ))
 }
 
+/// The first line of an artifact's first version, for telling unnamed ones apart.
+fn first_line(a: &smg_format::model::Artifact) -> String {
+    let first = a
+        .versions
+        .first()
+        .and_then(|v| v.content.as_deref())
+        .unwrap_or("");
+    let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    smg_engine::search::one_line(line.trim(), 48)
+}
+
 fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
     let arts = doc
         .artifact_vault
@@ -136,7 +147,7 @@ fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
         .flatten()
         .map(|(id, a)| {
             json!({"id": id, "name": a.filename, "type": a.kind, "language": a.language,
-                   "versions": a.versions.len(), "hash": a.hash})
+                   "versions": a.versions.len(), "hash": a.hash, "firstLine": first_line(a)})
         })
         .collect();
     let out = if as_json {
@@ -149,11 +160,15 @@ fn list(doc: &Document, as_json: bool) -> Result<(), Error> {
         for r in &rows {
             let _ = writeln!(
                 s,
-                "{:<20} {:>4} versions  {:<8} {}",
+                "{:<20} {:>4} versions  {:<8} {:<10} {}",
                 r["id"].as_str().unwrap_or(""),
                 r["versions"],
                 r["type"].as_str().unwrap_or(""),
-                r["name"].as_str().unwrap_or("-")
+                r["language"].as_str().unwrap_or("-"),
+                r["name"].as_str().map_or_else(
+                    || format!("({})", r["firstLine"].as_str().unwrap_or("")),
+                    str::to_string
+                )
             );
         }
         let _ = writeln!(s, "{} artifacts", rows.len());

@@ -45,12 +45,6 @@ pub(crate) fn fences(text: &str) -> Vec<Fence<'_>> {
     out
 }
 
-/// The language named by an info string (its first word, unless that is a file name).
-pub(crate) fn language(info: &str) -> Option<&str> {
-    let first = info.split_whitespace().next()?;
-    (!first.contains('.') && !first.contains('/') && !first.contains('=')).then_some(first)
-}
-
 /// A file name given by the info string (`rust src/main.rs`, `title="a.js"`) or by a
 /// comment on the body's first line (`// file: a.js`, `# filename: x.py`).
 pub(crate) fn file_name<'a>(info: &'a str, body: &'a str) -> Option<&'a str> {
@@ -100,7 +94,7 @@ mod tests {
         assert_eq!(&t[f[0].body.clone()], "fn main() {}\n");
         assert_eq!(f[0].info, "rust src/main.rs");
         assert_eq!(&t[f[1].body.clone()], "x = 1\n");
-        assert_eq!(language(f[0].info), Some("rust"));
+        assert_eq!(f[0].info, "rust src/main.rs");
         assert_eq!(file_name(f[0].info, ""), Some("src/main.rs"));
     }
 

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use base64::Engine;
 use rayon::prelude::*;
 
-use super::code;
 use super::key_points::key_points;
+use super::{code, naming};
 use crate::archive::{decode_block, encode_json, parse_turn_range, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Turn};
@@ -296,23 +296,15 @@ fn store_code(
     let mut at = 0;
     for f in fences {
         let body = &text[f.body.clone()];
-        let language = code::language(f.info);
-        let name = code::file_name(f.info, body);
-        // A paste is a revision of the file it names, or else of the file it most
-        // resembles; a name seen for the first time names an unnamed look-alike.
-        let similar = match name {
-            Some(n) if vault.resolve(n).is_some() => None,
-            Some(n) => {
-                let found = vault
-                    .similar(body)
-                    .filter(|id| vault.filename(id).is_none());
-                if let Some(id) = &found {
-                    vault.name_artifact(id, n);
-                }
-                found
-            }
-            None => vault.similar(body),
+        let (name, language, given) = naming::name_and_language(&text[at..f.body.start], &f, body);
+        let similar = if given {
+            naming::given_revision(vault, name.as_deref(), body)
+        } else {
+            naming::inferred_revision(vault, name.as_deref(), body)
         };
+        // An inferred name goes only to new code, and only if no artifact has it.
+        let name = name.filter(|n| given || (similar.is_none() && vault.resolve(n).is_none()));
+        let (name, language) = (name.as_deref(), language.as_deref());
         let meta = NewContent {
             name,
             language,
