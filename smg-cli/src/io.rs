@@ -117,14 +117,6 @@ pub(crate) fn save_loaded(
     seal(path, bytes, encryption.as_ref())
 }
 
-/// Whether a file's bytes store a search index (its rewrite then stores a new one).
-pub(crate) fn has_index(raw: &[u8]) -> bool {
-    smg_format::packed::read_extension(raw, EXTENSION)
-        .ok()
-        .flatten()
-        .is_some()
-}
-
 /// Write `loaded` back as it was read ([`save_loaded`]), with a search index made for
 /// what it holds now when `indexed` (an encrypted file keeps none: it would leak terms).
 pub(crate) fn save_indexed(

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use smg_engine::mcp::View;
-use smg_engine::search::{Retriever, EXTENSION};
+use smg_engine::search::{has_search_index, Retriever, EXTENSION};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Encoding, WriteOptions};
 
@@ -135,12 +135,7 @@ fn read(options: &Options) -> Result<State, Error> {
     };
     let pass = options.passphrase.as_ref().map(|p| p.as_slice());
     let (doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
-    let indexed = iterations.is_none()
-        && encoding == Encoding::Packed
-        && smg_format::packed::read_extension(&bytes, EXTENSION)
-            .ok()
-            .flatten()
-            .is_some();
+    let indexed = iterations.is_none() && encoding == Encoding::Packed && has_search_index(&bytes);
     Ok(State {
         doc: Arc::new(doc),
         encoding,

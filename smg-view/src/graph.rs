@@ -56,6 +56,8 @@ pub(crate) struct ViewGraph {
     /// Edges with an end in no graph.
     pub(crate) dangling: usize,
     pub(crate) sealed: Vec<SealedView>,
+    /// Dated decisions: `(node position, time)`.
+    pub(crate) decisions: Vec<(usize, String)>,
 }
 
 struct Entry<'d> {
@@ -134,6 +136,9 @@ pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::
         at_index.entry(e.node.0.as_str()).or_insert(k);
         out.details
             .push(e.source.map_or(Value::Null, |n| details(n, archive)));
+        if let Some(t) = e.source.filter(|n| n.kind == "decision").and_then(decided) {
+            out.decisions.push((k, t.to_owned()));
+        }
         out.texts.push(e.source.map_or_else(String::new, text));
     }
     let mut relations: HashMap<&str, usize> = HashMap::new();
@@ -158,12 +163,9 @@ pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::
 
 /// Each node's freshness, 0–100: the curation score's recency (spec §18.3) over 3.
 fn freshness(g: &Graph, at: &str) -> smg_engine::Result<Vec<u8>> {
-    let mut alone = Document::new(at);
-    alone.semantic_graph = Some(g.clone());
-    let scores = smg_engine::curate::scores(&alone, at)?;
-    Ok(scores
+    Ok(smg_engine::curate::scores(g, at)?
         .iter()
-        .map(|(_, s)| (s.recency / 3.0 * 100.0).round().clamp(0.0, 100.0) as u8)
+        .map(|s| (s.recency / 3.0 * 100.0).round().clamp(0.0, 100.0) as u8)
         .collect())
 }
 
@@ -202,6 +204,16 @@ fn details(n: &Node, archive: &Archive) -> Value {
         .map(|(c, k)| json!([c, k]))
         .collect();
     json!({"node": n, "turns": turns})
+}
+
+/// When a decision was made: its own time, else when it was made, else when it was said.
+fn decided(n: &Node) -> Option<&str> {
+    let said = n
+        .provenance
+        .iter()
+        .flatten()
+        .find_map(|p| p.timestamp.as_deref());
+    n.timestamp.as_deref().or(n.created.as_deref()).or(said)
 }
 
 /// What a search over the node looks at.

@@ -46,19 +46,14 @@ pub(crate) fn build(graph: &ViewGraph, archive: &Archive, vault: &[ArtifactView]
             start = k;
         }
     }
-    for (k, (n, d)) in graph.nodes.iter().zip(&graph.details).enumerate() {
-        if n.1 != "decision" {
-            continue;
-        }
-        let node = &d["node"];
-        let provenance = node["provenance"][0]["timestamp"].as_str();
-        let time = ["timestamp", "created"]
-            .iter()
-            .find_map(|f| node[f].as_str())
-            .or(provenance);
-        if let Some(t) = time {
-            out.push(Event(t.to_owned(), "decision", n.2.clone(), k, 0));
-        }
+    for (k, t) in &graph.decisions {
+        out.push(Event(
+            t.clone(),
+            "decision",
+            graph.nodes[*k].2.clone(),
+            *k,
+            0,
+        ));
     }
     for (k, a) in vault.iter().enumerate() {
         for v in &a.versions {

@@ -13,9 +13,7 @@ use smg_format::{Document, Encoding, Error, WriteOptions};
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs};
 use crate::io::Context;
-use crate::io::{
-    has_index, load_bytes, read_input, save_indexed, seal, write_output, write_stdout,
-};
+use crate::io::{load_bytes, read_input, save_indexed, seal, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -61,7 +59,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let raw = read_input(path)?;
             // A file that kept a current search index keeps one, made for what it
             // holds now.
-            let indexed = args.index || has_index(&raw);
+            let indexed = args.index || smg_engine::search::has_search_index(&raw);
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
             if args.index && loaded.encoding != Encoding::Packed {

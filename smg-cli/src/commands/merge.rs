@@ -13,7 +13,7 @@ use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged, Renumbered,
 use super::checkpoint::report;
 use super::working::Working;
 use crate::cli::{MergeArgs, PreferArg};
-use crate::io::{has_index, load_bytes, read_input, save_indexed, seal, Context, Loaded};
+use crate::io::{load_bytes, read_input, save_indexed, seal, Context, Loaded};
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
@@ -45,7 +45,7 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
                     encryption: None,
                     limits,
                 };
-                Ok((loaded, has_index(r)))
+                Ok((loaded, smg_engine::search::has_search_index(r)))
             })
         });
         jobs.map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
@@ -55,7 +55,10 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
 
 /// A file's bytes as read, and whether they store a search index.
 fn indexed(raw: &[u8], ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
-    Ok((load_bytes(raw, ctx)?, has_index(raw)))
+    Ok((
+        load_bytes(raw, ctx)?,
+        smg_engine::search::has_search_index(raw),
+    ))
 }
 
 pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {

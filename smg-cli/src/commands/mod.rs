@@ -77,16 +77,30 @@ fn mcp(
     ctx: &Context,
     wait: std::time::Duration,
 ) -> Result<Outcome, crate::Failure> {
-    let bytes = smg_format::file::read_bytes(&a.file)?;
+    // The header says whether the file is encrypted; the server reads the rest.
+    let head = read_head(&a.file, smg_format::crypto::ENCRYPTED_HEADER_LEN)?;
     let mut options = smg_mcp::Options::new(&a.file)
         .read_only(a.read_only)
         .limits(ctx.limits)
         .wait(wait);
-    if smg_format::crypto::is_encrypted(&bytes) {
+    if smg_format::crypto::is_encrypted(&head) {
         options = options.passphrase(ctx.secrets.get()?);
     }
     smg_mcp::serve_stdio(options)?;
     Ok(Outcome::Success)
+}
+
+/// The first `n` bytes of `path` (fewer if it is shorter).
+fn read_head(path: &std::path::Path, n: usize) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let io = |e| Error::Io { path: path.to_path_buf(), source: e };
+    let mut head = Vec::with_capacity(n);
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    Ok(head)
 }
 
 /// Every command but the Neo4j bridge: errors of the file and engine crates.

@@ -49,7 +49,7 @@ pub use class::Class;
 pub use cycle::curate;
 pub use score::Score;
 
-use smg_format::model::{Action, Curation, Document};
+use smg_format::model::{Action, Curation, Document, Graph};
 
 use crate::{Error, Result};
 
@@ -157,20 +157,12 @@ pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
         .collect())
 }
 
-/// Every node's memory value score at `now` (RFC 3339), in graph order: what a cycle
-/// would weigh (spec §18.3), without changing anything. `recency / 3` is how fresh a
-/// node still is (1 = used now or never decays, 0 = long faded).
-pub fn scores(doc: &Document, now: &str) -> Result<Vec<(String, Score)>> {
+/// Every node's memory value score at `now` (RFC 3339), in the graph's node order: what
+/// a cycle would weigh (spec §18.3), without changing anything. `recency / 3` is how
+/// fresh a node still is (1 = used now or never decays, 0 = long faded).
+pub fn scores(graph: &Graph, now: &str) -> Result<Vec<Score>> {
     let at = facts::time(now)?;
-    let Some(g) = doc.semantic_graph.as_ref() else {
-        return Ok(Vec::new());
-    };
-    let judged = plan::judge_all(g.nodes(), g.edges(), at);
-    Ok(g.nodes()
-        .iter()
-        .map(|n| n.id.clone())
-        .zip(judged.scores)
-        .collect())
+    Ok(plan::judge_all(graph.nodes(), graph.edges(), at).scores)
 }
 
 /// Undo an audit entry, or every entry of a cycle (last first), by its id. The

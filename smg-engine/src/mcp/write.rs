@@ -181,17 +181,13 @@ fn sync_content(n: &mut Node) {
     n.content = (!observations.is_empty()).then(|| observations.join("\n"));
 }
 
-/// The node positions of the entities `names`, every one required.
-fn entities_at(doc: &Document, names: impl Iterator<Item = String>) -> Result<Vec<usize>> {
+/// The node position of each entity `names` names (`None`: no entity has that name).
+fn entities_at<'n>(doc: &Document, names: impl Iterator<Item = &'n str>) -> Vec<Option<usize>> {
     let view = View::new(doc);
     let at = position(doc);
+    let found = |name: &str| view.is_entity(name).then(|| view.id_of(name)).flatten();
     names
-        .map(|name| {
-            view.is_entity(&name)
-                .then(|| view.id_of(&name).and_then(|id| at.get(id)).copied())
-                .flatten()
-                .ok_or(Error::UnknownEntity(name))
-        })
+        .map(|name| found(name).and_then(|id| at.get(id)).copied())
         .collect()
 }
 
@@ -201,7 +197,12 @@ pub fn add_observations(
     doc: &mut Document,
     adds: Vec<ObservationsToAdd>,
 ) -> Result<Vec<ObservationsAdded>> {
-    let at = entities_at(doc, adds.iter().map(|a| a.entity_name.clone()))?;
+    let at = entities_at(doc, adds.iter().map(|a| a.entity_name.as_str()));
+    let at = at
+        .into_iter()
+        .zip(&adds)
+        .map(|(i, a)| i.ok_or_else(|| Error::UnknownEntity(a.entity_name.clone())))
+        .collect::<Result<Vec<usize>>>()?;
     let mut out = Vec::new();
     for (a, i) in adds.into_iter().zip(at) {
         let node = &mut nodes(doc)[i];
@@ -224,17 +225,9 @@ pub fn add_observations(
 
 /// Delete observations; an entity that does not exist is skipped.
 pub fn delete_observations(doc: &mut Document, deletions: Vec<ObservationsToDelete>) -> Result<()> {
-    let view = View::new(doc);
-    let at = position(doc);
-    for d in deletions {
-        let Some(&i) = view
-            .is_entity(&d.entity_name)
-            .then(|| view.id_of(&d.entity_name))
-            .flatten()
-            .and_then(|id| at.get(id))
-        else {
-            continue;
-        };
+    let at = entities_at(doc, deletions.iter().map(|d| d.entity_name.as_str()));
+    for (d, i) in deletions.into_iter().zip(at) {
+        let Some(i) = i else { continue };
         let node = &mut nodes(doc)[i];
         mcp_list(node)?.retain(|o| !d.observations.iter().any(|x| o.as_str() == Some(x)));
         sync_content(node);

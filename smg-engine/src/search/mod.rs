@@ -34,7 +34,8 @@ pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
 pub use stored::{
-    encode_with_search_index, packed_with_search_index, with_search_index, EXTENSION,
+    encode_with_search_index, has_search_index, packed_with_search_index, with_search_index,
+    EXTENSION,
 };
 pub use vectors::QueryVector;
 

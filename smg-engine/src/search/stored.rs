@@ -158,6 +158,14 @@ impl Retriever {
     }
 }
 
+/// Whether a file's bytes store a search index (a rewrite of it should store a new one).
+pub fn has_search_index(bytes: &[u8]) -> bool {
+    smg_format::packed::read_extension(bytes, EXTENSION)
+        .ok()
+        .flatten()
+        .is_some()
+}
+
 /// The packed file `packed` (a whole file's bytes) with its search index stored as
 /// its `search` extension, so that [`Retriever::open`] reads it instead of indexing;
 /// any other layout is `SMG-E020`.
