@@ -93,7 +93,10 @@ fn mcp(
 /// The first `n` bytes of `path` (fewer if it is shorter).
 fn read_head(path: &std::path::Path, n: usize) -> Result<Vec<u8>, Error> {
     use std::io::Read;
-    let io = |e| Error::Io { path: path.to_path_buf(), source: e };
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
     let mut head = Vec::with_capacity(n);
     std::fs::File::open(path)
         .map_err(io)?
