@@ -14,7 +14,9 @@ fi
 timeout 120 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # GNU patch: the vault's diffs are tested against it. GNU time: peak memory on
 # hostile files is measured with it. Chromium: `smg view`'s pages are opened in it.
+# git: the repositories `smg ingest --from git` reads in tests are made with it.
 need=()
+command -v git >/dev/null 2>&1 || need+=(git)
 command -v patch >/dev/null 2>&1 || need+=(patch)
 [ -x /usr/bin/time ] || need+=(time)
 [ -x /usr/bin/chromium ] || need+=(chromium)

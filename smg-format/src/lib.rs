@@ -51,6 +51,7 @@ pub mod lineage;
 pub mod merge;
 pub mod model;
 pub mod packed;
+pub mod rdf;
 pub mod seal;
 pub mod sign;
 pub mod stats;

@@ -15,6 +15,17 @@ use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, ArtifactVersion};
 use lines::LineIndex;
 
+/// The language a file name's extension says (`src/app.py` → `python`), as the vault
+/// records it.
+///
+/// ```
+/// assert_eq!(smg_format::vault::language_of("src/app.py"), Some("python"));
+/// assert_eq!(smg_format::vault::language_of("README"), None);
+/// ```
+pub fn language_of(name: &str) -> Option<&'static str> {
+    crate::archive::naming::language_of(name)
+}
+
 /// `sha256:` + lowercase hex SHA-256 of `content`, the form of every vault hash.
 ///
 /// ```

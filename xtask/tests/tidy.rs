@@ -9,6 +9,7 @@ use xtask::{api, layers, load_crate, workspace_root};
 const CRATES: &[&str] = &[
     "smg-format",
     "smg-engine",
+    "smg-import",
     "smg-neo4j",
     "smg-view",
     "smg-mcp",
@@ -22,6 +23,7 @@ const CRATES: &[&str] = &[
 const LIBRARIES: &[&str] = &[
     "smg-format",
     "smg-engine",
+    "smg-import",
     "smg-neo4j",
     "smg-view",
     "smg-mcp",

@@ -11,6 +11,15 @@ pub(crate) enum ExportFormat {
     McpMemory,
     /// One readable document: summary, decisions, memories, entities, artifacts, timeline.
     Markdown,
+    /// ChatGPT's conversations.json (conversations a ChatGPT export gave come back equal).
+    Chatgpt,
+    /// Claude.ai's conversations.json (conversations a Claude export gave come back equal).
+    Claude,
+    /// A Letta Agent File, .af (a Letta file's agents come back equal; any other memory
+    /// becomes one agent with its working memory as core memory blocks).
+    Letta,
+    /// RDF N-Quads of the JSON-LD document, for triple stores.
+    JsonldNquads,
 }
 
 /// `smg export`.

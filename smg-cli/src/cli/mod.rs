@@ -141,7 +141,8 @@ pub(crate) enum Command {
     /// The deep archive: every original turn, in compressed blocks.
     #[command(subcommand)]
     Archive(ArchiveCommand),
-    /// Turn chat transcripts and exports into memory (ChatGPT, Claude, LoCoMo, JSONL).
+    /// Turn chat transcripts and exports into memory (ChatGPT, Claude, LoCoMo, JSONL,
+    /// Letta agent files, the MCP memory server's JSON Lines).
     #[command(after_help = EXIT_CODES)]
     Ingest(IngestArgs),
     /// The archived turns that best answer a query, with their provenance.
@@ -217,8 +218,9 @@ pub(crate) enum Command {
     /// settles them.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
-    /// Write the memory in another system's format (the MCP memory server's JSON
-    /// Lines), saying what the format cannot carry.
+    /// Write the memory in another system's format (ChatGPT, Claude, a Letta agent
+    /// file, the MCP memory server's JSON Lines, Markdown, RDF N-Quads), saying what
+    /// the format cannot carry. Conversations an export gave come back equal to it.
     #[command(after_help = EXIT_CODES)]
     Export(ExportArgs),
     /// Write one self-contained HTML page of the memory: its graph, timeline, vault

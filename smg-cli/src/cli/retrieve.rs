@@ -9,7 +9,8 @@ use super::EncodeArgs;
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("target").required(true).args(["output", "append"]))]
 pub(crate) struct IngestArgs {
-    /// Transcripts or exports to read (`-` for stdin).
+    /// Transcripts or exports to read (`-` for stdin); with `--from git` or
+    /// `--from markdown`, a repository or a folder.
     #[arg(required = true)]
     pub(crate) inputs: Vec<PathBuf>,
     /// Write a new memory file (`-` for stdout).
@@ -61,6 +62,14 @@ pub(crate) enum FormatArg {
     Locomo,
     /// The MCP memory server's JSON Lines (entities, observations, relations).
     McpMemory,
+    /// A Letta Agent File (.af): agents, messages, core memory blocks, tools.
+    Letta,
+    /// A git repository (its folder): commits as turns, changed text files' versions
+    /// into the vault, the branch and latest commits as working memory.
+    Git,
+    /// A folder of Markdown documents (ADRs, incident reports, design notes): each a
+    /// turn (its decisions found) and a vault document.
+    Markdown,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! `smg export`: a memory in another system's format, saying what it left out.
 
+use clap::ValueEnum;
 use serde_json::json;
 
 use crate::cli::{ExportArgs, ExportFormat, ViewArgs};
@@ -9,10 +10,18 @@ use crate::Outcome;
 use super::working::Working;
 
 pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let doc = load(&a.file, ctx)?.doc;
-    let out = match a.to {
-        ExportFormat::McpMemory => smg_engine::export::mcp_memory(&doc),
-        ExportFormat::Markdown => smg_engine::export::markdown(&doc),
+    let loaded = load(&a.file, ctx)?;
+    let (doc, limits) = (&loaded.doc, &loaded.limits);
+    let out = {
+        let _working = Working::new("exporting".into());
+        match a.to {
+            ExportFormat::McpMemory => smg_engine::export::mcp_memory(doc),
+            ExportFormat::Markdown => smg_engine::export::markdown(doc),
+            ExportFormat::Chatgpt => smg_engine::export::chatgpt(doc, limits)?,
+            ExportFormat::Claude => smg_engine::export::claude(doc, limits)?,
+            ExportFormat::Letta => smg_engine::export::letta(doc, limits)?,
+            ExportFormat::JsonldNquads => smg_engine::export::nquads(doc)?,
+        }
     };
     write_output(&a.output, out.text.as_bytes())?;
     let report = if a.json {
@@ -23,13 +32,17 @@ pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::
             .collect();
         format!(
             "{}\n",
-            json!({"entities": out.entities, "relations": out.relations, "leftOut": left})
+            json!({
+                "format": a.to.to_possible_value().map(|v| v.get_name().to_string()),
+                "entities": out.entities, "relations": out.relations,
+                "conversations": out.conversations, "messages": out.messages,
+                "leftOut": left,
+            })
         )
     } else {
         format!(
-            "{} entries and {} relations written; {} left out{}\n",
-            out.entities,
-            out.relations,
+            "{}; {} left out{}\n",
+            written(a.to, &out),
             out.left_out.len(),
             if out.left_out.is_empty() {
                 ""
@@ -44,6 +57,25 @@ pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::
         write_stdout(report.as_bytes())?;
     }
     Ok(Outcome::Success)
+}
+
+/// What an export wrote, in words.
+fn written(to: ExportFormat, out: &smg_engine::export::Export) -> String {
+    match to {
+        ExportFormat::Chatgpt | ExportFormat::Claude => format!(
+            "{} conversations and {} messages written",
+            out.conversations, out.messages
+        ),
+        ExportFormat::Letta => format!(
+            "{} agents, {} messages and {} core memory blocks written",
+            out.conversations, out.messages, out.entities
+        ),
+        ExportFormat::JsonldNquads => format!("{} quads written", out.entities),
+        _ => format!(
+            "{} entries and {} relations written",
+            out.entities, out.relations
+        ),
+    }
 }
 
 /// `smg view`: the memory as one offline HTML page.

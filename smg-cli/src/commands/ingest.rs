@@ -20,16 +20,33 @@ use crate::Outcome;
 const SHOWN_SKIPS: usize = 20;
 
 pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let inputs = args
-        .inputs
-        .iter()
-        .map(|p| {
-            Ok(Input {
-                name: p.display().to_string(),
-                bytes: read_input(p)?,
+    // A repository or a folder is read into messages (JSON Lines) and vault versions.
+    let sources: Vec<smg_import::Source> = match args.format {
+        FormatArg::Git => args
+            .inputs
+            .iter()
+            .map(|p| smg_import::git::read(p))
+            .collect(),
+        FormatArg::Markdown => args
+            .inputs
+            .iter()
+            .map(|p| smg_import::folder::read(p))
+            .collect(),
+        _ => Ok(Vec::new()),
+    }?;
+    let inputs = if sources.is_empty() {
+        args.inputs
+            .iter()
+            .map(|p| {
+                Ok(Input {
+                    name: p.display().to_string(),
+                    bytes: read_input(p)?,
+                })
             })
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
+            .collect::<Result<Vec<_>, Error>>()?
+    } else {
+        sources.iter().filter_map(|s| s.input.clone()).collect()
+    };
     let mut options = IngestOptions::default();
     options.format = match args.format {
         FormatArg::Auto => Format::Auto,
@@ -38,6 +55,8 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         FormatArg::Claude => Format::Claude,
         FormatArg::Locomo => Format::Locomo,
         FormatArg::McpMemory => Format::McpMemory,
+        FormatArg::Letta => Format::Letta,
+        FormatArg::Git | FormatArg::Markdown => Format::Jsonl,
     };
     options.strict = args.strict;
     options.recent_turns = args.recent;
@@ -54,6 +73,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         index_needs_packed(args.index, &args.encode)?;
     }
     let bar = Bar::new(args.quiet);
+    let versions;
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
             let raw = read_input(path)?;
@@ -62,6 +82,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let indexed = args.index || smg_engine::search::has_search_index(&raw);
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
+            versions = apply(&sources, &mut loaded.doc)?;
             if args.index && loaded.encoding != Encoding::Packed {
                 return Err(Error::InvalidArgument(format!(
                     "--index stores the search index in a packed file; {} is {}: rewrite it with `smg convert --layout packed` first",
@@ -91,6 +112,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         (None, Some(path)) => {
             let mut doc = Document::new("1970-01-01T00:00:00Z");
+            versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
             let (report, bytes) = if args.index {
                 let report = ingest(&mut doc, inputs, &options, &bar)?;
@@ -106,11 +128,37 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         (None, None) => unreachable!("clap requires --output or --append"),
     };
-    print_report(&report, path, written, args.json)?;
+    for (file, why) in sources.iter().flat_map(|s| &s.skipped).take(SHOWN_SKIPS) {
+        eprintln!("smg: warning: {file} not stored in the vault: {why}");
+    }
+    let files = Files {
+        versions,
+        skipped: sources.iter().map(|s| s.skipped.len()).sum(),
+    };
+    print_report(&report, &files, path, written, args.json)?;
     Ok(Outcome::Success)
 }
 
-fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> Result<(), Error> {
+/// What a repository or folder gave the vault.
+struct Files {
+    /// File versions added.
+    versions: usize,
+    /// Files not stored (binary, too large, not UTF-8).
+    skipped: usize,
+}
+
+/// Put each source's file versions and repository into `doc`.
+fn apply(sources: &[smg_import::Source], doc: &mut Document) -> Result<usize, smg_engine::Error> {
+    sources.iter().map(|s| s.apply(doc)).sum()
+}
+
+fn print_report(
+    r: &IngestReport,
+    files: &Files,
+    path: &Path,
+    written: u64,
+    as_json: bool,
+) -> Result<(), Error> {
     for s in r.skipped.iter().take(SHOWN_SKIPS) {
         eprintln!(
             "smg: warning: skipped {}, {}: {}",
@@ -134,6 +182,7 @@ fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> R
             "turns": r.turns_total, "nodes": r.nodes, "edges": r.edges, "artifacts": r.artifacts,
             "blocksWritten": r.blocks_written,
             "entities": r.entities, "relations": r.relations, "implicitEntities": r.implicit,
+            "versionsAdded": files.versions, "filesSkipped": files.skipped,
         });
         let text = format!("{value}\n");
         return if to_stdout {
@@ -153,8 +202,16 @@ fn print_report(r: &IngestReport, path: &Path, written: u64, as_json: bool) -> R
     } else {
         String::new()
     };
+    let vault = if files.versions + files.skipped > 0 {
+        format!(
+            "{} file versions into the vault ({} files not stored); ",
+            files.versions, files.skipped
+        )
+    } else {
+        String::new()
+    };
     let line = format!(
-        "{mcp}{} turns added ({} already there, {} duplicates, {} skipped) from {} conversations, {} in; {} turns, {} nodes, {} edges, {} artifacts; {} → {}\n",
+        "{mcp}{vault}{} turns added ({} already there, {} duplicates, {} skipped) from {} conversations, {} in; {} turns, {} nodes, {} edges, {} artifacts; {} → {}\n",
         r.turns_added,
         r.turns_known,
         r.duplicates,

@@ -4,12 +4,30 @@
 //! |---|---|
 //! | the MCP memory server's JSON Lines | [`mcp_memory`] |
 //! | one readable Markdown document | [`markdown`] |
+//! | ChatGPT's `conversations.json` | [`chatgpt`] |
+//! | Claude.ai's `conversations.json` | [`claude`] |
+//! | a Letta Agent File (`.af`) | [`letta`] |
+//! | RDF N-Quads of the JSON-LD document | [`nquads`] |
+//!
+//! Conversations that an import of the same format gave come back equal to their
+//! source records (spec §9.3).
 
+mod chatgpt;
+mod claude;
+mod letta;
 mod markdown;
 mod mcp;
+mod nquads;
+mod sources;
 
+pub use chatgpt::chatgpt;
+pub use claude::claude;
+pub use letta::letta;
 pub use markdown::markdown;
 pub use mcp::mcp_memory;
+pub use nquads::nquads;
+
+use serde_json::Value;
 
 /// An export: the text, and what the target format cannot carry.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,10 +35,32 @@ pub use mcp::mcp_memory;
 pub struct Export {
     /// The exported file's text.
     pub text: String,
-    /// Entities (or records) written.
+    /// Entities (or records) written: MCP entities, Letta core memory blocks, quads.
     pub entities: usize,
     /// Relations written.
     pub relations: usize,
+    /// Conversations (or Letta agents) written.
+    pub conversations: usize,
+    /// Messages written.
+    pub messages: usize,
     /// What was left out: `(what, why)`, e.g. a node id and the reason.
     pub left_out: Vec<(String, String)>,
+}
+
+/// A conversation written from its turns for a format it did not come from.
+fn rewritten(c: &sources::Conversation, target: &str) -> (String, String) {
+    let from = c.format().unwrap_or("smg");
+    (
+        format!("conversation {}", c.id),
+        format!(
+            "from {from}, not a {target} export: written from its turns (text, role, time); its {from} records' own fields are not carried"
+        ),
+    )
+}
+
+/// Compact JSON text with a final newline.
+fn json_text(v: &Value) -> String {
+    let mut s = v.to_string();
+    s.push('\n');
+    s
 }

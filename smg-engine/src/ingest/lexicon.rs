@@ -53,6 +53,11 @@ const DECISION: &[&str] = &[
     "let's go for",
     "we're going with",
     "i'm going with",
+    // Written records: minutes, incident reports, ADRs (MADR's "Chosen option").
+    "we agreed to",
+    "we agreed on",
+    "decision:",
+    "chosen option",
 ];
 const COMPARISON: &[&str] = &[
     "vs",

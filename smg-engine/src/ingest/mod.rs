@@ -24,7 +24,7 @@ pub(crate) mod named;
 mod names;
 mod working;
 
-use crate::fast::FastSet;
+use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -258,17 +258,17 @@ fn run(
         report.entities += graph.entities.len();
         report.relations += graph.relations.len();
     }
-    let imported: Vec<import::Imported> = imported
-        .into_iter()
-        .map(|mut i| {
-            if let Some(graph) = i.graph.take() {
-                report
-                    .implicit
-                    .extend(import::mcp_memory::apply(doc, graph));
-            }
-            i
-        })
-        .collect();
+    let mut imported = imported;
+    for i in &mut imported {
+        if let Some(graph) = i.graph.take() {
+            report
+                .implicit
+                .extend(import::mcp_memory::apply(doc, graph));
+        }
+        if let Some(extras) = i.letta.take() {
+            import::letta::apply(doc, extras)?;
+        }
+    }
     let mut existing = read_archive_lean(doc, options)?;
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported);
@@ -532,19 +532,49 @@ impl Source {
 }
 
 /// Each conversation's own fields (title, times, speakers…) in
-/// `deepArchive.conversations`, keyed by id; a later export of the same conversation
-/// replaces them.
+/// `deepArchive.conversations`, keyed by id, with its place among this ingest's
+/// conversations and the source records that became no turn; a later export of the
+/// same conversation replaces them.
 fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) {
-    let mut headers = imported
+    let known: FastMap<&str, u64> = doc
+        .deep_archive
+        .as_ref()
+        .and_then(|a| a.extra.get("conversations"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(id, e)| Some((id.as_str(), e.get("order")?.as_u64()?)))
+        .collect();
+    // A conversation imported again keeps its place; new ones come after the rest.
+    let mut next = known.values().max().map_or(0, |m| m + 1);
+    let headers: Vec<(String, Value)> = imported
         .iter()
         .flat_map(|got| got.conversations.iter().map(move |c| (got.format, c)))
-        .filter_map(|(format, c)| {
-            Some((
-                c.id.clone(),
-                json!({"format": format.name(), "header": c.header.clone()?}),
-            ))
+        .filter(|(_, c)| c.header.is_some() || !c.others.is_empty())
+        .map(|(format, c)| {
+            let order = known.get(c.id.as_str()).copied().unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            });
+            let mut entry = json!({"format": format.name(), "order": order});
+            if let Some(header) = &c.header {
+                entry["header"] = header.clone();
+            }
+            if let Some(file) = &c.file {
+                entry["file"] = file.clone();
+            }
+            if !c.others.is_empty() {
+                let others: Vec<Value> = c
+                    .others
+                    .iter()
+                    .map(|(place, record)| json!({"place": place, "record": record}))
+                    .collect();
+                entry["otherRecords"] = Value::Array(others);
+            }
+            (c.id.clone(), entry)
         })
-        .peekable();
+        .collect();
+    let mut headers = headers.into_iter().peekable();
     if headers.peek().is_none() {
         return;
     }

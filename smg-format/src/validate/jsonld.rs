@@ -26,7 +26,7 @@ impl<N, W: Display> json_ld::warning::Handler<N, W> for Warnings {
     }
 }
 
-fn loader() -> HashMap<IriBuf, RemoteDocument> {
+pub(crate) fn loader() -> HashMap<IriBuf, RemoteDocument> {
     let (context, _) = <LdValue as json_ld::syntax::Parse>::parse_str(CONTEXT_JSONLD)
         .expect("bundled context is JSON (tested)");
     [CONTEXT_IRI, LEGACY_CONTEXT_IRI]

@@ -2,7 +2,7 @@
 //! a stable `SMG-` code, a severity and a JSON Pointer.
 
 mod fields;
-mod jsonld;
+pub(crate) mod jsonld;
 mod provenance;
 mod schema;
 mod semantic;

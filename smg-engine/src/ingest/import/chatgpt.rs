@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{str_field, unix_time, without, Conversation, Message, Records};
 use crate::error::Result;
@@ -30,18 +30,29 @@ pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<
         let mut conversation = Conversation {
             id: id.to_string(),
             header: without(conv, &["mapping"]),
-            messages: Vec::new(),
+            ..Conversation::default()
         };
+        let mut turned = HashSet::new();
         for node_id in thread(&nodes, str_field(conv, "current_node")) {
-            let Some(msg) = nodes[node_id].get("message").filter(|m| !m.is_null()) else {
+            let node = nodes[node_id];
+            let Some(msg) = node.get("message").filter(|m| !m.is_null()) else {
                 continue;
             };
-            match message(msg, node_id) {
-                Ok(Some(m)) => conversation.messages.push(m),
+            match message(msg, node_id, place(node)) {
+                Ok(Some(m)) => {
+                    turned.insert(node_id);
+                    conversation.messages.push(m);
+                }
                 Ok(None) => {}
                 Err(reason) => records.skip(format!("{at} ({id}), node {node_id}"), reason)?,
             }
         }
+        // The root, empty and hidden messages, other branches: kept whole.
+        conversation.others = nodes
+            .iter()
+            .filter(|(k, _)| !turned.contains(*k))
+            .map(|(k, node)| (Value::from(*k), (*node).clone()))
+            .collect();
         out.push(conversation);
     }
     Ok(out)
@@ -88,7 +99,24 @@ fn latest_leaf<'a>(nodes: &BTreeMap<&'a str, &'a Value>) -> Option<&'a str> {
         .map(|(id, _)| *id)
 }
 
-fn message(msg: &Value, node_id: &str) -> std::result::Result<Option<Message>, String> {
+/// A node of the tree without its message: where a message sat.
+fn place(node: &Value) -> Value {
+    let fields: Map<String, Value> = node
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| *k != "message")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Object(fields)
+}
+
+/// The message of a node of the tree, its node (without the message) as its place.
+fn message(
+    msg: &Value,
+    node_id: &str,
+    node: Value,
+) -> std::result::Result<Option<Message>, String> {
     let author = msg.get("author").and_then(|a| str_field(a, "role"));
     let role = super::role(author.ok_or("no `author.role`")?)?;
     let content = msg.get("content").ok_or("no `content`")?;
@@ -104,7 +132,7 @@ fn message(msg: &Value, node_id: &str) -> std::result::Result<Option<Message>, S
             .get("author")
             .and_then(|a| str_field(a, "name"))
             .map(str::to_string),
-        record: super::source(msg, &text),
+        record: super::source(msg, &text, Some(node)),
         content: text,
         timestamp: msg.get("create_time").and_then(unix_time),
     }))

@@ -26,14 +26,17 @@ pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<
         let mut conversation = Conversation {
             id: id.to_string(),
             header: without(conv, &["chat_messages"]),
-            messages: Vec::new(),
+            ..Conversation::default()
         };
         for (m, msg) in messages.iter().enumerate() {
             let at = format!("{at} ({id}), message {}", m + 1);
-            match message(msg) {
+            match message(msg, m) {
                 Ok(Some(message)) => conversation.messages.push(message),
-                Ok(None) => {}
-                Err(reason) => records.skip(at, reason)?,
+                Ok(None) => conversation.others.push((Value::from(m), msg.clone())),
+                Err(reason) => {
+                    records.skip(at, reason)?;
+                    conversation.others.push((Value::from(m), msg.clone()));
+                }
             }
         }
         out.push(conversation);
@@ -41,7 +44,8 @@ pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<
     Ok(out)
 }
 
-fn message(msg: &Value) -> std::result::Result<Option<Message>, String> {
+/// Message `index` of its conversation.
+fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, String> {
     let id = str_field(msg, "uuid").ok_or("no `uuid`")?;
     let sender = str_field(msg, "sender").ok_or("no `sender`")?;
     let role = super::role(sender)?;
@@ -87,7 +91,7 @@ fn message(msg: &Value) -> std::result::Result<Option<Message>, String> {
         session_id: None,
         role: role.to_string(),
         speaker: None,
-        record: super::source(msg, &content),
+        record: super::source(msg, &content, Some(Value::from(index))),
         content,
         timestamp,
     }))

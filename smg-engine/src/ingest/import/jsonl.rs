@@ -38,8 +38,7 @@ pub(super) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversa
                 let at = *index.entry(conversation.clone()).or_insert_with(|| {
                     conversations.push(Conversation {
                         id: conversation,
-                        header: None,
-                        messages: Vec::new(),
+                        ..Conversation::default()
                     });
                     conversations.len() - 1
                 });
@@ -105,7 +104,7 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
             session_id,
             role,
             speaker,
-            record: super::source(&record, &content),
+            record: super::source(&record, &content, None),
             content,
             timestamp,
         },

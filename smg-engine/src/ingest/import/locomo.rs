@@ -68,6 +68,7 @@ pub(super) fn read(samples: &[&RawValue], records: &mut Records<'_>) -> Result<V
             id,
             header: Some(Value::Object(header)),
             messages,
+            ..Conversation::default()
         });
     }
     Ok(out)
@@ -119,7 +120,7 @@ fn message(
         }
         .to_string(),
         speaker: Some(speaker.to_string()),
-        record: super::source(turn, &content),
+        record: super::source(turn, &content, None),
         content,
         timestamp: timestamp.map(str::to_string),
     })

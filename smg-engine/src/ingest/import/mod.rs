@@ -4,6 +4,7 @@
 mod chatgpt;
 mod claude;
 mod jsonl;
+pub(crate) mod letta;
 mod locomo;
 pub(crate) mod mcp_memory;
 
@@ -28,6 +29,8 @@ pub enum Format {
     Locomo,
     /// The MCP memory server's JSON Lines: entities and relations, into the graph.
     McpMemory,
+    /// A Letta Agent File (`.af`): agents, their messages, core memory, tools.
+    Letta,
 }
 
 impl Format {
@@ -40,6 +43,7 @@ impl Format {
             Format::Claude => "claude",
             Format::Locomo => "locomo",
             Format::McpMemory => "mcp-memory",
+            Format::Letta => "letta",
         }
     }
 }
@@ -58,15 +62,19 @@ pub(crate) struct Message {
     pub(crate) record: Box<str>,
 }
 
-/// A message's source record as compact JSON, `{"contentAt": …, "record": …}`: a
-/// large ingest holds hundreds of thousands, and a parsed record takes several times
-/// the memory of its text.
+/// A message's source record as compact JSON, `{"contentAt": …, "place": …,
+/// "record": …}`: a large ingest holds hundreds of thousands, and a parsed record
+/// takes several times the memory of its text.
 ///
 /// The message's `content` is its turn's content already: when the record holds it
 /// as one string, the record keeps a null in its place and `contentAt` says where
-/// (a JSON Pointer), instead of a second copy.
-pub(crate) fn source(record: &Value, content: &str) -> Box<str> {
+/// (a JSON Pointer), instead of a second copy. `place` says where the record sat in
+/// its conversation, for the formats that export back (spec §9.3).
+pub(crate) fn source(record: &Value, content: &str, place: Option<Value>) -> Box<str> {
     let mut out = Map::new();
+    if let Some(place) = place {
+        out.insert("place".into(), place);
+    }
     let at = (content.len() >= MIN_SHARED_CONTENT)
         .then(|| find_string(record, content))
         .flatten();
@@ -106,12 +114,20 @@ fn find_string(v: &Value, s: &str) -> Option<String> {
 }
 
 /// One conversation: its id, its own fields (without the messages) and its messages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Conversation {
     pub(crate) id: String,
-    /// The conversation's own fields, kept on its first turn.
+    /// The conversation's own fields, kept in `deepArchive.conversations`.
     pub(crate) header: Option<Value>,
     pub(crate) messages: Vec<Message>,
+    /// The source's records that became no turn (empty messages, a message tree's
+    /// root and other branches, records skipped as malformed), each with its place:
+    /// kept beside the header, so that nothing the source held is lost.
+    pub(crate) others: Vec<(Value, Value)>,
+    /// For a conversation that came with others in one file (a Letta file's agents):
+    /// the file's name, the conversation's place in it and, with the first, the
+    /// file's own fields.
+    pub(crate) file: Option<Value>,
 }
 
 /// A record an importer could not read.
@@ -133,6 +149,8 @@ pub(crate) struct Imported {
     pub(crate) conversations: Vec<Conversation>,
     /// What an MCP memory file holds (no conversations).
     pub(crate) graph: Option<mcp_memory::McpGraph>,
+    /// An agent file's blocks and tools.
+    pub(crate) letta: Option<letta::Extras>,
     pub(crate) skipped: Vec<Skipped>,
 }
 
@@ -204,6 +222,18 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
             format,
             conversations: Vec::new(),
             graph: Some(graph),
+            letta: None,
+            skipped: records.skipped,
+        });
+    }
+    if format == Format::Letta {
+        let doc = letta::document(text.trim_start_matches('\u{feff}'), &records)?;
+        let (conversations, extras) = letta::read(doc, &mut records)?;
+        return Ok(Imported {
+            format,
+            conversations,
+            graph: None,
+            letta: Some(extras),
             skipped: records.skipped,
         });
     }
@@ -224,6 +254,7 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
         format,
         conversations,
         graph: None,
+        letta: None,
         skipped: records.skipped,
     })
 }
@@ -260,7 +291,10 @@ fn detect(file: &str, text: &str) -> Result<Format> {
         .and_then(|raw| serde_json::from_str(raw.get()).ok())
         .unwrap_or(Value::Null);
     let has = |k: &str| sample.get(k).is_some();
-    if has("mapping") {
+    let encoded = |s: &str| serde_json::from_str::<Value>(s).is_ok_and(|v| letta::looks_like(&v));
+    if letta::looks_like(&sample) || sample.as_str().is_some_and(encoded) {
+        Ok(Format::Letta)
+    } else if has("mapping") {
         Ok(Format::Chatgpt)
     } else if has("chat_messages") {
         Ok(Format::Claude)
@@ -274,7 +308,7 @@ fn detect(file: &str, text: &str) -> Result<Format> {
         Err(unknown("an empty array"))
     } else {
         Err(unknown(
-            "not a known export (no `mapping`, `chat_messages` or `speaker_a`)",
+            "not a known export (no `mapping`, `chat_messages`, `speaker_a` or `agents`)",
         ))
     }
 }
@@ -410,14 +444,14 @@ mod tests {
     fn a_record_keeps_a_pointer_in_place_of_the_content_it_holds() {
         let content = "we decided to use postgres for the whole project";
         let record = serde_json::json!({"id": "m1", "parts": ["x", content]});
-        let got: Value = serde_json::from_str(&source(&record, content)).unwrap();
+        let got: Value = serde_json::from_str(&source(&record, content, None)).unwrap();
         assert_eq!(
             got,
             serde_json::json!({"contentAt": "/parts/1", "record": {"id": "m1", "parts": ["x", null]}})
         );
         // Short content is kept where it is: a pointer would save nothing.
         let short = serde_json::json!({"text": "ok"});
-        let got: Value = serde_json::from_str(&source(&short, "ok")).unwrap();
+        let got: Value = serde_json::from_str(&source(&short, "ok", None)).unwrap();
         assert_eq!(got, serde_json::json!({"record": {"text": "ok"}}));
     }
 
