@@ -2,7 +2,7 @@
 # Coverage-guided fuzzing (libFuzzer through cargo-fuzz, on nightly) of each importer
 # and of the file decoders, for as long as one likes; not part of the test suite.
 #   bash scripts/fuzz.sh TARGET [SECONDS]   # default 600; TARGET: import_chatgpt,
-#       import_claude, import_letta, import_locomo, import_jsonl, decode, decrypt, delta, vault, find,
+#       import_claude, import_letta, import_mcp, import_locomo, import_jsonl, decode, decrypt, delta, vault, find,
 #       index, validate (what each checks: fuzz/checks/src/lib.rs)
 #   bash scripts/fuzz.sh all [SECONDS]      # each target in turn
 #   bash scripts/fuzz.sh keep TARGET        # minimize the corpus into fuzz/replay/TARGET
@@ -23,6 +23,7 @@ seed() {
   case "$t" in
     import_chatgpt) cp ../shared/data/imports/chatgpt/*.json "$dir"/ ;;
     import_claude) cp ../shared/data/imports/claude/*.json "$dir"/ ;;
+    import_mcp) cp ../shared/data/imports/mcp-memory/*.jsonl fuzz/replay/import_mcp/* "$dir"/ ;;
     import_letta) cp ../shared/data/imports/letta/*.af fuzz/replay/import_letta/* "$dir"/ ;;
     import_locomo) cp ../shared/data/locomo-dev/*.json "$dir"/ ;;
     import_jsonl) cp fixtures/ingest/*.jsonl ../shared/data/imports/mcp-memory/*.jsonl "$dir"/ ;;
@@ -76,7 +77,7 @@ keep() {
 if [ "$target" = keep ]; then
   keep "${2:?usage: bash scripts/fuzz.sh keep TARGET}"
 elif [ "$target" = all ]; then
-  for t in import_chatgpt import_claude import_letta import_locomo import_jsonl decode decrypt delta vault find index validate; do run "$t"; done
+  for t in import_chatgpt import_claude import_letta import_mcp import_locomo import_jsonl decode decrypt delta vault find index validate; do run "$t"; done
 else
   run "$target"
 fi

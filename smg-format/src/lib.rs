@@ -46,6 +46,7 @@ pub mod envelope;
 mod error;
 pub mod file;
 mod head;
+mod languages;
 pub mod limits;
 pub mod lineage;
 pub mod merge;

@@ -23,7 +23,7 @@ use lines::LineIndex;
 /// assert_eq!(smg_format::vault::language_of("README"), None);
 /// ```
 pub fn language_of(name: &str) -> Option<&'static str> {
-    crate::archive::naming::language_of(name)
+    crate::languages::language_of(name)
 }
 
 /// `sha256:` + lowercase hex SHA-256 of `content`, the form of every vault hash.

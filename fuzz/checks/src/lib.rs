@@ -11,10 +11,11 @@ use smg_format::vault::{rebuild_version, rebuild_versions, NewContent, VaultWrit
 use smg_format::{codec, crypto, delta, Document, Encoding, Limits, WriteOptions};
 
 /// Every target, by the name of its cargo-fuzz binary.
-pub const TARGETS: [&str; 12] = [
+pub const TARGETS: [&str; 13] = [
     "import_chatgpt",
     "import_claude",
     "import_letta",
+    "import_mcp",
     "import_locomo",
     "import_jsonl",
     "decode",
@@ -35,6 +36,7 @@ pub fn run(name: &str, data: &[u8]) {
         "import_chatgpt" => ingest_holds(Format::Chatgpt, data),
         "import_claude" => ingest_holds(Format::Claude, data),
         "import_letta" => ingest_holds(Format::Letta, data),
+        "import_mcp" => ingest_holds(Format::McpMemory, data),
         "import_locomo" => ingest_holds(Format::Locomo, data),
         "import_jsonl" => ingest_holds(Format::Jsonl, data),
         "decode" => decode_holds(data),

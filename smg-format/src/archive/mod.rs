@@ -11,7 +11,7 @@ use crate::model::{ArtifactVault, Block, CompressionMethod, Turn};
 
 mod code;
 mod key_points;
-pub(crate) mod naming;
+mod naming;
 mod writer;
 
 pub use writer::{append_turns, append_turns_with, AppendReport, ArchiveOptions};
