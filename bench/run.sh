@@ -13,6 +13,7 @@
 #   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
 #   bash bench/run.sh view [NODES…]                  # smg view pages in headless Chromium, default 1000 100000
 #   bash bench/run.sh mcp [ENTITIES] [CALLS]         # MCP tool latency vs the reference memory server, default 100000 200
+#   bash bench/run.sh exchange [CONVERSATIONS] [REPO]  # ChatGPT/Claude exports in and back, and a git history; default 2000 .
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +55,9 @@ case "${1:-}" in
        (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
        cargo build --release --locked -q -p smg-cli
        python3 bench/mcp/bench.py target/release/smg "${2:-100000}" "${3:-200}" ;;
+  exchange) cargo build --release --locked -q -p smg-cli
+            python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|curate|neo4j|view|mcp [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|curate|neo4j|view|mcp|exchange [ARGS]" >&2; exit 2 ;;
 esac

@@ -20,7 +20,7 @@ const FORMAT: &str = "chatgpt";
 /// The memory's conversations as a ChatGPT export (`conversations.json`).
 pub fn chatgpt(doc: &Document, limits: &Limits) -> Result<Export> {
     let mut out = Export::default();
-    let mut list = Vec::new();
+    let mut list = super::JsonList::default();
     for c in conversations(doc, limits)? {
         let (conv, messages) = if c.format() == Some(FORMAT) && c.header().is_some() {
             restored(&c, &mut out)
@@ -29,10 +29,10 @@ pub fn chatgpt(doc: &Document, limits: &Limits) -> Result<Export> {
             written(&c)
         };
         out.messages += messages;
-        list.push(conv);
+        list.push(&conv);
     }
     out.conversations = list.len();
-    out.text = super::json_text(&Value::Array(list));
+    out.text = list.finish();
     Ok(out)
 }
 

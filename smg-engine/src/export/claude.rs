@@ -20,7 +20,7 @@ const FORMAT: &str = "claude";
 /// The memory's conversations as a Claude export (`conversations.json`).
 pub fn claude(doc: &Document, limits: &Limits) -> Result<Export> {
     let mut out = Export::default();
-    let mut list = Vec::new();
+    let mut list = super::JsonList::default();
     for c in conversations(doc, limits)? {
         let mut conv = if c.format() == Some(FORMAT) && c.header().is_some() {
             let mut conv = c.header().cloned().unwrap_or_else(|| json!({}));
@@ -44,10 +44,10 @@ pub fn claude(doc: &Document, limits: &Limits) -> Result<Export> {
             messages.extend(written);
             out.messages += messages.len();
         }
-        list.push(conv);
+        list.push(&conv);
     }
     out.conversations = list.len();
-    out.text = super::json_text(&Value::Array(list));
+    out.text = list.finish();
     Ok(out)
 }
 

@@ -58,6 +58,35 @@ fn rewritten(c: &sources::Conversation, target: &str) -> (String, String) {
     )
 }
 
+/// A JSON array written an item at a time, so that an export never holds the whole
+/// list as values: each conversation is text as soon as it is built.
+#[derive(Default)]
+struct JsonList {
+    text: String,
+    items: usize,
+}
+
+impl JsonList {
+    fn push(&mut self, item: &Value) {
+        self.text.push(if self.items == 0 { '[' } else { ',' });
+        self.text.push_str(&item.to_string());
+        self.items += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.items
+    }
+
+    /// The array's text with a final newline.
+    fn finish(mut self) -> String {
+        if self.items == 0 {
+            self.text.push('[');
+        }
+        self.text.push_str("]\n");
+        self.text
+    }
+}
+
 /// Compact JSON text with a final newline.
 fn json_text(v: &Value) -> String {
     let mut s = v.to_string();

@@ -3,13 +3,12 @@
 //! turns with their source records and places (spec §9.3).
 
 use serde_json::Value;
-use smg_format::archive::read_archive;
+use smg_format::archive::read_archive_with;
 use smg_format::limits::Limits;
 use smg_format::model::Turn;
 use smg_format::Document;
 
 use crate::error::Result;
-use crate::ingest::source_record;
 
 /// One conversation of the archive.
 #[derive(Debug, Clone, Default)]
@@ -27,8 +26,8 @@ impl Conversation {
         self.entry
             .as_ref()
             .and_then(|e| e.get("format"))
-            .or_else(|| self.turns.first()?.extra.get("source")?.get("format"))
             .and_then(Value::as_str)
+            .or_else(|| source_format(self.turns.first()?))
     }
 
     /// The source conversation's own fields.
@@ -43,10 +42,7 @@ impl Conversation {
             .turns
             .iter()
             .filter(|t| source_format(t) == Some(format))
-            .filter_map(|t| {
-                let place = t.extra.get("source")?.get("place").cloned();
-                Some((place, source_record(t)?))
-            })
+            .filter_map(record)
             .collect();
         let others = self
             .entry
@@ -65,7 +61,7 @@ impl Conversation {
     pub(crate) fn foreign_turns<'a>(&'a self, format: &'a str) -> impl Iterator<Item = &'a Turn> {
         self.turns
             .iter()
-            .filter(move |t| source_format(t) != Some(format) || source_record(t).is_none())
+            .filter(move |t| source_format(t) != Some(format))
     }
 
     /// The title the source gave, else the start of the first turn.
@@ -84,8 +80,32 @@ impl Conversation {
     }
 }
 
+/// The archive is read with each turn's `source` kept as `[format, JSON text]`: a
+/// parsed record takes several times the memory of its text, and an export holds every
+/// turn while it gathers conversations. Each is parsed when its conversation is written.
+fn compact(t: &mut Turn) {
+    if let Some(source) = t.extra.get_mut("source") {
+        let format = source.get("format").cloned().unwrap_or(Value::Null);
+        *source = Value::Array(vec![format, Value::String(source.to_string())]);
+    }
+}
+
 fn source_format(t: &Turn) -> Option<&str> {
-    t.extra.get("source")?.get("format")?.as_str()
+    t.extra.get("source")?.get(0)?.as_str()
+}
+
+/// A turn's source record whole (its content put back where `contentAt` says), with
+/// its place.
+fn record(t: &Turn) -> Option<(Option<Value>, Value)> {
+    let text = t.extra.get("source")?.get(1)?.as_str()?;
+    let Value::Object(mut source) = serde_json::from_str(text).ok()? else {
+        return None;
+    };
+    let mut record = source.remove("record")?;
+    if let Some(at) = source.get("contentAt").and_then(Value::as_str) {
+        *record.pointer_mut(at)? = Value::String(t.content.clone());
+    }
+    Some((source.remove("place"), record))
 }
 
 /// Every conversation of the memory, in the order its sources had them (the entries'
@@ -99,7 +119,7 @@ pub(crate) fn conversations(doc: &Document, limits: &Limits) -> Result<Vec<Conve
         .and_then(Value::as_object);
     let mut out: Vec<Conversation> = Vec::new();
     let mut at = std::collections::HashMap::new();
-    for a in read_archive(doc, limits)? {
+    for a in read_archive_with(doc, limits, &compact)? {
         let id = a.turn.conversation_id.clone().unwrap_or_default();
         let i = *at.entry(id.clone()).or_insert_with(|| {
             out.push(Conversation {
