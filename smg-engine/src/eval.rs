@@ -40,11 +40,23 @@ pub struct LocomoReport {
     /// Mean `R@k` of the memory nodes [`Retriever::search`] finds, for each of
     /// [`RANKS`]: the evidence turns among the provenance of the top k nodes.
     pub node_recall: [f64; 3],
+    /// Mean `Rtok{B}` of what `smg context` prints ([`crate::search::prompt`]: working
+    /// memory, date lines and turns within B tokens), for each of [`BUDGETS`].
+    pub context_rtok: [f64; 3],
+    /// Tokens `smg context` used of a 1,000-token budget, per question.
+    pub context_tokens: Vec<usize>,
     /// Time of each question's retrieval (rank and context), in order.
     pub latencies: Vec<Duration>,
 }
 
 impl LocomoReport {
+    /// The median of [`LocomoReport::context_tokens`].
+    pub fn median_context_tokens(&self) -> usize {
+        let mut all = self.context_tokens.clone();
+        all.sort_unstable();
+        all.get(all.len() / 2).copied().unwrap_or(0)
+    }
+
     /// The `p`-th percentile of the retrieval latencies (0–100).
     pub fn percentile(&self, p: f64) -> Duration {
         let mut all = self.latencies.clone();
@@ -68,7 +80,7 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
         .collect();
     files.sort();
     let mut report = LocomoReport::default();
-    let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3]);
+    let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
     for f in &files {
         let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
         let questions = questions(f, &bytes)?;
@@ -127,6 +139,18 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
                     .collect();
                 sums.1[s] += share(&got);
             }
+            for (s, &b) in BUDGETS.iter().enumerate() {
+                let context = crate::search::prompt(&retriever, question, b)?;
+                if b == 1000 {
+                    report.context_tokens.push(context.tokens);
+                }
+                let got: HashSet<&str> = context
+                    .items
+                    .iter()
+                    .filter_map(|h| h.turn.message_id.as_deref())
+                    .collect();
+                sums.3[s] += share(&got);
+            }
             let found = retriever.search(question, &SearchOptions::new(RANKS[2]))?;
             for (s, &k) in RANKS.iter().enumerate() {
                 let top: HashSet<&str> = found.nodes.iter().take(k).flat_map(message_ids).collect();
@@ -139,6 +163,7 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
     report.recall = sums.0.map(|s| s / n);
     report.rtok = sums.1.map(|s| s / n);
     report.node_recall = sums.2.map(|s| s / n);
+    report.context_rtok = sums.3.map(|s| s / n);
     report.files = files;
     Ok(report)
 }

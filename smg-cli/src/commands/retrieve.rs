@@ -209,6 +209,10 @@ pub(crate) fn bench_locomo(
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "context": {
+                    "rtok": BUDGETS.iter().zip(r.context_rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                    "medianTokensOf1000": r.median_context_tokens(),
+                },
                 "latencyMs": {"p50": ms(50.0), "p95": ms(95.0), "p99": ms(99.0)},
             })
         );
@@ -232,6 +236,16 @@ pub(crate) fn bench_locomo(
         out.push_str(&format!(
             "memory nodes (smg search, through their provenance): {}\n",
             recall.join(" ")
+        ));
+        let context: Vec<String> = BUDGETS
+            .iter()
+            .zip(r.context_rtok)
+            .map(|(b, v)| format!("Rtok{b}={v:.3}"))
+            .collect();
+        out.push_str(&format!(
+            "smg context (summary, goals, dated turns): {}; of 1000 tokens, median {} used\n",
+            context.join(" "),
+            r.median_context_tokens()
         ));
     }
     let summary: Vec<String> = RANKS

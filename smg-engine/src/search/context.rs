@@ -1,6 +1,10 @@
 //! Packing the best turns for a query into a token budget, with reference cards for
-//! what does not fit.
+//! what does not fit. The turns are shown by session and day, in time order, each
+//! group under a line that dates it, so that a model can tell when each was said.
 
+use std::collections::HashMap;
+
+use super::time::NONE;
 use super::{display, Hit, Retriever};
 use crate::error::Result;
 
@@ -18,15 +22,39 @@ pub struct ContextPack {
     pub tokens: usize,
 }
 
+/// A day in milliseconds: turns of one session on one day share a date line.
+const DAY: i64 = 86_400_000;
+
+/// The line that dates a group of turns: `[Mon 2023-05-08 13:56]` (UTC), or
+/// `[no date]` for turns without a time.
+fn date_line(when: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(when).filter(|_| when != NONE) {
+        Some(t) => t.format("[%a %Y-%m-%d %H:%M]").to_string(),
+        None => "[no date]".into(),
+    }
+}
+
+/// What a date line costs, its line break included: known without the turn.
+fn date_line_chars(when: i64) -> usize {
+    if when == NONE {
+        "[no date]".len() + 1
+    } else {
+        "[Mon 2023-05-08 13:56]".len() + 1
+    }
+}
+
 /// Most reference cards in one context.
 const MAX_CARDS: usize = 5;
 /// Turns passed over for want of room before packing stops looking.
 const LEFT_OUT: usize = 200;
 
 impl Retriever {
-    /// Fill `budget` tokens with the best turns for `query`, in rank order, each one
-    /// whole; a turn that does not fit is passed over for the next. The rest of the
-    /// relevant segments are named by reference cards while room is left.
+    /// Fill `budget` tokens with the best turns for `query`, taken in rank order, each
+    /// one whole; a turn that does not fit is passed over for the next. The text shows
+    /// them by session and day in time order, each group under its date line
+    /// (`[Mon 2023-05-08 13:56]`, UTC; `[no date]` for turns without a time); `items`
+    /// keeps rank order. The rest of the relevant segments are named by reference
+    /// cards while room is left.
     pub fn context(&self, query: &str, budget: usize) -> Result<ContextPack> {
         // Every turn costs at least one character, so no more than 4 × budget turns
         // fit, and packing gives up after LEFT_OUT more: only those need ranking.
@@ -47,12 +75,30 @@ impl Retriever {
         // Tokens are characters / 4 of the whole text, newlines included.
         let mut chars = 0;
         let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
+        let when = self.when();
+        let group = |i: usize| {
+            let day = if when[i] == NONE {
+                NONE
+            } else {
+                when[i].div_euclid(DAY)
+            };
+            (self.ix.session_of[i], day)
+        };
+        // Each group's earliest chosen instant: what its date line shows.
+        let mut groups: HashMap<(u32, i64), i64> = HashMap::new();
         let mut left_out: Vec<usize> = Vec::new();
-        // What a turn costs is known without reading it, so the turns that fit are
-        // known before any is read: they are read together.
+        // What a turn costs (its line, and its group's date line if it opens one) is
+        // known without reading it, so the turns that fit are known before any is
+        // read: they are read together.
         let mut chosen: Vec<(usize, f64)> = Vec::new();
         for &(i, score) in ranked {
-            let cost = self.ix.chars[i] as usize + 1;
+            let g = group(i);
+            let opens = if groups.contains_key(&g) {
+                0
+            } else {
+                date_line_chars(when[i])
+            };
+            let cost = self.ix.chars[i] as usize + 1 + opens;
             if !fits(chars, cost) {
                 left_out.push(i);
                 if left_out.len() > LEFT_OUT {
@@ -61,19 +107,37 @@ impl Retriever {
                 continue;
             }
             chars += cost;
+            let first = groups.entry(g).or_insert(when[i]);
+            *first = (*first).min(when[i]);
             chosen.push((i, score));
         }
         let positions: Vec<usize> = chosen.iter().map(|c| c.0).collect();
         let turns = self.turns.get_many(&positions)?;
+        let mut shown: Vec<(usize, String)> = Vec::with_capacity(turns.len());
         for ((i, score), turn) in chosen.into_iter().zip(turns) {
             let turn = turn.into_owned();
-            pack.text.push_str(&display(&turn));
-            pack.text.push('\n');
+            shown.push((i, display(&turn)));
             pack.items.push(Hit {
                 turn,
                 score,
                 segment: self.segment(i).cloned(),
             });
+        }
+        // Groups in time order, each turn in its group in the order it was said.
+        shown.sort_by_key(|(i, _)| {
+            let g = group(*i);
+            (groups[&g], g, *i)
+        });
+        let mut open = None;
+        for (i, line) in shown {
+            let g = group(i);
+            if open != Some(g) {
+                pack.text.push_str(&date_line(groups[&g]));
+                pack.text.push('\n');
+                open = Some(g);
+            }
+            pack.text.push_str(&line);
+            pack.text.push('\n');
         }
         let mut named: Vec<&str> = pack
             .items
@@ -109,5 +173,113 @@ impl Retriever {
         }
         pack.tokens = chars.div_ceil(4);
         Ok(pack)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use smg_format::{Document, Limits};
+
+    use super::*;
+    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+
+    /// Two sessions a week apart (the later one first in the file) and a turn
+    /// without a time.
+    fn memory() -> Retriever {
+        let lines = [
+            (
+                "s2",
+                "2023-05-15T09:30:00Z",
+                "Bob",
+                "The hiking boots from the Rocky Mountains trip broke.",
+            ),
+            (
+                "s2",
+                "2023-05-15T09:31:00Z",
+                "Ann",
+                "Buy new hiking boots before the next trip.",
+            ),
+            (
+                "s1",
+                "2023-05-08T13:56:00Z",
+                "Ann",
+                "I went hiking in the Rocky Mountains yesterday.",
+            ),
+            (
+                "s1",
+                "2023-05-08T13:57:00Z",
+                "Bob",
+                "Hiking in the mountains sounds great.",
+            ),
+            ("s3", "", "Ann", "Hiking notes without a date."),
+        ];
+        let jsonl: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, (session, time, who, text))| {
+                let mut v = serde_json::json!({"conversation_id": "c", "message_id": i.to_string(),
+                    "speaker": who, "content": text, "session_id": session});
+                if !time.is_empty() {
+                    v["timestamp"] = serde_json::json!(time);
+                }
+                format!("{v}\n")
+            })
+            .collect();
+        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let input = Input {
+            name: "t.jsonl".into(),
+            bytes: jsonl.into_bytes(),
+        };
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        Retriever::new(&doc, &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn turns_show_by_session_and_day_under_their_date_lines() {
+        let r = memory();
+        let pack = r.context("hiking", 1000).unwrap();
+        assert_eq!(pack.items.len(), 5, "{}", pack.text);
+        let lines: Vec<&str> = pack.text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "[no date]",
+                "Ann: Hiking notes without a date.",
+                "[Mon 2023-05-08 13:56]",
+                "Ann: I went hiking in the Rocky Mountains yesterday.",
+                "Bob: Hiking in the mountains sounds great.",
+                "[Mon 2023-05-15 09:30]",
+                "Bob: The hiking boots from the Rocky Mountains trip broke.",
+                "Ann: Buy new hiking boots before the next trip.",
+            ]
+        );
+        assert_eq!(pack.tokens, pack.text.chars().count().div_ceil(4));
+    }
+
+    #[test]
+    fn a_date_line_is_paid_for_within_the_budget() {
+        let r = memory();
+        for budget in 1..60 {
+            let pack = r.context("hiking", budget).unwrap();
+            assert!(pack.tokens <= budget, "{budget}: {}", pack.text);
+            assert_eq!(pack.tokens, pack.text.chars().count().div_ceil(4));
+            let dated = pack.text.lines().filter(|l| l.starts_with('[')).count();
+            let groups: std::collections::HashSet<_> = pack
+                .items
+                .iter()
+                .map(|h| {
+                    (
+                        h.turn.session_id.clone(),
+                        h.turn.timestamp.as_ref().map(|t| t[..10].to_string()),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                dated,
+                groups.len() + pack.cards.len(),
+                "{budget}: {}",
+                pack.text
+            );
+        }
     }
 }

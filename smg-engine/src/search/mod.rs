@@ -110,6 +110,9 @@ pub struct Retriever {
     ix: Indexes,
     /// Whether `ix` was read from the file.
     stored: bool,
+    /// Per turn: its instant (ms), [`time::NONE`] without one; made from `ix.times`
+    /// when a context first needs it.
+    when: std::sync::OnceLock<Vec<i64>>,
 }
 
 /// What retrieval knows of the turns and nodes besides their text: what a packed file
@@ -312,7 +315,14 @@ impl Retriever {
             },
             turns: turns::TurnStore::Loaded(turns),
             stored: false,
+            when: Default::default(),
         })
+    }
+
+    /// Each turn's instant (ms), [`time::NONE`] for a turn without one.
+    fn when(&self) -> &[i64] {
+        self.when
+            .get_or_init(|| self.ix.times.per_turn(self.ix.chars.len()))
     }
 
     /// The segment node turn `i` belongs to.

@@ -1,19 +1,21 @@
-//! A prompt-ready memory context under a token budget, shared out as SMG §9.3 does
-//! for 8,000 tokens — system prompt 500, working memory 2,000, semantic context 3,000,
-//! artifacts 2,000, safety margin 500 — scaled to the budget. The system prompt and
-//! the margin are left to the caller; what working memory and artifacts leave unused
-//! goes to the semantic context (the turns that answer the query).
+//! A prompt-ready memory context that fills a token budget. Working memory and
+//! artifacts take at most the shares SMG §9.3 gives them of 8,000 tokens (2,000 each),
+//! scaled to the budget; everything else, and what they leave unused, goes to the
+//! semantic context (the turns that answer the query). The budget is the context's
+//! own: the caller's system prompt and safety margin are outside it (SMG §9.3 counts
+//! them in its 8,000), so a context of B tokens uses B, not B less a margin.
+//!
+//! Tokens are counted as characters / 4 of the text, line breaks included: the rule
+//! every budget of smg uses, close to BPE tokenizers on English prose.
 
 use smg_format::{vault::rebuild_version, Document};
 
 use super::{Hit, Retriever};
 use crate::text::clip;
 
-/// Shares of the budget, in eighths of a thousand (SMG §9.3 for 8,000 tokens).
-const SYSTEM: usize = 500;
+/// Most of the budget working memory and artifacts take, of [`WHOLE`] (SMG §9.3).
 const WORKING: usize = 2000;
 const ARTIFACTS: usize = 2000;
-const MARGIN: usize = 500;
 const WHOLE: usize = 8000;
 
 /// What `smg context` gives a model.
@@ -134,7 +136,7 @@ impl Part {
 /// was opened on.
 pub fn prompt(retriever: &Retriever, query: &str, budget: usize) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
-    let usable = budget.saturating_sub(share(SYSTEM) + share(MARGIN));
+    let usable = budget;
     let mut out = Prompt {
         text: String::new(),
         tokens: 0,

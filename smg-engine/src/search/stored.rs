@@ -93,6 +93,7 @@ impl Retriever {
                 turns: TurnStore::Loaded(turns),
                 ix,
                 stored: true,
+                when: Default::default(),
             });
         }
         Retriever::index(doc, turns, block_sizes)
@@ -149,6 +150,7 @@ impl Retriever {
             turns,
             ix,
             stored: true,
+            when: Default::default(),
         }))
     }
 

@@ -5,6 +5,9 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 
+/// A turn without a time, in [`TimeIndex::per_turn`].
+pub(crate) const NONE: i64 = i64::MIN;
+
 /// Turns by time: (instant in ms, turn index), sorted.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct TimeIndex {
@@ -52,6 +55,17 @@ impl TimeIndex {
             .collect();
         entries.sort_unstable();
         TimeIndex { entries }
+    }
+
+    /// Each of `n` turns' instant, [`NONE`] for a turn without one.
+    pub(crate) fn per_turn(&self, n: usize) -> Vec<i64> {
+        let mut out = vec![NONE; n];
+        for &(t, i) in &self.entries {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = t;
+            }
+        }
+        out
     }
 
     /// Whether every entry names a turn below `n`.

@@ -143,12 +143,7 @@ fn message(
 /// instructions; an image is named by its pointer.
 fn render(content: &Value) -> String {
     let mut pieces: Vec<String> = Vec::new();
-    for part in content
-        .get("parts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for part in super::items(content, "parts") {
         match part {
             Value::String(s) => pieces.push(s.clone()),
             Value::Object(_) => match str_field(part, "content_type") {
@@ -169,12 +164,7 @@ fn render(content: &Value) -> String {
     if let Some(s) = str_field(content, "content") {
         pieces.push(s.to_string());
     }
-    for t in content
-        .get("thoughts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for t in super::items(content, "thoughts") {
         let summary = str_field(t, "summary").unwrap_or_default();
         let body = str_field(t, "content").unwrap_or_default();
         pieces.push(format!("{summary}\n{body}").trim().to_string());

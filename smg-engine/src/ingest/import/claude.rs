@@ -57,24 +57,14 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
             .join("\n\n"),
         _ => str_field(msg, "text").unwrap_or_default().to_string(),
     };
-    for a in msg
-        .get("attachments")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for a in super::items(msg, "attachments") {
         let name = str_field(a, "file_name").unwrap_or("attachment");
         match str_field(a, "extracted_content") {
             Some(body) => content.push_str(&attachment(name, body)),
             None => content.push_str(&format!("\n\n[attachment: {name}]")),
         }
     }
-    for f in msg
-        .get("files")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for f in super::items(msg, "files") {
         if let Some(name) = str_field(f, "file_name") {
             content.push_str(&format!("\n\n[file: {name}]"));
         }

@@ -84,8 +84,7 @@ pub(super) fn read(doc: Value, records: &mut Records<'_>) -> Result<(Vec<Convers
             file: Some(file),
             ..Conversation::default()
         };
-        let messages = agent.get("messages").and_then(Value::as_array);
-        for (m, msg) in messages.into_iter().flatten().enumerate() {
+        for (m, msg) in super::items(agent, "messages").enumerate() {
             match message(msg, m) {
                 Ok(Some(message)) => conversation.messages.push(message),
                 Ok(None) => conversation.others.push((Value::from(m), msg.clone())),
@@ -222,12 +221,7 @@ fn text(msg: &Value) -> String {
         Some(Value::Array(parts)) => parts.iter().filter_map(part).collect(),
         _ => Vec::new(),
     };
-    for call in msg
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for call in super::items(msg, "tool_calls") {
         let f = call.get("function").unwrap_or(call);
         let name = str_field(f, "name").unwrap_or("tool");
         let args = str_field(f, "arguments").unwrap_or_default();
@@ -240,12 +234,7 @@ fn text(msg: &Value) -> String {
         }
     }
     if pieces.iter().all(|p| p.trim().is_empty()) {
-        for ret in msg
-            .get("tool_returns")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for ret in super::items(msg, "tool_returns") {
             if let Some(r) = str_field(ret, "func_response") {
                 pieces.push(format!("[tool_return] {r}"));
             }

@@ -378,6 +378,11 @@ pub(crate) fn role(raw: &str) -> std::result::Result<&'static str, String> {
     }
 }
 
+/// The items of an array field; none when it is absent or not an array.
+pub(crate) fn items<'v>(v: &'v Value, key: &str) -> impl Iterator<Item = &'v Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
 pub(crate) fn str_field<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
 }
