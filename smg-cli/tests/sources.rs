@@ -139,6 +139,23 @@ fn a_repository_gives_its_commits_as_turns_and_its_files_as_versions() {
 }
 
 #[test]
+fn a_repository_without_commits_gives_an_empty_memory_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("new")).unwrap();
+    git(&d.join("new"), &["init", "-q", "-b", "trunk"], 1);
+    let report = json(&ok(
+        &["ingest", "--from", "git", "new", "-o", "m.smg", "--json"],
+        d,
+    ));
+    assert_eq!(report["turnsAdded"], 0);
+    ok(&["validate", "m.smg"], d);
+    let doc = json(&ok(&["cat", "m.smg"], d));
+    assert_eq!(doc["workingMemory"]["repository"]["branch"], "trunk");
+    assert_eq!(doc["workingMemory"]["repository"]["commits"], 0);
+}
+
+#[test]
 fn a_folder_that_is_no_repository_is_refused_with_its_name() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -192,6 +192,14 @@ pub(crate) fn query(
     Ok(Outcome::Success)
 }
 
+/// `R@5=0.704`-style figures, one per `k`.
+fn figures(name: &str, ks: &[usize; 3], values: [f64; 3]) -> Vec<String> {
+    ks.iter()
+        .zip(values)
+        .map(|(k, v)| format!("{name}{k}={v:.3}"))
+        .collect()
+}
+
 pub(crate) fn bench_locomo(
     dir: &Path,
     curate_at: Option<&str>,
@@ -228,37 +236,18 @@ pub(crate) fn bench_locomo(
             ms(95.0),
             ms(99.0)
         ));
-        let recall: Vec<String> = RANKS
-            .iter()
-            .zip(r.node_recall)
-            .map(|(k, v)| format!("R@{k}={v:.3}"))
-            .collect();
         out.push_str(&format!(
             "memory nodes (smg search, through their provenance): {}\n",
-            recall.join(" ")
+            figures("R@", &RANKS, r.node_recall).join(" ")
         ));
-        let context: Vec<String> = BUDGETS
-            .iter()
-            .zip(r.context_rtok)
-            .map(|(b, v)| format!("Rtok{b}={v:.3}"))
-            .collect();
         out.push_str(&format!(
             "smg context (summary, goals, dated turns): {}; of 1000 tokens, median {} used\n",
-            context.join(" "),
+            figures("Rtok", &BUDGETS, r.context_rtok).join(" "),
             r.median_context_tokens()
         ));
     }
-    let summary: Vec<String> = RANKS
-        .iter()
-        .zip(r.recall)
-        .map(|(k, v)| format!("R@{k}={v:.3}"))
-        .chain(
-            BUDGETS
-                .iter()
-                .zip(r.rtok)
-                .map(|(b, v)| format!("Rtok{b}={v:.3}")),
-        )
-        .collect();
+    let mut summary = figures("R@", &RANKS, r.recall);
+    summary.extend(figures("Rtok", &BUDGETS, r.rtok));
     out.push_str(&summary.join(" "));
     out.push('\n');
     write_stdout(out.as_bytes())?;

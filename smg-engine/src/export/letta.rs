@@ -6,7 +6,7 @@
 //! agent: its working memory as core memory blocks (`summary`, `goals`), its archive
 //! as the agent's messages. What the file cannot hold is said.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 use smg_format::limits::Limits;
@@ -22,7 +22,9 @@ const FORMAT: &str = "letta";
 /// The memory as a Letta Agent File.
 pub fn letta(doc: &Document, limits: &Limits) -> Result<Export> {
     let all = conversations(doc, limits)?;
+    // Agents by file, files in the order of their first agent.
     let mut files: BTreeMap<(u64, String), Vec<&Conversation>> = BTreeMap::new();
+    let mut keys: HashMap<&str, (u64, String)> = HashMap::new();
     for c in all.iter().filter(|c| c.format() == Some(FORMAT)) {
         if let Some(name) = file_of(c)
             .and_then(|f| f.get("name"))
@@ -33,22 +35,32 @@ pub fn letta(doc: &Document, limits: &Limits) -> Result<Export> {
                 .as_ref()
                 .and_then(|e| e.get("order"))
                 .and_then(Value::as_u64);
-            let first = files.keys().find(|(_, n)| n == name).cloned();
-            let key = first.unwrap_or((order.unwrap_or(u64::MAX), name.to_string()));
-            files.entry(key).or_default().push(c);
+            let key = keys
+                .entry(name)
+                .or_insert_with(|| (order.unwrap_or(u64::MAX), name.to_string()));
+            files.entry(key.clone()).or_default().push(c);
         }
     }
     let mut out = Gathered::default();
     let file = match files.into_iter().next() {
-        Some((_, agents)) => restored(&agents, &mut out),
+        Some((_, agents)) => {
+            let file = restored(&agents, &mut out);
+            let taken: HashSet<&str> = out.agents.iter().map(String::as_str).collect();
+            let others: Vec<String> = all
+                .iter()
+                .filter(|c| !taken.contains(c.id.as_str()))
+                .map(|c| c.id.clone())
+                .collect();
+            for id in others {
+                out.left_out.push((
+                    format!("conversation {id}"),
+                    "an agent file per export: this one holds the first Letta file's agents".into(),
+                ));
+            }
+            file
+        }
         None => written(doc, &all, &mut out),
     };
-    for c in all.iter().filter(|c| !out.agents.contains(&c.id)) {
-        out.left_out.push((
-            format!("conversation {}", c.id),
-            "an agent file per export: this one holds the first Letta file's agents".into(),
-        ));
-    }
     Ok(Export {
         text: super::json_text(&file),
         entities: out.blocks,

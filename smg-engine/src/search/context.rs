@@ -178,10 +178,9 @@ impl Retriever {
 
 #[cfg(test)]
 mod tests {
-    use smg_format::{Document, Limits};
+    use smg_format::Limits;
 
     use super::*;
-    use crate::ingest::{ingest, IngestOptions, Input, Silent};
 
     /// Two sessions a week apart (the later one first in the file) and a turn
     /// without a time.
@@ -225,13 +224,7 @@ mod tests {
                 format!("{v}\n")
             })
             .collect();
-        let mut doc = Document::new("1970-01-01T00:00:00Z");
-        let input = Input {
-            name: "t.jsonl".into(),
-            bytes: jsonl.into_bytes(),
-        };
-        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
-        Retriever::new(&doc, &Limits::default()).unwrap()
+        Retriever::new(&super::super::tests::ingested(jsonl), &Limits::default()).unwrap()
     }
 
     #[test]

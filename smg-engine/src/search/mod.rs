@@ -580,6 +580,11 @@ mod tests {
                 )
             })
             .collect();
+        ingested(jsonl)
+    }
+
+    /// A memory ingested from JSON Lines (spec §16).
+    pub(super) fn ingested(jsonl: String) -> Document {
         let mut doc = Document::new("1970-01-01T00:00:00Z");
         let input = Input {
             name: "t.jsonl".into(),
