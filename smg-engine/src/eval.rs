@@ -132,24 +132,14 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
                 sums.0[s] += share(&top);
             }
             for (s, pack) in packs.iter().enumerate() {
-                let got: HashSet<&str> = pack
-                    .items
-                    .iter()
-                    .filter_map(|h| h.turn.message_id.as_deref())
-                    .collect();
-                sums.1[s] += share(&got);
+                sums.1[s] += share(&shown(&pack.items));
             }
             for (s, &b) in BUDGETS.iter().enumerate() {
                 let context = crate::search::prompt(&retriever, question, b)?;
                 if b == 1000 {
                     report.context_tokens.push(context.tokens);
                 }
-                let got: HashSet<&str> = context
-                    .items
-                    .iter()
-                    .filter_map(|h| h.turn.message_id.as_deref())
-                    .collect();
-                sums.3[s] += share(&got);
+                sums.3[s] += share(&shown(&context.items));
             }
             let found = retriever.search(question, &SearchOptions::new(RANKS[2]))?;
             for (s, &k) in RANKS.iter().enumerate() {
@@ -166,6 +156,14 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
     report.context_rtok = sums.3.map(|s| s / n);
     report.files = files;
     Ok(report)
+}
+
+/// The message ids of the turns a context shows.
+fn shown(items: &[crate::search::Hit]) -> HashSet<&str> {
+    items
+        .iter()
+        .filter_map(|h| h.turn.message_id.as_deref())
+        .collect()
 }
 
 /// The message ids a search result stands for: a turn's own, a node's provenance.

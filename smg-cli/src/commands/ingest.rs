@@ -21,7 +21,7 @@ const SHOWN_SKIPS: usize = 20;
 
 pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     // A repository or a folder is read into messages (JSON Lines) and vault versions.
-    let sources: Vec<smg_import::Source> = match args.format {
+    let mut sources: Vec<smg_import::Source> = match args.format {
         FormatArg::Git => args
             .inputs
             .iter()
@@ -45,7 +45,8 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             })
             .collect::<Result<Vec<_>, Error>>()?
     } else {
-        sources.iter().filter_map(|s| s.input.clone()).collect()
+        // The messages go to ingest; the versions stay for the vault.
+        sources.iter_mut().filter_map(|s| s.input.take()).collect()
     };
     let mut options = IngestOptions::default();
     options.format = match args.format {
