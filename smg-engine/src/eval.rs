@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use smg_format::{Document, Limits};
 
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::ingest::{ingest, IngestOptions, Input, Silent};
 use crate::search::{Found, Item, Retriever, SearchOptions};
@@ -45,8 +46,11 @@ pub struct LocomoReport {
     pub context_rtok: [f64; 3],
     /// Tokens `smg context` used of a 1,000-token budget, per question.
     pub context_tokens: Vec<usize>,
-    /// Time of each question's retrieval (rank and context), in order.
+    /// Time of each question's retrieval (embedding the question, rank and
+    /// context), in order.
     pub latencies: Vec<Duration>,
+    /// The embedding model the memories and questions were embedded with, if any.
+    pub model: Option<String>,
 }
 
 impl LocomoReport {
@@ -70,8 +74,14 @@ impl LocomoReport {
 }
 
 /// Run the benchmark on every `*.json` file of `dir`; with `curate_at` (RFC 3339),
-/// each memory is curated at that time ([`crate::curate::curate`]) before it is asked.
-pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
+/// each memory is curated at that time ([`crate::curate::curate`]) before it is
+/// asked; with `embedder`, each memory is embedded ([`crate::embed::embed`]) and each
+/// question too, and retrieval mixes meaning with words.
+pub fn locomo(
+    dir: &Path,
+    curate_at: Option<&str>,
+    embedder: Option<&dyn Embedder>,
+) -> Result<LocomoReport> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .filter_map(std::result::Result::ok)
@@ -79,7 +89,10 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    let mut report = LocomoReport::default();
+    let mut report = LocomoReport {
+        model: embedder.map(|e| e.model().to_string()),
+        ..LocomoReport::default()
+    };
     let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
     for f in &files {
         let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
@@ -97,6 +110,9 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
         if let Some(at) = curate_at {
             crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at))?;
         }
+        if let Some(e) = embedder {
+            crate::embed::embed(&mut doc, e, false, &Limits::default(), &Silent)?;
+        }
         let retriever = Retriever::new(&doc, &Limits::default())?;
         let ids: Vec<String> = (0..retriever.turn_count())
             .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))
@@ -113,7 +129,11 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
             }
             // Timed: what `smg context` does for one question (rank, then pack).
             let start = Instant::now();
-            let ranked = retriever.rank(question)?;
+            let vector = embedder
+                .map(|e| crate::embed::query(e, question))
+                .transpose()?;
+            let vector = vector.as_ref();
+            let ranked = retriever.rank(question, vector)?;
             let first = retriever.pack(&ranked, BUDGETS[0])?;
             report.latencies.push(start.elapsed());
             let packs: Vec<_> = std::iter::once(Ok(first))
@@ -135,13 +155,15 @@ pub fn locomo(dir: &Path, curate_at: Option<&str>) -> Result<LocomoReport> {
                 sums.1[s] += share(&shown(&pack.items));
             }
             for (s, &b) in BUDGETS.iter().enumerate() {
-                let context = crate::search::prompt(&retriever, question, b)?;
+                let context = crate::search::prompt(&retriever, question, vector, b)?;
                 if b == 1000 {
                     report.context_tokens.push(context.tokens);
                 }
                 sums.3[s] += share(&shown(&context.items));
             }
-            let found = retriever.search(question, &SearchOptions::new(RANKS[2]))?;
+            let mut options = SearchOptions::new(RANKS[2]);
+            options.vector = vector.cloned();
+            let found = retriever.search(question, &options)?;
             for (s, &k) in RANKS.iter().enumerate() {
                 let top: HashSet<&str> = found.nodes.iter().take(k).flat_map(message_ids).collect();
                 sums.2[s] += share(&top);

@@ -4,6 +4,7 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`curate`] | curation: scores, tiers, TTL, dedup, never-prune rails, audit and restore, governance |
+//! | [`embed`] | turns and nodes embedded by a sentence-embedding model, into the vector index |
 //! | [`export`] | a memory in other systems' formats (the MCP memory server's JSON Lines) |
 //! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
 //! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |
@@ -35,6 +36,7 @@
 #![forbid(unsafe_code)]
 
 pub mod curate;
+pub mod embed;
 mod error;
 pub mod eval;
 pub mod export;

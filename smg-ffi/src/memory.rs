@@ -343,7 +343,7 @@ pub unsafe extern "C" fn smg_memory_context(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let p = prompt(&m.retriever, q, budget).map_err(engine_error)?;
+        let p = prompt(&m.retriever, q, None, budget).map_err(engine_error)?;
         Ok(p.to_json(q, budget).to_string())
     })
 }

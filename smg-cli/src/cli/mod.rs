@@ -17,7 +17,7 @@ pub(crate) use curate::{
 pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
-    BenchCommand, ContextArgs, ExpandArgs, FormatArg, IngestArgs, SearchArgs,
+    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SearchArgs,
 };
 
 pub(crate) const EXIT_CODES: &str = "\
@@ -151,6 +151,10 @@ pub(crate) enum Command {
     /// Prompt-ready memory for a query, within a token budget.
     #[command(after_help = EXIT_CODES)]
     Context(ContextArgs),
+    /// Embed a memory's turns and nodes with a local sentence-embedding model
+    /// (--model DIR), for search and context by meaning; or print a query's embedding.
+    #[command(after_help = EXIT_CODES)]
+    Embed(EmbedArgs),
     /// Store the search index in a packed file, so that search, context and expand
     /// open it without indexing every turn (any rewrite of the file drops it).
     #[command(after_help = EXIT_CODES)]

@@ -37,6 +37,11 @@ pub(crate) struct IngestArgs {
     /// Turns kept verbatim in working memory.
     #[arg(long, default_value_t = 8)]
     pub(crate) recent: usize,
+    /// Embed every new turn and node with the model of --model (see `smg embed`).
+    #[arg(long, requires = "model")]
+    pub(crate) embed: bool,
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     /// No progress bar.
     #[arg(short, long)]
     pub(crate) quiet: bool,
@@ -82,9 +87,11 @@ pub(crate) struct SearchArgs {
     #[arg(short, default_value_t = 10)]
     pub(crate) k: usize,
     /// The query's embedding, `{"model": NAME, "vector": [...]}` (`-` for stdin), to
-    /// search the file's embeddings of the same model as well.
+    /// search the file's embeddings of the same model as well (it wins over --model).
     #[arg(long, value_name = "FILE")]
     pub(crate) vector: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
     #[arg(long)]
@@ -106,6 +113,8 @@ pub(crate) struct ContextArgs {
     /// Tokens (characters / 4) the context may take.
     #[arg(long, default_value_t = 8000)]
     pub(crate) budget: usize,
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
     #[arg(long)]
@@ -134,6 +143,16 @@ pub(crate) struct ExpandArgs {
     pub(crate) by: Option<String>,
 }
 
+/// `--model DIR`: the sentence-embedding model.
+#[derive(Debug, Args)]
+pub(crate) struct ModelArg {
+    /// A sentence-embedding model's folder (config.json, model.safetensors,
+    /// tokenizer.json; all-MiniLM-L6-v2 as sentence-transformers saves it): the
+    /// query is embedded with it and meaning joins the words. Nothing is downloaded.
+    #[arg(id = "model", long = "model", value_name = "DIR", env = "SMG_MODEL")]
+    pub(crate) dir: Option<PathBuf>,
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
     /// Retrieval on LoCoMo files: R@5/10/20, Rtok500/1000/2000, latency.
@@ -143,8 +162,35 @@ pub(crate) enum BenchCommand {
         /// Curate each memory at this time (RFC 3339) before asking it.
         #[arg(long, value_name = "TIME")]
         curate_at: Option<String>,
+        #[command(flatten)]
+        model: ModelArg,
         /// JSON output.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `smg embed`.
+#[derive(Debug, Args)]
+pub(crate) struct EmbedArgs {
+    /// The memory file: every turn and node without an embedding gets one (written
+    /// back in place; a search index it has is made again).
+    #[arg(required_unless_present = "query")]
+    pub(crate) file: Option<PathBuf>,
+    /// Print this text's embedding instead, as `{"model": NAME, "vector": [...]}`
+    /// (what `smg search --vector` reads).
+    #[arg(long, value_name = "TEXT", conflicts_with = "file")]
+    pub(crate) query: Option<String>,
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
+    /// Drop embeddings of another model and embed everything again (without it, a
+    /// file embedded by another model is refused, SMG-E231).
+    #[arg(long)]
+    pub(crate) replace: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

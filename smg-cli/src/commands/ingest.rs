@@ -1,15 +1,12 @@
 //! `smg ingest`: transcripts and exports into a new memory file, or appended to one.
 
-use std::io::IsTerminal;
 use std::path::Path;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use smg_engine::ingest::{
-    ingest, ingest_into_bytes, Format, IngestOptions, IngestReport, Input, Progress,
-};
+use smg_engine::ingest::{ingest, ingest_into_bytes, Format, IngestOptions, IngestReport, Input};
 use smg_format::{Document, Encoding, Error, WriteOptions};
 
+use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs};
 use crate::io::Context;
@@ -74,6 +71,20 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         index_needs_packed(args.index, &args.encode)?;
     }
     let bar = Bar::new(args.quiet);
+    let model = if args.embed {
+        super::embed::load(&args.model)?
+    } else {
+        None
+    };
+    // Embedding needs the document after ingest, before it is written.
+    let whole = |doc: &mut Document, inputs| -> Result<IngestReport, smg_engine::Error> {
+        let report = ingest(doc, inputs, &options, &bar)?;
+        if let Some(m) = &model {
+            smg_engine::embed::embed(doc, m, false, &ctx.limits, &bar)?;
+        }
+        bar.done();
+        Ok(report)
+    };
     let versions;
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
@@ -92,10 +103,9 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 ))
                 .into());
             }
-            let report = if indexed {
-                let report = ingest(&mut loaded.doc, inputs, &options, &bar)?;
-                bar.done();
-                save_indexed(path, loaded, true, &ctx.limits)?;
+            let report = if indexed || model.is_some() {
+                let report = whole(&mut loaded.doc, inputs)?;
+                save_indexed(path, loaded, indexed, &ctx.limits)?;
                 report
             } else {
                 let write = WriteOptions::new(loaded.encoding.for_writing());
@@ -115,9 +125,8 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut doc = Document::new("1970-01-01T00:00:00Z");
             versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
-            let (report, bytes) = if args.index {
-                let report = ingest(&mut doc, inputs, &options, &bar)?;
-                bar.done();
+            let (report, bytes) = if args.index || model.is_some() {
+                let report = whole(&mut doc, inputs)?;
                 (report, encoded(doc, &args.encode, args.index, ctx)?)
             } else {
                 let got = ingest_into_bytes(doc, inputs, &options, &bar, &write)?;
@@ -240,41 +249,5 @@ fn size(bytes: u64) -> String {
         b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / 1e6),
         b if b >= 1 << 10 => format!("{:.1} kB", b as f64 / 1e3),
         b => format!("{b} B"),
-    }
-}
-
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
-struct Bar(ProgressBar);
-
-impl Bar {
-    fn new(quiet: bool) -> Self {
-        let target = if quiet || !std::io::stderr().is_terminal() {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
-        let bar = ProgressBar::with_draw_target(Some(0), target);
-        bar.set_style(
-            ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} ({eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        Bar(bar)
-    }
-
-    fn done(&self) {
-        self.0.finish_and_clear();
-    }
-}
-
-impl Progress for Bar {
-    fn start(&self, stage: &str, total: u64) {
-        self.0.set_message(stage.to_string());
-        self.0.set_length(total);
-        self.0.set_position(0);
-    }
-
-    fn advance(&self, n: u64) {
-        self.0.inc(n);
     }
 }

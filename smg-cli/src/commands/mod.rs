@@ -6,6 +6,7 @@ mod convert;
 mod crypt;
 mod curate;
 mod diff;
+mod embed;
 mod export;
 mod info;
 mod ingest;
@@ -23,8 +24,8 @@ use smg_format::limits::Bound;
 use smg_format::{Error, Limits};
 
 use crate::cli::{
-    Cli, Command, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg, PolicyCommand,
-    TierCommand, VaultCommand,
+    Cli, Command, EmbedArgs, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg,
+    PolicyCommand, TierCommand, VaultCommand,
 };
 use crate::io::Context;
 use crate::secret::Secrets;
@@ -117,6 +118,7 @@ fn run_file_command(
     }
     Ok(match command {
         Command::Ingest(a) => return ingest::run(&a, &ctx),
+        Command::Embed(a) => return embed::run(&a, &ctx),
         Command::Search(a) => return retrieve::search(&a, &ctx),
         Command::Context(a) => return retrieve::context(&a, &ctx),
         Command::Expand(a) => return retrieve::expand(&a, &ctx),
@@ -125,8 +127,9 @@ fn run_file_command(
         Command::Bench(crate::cli::BenchCommand::Locomo {
             dir,
             curate_at,
+            model,
             json,
-        }) => return retrieve::bench_locomo(&dir, curate_at.as_deref(), json),
+        }) => return retrieve::bench_locomo(&dir, curate_at.as_deref(), &model, json),
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),
@@ -180,9 +183,11 @@ fn run_file_command(
 fn rewritten(command: &Command) -> Option<&Path> {
     let (file, output) = match command {
         Command::Ingest(a) => (a.append.as_deref()?, a.output.as_deref()),
-        Command::Index { file, .. } | Command::Vault(VaultCommand::Add { file, .. }) => {
-            (file.as_path(), None)
-        }
+        Command::Embed(EmbedArgs {
+            file: Some(file), ..
+        })
+        | Command::Index { file, .. }
+        | Command::Vault(VaultCommand::Add { file, .. }) => (file.as_path(), None),
         Command::Rekey(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Seal(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Unseal(a) => (a.file.as_path(), a.output.as_deref()),

@@ -9,7 +9,7 @@ use smg_engine::search::{
 };
 
 use super::merge::load_indexed;
-use crate::cli::{ContextArgs, ExpandArgs, SearchArgs};
+use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SearchArgs};
 use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_indexed, write_output, write_stdout};
 use crate::Outcome;
@@ -94,7 +94,10 @@ fn query_vector(path: &Path) -> Result<QueryVector, smg_engine::Error> {
 
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let mut options = SearchOptions::new(args.k);
-    options.vector = args.vector.as_deref().map(query_vector).transpose()?;
+    options.vector = match &args.vector {
+        Some(path) => Some(query_vector(path)?),
+        None => super::embed::query_of(&args.model, &args.query)?,
+    };
     let found = retriever(&args.file, ctx)?.search(&args.query, &options)?;
     if args.track {
         let ids = found
@@ -130,7 +133,13 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 }
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let p = prompt(&retriever(&args.file, ctx)?, &args.query, args.budget)?;
+    let vector = super::embed::query_of(&args.model, &args.query)?;
+    let p = prompt(
+        &retriever(&args.file, ctx)?,
+        &args.query,
+        vector.as_ref(),
+        args.budget,
+    )?;
     if args.track {
         let ids = p.items.iter().filter_map(|h| h.segment.clone()).collect();
         track(&args.file, ids, args.by.as_deref(), ctx)?;
@@ -203,9 +212,11 @@ fn figures(name: &str, ks: &[usize; 3], values: [f64; 3]) -> Vec<String> {
 pub(crate) fn bench_locomo(
     dir: &Path,
     curate_at: Option<&str>,
+    model: &ModelArg,
     as_json: bool,
 ) -> Result<Outcome, smg_engine::Error> {
-    let r = locomo(dir, curate_at)?;
+    let model = super::embed::load(model)?;
+    let r = locomo(dir, curate_at, model.as_ref().map(|m| m as _))?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
     let mut out = String::new();
     if as_json {
@@ -214,6 +225,7 @@ pub(crate) fn bench_locomo(
             json!({
                 "files": r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
                 "questions": r.questions,
+                "model": r.model,
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -226,9 +238,14 @@ pub(crate) fn bench_locomo(
         );
     } else {
         out.push_str(&format!(
-            "{} files, {} questions\n",
+            "{} files, {} questions; {}\n",
             r.files.len(),
-            r.questions
+            r.questions,
+            r.model
+                .as_deref()
+                .map_or("words only (no --model)".into(), |m| format!(
+                    "embeddings by {m}"
+                ))
         ));
         out.push_str(&format!(
             "search latency: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms\n",

@@ -5,7 +5,8 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use indicatif::ProgressBar;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use smg_engine::ingest::Progress;
 
 pub(super) struct Working(ProgressBar);
 
@@ -40,5 +41,41 @@ impl Working {
 impl Drop for Working {
     fn drop(&mut self) {
         self.0.finish_and_clear();
+    }
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+pub(super) struct Bar(ProgressBar);
+
+impl Bar {
+    pub(super) fn new(quiet: bool) -> Self {
+        let target = if quiet || !std::io::stderr().is_terminal() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(Some(0), target);
+        bar.set_style(
+            ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Bar(bar)
+    }
+
+    pub(super) fn done(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, stage: &str, total: u64) {
+        self.0.set_message(stage.to_string());
+        self.0.set_length(total);
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::time::NONE;
-use super::{display, Hit, Retriever};
+use super::{display, Hit, QueryVector, Retriever};
 use crate::error::Result;
 
 /// What a context holds, in the order it shows them.
@@ -54,12 +54,20 @@ impl Retriever {
     /// them by session and day in time order, each group under its date line
     /// (`[Mon 2023-05-08 13:56]`, UTC; `[no date]` for turns without a time); `items`
     /// keeps rank order. The rest of the relevant segments are named by reference
-    /// cards while room is left.
-    pub fn context(&self, query: &str, budget: usize) -> Result<ContextPack> {
+    /// cards while room is left. `vector`, the query's embedding, ranks as in
+    /// [`Retriever::rank`].
+    pub fn context(
+        &self,
+        query: &str,
+        vector: Option<&QueryVector>,
+        budget: usize,
+    ) -> Result<ContextPack> {
         // Every turn costs at least one character, so no more than 4 × budget turns
         // fit, and packing gives up after LEFT_OUT more: only those need ranking.
         let needed = budget.saturating_mul(4).saturating_add(LEFT_OUT + 1);
-        let ranked = self.scored(query)?.map_or_else(Vec::new, |s| s.top(needed));
+        let ranked = self
+            .scored(query, vector)?
+            .map_or_else(Vec::new, |s| s.top(needed));
         self.pack(&ranked, budget)
     }
 
@@ -230,7 +238,7 @@ mod tests {
     #[test]
     fn turns_show_by_session_and_day_under_their_date_lines() {
         let r = memory();
-        let pack = r.context("hiking", 1000).unwrap();
+        let pack = r.context("hiking", None, 1000).unwrap();
         assert_eq!(pack.items.len(), 5, "{}", pack.text);
         let lines: Vec<&str> = pack.text.lines().collect();
         assert_eq!(
@@ -253,7 +261,7 @@ mod tests {
     fn a_date_line_is_paid_for_within_the_budget() {
         let r = memory();
         for budget in 1..60 {
-            let pack = r.context("hiking", budget).unwrap();
+            let pack = r.context("hiking", None, budget).unwrap();
             assert!(pack.tokens <= budget, "{budget}: {}", pack.text);
             assert_eq!(pack.tokens, pack.text.chars().count().div_ceil(4));
             let dated = pack.text.lines().filter(|l| l.starts_with('[')).count();

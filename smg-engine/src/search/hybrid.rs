@@ -194,7 +194,8 @@ impl Retriever {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
         // Turns and nodes are ranked apart: side by side.
-        let (turns, by_nodes) = rayon::join(|| self.scored(query), || self.node_lists(query, n));
+        let (turns, by_nodes) =
+            rayon::join(|| self.scored(query, None), || self.node_lists(query, n));
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
         turn_lists.push((
             "turns",
@@ -397,7 +398,7 @@ mod tests {
         let found = r.search("pizza olives", &SearchOptions::new(3)).unwrap();
         // By words alone the two copies come first; diversity puts the third between.
         let by_words: Vec<usize> = r
-            .rank("pizza olives")
+            .rank("pizza olives", None)
             .unwrap()
             .iter()
             .map(|x| x.0)

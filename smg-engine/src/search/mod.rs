@@ -11,6 +11,7 @@ mod context;
 mod frames;
 mod hybrid;
 mod nodes;
+pub(crate) use nodes::text_of as node_text;
 mod pieces;
 mod prompt;
 mod scores;
@@ -64,6 +65,10 @@ const SESSION_WEIGHT: f64 = 1.0;
 /// Matches that go on to the neighbour, session, speaker and time rules; in a large
 /// archive the rest (weak matches of common words) cannot reach the top.
 const CANDIDATES: usize = 2000;
+/// The share of meaning (embeddings) against words when a query brings its vector:
+/// on LoCoMo's dev split with all-MiniLM-L6-v2, 0.2–0.4 all give R@10 0.80 (0.787 by
+/// words alone, 0.60 by meaning alone); bench/RESULTS.md has the sweep.
+const VECTOR_SHARE: f64 = 0.3;
 /// Turns whose words widen the query.
 const FEEDBACK_TURNS: usize = 3;
 /// Words added to the query from them.
@@ -153,7 +158,7 @@ pub(crate) struct Indexes {
 /// Every archived turn, without its source record (`extra`): retrieval never reads it,
 /// and on a large archive the records are most of the memory (2.3 GB of a million
 /// turns). Blocks decode in parallel, each stripped as it is decoded.
-fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, Vec<u32>)> {
+pub(crate) fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, Vec<u32>)> {
     let Some(archive) = doc.deep_archive.as_ref() else {
         return Ok((Vec::new(), Vec::new()));
     };
@@ -375,7 +380,7 @@ impl Retriever {
     /// The `k` best turns for `query`, best first (what a context is made of; a
     /// [`Retriever::search`] finds memory nodes as well).
     pub fn search_turns(&self, query: &str, k: usize) -> Result<Vec<Hit>> {
-        self.scored(query)?
+        self.scored(query, None)?
             .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
             .map(|(i, score)| {
@@ -390,16 +395,25 @@ impl Retriever {
 
     /// The matching turns (the 2,000 best matches and the turns around them), as
     /// (position, see [`Retriever::turn`], score), best first; ties go to the earlier
-    /// turn.
-    pub fn rank(&self, query: &str) -> Result<Vec<(usize, f64)>> {
-        Ok(self.scored(query)?.map_or_else(Vec::new, |s| s.ranked()))
+    /// turn. With `vector`, the query's embedding by the file's model, the turns most
+    /// like it in meaning join the words' matches (a query vector of another model or
+    /// size is `SMG-E230`; a file without embeddings is searched by words alone).
+    pub fn rank(&self, query: &str, vector: Option<&QueryVector>) -> Result<Vec<(usize, f64)>> {
+        Ok(self
+            .scored(query, vector)?
+            .map_or_else(Vec::new, |s| s.ranked()))
     }
 
     /// The scores behind [`Retriever::rank`]; `None` when nothing can match.
-    pub(crate) fn scored(&self, query: &str) -> Result<Option<Scores>> {
+    pub(crate) fn scored(
+        &self,
+        query: &str,
+        vector: Option<&QueryVector>,
+    ) -> Result<Option<Scores>> {
         let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
-        if query.is_empty() || self.turns.len() == 0 {
+        let vectors = self.ix.vectors.as_ref().zip(vector);
+        if (query.is_empty() && vectors.is_none()) || self.turns.len() == 0 {
             return Ok(None);
         }
         let index = &self.ix.index;
@@ -407,6 +421,9 @@ impl Retriever {
         let more = self.feedback(&query, &first)?;
         let widened = [query.as_slice(), more.as_slice()].concat();
         let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
+        if let Some((vectors, v)) = vectors {
+            best = blend(best, vectors.turn_similarities(v)?);
+        }
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
         let mut scores = Scores::new(best);
@@ -557,6 +574,36 @@ pub(crate) fn index_terms(text: &str) -> Vec<String> {
     tokens(text)
 }
 
+/// Word matches and meaning matches in one list, in the words' units (the later
+/// boosts add amounts of that size): a turn's word score and its similarity, scaled
+/// so that the best similarity counts as much as the best word score, are mixed with
+/// [`VECTOR_SHARE`] for meaning. The [`CANDIDATES`] turns most like the query in
+/// meaning join the word matches; with no word match, similarities alone rank.
+fn blend(words: Vec<(u32, f64)>, meaning: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    let mut meaning = meaning;
+    if meaning.len() > CANDIDATES {
+        meaning.select_nth_unstable_by(CANDIDATES, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        meaning.truncate(CANDIDATES);
+    }
+    let best = |l: &[(u32, f64)]| l.iter().map(|e| e.1).fold(0.0, f64::max);
+    let (w, m) = (best(&words), best(&meaning));
+    let (word_share, scale) = if w > 0.0 {
+        (1.0 - VECTOR_SHARE, w)
+    } else {
+        (0.0, 1.0)
+    };
+    let mut mixed: HashMap<u32, f64> = HashMap::with_capacity(words.len() + meaning.len());
+    for (i, s) in words {
+        *mixed.entry(i).or_default() += word_share * s;
+    }
+    if m > 0.0 {
+        for (i, s) in meaning {
+            *mixed.entry(i).or_default() += VECTOR_SHARE * scale * s.max(0.0) / m;
+        }
+    }
+    mixed.into_iter().filter(|e| e.1 > 0.0).collect()
+}
+
 /// A turn as a context shows it: `speaker: content`.
 pub fn display(t: &Turn) -> String {
     let who = t.speaker.as_deref().unwrap_or(&t.role);
@@ -564,12 +611,12 @@ pub fn display(t: &Turn) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ingest::{ingest, IngestOptions, Input, Silent};
 
     /// A memory ingested from `(speaker, text)` lines: the first four in session s1.
-    pub(super) fn document(lines: &[(&str, &str)]) -> Document {
+    pub(crate) fn document(lines: &[(&str, &str)]) -> Document {
         let jsonl: String = lines
             .iter()
             .enumerate()
@@ -584,7 +631,7 @@ mod tests {
     }
 
     /// A memory ingested from JSON Lines (spec §16).
-    pub(super) fn ingested(jsonl: String) -> Document {
+    pub(crate) fn ingested(jsonl: String) -> Document {
         let mut doc = Document::new("1970-01-01T00:00:00Z");
         let input = Input {
             name: "t.jsonl".into(),
@@ -682,11 +729,13 @@ mod tests {
     #[test]
     fn context_fits_the_budget_and_names_what_is_left_out() {
         let r = memory(CHAT);
-        let none = r.context("bakery job", 0).unwrap();
+        let none = r.context("bakery job", None, 0).unwrap();
         assert!(none.items.is_empty() && none.text.is_empty());
-        let all = r.context("bakery job", 1_000_000_000).unwrap();
+        let all = r.context("bakery job", None, 1_000_000_000).unwrap();
         assert!(all.items.iter().any(|h| h.turn.turn == 5));
-        let small = r.context("hiking mountains sister bakery", 20).unwrap();
+        let small = r
+            .context("hiking mountains sister bakery", None, 20)
+            .unwrap();
         assert!(small.tokens <= 20, "{small:?}");
         assert!(!small.items.is_empty());
         assert_eq!(

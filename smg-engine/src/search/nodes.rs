@@ -85,7 +85,8 @@ fn millis(t: Option<&str>) -> Option<i64> {
         .map(|d| d.timestamp_millis())
 }
 
-fn text_of(n: &Node) -> String {
+/// A node's text as retrieval reads it: its texts, each once.
+pub(crate) fn text_of(n: &Node) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for p in crate::graph::node_texts(n) {
         if !parts.iter().any(|q| q.contains(p)) {

@@ -133,8 +133,14 @@ impl Part {
 }
 
 /// Build the context for `query` within `budget` tokens from the memory `retriever`
-/// was opened on.
-pub fn prompt(retriever: &Retriever, query: &str, budget: usize) -> crate::Result<Prompt> {
+/// was opened on; `vector`, the query's embedding, ranks turns as in
+/// [`Retriever::rank`].
+pub fn prompt(
+    retriever: &Retriever,
+    query: &str,
+    vector: Option<&super::QueryVector>,
+    budget: usize,
+) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
     let usable = budget;
     let mut out = Prompt {
@@ -167,7 +173,7 @@ pub fn prompt(retriever: &Retriever, query: &str, budget: usize) -> crate::Resul
     add_artifacts(memory, &mut artifacts, &mut out);
     let used = (working.text.chars().count() + artifacts.text.chars().count()).div_ceil(4);
     // One token for the line breaks that join the parts.
-    let pack = retriever.context(query, usable.saturating_sub(used + 1))?;
+    let pack = retriever.context(query, vector, usable.saturating_sub(used + 1))?;
     if pack.items.is_empty() {
         out.warnings
             .push("nothing in memory matches the query".into());
@@ -243,19 +249,19 @@ mod tests {
     fn every_budget_is_kept_and_parts_come_in_order() {
         let r = memory();
         for budget in [0, 10, 100, 300, 1000, 8000, 1_000_000_000] {
-            let p = prompt(&r, "stripe webhook secret", budget).unwrap();
+            let p = prompt(&r, "stripe webhook secret", None, budget).unwrap();
             assert!(p.tokens <= budget, "{budget}: {} tokens", p.tokens);
             assert_eq!(p.tokens, p.text.chars().count().div_ceil(4));
         }
-        let empty = prompt(&r, "stripe", 0).unwrap();
+        let empty = prompt(&r, "stripe", None, 0).unwrap();
         assert!(empty.text.is_empty() && empty.items.is_empty());
         assert!(!empty.warnings.is_empty());
-        let full = prompt(&r, "stripe webhook secret", 8000).unwrap();
+        let full = prompt(&r, "stripe webhook secret", None, 8000).unwrap();
         assert!(full.text.starts_with("Memory summary: "));
         assert!(!full.items.is_empty());
         assert!(!full.artifacts.is_empty(), "{full:?}");
         assert!(full.text.contains("src/webhook.rs"));
-        let none = prompt(&r, "zebra quantum", 8000).unwrap();
+        let none = prompt(&r, "zebra quantum", None, 8000).unwrap();
         assert!(none.warnings.iter().any(|w| w.contains("nothing")));
     }
 }

@@ -302,7 +302,10 @@ mod tests {
     fn assert_answers_alike(a: &Retriever, b: &Retriever, q: &str, budget: usize) {
         let o = SearchOptions::new(5);
         assert_eq!(a.search(q, &o).unwrap(), b.search(q, &o).unwrap(), "{q}");
-        let (x, y) = (a.context(q, budget).unwrap(), b.context(q, budget).unwrap());
+        let (x, y) = (
+            a.context(q, None, budget).unwrap(),
+            b.context(q, None, budget).unwrap(),
+        );
         assert_eq!(x, y, "{q}");
     }
 

@@ -59,6 +59,10 @@ fn unit(v: &[f64]) -> Option<Vec<f32>> {
     (norm > 0.0 && norm.is_finite()).then(|| v.iter().map(|x| (x / norm) as f32).collect())
 }
 
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 impl Vectors {
     /// The enabled vector index of `doc`, its entries resolved to turn positions
     /// (`turns`: archive turn number → position) and node numbers; `None` without one.
@@ -101,9 +105,9 @@ impl Vectors {
         })
     }
 
-    /// The `n` rows most similar to `query` (cosine), best first; ties to the
-    /// earlier row. A query of another model or size is `SMG-E230`.
-    pub(crate) fn rank(&self, query: &QueryVector, n: usize) -> Result<Vec<(Key, f64)>> {
+    /// `query` as a unit vector, when it is of the file's model and size
+    /// (`SMG-E230` otherwise).
+    fn checked(&self, query: &QueryVector) -> Result<Vec<f32>> {
         if self.model.as_deref() != Some(query.model.as_str()) {
             return Err(Error::Vector(format!(
                 "the query was embedded by `{}`, the file's embeddings by `{}`",
@@ -118,17 +122,31 @@ impl Vectors {
                 self.dimensions
             )));
         }
-        let Some(q) = unit(&query.values) else {
-            return Err(Error::Vector("the query vector has no direction".into()));
-        };
+        unit(&query.values).ok_or_else(|| Error::Vector("the query vector has no direction".into()))
+    }
+
+    /// The cosine similarity of `query` to every embedded turn, by turn position.
+    pub(crate) fn turn_similarities(&self, query: &QueryVector) -> Result<Vec<(u32, f64)>> {
+        let q = self.checked(query)?;
+        Ok(self
+            .rows
+            .iter()
+            .filter_map(|(k, v)| match *k {
+                Key::Turn(i) => Some((i, f64::from(dot(v, &q)))),
+                Key::Node(_) => None,
+            })
+            .collect())
+    }
+
+    /// The `n` rows most similar to `query` (cosine), best first; ties to the
+    /// earlier row. A query of another model or size is `SMG-E230`.
+    pub(crate) fn rank(&self, query: &QueryVector, n: usize) -> Result<Vec<(Key, f64)>> {
+        let q = self.checked(query)?;
         let mut scored: Vec<(usize, f64)> = self
             .rows
             .iter()
             .enumerate()
-            .map(|(i, (_, v))| {
-                let dot: f32 = v.iter().zip(&q).map(|(a, b)| a * b).sum();
-                (i, f64::from(dot))
-            })
+            .map(|(i, (_, v))| (i, f64::from(dot(v, &q))))
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(scored

@@ -88,6 +88,9 @@ pub struct VectorIndex {
     pub model: Option<String>,
     /// Dimensions of every vector.
     pub dimensions: Option<u64>,
+    /// How the numbers are stored: `float`, or `int8` (each vector scaled so that its
+    /// largest component is ±127, rounded).
+    pub quantization: Option<String>,
     /// The vectors.
     pub embeddings: Option<Vec<Embedding>>,
     /// Fields this version does not know, kept verbatim.

@@ -230,7 +230,7 @@ impl Server {
         match self
             .store
             .retriever()
-            .and_then(|r| Ok(prompt(&r, &a.query, budget)?))
+            .and_then(|r| Ok(prompt(&r, &a.query, None, budget)?))
         {
             Ok(p) => {
                 let mut r =
