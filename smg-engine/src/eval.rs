@@ -19,7 +19,7 @@ use smg_format::{Document, Limits};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::ingest::{ingest, IngestOptions, Input, Silent};
-use crate::search::{Found, Item, Retriever, SearchOptions};
+use crate::search::{Found, Item, Retriever, SearchOptions, Tokens};
 
 /// The `k` of `R@k`.
 pub const RANKS: [usize; 3] = [5, 10, 20];
@@ -73,15 +73,23 @@ impl LocomoReport {
     }
 }
 
-/// Run the benchmark on every `*.json` file of `dir`; with `curate_at` (RFC 3339),
-/// each memory is curated at that time ([`crate::curate::curate`]) before it is
-/// asked; with `embedder`, each memory is embedded ([`crate::embed::embed`]) and each
-/// question too, and retrieval mixes meaning with words.
-pub fn locomo(
-    dir: &Path,
-    curate_at: Option<&str>,
-    embedder: Option<&dyn Embedder>,
-) -> Result<LocomoReport> {
+/// How [`locomo`] runs.
+#[derive(Default)]
+#[non_exhaustive]
+pub struct LocomoOptions<'a> {
+    /// Curate each memory at this time (RFC 3339, [`crate::curate::curate`]) before
+    /// asking it.
+    pub curate_at: Option<&'a str>,
+    /// Embed each memory ([`crate::embed::embed`]) and each question with this model:
+    /// retrieval then mixes meaning with words.
+    pub embedder: Option<&'a dyn Embedder>,
+    /// How contexts count their tokens.
+    pub tokens: Tokens,
+}
+
+/// Run the benchmark on every `*.json` file of `dir`, as `options` say.
+pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
+    let (curate_at, embedder) = (run.curate_at, run.embedder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .filter_map(std::result::Result::ok)
@@ -113,7 +121,8 @@ pub fn locomo(
         if let Some(e) = embedder {
             crate::embed::embed(&mut doc, e, false, &Limits::default(), &Silent)?;
         }
-        let retriever = Retriever::new(&doc, &Limits::default())?;
+        let mut retriever = Retriever::new(&doc, &Limits::default())?;
+        retriever.set_tokens(run.tokens.clone());
         let ids: Vec<String> = (0..retriever.turn_count())
             .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))
             .collect::<Result<_>>()?;

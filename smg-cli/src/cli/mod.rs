@@ -18,6 +18,7 @@ pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
     BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SearchArgs,
+    TokenizerArg,
 };
 
 pub(crate) const EXIT_CODES: &str = "\

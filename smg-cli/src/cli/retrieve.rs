@@ -110,9 +110,11 @@ pub(crate) struct ContextArgs {
     pub(crate) file: PathBuf,
     /// What the prompt is about.
     pub(crate) query: String,
-    /// Tokens (characters / 4) the context may take.
+    /// Tokens the context may take, counted as --tokenizer says.
     #[arg(long, default_value_t = 8000)]
     pub(crate) budget: usize,
+    #[command(flatten)]
+    pub(crate) tokenizer: TokenizerArg,
     #[command(flatten)]
     pub(crate) model: ModelArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
@@ -143,6 +145,38 @@ pub(crate) struct ExpandArgs {
     pub(crate) by: Option<String>,
 }
 
+/// `--tokenizer`: how a context's tokens are counted.
+#[derive(Debug, Args)]
+pub(crate) struct TokenizerArg {
+    /// How tokens are counted: characters / 4, or OpenAI's BPE (cl100k: GPT-4 and
+    /// GPT-3.5; o200k: GPT-4o and later), exactly as the model will.
+    #[arg(long = "tokenizer", value_enum, default_value_t = Tokenizer::Chars)]
+    pub(crate) tokenizer: Tokenizer,
+}
+
+/// Token counters of `--tokenizer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Tokenizer {
+    /// Characters / 4, rounded up (close to BPE on English prose).
+    Chars,
+    /// tiktoken's cl100k_base.
+    Cl100k,
+    /// tiktoken's o200k_base.
+    O200k,
+}
+
+impl TokenizerArg {
+    /// The counter it names.
+    pub(crate) fn tokens(&self) -> smg_engine::search::Tokens {
+        let name = match self.tokenizer {
+            Tokenizer::Chars => return smg_engine::search::Tokens::Chars,
+            Tokenizer::Cl100k => "cl100k",
+            Tokenizer::O200k => "o200k",
+        };
+        smg_embed::bpe::tokens(name).unwrap_or_default()
+    }
+}
+
 /// `--model DIR`: the sentence-embedding model.
 #[derive(Debug, Args)]
 pub(crate) struct ModelArg {
@@ -164,6 +198,8 @@ pub(crate) enum BenchCommand {
         curate_at: Option<String>,
         #[command(flatten)]
         model: ModelArg,
+        #[command(flatten)]
+        tokenizer: TokenizerArg,
         /// JSON output.
         #[arg(long)]
         json: bool,

@@ -3,13 +3,13 @@
 use std::path::Path;
 
 use serde_json::json;
-use smg_engine::eval::{locomo, BUDGETS, RANKS};
+use smg_engine::eval::{locomo, LocomoOptions, BUDGETS, RANKS};
 use smg_engine::search::{
     display, one_line, prompt, with_search_index, Item, QueryVector, Retriever, SearchOptions,
 };
 
 use super::merge::load_indexed;
-use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SearchArgs};
+use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SearchArgs, TokenizerArg};
 use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_indexed, write_output, write_stdout};
 use crate::Outcome;
@@ -134,12 +134,9 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let vector = super::embed::query_of(&args.model, &args.query)?;
-    let p = prompt(
-        &retriever(&args.file, ctx)?,
-        &args.query,
-        vector.as_ref(),
-        args.budget,
-    )?;
+    let mut retriever = retriever(&args.file, ctx)?;
+    retriever.set_tokens(args.tokenizer.tokens());
+    let p = prompt(&retriever, &args.query, vector.as_ref(), args.budget)?;
     if args.track {
         let ids = p.items.iter().filter_map(|h| h.segment.clone()).collect();
         track(&args.file, ids, args.by.as_deref(), ctx)?;
@@ -213,10 +210,15 @@ pub(crate) fn bench_locomo(
     dir: &Path,
     curate_at: Option<&str>,
     model: &ModelArg,
+    tokenizer: &TokenizerArg,
     as_json: bool,
 ) -> Result<Outcome, smg_engine::Error> {
     let model = super::embed::load(model)?;
-    let r = locomo(dir, curate_at, model.as_ref().map(|m| m as _))?;
+    let mut options = LocomoOptions::default();
+    options.curate_at = curate_at;
+    options.embedder = model.as_ref().map(|m| m as _);
+    options.tokens = tokenizer.tokens();
+    let r = locomo(dir, &options)?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
     let mut out = String::new();
     if as_json {
@@ -226,6 +228,7 @@ pub(crate) fn bench_locomo(
                 "files": r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
                 "questions": r.questions,
                 "model": r.model,
+                "tokenizer": tokenizer.tokens().name(),
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -258,8 +261,9 @@ pub(crate) fn bench_locomo(
             figures("R@", &RANKS, r.node_recall).join(" ")
         ));
         out.push_str(&format!(
-            "smg context (summary, goals, dated turns): {}; of 1000 tokens, median {} used\n",
+            "smg context (summary, goals, dated turns): {}; of 1000 tokens ({}), median {} used\n",
             figures("Rtok", &BUDGETS, r.context_rtok).join(" "),
+            tokenizer.tokens().name(),
             r.median_context_tokens()
         ));
     }

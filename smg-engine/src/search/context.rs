@@ -18,7 +18,7 @@ pub struct ContextPack {
     pub cards: Vec<String>,
     /// The prompt-ready text.
     pub text: String,
-    /// Its size in tokens (characters / 4).
+    /// Its size in tokens (as [`Retriever::set_tokens`] counts them).
     pub tokens: usize,
 }
 
@@ -31,15 +31,6 @@ fn date_line(when: i64) -> String {
     match chrono::DateTime::from_timestamp_millis(when).filter(|_| when != NONE) {
         Some(t) => t.format("[%a %Y-%m-%d %H:%M]").to_string(),
         None => "[no date]".into(),
-    }
-}
-
-/// What a date line costs, its line break included: known without the turn.
-fn date_line_chars(when: i64) -> usize {
-    if when == NONE {
-        "[no date]".len() + 1
-    } else {
-        "[Mon 2023-05-08 13:56]".len() + 1
     }
 }
 
@@ -80,9 +71,12 @@ impl Retriever {
             text: String::new(),
             tokens: 0,
         };
-        // Tokens are characters / 4 of the whole text, newlines included.
-        let mut chars = 0;
-        let fits = |chars: usize, more: usize| (chars + more).div_ceil(4) <= budget;
+        // Kept in the counter's units (characters for characters / 4, so that the
+        // whole text is rounded once), newlines included.
+        let tokens = &self.tokens;
+        let room = tokens.room(budget);
+        let mut used = 0;
+        let fits = |used: usize, more: usize| used + more <= room;
         let when = self.when();
         let group = |i: usize| {
             let day = if when[i] == NONE {
@@ -96,25 +90,30 @@ impl Retriever {
         let mut groups: HashMap<(u32, i64), i64> = HashMap::new();
         let mut left_out: Vec<usize> = Vec::new();
         // What a turn costs (its line, and its group's date line if it opens one) is
-        // known without reading it, so the turns that fit are known before any is
-        // read: they are read together.
+        // known without reading it when tokens are characters / 4, so the turns that
+        // fit are known before any is read: they are read together. A tokenizer
+        // reads each candidate's text to count it.
         let mut chosen: Vec<(usize, f64)> = Vec::new();
         for &(i, score) in ranked {
             let g = group(i);
             let opens = if groups.contains_key(&g) {
                 0
             } else {
-                date_line_chars(when[i])
+                tokens.line(&date_line(when[i]))
             };
-            let cost = self.ix.chars[i] as usize + 1 + opens;
-            if !fits(chars, cost) {
+            let line = match tokens.chars_line(self.ix.chars[i] as usize) {
+                Some(units) => units,
+                None => tokens.line(&display(&*self.turns.get(i)?)),
+            };
+            let cost = line + opens;
+            if !fits(used, cost) {
                 left_out.push(i);
                 if left_out.len() > LEFT_OUT {
                     break;
                 }
                 continue;
             }
-            chars += cost;
+            used += cost;
             let first = groups.entry(g).or_insert(when[i]);
             *first = (*first).min(when[i]);
             chosen.push((i, score));
@@ -169,17 +168,17 @@ impl Retriever {
                 "[{seg} {when}] {} (expand {seg})",
                 crate::text::clip(&display(&t), 60)
             );
-            let cost = card.chars().count() + 1;
-            if !fits(chars, cost) {
+            let cost = tokens.line(&card);
+            if !fits(used, cost) {
                 break;
             }
-            chars += cost;
+            used += cost;
             pack.text.push_str(&card);
             pack.text.push('\n');
             pack.cards.push(card);
             named.push(seg);
         }
-        pack.tokens = chars.div_ceil(4);
+        pack.tokens = tokens.count(&pack.text);
         Ok(pack)
     }
 }
@@ -189,6 +188,7 @@ mod tests {
     use smg_format::Limits;
 
     use super::*;
+    use crate::search::Tokens;
 
     /// Two sessions a week apart (the later one first in the file) and a turn
     /// without a time.
@@ -282,5 +282,23 @@ mod tests {
                 pack.text
             );
         }
+    }
+
+    #[test]
+    fn a_tokenizer_counts_the_budget_its_own_way() {
+        let mut r = memory();
+        // Words and line breaks as tokens.
+        let words = |t: &str| t.split_whitespace().count() + t.matches('\n').count();
+        r.set_tokens(Tokens::counted("words", words));
+        for budget in 1..50 {
+            let pack = r.context("hiking", None, budget).unwrap();
+            assert!(words(&pack.text) <= budget, "{budget}: {}", pack.text);
+            assert_eq!(pack.tokens, words(&pack.text));
+        }
+        let all = r.context("hiking", None, 1000).unwrap();
+        assert_eq!(all.items.len(), 5);
+        // "[no date]" (2) and its turn (6) with their line breaks: 10.
+        let first = r.context("notes without a date", None, 10).unwrap();
+        assert_eq!(first.text, "[no date]\nAnn: Hiking notes without a date.\n");
     }
 }

@@ -11,6 +11,7 @@ mod context;
 mod frames;
 mod hybrid;
 mod nodes;
+mod tokens;
 pub(crate) use nodes::text_of as node_text;
 mod pieces;
 mod prompt;
@@ -38,6 +39,7 @@ pub use stored::{
     encode_with_search_index, has_search_index, packed_with_search_index, with_search_index,
     EXTENSION,
 };
+pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;
 
 /// A ranked thing: a turn (position in the archive) or a node (its number).
@@ -118,6 +120,8 @@ pub struct Retriever {
     /// Per turn: its instant (ms), [`time::NONE`] without one; made from `ix.times`
     /// when a context first needs it.
     when: std::sync::OnceLock<Vec<i64>>,
+    /// How a context's budget is counted.
+    tokens: Tokens,
 }
 
 /// What retrieval knows of the turns and nodes besides their text: what a packed file
@@ -321,7 +325,18 @@ impl Retriever {
             turns: turns::TurnStore::Loaded(turns),
             stored: false,
             when: Default::default(),
+            tokens: Tokens::Chars,
         })
+    }
+
+    /// Count a context's tokens with `tokens` (characters / 4 until set).
+    pub fn set_tokens(&mut self, tokens: Tokens) {
+        self.tokens = tokens;
+    }
+
+    /// How a context's tokens are counted.
+    pub fn tokens(&self) -> &Tokens {
+        &self.tokens
     }
 
     /// Each turn's instant (ms), [`time::NONE`] for a turn without one.

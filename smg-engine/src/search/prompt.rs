@@ -5,12 +5,13 @@
 //! own: the caller's system prompt and safety margin are outside it (SMG §9.3 counts
 //! them in its 8,000), so a context of B tokens uses B, not B less a margin.
 //!
-//! Tokens are counted as characters / 4 of the text, line breaks included: the rule
-//! every budget of smg uses, close to BPE tokenizers on English prose.
+//! Tokens are counted as characters / 4 of the text, line breaks included (close to
+//! BPE tokenizers on English prose), unless the retriever was given a tokenizer
+//! ([`Retriever::set_tokens`]).
 
 use smg_format::{vault::rebuild_version, Document};
 
-use super::{Hit, Retriever};
+use super::{Hit, Retriever, Tokens};
 use crate::text::clip;
 
 /// Most of the budget working memory and artifacts take, of [`WHOLE`] (SMG §9.3).
@@ -24,7 +25,7 @@ const WHOLE: usize = 8000;
 pub struct Prompt {
     /// The text to put in the prompt.
     pub text: String,
-    /// Its size in tokens (characters / 4).
+    /// Its size in tokens (as the retriever counts them).
     pub tokens: usize,
     /// The working memory's summary, when it has one.
     pub summary: Option<String>,
@@ -102,22 +103,24 @@ impl PromptMemory {
     }
 }
 
-/// Appends lines while they fit a number of characters.
-struct Part {
+/// Appends lines while they fit a number of tokens (kept in the counter's units).
+struct Part<'a> {
     text: String,
     room: usize,
+    tokens: &'a Tokens,
 }
 
-impl Part {
-    fn new(tokens: usize) -> Self {
+impl<'a> Part<'a> {
+    fn new(budget: usize, tokens: &'a Tokens) -> Self {
         Part {
             text: String::new(),
-            room: tokens * 4,
+            room: tokens.room(budget),
+            tokens,
         }
     }
 
     fn push(&mut self, line: &str) -> bool {
-        let cost = line.chars().count() + 1;
+        let cost = self.tokens.line(line);
         if cost > self.room {
             return false;
         }
@@ -128,7 +131,7 @@ impl Part {
     }
 
     fn left(&self) -> usize {
-        self.room / 4
+        self.tokens.whole_tokens(self.room)
     }
 }
 
@@ -154,7 +157,8 @@ pub fn prompt(
         warnings: Vec::new(),
     };
     let memory = retriever.prompt_memory();
-    let mut working = Part::new(share(WORKING).min(usable));
+    let tokens = retriever.tokens();
+    let mut working = Part::new(share(WORKING).min(usable), tokens);
     if let Some(s) = &memory.summary {
         if working.push(&format!("Memory summary: {s}")) {
             out.summary = Some(s.clone());
@@ -168,10 +172,12 @@ pub fn prompt(
             out.goals.push(g.clone());
         }
     }
-    let mut artifacts =
-        Part::new(share(ARTIFACTS).min(usable.saturating_sub(working_used(&working, usable))));
+    let mut artifacts = Part::new(
+        share(ARTIFACTS).min(usable.saturating_sub(working_used(&working, usable))),
+        tokens,
+    );
     add_artifacts(memory, &mut artifacts, &mut out);
-    let used = (working.text.chars().count() + artifacts.text.chars().count()).div_ceil(4);
+    let used = tokens.count(&format!("{}{}", working.text, artifacts.text));
     // One token for the line breaks that join the parts.
     let pack = retriever.context(query, vector, usable.saturating_sub(used + 1))?;
     if pack.items.is_empty() {
@@ -187,14 +193,14 @@ pub fn prompt(
     .filter(|t| !t.is_empty())
     .collect::<Vec<_>>()
     .join("\n");
-    out.tokens = out.text.chars().count().div_ceil(4);
+    out.tokens = tokens.count(&out.text);
     out.items = pack.items;
     out.cards = pack.cards;
     Ok(out)
 }
 
 fn working_used(part: &Part, usable: usize) -> usize {
-    usable.min(part.text.chars().count().div_ceil(4))
+    usable.min(part.tokens.count(&part.text))
 }
 
 /// The artifacts in use (working memory's `activeArtifacts`), newest version, whole

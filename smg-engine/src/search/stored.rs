@@ -18,7 +18,7 @@ use smg_format::{model::Turn, packed::PackedArchive, Document, Encoding, Limits,
 use super::frames::{Frames, Head};
 use super::pieces;
 use super::turns::TurnStore;
-use super::{load_turns, Indexes, Retriever};
+use super::{load_turns, Indexes, Retriever, Tokens};
 use crate::error::Result;
 
 /// The name of the extension.
@@ -94,6 +94,7 @@ impl Retriever {
                 ix,
                 stored: true,
                 when: Default::default(),
+                tokens: Tokens::Chars,
             });
         }
         Retriever::index(doc, turns, block_sizes)
@@ -151,6 +152,7 @@ impl Retriever {
             ix,
             stored: true,
             when: Default::default(),
+            tokens: Tokens::Chars,
         }))
     }
 
