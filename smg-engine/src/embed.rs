@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use smg_format::model::{Embedding, VectorIndex};
+use smg_format::model::Embedding;
 use smg_format::{Document, Limits};
 
 use crate::error::{Error, Result};
@@ -63,29 +63,35 @@ pub fn embed(
 ) -> Result<Embedded> {
     let model = embedder.model().to_string();
     let dimensions = embedder.dimensions();
-    let old = doc
+    // The index is changed on a copy, put back only when every text is embedded.
+    let mut index = doc
         .deep_archive
         .as_ref()
         .and_then(|a| a.vector_index.clone())
         .unwrap_or_default();
-    let mut rows = old.embeddings.clone().unwrap_or_default();
-    if !rows.is_empty() && old.model.as_deref() != Some(model.as_str()) && !replace {
+    let mut rows = index.embeddings.take().unwrap_or_default();
+    let same = index.model.as_deref() == Some(model.as_str());
+    if !rows.is_empty() && !same && !replace {
         return Err(Error::Embedding {
             code: "SMG-E231",
             detail: format!(
                 "the file's embeddings come from `{}`, not `{model}`: embed with that model, \
                  or replace them all (--replace)",
-                old.model.as_deref().unwrap_or("an unnamed model")
+                index.model.as_deref().unwrap_or("an unnamed model")
             ),
         });
     }
-    if replace || old.model.as_deref() != Some(model.as_str()) {
+    if replace || !same {
         rows.clear();
     }
-    let kept = rows.len();
+    let mut report = Embedded {
+        model: model.clone(),
+        dimensions,
+        kept: rows.len(),
+        ..Embedded::default()
+    };
     let texts = missing(doc, &rows, limits)?;
     progress.start("embed", texts.len() as u64);
-    let mut vectors = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(STEP) {
         let batch: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
         let out = embedder.embed(&batch).map_err(|detail| Error::Embedding {
@@ -100,40 +106,31 @@ pub fn embed(
                 ),
             });
         }
-        vectors.extend(out);
+        // Quantised as they come: the floats of a whole archive are never all held.
+        for ((key, _), v) in chunk.iter().zip(out) {
+            let (turn, node_id) = match key {
+                Key::Turn(t) => (Some(*t), None),
+                Key::Node(id) => (None, Some(id.clone())),
+            };
+            report.turns += usize::from(turn.is_some());
+            report.nodes += usize::from(node_id.is_some());
+            rows.push(Embedding {
+                turn,
+                node_id,
+                vector: quantise(&v),
+                ..Embedding::default()
+            });
+        }
         progress.advance(chunk.len() as u64);
     }
-    let mut report = Embedded {
-        model: model.clone(),
-        dimensions,
-        kept,
-        ..Embedded::default()
-    };
-    for ((key, _), v) in texts.into_iter().zip(vectors) {
-        match key {
-            Key::Turn(_) => report.turns += 1,
-            Key::Node(_) => report.nodes += 1,
-        }
-        let (turn, node_id) = match key {
-            Key::Turn(t) => (Some(t), None),
-            Key::Node(id) => (None, Some(id)),
-        };
-        rows.push(Embedding {
-            turn,
-            node_id,
-            vector: quantise(&v),
-            ..Embedding::default()
-        });
-    }
-    let archive = doc.deep_archive.get_or_insert_with(Default::default);
-    archive.vector_index = Some(VectorIndex {
-        enabled: true,
-        model: Some(model),
-        dimensions: Some(dimensions as u64),
-        quantization: Some(QUANTIZATION.into()),
-        embeddings: Some(rows),
-        ..old
-    });
+    index.enabled = true;
+    index.model = Some(model);
+    index.dimensions = Some(dimensions as u64);
+    index.quantization = Some(QUANTIZATION.into());
+    index.embeddings = Some(rows);
+    doc.deep_archive
+        .get_or_insert_with(Default::default)
+        .vector_index = Some(index);
     Ok(report)
 }
 

@@ -11,14 +11,13 @@ mod context;
 mod frames;
 mod hybrid;
 mod nodes;
-mod tokens;
-pub(crate) use nodes::text_of as node_text;
 mod pieces;
 mod prompt;
 mod scores;
 mod sketch;
 mod stored;
 mod time;
+mod tokens;
 mod turns;
 mod vectors;
 
@@ -33,6 +32,7 @@ use crate::error::Result;
 use bm25::{tokens, tokens_cached, Bm25};
 pub use context::ContextPack;
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
+pub(crate) use nodes::text_of as node_text;
 pub use prompt::{prompt, Prompt};
 use scores::{IdMap, Scores};
 pub use stored::{
@@ -597,7 +597,7 @@ pub(crate) fn index_terms(text: &str) -> Vec<String> {
 fn blend(words: Vec<(u32, f64)>, meaning: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
     let mut meaning = meaning;
     if meaning.len() > CANDIDATES {
-        meaning.select_nth_unstable_by(CANDIDATES, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        meaning.select_nth_unstable_by(CANDIDATES, scores::best_first);
         meaning.truncate(CANDIDATES);
     }
     let best = |l: &[(u32, f64)]| l.iter().map(|e| e.1).fold(0.0, f64::max);

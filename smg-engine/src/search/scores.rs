@@ -130,7 +130,7 @@ impl Scores {
 }
 
 /// Higher score first; ties to the earlier turn.
-fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+pub(crate) fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
     b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
