@@ -181,6 +181,10 @@ enum smg_status
    */
   SMG_STATUS_UNKNOWN_ALGORITHM = 145,
   /**
+   * SMG-E146: the work needs what a sealed section holds.
+   */
+  SMG_STATUS_SEALED = 146,
+  /**
    * SMG-E150: not signed.
    */
   SMG_STATUS_UNSIGNED = 150,
@@ -544,6 +548,21 @@ smg_status smg_neo4j_push(const char *path, const char *options, char **json_out
  * `options` and `path` must be NUL-terminated strings and `json_out` writable.
  */
 smg_status smg_neo4j_pull(const char *options, const char *path, char **json_out);
+
+/**
+ * A new handle on the memory `mem` with every sealed section that `passphrase`
+ * opens put back, in memory only: the file stays sealed, and `mem` is unchanged.
+ * `SMG-E141` when the passphrase opens none. Free the new handle with
+ * `smg_memory_free`, as any other.
+ *
+ * # Safety
+ * `mem` must be a live handle, `passphrase` `passphrase_len` readable bytes, and
+ * `memory_out` writable.
+ */
+smg_status smg_memory_unseal(const smg_memory *mem,
+                             const uint8_t *passphrase,
+                             size_t passphrase_len,
+                             smg_memory **memory_out);
 
 #ifdef __cplusplus
 }  // extern "C"

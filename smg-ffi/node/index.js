@@ -27,6 +27,7 @@ const c = {
   validate: lib.func('uint32_t smg_validate(const uint8_t *bytes, size_t len, _Out_ void **report)'),
   open: lib.func('uint32_t smg_memory_open(const char *path, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
   free: lib.func('void smg_memory_free(smg_memory *m)'),
+  unseal: lib.func('uint32_t smg_memory_unseal(const smg_memory *m, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
   info: lib.func('uint32_t smg_memory_info(const smg_memory *m, _Out_ void **json)'),
   search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
@@ -112,13 +113,28 @@ function applyDelta(base, delta, output, passphrase) {
 }
 
 class Memory {
-  constructor(path, passphrase) {
+  // `handle` is for `unseal`: a handle opened already.
+  constructor(path, passphrase, handle) {
     this.path = text(path, 'path');
+    if (handle) {
+      this.handle = handle;
+      return;
+    }
     const secret = secretOf(passphrase);
     const out = [null];
     const status = c.open(this.path, secret.length ? secret : null, secret.length, out);
     if (status !== OK) throw new SmgError(status, lastError());
     this.handle = out[0];
+  }
+
+  // A new Memory with every sealed section `passphrase` opens put back, in memory
+  // only: the file stays sealed. A passphrase that opens none throws SMG-E141.
+  unseal(passphrase) {
+    const secret = secretOf(passphrase);
+    const out = [null];
+    const status = c.unseal(this.live(), secret.length ? secret : null, secret.length, out);
+    if (status !== OK) throw new SmgError(status, lastError());
+    return new Memory(this.path, null, out[0]);
   }
 
   live() {

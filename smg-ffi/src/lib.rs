@@ -10,12 +10,14 @@ mod delta;
 mod index;
 mod memory;
 mod neo4j;
+mod seal;
 
 pub use curate::*;
 pub use delta::*;
 pub use index::*;
 pub use memory::*;
 pub use neo4j::*;
+pub use seal::*;
 
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -105,6 +107,8 @@ pub enum SmgStatus {
     KdfTooCostly = 144,
     /// SMG-E145: an unknown algorithm.
     UnknownAlgorithm = 145,
+    /// SMG-E146: the work needs what a sealed section holds.
+    Sealed = 146,
     /// SMG-E150: not signed.
     Unsigned = 150,
     /// SMG-E151: the signature does not hold.
@@ -193,6 +197,7 @@ impl SmgStatus {
             WeakKdf,
             KdfTooCostly,
             UnknownAlgorithm,
+            Sealed,
             Unsigned,
             BadSignature,
             DeltaBase,

@@ -33,7 +33,7 @@ pub struct SmgMemory {
 }
 
 impl SmgMemory {
-    fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
+    pub(crate) fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
         if let Some(doc) = self.doc.get() {
             return Ok(doc);
         }
@@ -171,6 +171,16 @@ fn open_bytes(
     }))
 }
 
+/// A memory of `doc` alone, its search index made in memory.
+pub(crate) fn of_document(doc: Document) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
+    let retriever = Retriever::new(&doc, &Limits::default()).map_err(engine_error)?;
+    Ok(Box::new(SmgMemory {
+        doc: OnceLock::from(doc),
+        file: Mutex::new(None),
+        retriever,
+    }))
+}
+
 /// A plain packed file at `path` with a current search index, opened by the index
 /// alone (as `smg search` opens it): in a fraction of a second, where reading the
 /// whole file takes seconds at a million turns. `None` for any other file.
@@ -277,7 +287,9 @@ pub unsafe extern "C" fn smg_memory_free(memory: *mut SmgMemory) {
 ///
 /// # Safety
 /// `memory` must be null or a live handle from this library.
-unsafe fn handle<'a>(mem: *const SmgMemory) -> Result<&'a SmgMemory, (SmgStatus, String)> {
+pub(crate) unsafe fn handle<'a>(
+    mem: *const SmgMemory,
+) -> Result<&'a SmgMemory, (SmgStatus, String)> {
     // SAFETY: the caller guarantees a live handle or null.
     unsafe { mem.as_ref() }.ok_or((SmgStatus::NullArgument, "memory is null".into()))
 }

@@ -142,6 +142,10 @@ pub enum Error {
     /// An algorithm the header names is not defined in v1.
     #[error("unknown algorithm: {0}")]
     UnknownAlgorithm(String),
+    /// The work needs what a sealed section holds (its turns, its nodes): the
+    /// section's passphrase is needed first.
+    #[error("{0}")]
+    Sealed(String),
     /// The document carries no signature.
     #[error("the document is not signed")]
     Unsigned,
@@ -222,6 +226,7 @@ impl Error {
             Error::InvalidArgument(_) => "SMG-E020",
             Error::NeedPassphrase => "SMG-E140",
             Error::WrongPassphrase => "SMG-E141",
+            Error::Sealed(_) => "SMG-E146",
             Error::Tampered => "SMG-E142",
             Error::WeakKdf { .. } => "SMG-E143",
             Error::KdfTooCostly { .. } => "SMG-E144",

@@ -141,3 +141,19 @@ def test_curation_through_the_package_is_undone_exactly(tmp_path):
         smg.curate(out, now="tomorrow")
     assert bad.value.code == "SMG-E020"
     assert out.read_bytes() != before  # the recorded access stays
+
+
+def test_a_sealed_tier_opens_in_memory_with_its_key():
+    sealed = ROOT / "fixtures" / "valid" / "sealed-conversation.smg"
+    before = sealed.read_bytes()
+    with smg.open(sealed) as memory:
+        assert memory.search("Northwind acquisition") == []
+        with pytest.raises(smg.SmgError) as wrong:
+            memory.unseal("not the key")
+        assert wrong.value.code == "SMG-E141"
+        with memory.unseal("restricted") as board:
+            said = [hit["content"] for hit in board.search("Northwind acquisition", k=2)]
+            assert any("Northwind" in s for s in said), said
+            assert "Northwind" in board.context("Northwind", budget=500)["text"]
+        assert memory.search("Northwind acquisition") == []
+    assert sealed.read_bytes() == before

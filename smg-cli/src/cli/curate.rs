@@ -159,3 +159,36 @@ pub(crate) struct KnowledgeArgs {
     #[arg(long, value_name = "PATH")]
     pub(crate) seal_passphrase_file: Option<PathBuf>,
 }
+
+/// `smg scope`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ScopeCommand {
+    /// Give a conversation already in the memory a scope (spec §10.3): its turns are
+    /// archived again (restricted code stays in its turns) and the graph and working
+    /// memory made again, as one ingest of the whole archive would make them.
+    Set(ScopeSetArgs),
+    /// The conversations in the archive: their turns and scope, and the sealed tiers.
+    List {
+        /// The memory file (`-` for stdin).
+        file: PathBuf,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `smg scope set`.
+#[derive(Debug, Args)]
+pub(crate) struct ScopeSetArgs {
+    /// The memory file, changed in place.
+    pub(crate) file: PathBuf,
+    /// The conversation's id (see `smg scope list`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) conversation: String,
+    /// Its scope.
+    #[arg(value_enum)]
+    pub(crate) scope: super::retrieve::ConversationScope,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}

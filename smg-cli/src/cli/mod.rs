@@ -12,13 +12,14 @@ mod retrieve;
 
 pub(crate) use checkpoint::{DiffArgs, MergeArgs, PreferArg};
 pub(crate) use curate::{
-    CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, TierCommand,
+    CurateArgs, KnowledgeCommand, KnowledgeTier, PolicyCommand, PolicySetArgs, ScopeCommand,
+    ScopeSetArgs, TierCommand,
 };
 pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
-    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SearchArgs,
-    TokenizerArg,
+    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SealedArg,
+    SearchArgs, TokenizerArg,
 };
 
 pub(crate) const EXIT_CODES: &str = "\
@@ -180,6 +181,8 @@ pub(crate) enum Command {
         /// JSON output (the nodes as stored).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        sealed: SealedArg,
     },
     /// What changed from one memory file to another: nodes, edges, artifact versions,
     /// archive turns, working memory, metadata.
@@ -273,6 +276,10 @@ pub(crate) enum Command {
     /// Curated knowledge.
     #[command(subcommand)]
     Knowledge(KnowledgeCommand),
+    /// The scope of conversations: restricted talk, and all drawn from it, is sealed
+    /// whole with `smg seal --tier restricted` (spec §10.3).
+    #[command(subcommand)]
+    Scope(ScopeCommand),
     /// Bring a file written by an older smg up to date: derived nodes named by archive
     /// position (`seg-12`, `mem-12-1`) get the stable ids of spec §11, every reference
     /// to them follows, and the derived graph is built again. In place unless -o.

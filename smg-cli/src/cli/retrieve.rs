@@ -37,6 +37,11 @@ pub(crate) struct IngestArgs {
     /// Turns kept verbatim in working memory.
     #[arg(long, default_value_t = 8)]
     pub(crate) recent: usize,
+    /// The scope of the conversations read: `restricted` for talk most readers must
+    /// never see (it and all that is drawn from it can then be sealed whole with
+    /// `smg seal --tier restricted`).
+    #[arg(long, value_enum, default_value_t = ConversationScope::Personal)]
+    pub(crate) scope: ConversationScope,
     /// Embed every new turn and node with the model of --model (see `smg embed`).
     #[arg(long, requires = "model")]
     pub(crate) embed: bool,
@@ -50,6 +55,25 @@ pub(crate) struct IngestArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) encode: EncodeArgs,
+}
+
+/// Scopes of conversations (departmental and global knowledge is curated, with an
+/// approver: `smg knowledge add`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ConversationScope {
+    /// One user's own memory (the default).
+    Personal,
+    /// Talk most readers must never see.
+    Restricted,
+}
+
+impl From<ConversationScope> for smg_format::model::Scope {
+    fn from(s: ConversationScope) -> Self {
+        match s {
+            ConversationScope::Personal => smg_format::model::Scope::Personal,
+            ConversationScope::Restricted => smg_format::model::Scope::Restricted,
+        }
+    }
 }
 
 /// Input formats of `smg ingest`.
@@ -92,9 +116,11 @@ pub(crate) struct SearchArgs {
     pub(crate) vector: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) model: ModelArg,
+    #[command(flatten)]
+    pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "passphrase_file")]
     pub(crate) track: bool,
     /// Who retrieved them, for --track (a user or agent id).
     #[arg(long, value_name = "ID", requires = "track")]
@@ -117,9 +143,11 @@ pub(crate) struct ContextArgs {
     pub(crate) tokenizer: TokenizerArg,
     #[command(flatten)]
     pub(crate) model: ModelArg,
+    #[command(flatten)]
+    pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "passphrase_file")]
     pub(crate) track: bool,
     /// Who retrieved them, for --track (a user or agent id).
     #[arg(long, value_name = "ID", requires = "track")]
@@ -136,9 +164,11 @@ pub(crate) struct ExpandArgs {
     pub(crate) file: PathBuf,
     /// A segment id (`seg-…`).
     pub(crate) segment: String,
+    #[command(flatten)]
+    pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "passphrase_file")]
     pub(crate) track: bool,
     /// Who retrieved them, for --track (a user or agent id).
     #[arg(long, value_name = "ID", requires = "track")]
@@ -178,6 +208,14 @@ impl TokenizerArg {
 }
 
 /// `--model DIR`: the sentence-embedding model.
+#[derive(Debug, Args)]
+pub(crate) struct SealedArg {
+    /// Read as one allowed to: open the file's sealed sections that the passphrase in
+    /// this file (first line) opens, in memory only; the file stays sealed.
+    #[arg(long = "seal-passphrase-file", value_name = "PATH")]
+    pub(crate) passphrase_file: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ModelArg {
     /// A sentence-embedding model's folder (config.json, model.safetensors,

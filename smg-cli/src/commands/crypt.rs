@@ -4,7 +4,8 @@ use crate::cli::{EncryptArgs, InOut, RekeyArgs, SealArgs, UnsealArgs};
 use crate::io::Context;
 use std::path::Path;
 
-use crate::io::{load, read_input, save_like, write_output, write_stdout};
+use crate::commands::merge::load_indexed;
+use crate::io::{load, read_input, save_indexed, save_like, write_output, write_stdout};
 use crate::secret::other_passphrase;
 use crate::Outcome;
 
@@ -142,16 +143,16 @@ pub(crate) fn verify(
     Ok(Outcome::Success)
 }
 
-pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, Error> {
-    let loaded = load(&args.file, ctx)?;
-    let mut doc = loaded.doc.clone();
+/// Sealing and unsealing keep a stored search index, made again for what is readable
+/// now: an index of sealed turns would give their words away.
+pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let (mut loaded, indexed) = load_indexed(&args.file, ctx)?;
     let target = match (&args.collaborator, args.tier) {
         (Some(c), None) => smg_format::seal::SealTarget::Collaborator(c),
         (None, Some(t)) => smg_format::seal::SealTarget::Tier(t.into()),
         _ => {
-            return Err(Error::InvalidArgument(
-                "give exactly one of --collaborator and --tier".into(),
-            ))
+            let why = "give exactly one of --collaborator and --tier".into();
+            return Err(Error::InvalidArgument(why).into());
         }
     };
     let pass = other_passphrase(
@@ -159,21 +160,22 @@ pub(crate) fn seal(args: &SealArgs, ctx: &Context) -> Result<Outcome, Error> {
         "SMG_SEAL_PASSPHRASE",
         true,
     )?;
-    let id = smg_format::seal::seal(&mut doc, target, &pass, args.iterations)?;
-    save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
+    let id = smg_format::seal::seal(&mut loaded.doc, target, &pass, args.iterations)?;
+    let out = args.output.as_deref().unwrap_or(&args.file);
+    save_indexed(out, loaded, indexed, &ctx.limits)?;
     eprintln!("sealed {id}");
     Ok(Outcome::Success)
 }
 
-pub(crate) fn unseal(args: &UnsealArgs, ctx: &Context) -> Result<Outcome, Error> {
-    let loaded = load(&args.file, ctx)?;
-    let mut doc = loaded.doc.clone();
+pub(crate) fn unseal(args: &UnsealArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let (mut loaded, indexed) = load_indexed(&args.file, ctx)?;
     let pass = other_passphrase(
         args.seal_passphrase_file.as_deref(),
         "SMG_SEAL_PASSPHRASE",
         false,
     )?;
-    smg_format::seal::unseal(&mut doc, &args.section, &pass)?;
-    save_like(args.output.as_deref().unwrap_or(&args.file), &doc, &loaded)?;
+    smg_format::seal::unseal(&mut loaded.doc, &args.section, &pass)?;
+    let out = args.output.as_deref().unwrap_or(&args.file);
+    save_indexed(out, loaded, indexed, &ctx.limits)?;
     Ok(Outcome::Success)
 }

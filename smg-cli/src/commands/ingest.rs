@@ -58,6 +58,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     };
     options.strict = args.strict;
     options.recent_turns = args.recent;
+    options.scope = Some(args.scope.into());
     options.limits = ctx.limits;
     if let Some(level) = args.block_level {
         if !(0..=11).contains(&level) {

@@ -14,6 +14,7 @@ mod init;
 mod merge;
 mod neo4j;
 mod retrieve;
+mod scope;
 mod validate;
 mod vault;
 mod working;
@@ -25,7 +26,7 @@ use smg_format::{Error, Limits};
 
 use crate::cli::{
     Cli, Command, EmbedArgs, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg,
-    PolicyCommand, TierCommand, VaultCommand,
+    PolicyCommand, ScopeCommand, TierCommand, VaultCommand,
 };
 use crate::io::Context;
 use crate::secret::Secrets;
@@ -123,7 +124,12 @@ fn run_file_command(
         Command::Context(a) => return retrieve::context(&a, &ctx),
         Command::Expand(a) => return retrieve::expand(&a, &ctx),
         Command::Index { file, json } => return retrieve::index(&file, json, &ctx),
-        Command::Query { file, query, json } => return retrieve::query(&file, &query, json, &ctx),
+        Command::Query {
+            file,
+            query,
+            json,
+            sealed,
+        } => return retrieve::query(&file, &query, json, &sealed, &ctx),
         Command::Bench(crate::cli::BenchCommand::Locomo {
             dir,
             curate_at,
@@ -139,8 +145,8 @@ fn run_file_command(
         Command::Encrypt(a) => crypt::encrypt(&a, &ctx),
         Command::Decrypt(a) => crypt::decrypt(&a, &ctx),
         Command::Rekey(a) => crypt::rekey(&a, &ctx),
-        Command::Seal(a) => crypt::seal(&a, &ctx),
-        Command::Unseal(a) => crypt::unseal(&a, &ctx),
+        Command::Seal(a) => return crypt::seal(&a, &ctx),
+        Command::Unseal(a) => return crypt::unseal(&a, &ctx),
         Command::Keygen { output } => crypt::keygen(&output),
         Command::Sign { file, key, output } => crypt::sign(&file, &key, output.as_deref(), &ctx),
         Command::Verify { file, public_key } => crypt::verify(&file, public_key.as_deref(), &ctx),
@@ -169,6 +175,7 @@ fn run_file_command(
         Command::Tier(c) => return curate::tier(&c, &ctx),
         Command::Policy(c) => return curate::policy(&c, &ctx),
         Command::Knowledge(c) => return curate::knowledge(&c, &ctx),
+        Command::Scope(c) => return scope::run(&c, &ctx),
         // Dispatched by `run`, before this function.
         Command::Neo4j(_) | Command::Mcp(_) => {
             return Err(Error::InvalidArgument("not a file command".into()).into())
@@ -202,6 +209,7 @@ fn rewritten(command: &Command) -> Option<&Path> {
         Command::Tier(TierCommand::Promote(a) | TierCommand::Demote(a)) => (a.file.as_path(), None),
         Command::Policy(PolicyCommand::Set(a)) => (a.file.as_path(), None),
         Command::Knowledge(KnowledgeCommand::Add(a)) => (a.file.as_path(), None),
+        Command::Scope(ScopeCommand::Set(a)) => (a.file.as_path(), None),
         _ => return None,
     };
     Some(output.unwrap_or(file)).filter(|p| !crate::io::is_stdio(p))

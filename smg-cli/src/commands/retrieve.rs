@@ -9,7 +9,7 @@ use smg_engine::search::{
 };
 
 use super::merge::load_indexed;
-use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SearchArgs, TokenizerArg};
+use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SealedArg, SearchArgs, TokenizerArg};
 use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_indexed, write_output, write_stdout};
 use crate::Outcome;
@@ -17,7 +17,17 @@ use crate::Outcome;
 /// The memory in `file` for retrieval (search, context, expand): a packed file with a
 /// stored search index by the index alone, turns read from disk when needed; any
 /// other by reading it all.
-fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error> {
+///
+/// With a seal passphrase, the whole file is read and the sections it opens are
+/// unsealed in memory: a stored index holds none of their words.
+fn retriever(
+    file: &Path,
+    sealed: &SealedArg,
+    ctx: &Context,
+) -> Result<Retriever, smg_engine::Error> {
+    if sealed.passphrase_file.is_some() {
+        return Retriever::new(&unsealed(file, sealed, ctx)?, &ctx.limits);
+    }
     if !is_stdio(file) {
         if let Some(r) = Retriever::open_packed(file, &ctx.limits)? {
             return Ok(r);
@@ -26,6 +36,21 @@ fn retriever(file: &Path, ctx: &Context) -> Result<Retriever, smg_engine::Error>
     let bytes = read_input(file)?;
     let doc = load_bytes(&bytes, ctx)?.doc;
     Retriever::open(&bytes, &doc, &ctx.limits)
+}
+
+/// The document in `file`, its sealed sections opened in memory when a seal
+/// passphrase is given.
+fn unsealed(
+    file: &Path,
+    sealed: &SealedArg,
+    ctx: &Context,
+) -> Result<smg_format::Document, smg_engine::Error> {
+    let mut doc = load(file, ctx)?.doc;
+    if let Some(path) = &sealed.passphrase_file {
+        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
+        smg_format::seal::unseal_all(&mut doc, &pass)?;
+    }
+    Ok(doc)
 }
 
 /// Record the retrieval of `ids` in `file` now (`--track`), writing it back as it was
@@ -98,7 +123,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
         Some(path) => Some(query_vector(path)?),
         None => super::embed::query_of(&args.model, &args.query)?,
     };
-    let found = retriever(&args.file, ctx)?.search(&args.query, &options)?;
+    let found = retriever(&args.file, &args.sealed, ctx)?.search(&args.query, &options)?;
     if args.track {
         let ids = found
             .turns
@@ -134,7 +159,7 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let vector = super::embed::query_of(&args.model, &args.query)?;
-    let mut retriever = retriever(&args.file, ctx)?;
+    let mut retriever = retriever(&args.file, &args.sealed, ctx)?;
     retriever.set_tokens(args.tokenizer.tokens());
     let p = prompt(&retriever, &args.query, vector.as_ref(), args.budget)?;
     if args.track {
@@ -151,7 +176,7 @@ pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_
 }
 
 pub(crate) fn expand(args: &ExpandArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let out: String = retriever(&args.file, ctx)?
+    let out: String = retriever(&args.file, &args.sealed, ctx)?
         .expand(&args.segment)?
         .iter()
         .map(|t| format!("{}\n", display(t)))
@@ -172,10 +197,11 @@ pub(crate) fn query(
     file: &Path,
     text: &str,
     as_json: bool,
+    sealed: &SealedArg,
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
     let parsed = smg_engine::query::parse(text)?;
-    let doc = load(file, ctx)?.doc;
+    let doc = unsealed(file, sealed, ctx)?;
     let nodes = smg_engine::query::run(&doc, &parsed);
     let out = if as_json {
         format!("{}\n", serde_json::to_value(&nodes).unwrap_or_default())

@@ -223,6 +223,7 @@ fn segments(g: &mut Graph, turns: &[&Turn], info: &mut [TurnInfo]) -> Vec<String
                 .iter()
                 .map(|&i| ChunkTurn {
                     session: turns[i].session_id.as_deref(),
+                    scope: turns[i].scope,
                     tokens: text::tokens(&turns[i].content),
                     terms: &info_now[i].facts.terms,
                     question: turns[i].content.trim_end().ends_with('?'),

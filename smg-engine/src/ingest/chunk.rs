@@ -14,6 +14,8 @@ pub(crate) const MAX_TOKENS: usize = 500;
 /// What the chunker needs to know of a turn.
 pub(crate) struct ChunkTurn<'a> {
     pub(crate) session: Option<&'a str>,
+    /// A chunk holds one scope: a segment of restricted talk is sealed whole.
+    pub(crate) scope: Option<smg_format::model::Scope>,
     pub(crate) tokens: usize,
     pub(crate) terms: &'a Terms,
     pub(crate) question: bool,
@@ -41,7 +43,7 @@ pub(crate) fn chunk<'a, T>(
         if i > start {
             let prev = &turns[i - 1];
             let answer = prev.question;
-            let new_session = t.session != prev.session;
+            let new_session = t.session != prev.session || t.scope != prev.scope;
             let full = tokens + t.tokens > MAX_TOKENS;
             let shift = !answer && i - start >= 2 && shifted(&topic, t.terms);
             if new_session || (full && !(answer && tokens + t.tokens <= 2 * MAX_TOKENS)) || shift {
@@ -86,6 +88,7 @@ mod tests {
     fn t<'a>(session: &'a str, tokens: usize, terms: &'a Terms, question: bool) -> ChunkTurn<'a> {
         ChunkTurn {
             session: Some(session),
+            scope: None,
             tokens,
             terms,
             question,
@@ -120,6 +123,13 @@ mod tests {
             t("s", 10, &b, false),
         ];
         assert_eq!(ranges(&answer), vec![0..3]);
+        let mut scoped = answer;
+        scoped[2].scope = Some(smg_format::model::Scope::Restricted);
+        assert_eq!(
+            ranges(&scoped),
+            vec![0..2, 2..3],
+            "an answer of another scope"
+        );
         let words = &chunk(&shift, |c| c)[0].words;
         assert_eq!((words.len(), words.get("rust")), (5, Some(&2)));
     }

@@ -22,6 +22,8 @@ mod memories;
 pub(crate) mod migrate;
 pub(crate) mod named;
 mod names;
+mod rescope;
+mod scope;
 mod working;
 
 use crate::fast::{FastMap, FastSet};
@@ -31,12 +33,13 @@ use serde_json::{json, Value};
 use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions};
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
-use smg_format::model::{Edge, Extra, Graph, Node, Turn};
+use smg_format::model::{Edge, Extra, Graph, Node, Scope, Turn};
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
 pub use import::{Format, Skipped};
 pub use migrate::migrate;
+pub use rescope::{set_scope, Rescoped};
 
 /// The memory types of the memgraph seed, plus `event`; the order is the precedence
 /// when a sentence says more than one.
@@ -94,6 +97,10 @@ pub struct IngestOptions {
     pub recent_turns: usize,
     /// Bounds when reading the archive back.
     pub limits: Limits,
+    /// The scope of every turn this ingest adds: `Restricted` for talk that readers
+    /// without the right must never see (what is derived from it is restricted too,
+    /// spec §10.3); `None` or `Personal` for the default.
+    pub scope: Option<Scope>,
 }
 
 impl Default for IngestOptions {
@@ -106,6 +113,7 @@ impl Default for IngestOptions {
             archive,
             recent_turns: 8,
             limits: Limits::default(),
+            scope: None,
         }
     }
 }
@@ -241,6 +249,7 @@ fn run(
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
 ) -> Result<(IngestReport, Option<Head>)> {
+    let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
         bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
         ..IngestReport::default()
@@ -258,26 +267,30 @@ fn run(
         report.entities += graph.entities.len();
         report.relations += graph.relations.len();
     }
+    let restricted = |c: &import::Conversation| c.messages.iter().any(|m| m.scope.is_some());
+    let said = |i: &import::Imported| i.conversations.iter().any(restricted);
+    scope::refuse_if_sealed(doc, scope.is_some() || imported.iter().any(said))?;
     let mut imported = imported;
     for i in &mut imported {
         if let Some(graph) = i.graph.take() {
             report
                 .implicit
-                .extend(import::mcp_memory::apply(doc, graph));
+                .extend(import::mcp_memory::apply(doc, graph, scope)?);
         }
         if let Some(extras) = i.letta.take() {
-            import::letta::apply(doc, extras)?;
+            import::letta::apply(doc, extras, scope)?;
         }
     }
     let mut existing = read_archive_lean(doc, options)?;
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
-    keep_conversation_headers(doc, &imported);
+    keep_conversation_headers(doc, &imported, scope);
     let pending = pending(imported, &existing, &mut report);
-    let first = existing.last().map_or(1, |t| t.turn.turn + 1);
+    // After sealed turns too: their numbers stay taken.
+    let first = smg_format::archive::last_turn(doc) + 1;
     let (turns, sources): (Vec<Turn>, Vec<Source>) = pending
         .into_par_iter()
         .enumerate()
-        .map(|(i, p)| p.into_turn(first + i as u64))
+        .map(|(i, p)| p.into_turn(first + i as u64, scope))
         .unzip();
     check_limits(existing.len(), &turns, &options.limits).map_err(smg_format::Error::from)?;
     progress.start("archiving", turns.len() as u64);
@@ -352,6 +365,8 @@ fn run(
         },
     );
     let head = head?;
+    let mut built = built;
+    scope::inherit(&mut built.nodes, &built.edges, &all);
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
     replace_graph(doc, built.nodes, built.edges);
@@ -487,7 +502,7 @@ fn millis(t: &str) -> Option<i64> {
 
 impl Pending {
     /// The turn, and apart from it the record it came from (compact until archived).
-    fn into_turn(self, n: u64) -> (Turn, Source) {
+    fn into_turn(self, n: u64, scope: Option<Scope>) -> (Turn, Source) {
         let m = self.message;
         let turn = Turn {
             turn: n,
@@ -498,6 +513,7 @@ impl Pending {
             conversation_id: Some(self.conversation),
             session_id: m.session_id,
             message_id: Some(m.message_id),
+            scope: m.scope.or(scope),
             ..Turn::default()
         };
         let source = Source {
@@ -535,7 +551,11 @@ impl Source {
 /// `deepArchive.conversations`, keyed by id, with its place among this ingest's
 /// conversations and the source records that became no turn; a later export of the
 /// same conversation replaces them.
-fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) {
+fn keep_conversation_headers(
+    doc: &mut Document,
+    imported: &[import::Imported],
+    scope: Option<Scope>,
+) {
     let known: FastMap<&str, u64> = doc
         .deep_archive
         .as_ref()
@@ -562,6 +582,11 @@ fn keep_conversation_headers(doc: &mut Document, imported: &[import::Imported]) 
             }
             if let Some(file) = &c.file {
                 entry["file"] = file.clone();
+            }
+            // Sealing the scope takes the entry with the conversation's blocks.
+            let said = c.messages.iter().find_map(|m| m.scope);
+            if let Some(s) = scope.or(said) {
+                entry["scope"] = Value::String(s.name().to_string());
             }
             if !c.others.is_empty() {
                 let others: Vec<Value> = c

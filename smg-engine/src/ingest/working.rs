@@ -1,13 +1,14 @@
 //! Working memory after an ingest: a summary, current goals, the artifacts in use
 //! and the last turns verbatim; and the document's dates and turn count.
 
-use crate::fast::FastMap;
+use crate::fast::{FastMap, FastSet};
 
 use smg_format::{model::WorkingMemory, Document};
 
 use super::TurnView;
 
 use super::build::Built;
+use super::scope::shared;
 use crate::text::clip;
 
 /// Goals are looked for in this many last turns.
@@ -39,11 +40,29 @@ pub(crate) fn update(
         doc.metadata.modified = Some(t.to_string());
     }
     doc.metadata.total_exchanges = Some(turns.len() as u64);
+    // Working memory is read by everyone who opens the file: restricted talk and what
+    // is drawn from it stay out of it (sealing cannot take them out of a summary).
+    let shown: Vec<TurnView<'_>>;
+    let (turns, hidden) = if turns.iter().all(|t| shared(t.turn.scope)) {
+        (turns, FastSet::default())
+    } else {
+        shown = turns
+            .iter()
+            .filter(|t| shared(t.turn.scope))
+            .copied()
+            .collect();
+        let hidden: FastSet<u64> = turns
+            .iter()
+            .filter(|t| !shared(t.turn.scope))
+            .map(|t| t.turn.turn)
+            .collect();
+        (&shown[..], hidden)
+    };
     let mut goals: Vec<String> = Vec::new();
     for (_, g) in built
         .goals
         .iter()
-        .filter(|(n, _)| n + GOAL_WINDOW > last)
+        .filter(|(n, _)| n + GOAL_WINDOW > last && !hidden.contains(n))
         .rev()
     {
         if !goals.contains(g) && goals.len() < 5 {
@@ -100,14 +119,23 @@ fn summary(
         ));
     }
     text.push('.');
+    let hidden: FastSet<&str> = built
+        .nodes
+        .iter()
+        .filter(|n| !shared(n.scope))
+        .map(|n| n.id.as_str())
+        .collect();
     let mut mentioned: FastMap<&str, usize> = FastMap::default();
     for e in built.edges.iter().filter(|e| e.relation == "mentions") {
-        *mentioned.entry(e.to.as_str()).or_default() += 1;
+        if !hidden.contains(e.from.as_str()) {
+            *mentioned.entry(e.to.as_str()).or_default() += 1;
+        }
     }
     let mut topics: Vec<(&str, usize)> = built
         .nodes
         .iter()
         .filter(|n| n.kind == "concept" || n.kind == "entity")
+        .filter(|n| shared(n.scope))
         .filter_map(|n| Some((n.label.as_deref()?, *mentioned.get(n.id.as_str())?)))
         .collect();
     topics.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -115,7 +143,8 @@ fn summary(
         let names: Vec<&str> = topics.iter().take(6).map(|t| t.0).collect();
         text.push_str(&format!(" Main topics: {}.", names.join(", ")));
     }
-    if let Some(d) = built.nodes.iter().rev().find(|n| n.kind == "decision") {
+    let decisions = built.nodes.iter().rev().filter(|n| shared(n.scope));
+    if let Some(d) = decisions.into_iter().find(|n| n.kind == "decision") {
         text.push_str(&format!(
             " Latest decision: {}.",
             d.outcome.as_deref().unwrap_or_default()

@@ -117,6 +117,7 @@ struct Columns<'a> {
     session_id: Vec<Option<&'a str>>,
     #[serde(borrow)]
     message_id: Vec<Option<&'a str>>,
+    scope: Vec<Option<smg_format::model::Scope>>,
 }
 
 impl<'a> Columns<'a> {
@@ -132,6 +133,7 @@ impl<'a> Columns<'a> {
             c.conversation_id.push(t.conversation_id.as_deref());
             c.session_id.push(t.session_id.as_deref());
             c.message_id.push(t.message_id.as_deref());
+            c.scope.push(t.scope);
         }
         c
     }
@@ -150,6 +152,7 @@ impl<'a> Columns<'a> {
             c.conversation_id.len(),
             c.session_id.len(),
             c.message_id.len(),
+            c.scope.len(),
         ];
         lens.iter().all(|&l| l == n).then_some(c)
     }
@@ -167,6 +170,7 @@ impl<'a> Columns<'a> {
             conversation_id: owned(self.conversation_id[i]),
             session_id: owned(self.session_id[i]),
             message_id: owned(self.message_id[i]),
+            scope: self.scope[i],
             extra: Default::default(),
         }
     }

@@ -24,10 +24,10 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 14;
-/// The versions read: 13 stored each part as one Zstandard frame, which reads as a
-/// part of one piece.
-const READS: [u16; 2] = [13, VERSION];
+const VERSION: u16 = 15;
+/// The versions read. 14 and before held no scope of a turn: such an index is not
+/// read (search builds one in memory) and the next write stores a new one.
+const READS: [u16; 1] = [VERSION];
 /// Bytes before the parts: the magic, the version, three lengths.
 const PREFIX: usize = MAGIC.len() + 2 + 3 * 8;
 /// Zstandard level: the index is written once and read at every open.

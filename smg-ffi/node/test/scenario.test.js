@@ -115,3 +115,19 @@ test('a delta rebuilds a file and refuses another base', () => {
   assert.throws(() => smg.applyDelta(b, d, path.join(dir, 'x.smg')), (e) => e.code === 'SMG-E160');
   assert.ok(!fs.existsSync(path.join(dir, 'x.smg')));
 });
+
+test('a sealed tier opens in memory with its key', () => {
+  const sealed = path.join(root, 'fixtures', 'valid', 'sealed-conversation.smg');
+  const before = fs.readFileSync(sealed);
+  const memory = smg.open(sealed);
+  assert.deepStrictEqual(memory.search('Northwind acquisition'), []);
+  assert.throws(() => memory.unseal('not the key'), (e) => e.code === 'SMG-E141');
+  const board = memory.unseal('restricted');
+  const said = board.search('Northwind acquisition', 2).map((h) => h.content);
+  assert.ok(said.some((s) => s.includes('Northwind')), said.join(' | '));
+  assert.ok(board.context('Northwind', 500).text.includes('Northwind'));
+  board.close();
+  assert.deepStrictEqual(memory.search('Northwind acquisition'), []);
+  memory.close();
+  assert.ok(fs.readFileSync(sealed).equals(before));
+});

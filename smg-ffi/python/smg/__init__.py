@@ -47,6 +47,10 @@ _lib.smg_validate.restype = ctypes.c_uint32
 _lib.smg_validate.argtypes = [ctypes.c_char_p, ctypes.c_size_t, _out_str]
 _lib.smg_memory_open.restype = ctypes.c_uint32
 _lib.smg_memory_open.argtypes = [_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+_lib.smg_memory_unseal.restype = ctypes.c_uint32
+_lib.smg_memory_unseal.argtypes = [
+    ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)
+]
 _lib.smg_memory_free.restype = None
 _lib.smg_memory_free.argtypes = [ctypes.c_void_p]
 for _name in ("smg_memory_search", "smg_memory_context"):
@@ -231,7 +235,7 @@ class Memory:
     def __init__(self, path, passphrase=None):
         self._path = os.fspath(path)
         handle = ctypes.c_void_p()
-        secret = passphrase.encode("utf-8") if isinstance(passphrase, str) else (passphrase or b"")
+        secret = _secret(passphrase)
         status = _lib.smg_memory_open(_text(self._path), secret, len(secret), ctypes.byref(handle))
         if status != _OK:
             raise SmgError(status, _last_error())
@@ -241,6 +245,20 @@ class Memory:
         if not self._handle:
             raise ValueError("the memory is closed")
         return self._handle
+
+    def unseal(self, passphrase):
+        """A new Memory with every sealed section ``passphrase`` opens put back, in
+        memory only: the file stays sealed. A passphrase that opens none raises
+        SmgError with code SMG-E141."""
+        secret = _secret(passphrase)
+        handle = ctypes.c_void_p()
+        status = _lib.smg_memory_unseal(self._live(), secret, len(secret), ctypes.byref(handle))
+        if status != _OK:
+            raise SmgError(status, _last_error())
+        opened = Memory.__new__(Memory)
+        opened._path = self._path
+        opened._handle = handle
+        return opened
 
     def info(self):
         """Counts, dates and the summary, as a dict."""

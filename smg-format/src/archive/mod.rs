@@ -166,6 +166,31 @@ fn join_parts(
     Ok(out)
 }
 
+/// The highest turn number the document has used: in its archive blocks, and in the
+/// archive blocks of its sealed sections (whose numbers stay taken while sealed).
+/// New turns are numbered after it.
+pub fn last_turn(doc: &crate::Document) -> u64 {
+    let archived = doc
+        .deep_archive
+        .iter()
+        .flat_map(|a| a.blocks())
+        .filter_map(|b| parse_turn_range(&b.turn_range))
+        .map(|r| r.1);
+    archived.max().unwrap_or(0).max(last_sealed_turn(doc))
+}
+
+/// The highest turn number of the archive blocks in the document's sealed sections.
+pub(crate) fn last_sealed_turn(doc: &crate::Document) -> u64 {
+    doc.sealed_sections
+        .iter()
+        .flatten()
+        .flat_map(|s| s.turn_ranges.iter().flatten())
+        .filter_map(|r| parse_turn_range(r))
+        .map(|r| r.1)
+        .max()
+        .unwrap_or(0)
+}
+
 /// One archived turn of a fully loaded document (only its block is decompressed).
 pub fn find_turn(doc: &crate::Document, n: u64, limits: &Limits) -> Result<Turn> {
     let missing = || Error::InvalidArgument(format!("turn {n} is not in the archive"));

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::key_points::key_points;
 use super::{code, naming};
-use crate::archive::{decode_block, encode_json, parse_turn_range, stored_turns};
+use crate::archive::{decode_block, encode_json, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Turn};
 use crate::vault::{NewContent, VaultWriter};
@@ -99,14 +99,8 @@ pub fn append_turns_with(
     options: &ArchiveOptions,
     more: &(dyn Fn(usize) -> Extra + Sync),
 ) -> Result<AppendReport> {
-    let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
-    let last = archive
-        .blocks()
-        .iter()
-        .filter_map(|b| parse_turn_range(&b.turn_range))
-        .map(|r| r.1)
-        .max();
-    let mut expected_after = last.unwrap_or(0);
+    doc.deep_archive.get_or_insert_with(DeepArchive::default);
+    let mut expected_after = super::last_turn(doc);
     for t in turns {
         if t.turn <= expected_after {
             return Err(Error::InvalidArgument(format!(
@@ -157,9 +151,11 @@ pub fn append_turns_with(
             }
         };
         report.artifacts.push(artifacts);
-        if !pending.is_empty()
-            && (pending.len() >= options.max_turns
-                || pending_bytes + bytes.len() > options.max_block_bytes)
+        // A block holds one scope, so that sealing a scope seals its blocks whole.
+        if pending.last().is_some_and(|p| p.0.scope != t.scope)
+            || !pending.is_empty()
+                && (pending.len() >= options.max_turns
+                    || pending_bytes + bytes.len() > options.max_block_bytes)
         {
             groups.push((next_id, std::mem::take(&mut pending)));
             next_id += 1;
@@ -270,8 +266,11 @@ fn prepare<'t>(t: &'t Turn, more: Extra, options: &ArchiveOptions) -> Result<Pre
 }
 
 /// The code blocks of `t` long enough to go to the vault.
+///
+/// A turn with a scope keeps its code: the vault is shared by every scope, and a
+/// sealed block must take all that was said with it.
 fn code_fences<'t>(t: &'t Turn, options: &ArchiveOptions) -> Vec<code::Fence<'t>> {
-    if !options.extract_code {
+    if !options.extract_code || t.scope.is_some() {
         return Vec::new();
     }
     let text = t.content.as_str();
@@ -363,6 +362,7 @@ fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> 
         },
         summary: summary(turns.iter().map(|t| t.0.as_ref())),
         key_points: Some(key_points(turns.iter().map(|t| t.0.as_ref()))),
+        scope: turns.first().and_then(|t| t.0.scope),
         compressed_data: encode_json(&json, quality)?,
         ..Block::default()
     })

@@ -139,6 +139,12 @@ pub(super) fn plan<'a>(
         return Ok(untouched(Side::Ours));
     }
     let mut union = Union::of_base(base_blocks)?;
+    // New turns are numbered after sealed ones too, whichever document sealed them.
+    union.floor = [base, ours, theirs]
+        .map(crate::archive::last_sealed_turn)
+        .into_iter()
+        .max()
+        .unwrap_or(0);
     for (side, parts) in [op, tp].into_iter().enumerate() {
         union.add(side, parts)?;
     }
@@ -155,6 +161,8 @@ struct Union<'a> {
     starts: Vec<usize>,
     /// Each side's turns in its order: (its number, entry).
     numbers: [Vec<(u64, usize)>; 2],
+    /// The highest number a sealed turn holds.
+    floor: u64,
 }
 
 impl<'a> Union<'a> {
@@ -165,6 +173,7 @@ impl<'a> Union<'a> {
             index: HashMap::new(),
             starts: Vec::with_capacity(base.len()),
             numbers: Default::default(),
+            floor: 0,
         };
         for block in base {
             u.starts.push(u.entries.len());
@@ -235,7 +244,7 @@ impl<'a> Union<'a> {
     }
 
     fn finish(self, prefer: Option<Side>) -> Result<Plan<'a>> {
-        union(self.entries, self.numbers, prefer)
+        union(self.entries, self.numbers, self.floor, prefer)
     }
 }
 
@@ -243,13 +252,15 @@ impl<'a> Union<'a> {
 fn union<'a>(
     entries: Vec<Entry<'a>>,
     numbers: [Vec<(u64, usize)>; 2],
+    floor: u64,
     prefer: Option<Side>,
 ) -> Result<Plan<'a>> {
     let base_max = entries
         .iter()
         .filter_map(|e| e.base.map(|t| t.turn))
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(floor);
     let mut added: Vec<usize> = (0..entries.len())
         .filter(|&i| entries[i].base.is_none())
         .collect();

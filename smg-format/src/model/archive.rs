@@ -56,6 +56,9 @@ pub struct Block {
     pub summary: Option<String>,
     /// Key points of the block.
     pub key_points: Option<Vec<String>>,
+    /// The scope of every turn in the block (blocks never mix scopes); absent means
+    /// personal.
+    pub scope: Option<super::Scope>,
     /// Base64 (RFC 4648, with padding) of the compressed turns.
     pub compressed_data: String,
     /// Fields this version does not know, kept verbatim.

@@ -42,6 +42,9 @@ pub struct Turn {
     pub message_id: Option<String>,
     /// Who said it.
     pub role: String,
+    /// The memory tier of the conversation it belongs to; absent means personal.
+    /// Everything derived from the turn takes this scope or a more restrictive one.
+    pub scope: Option<super::Scope>,
     /// The session within the conversation.
     pub session_id: Option<String>,
     /// Display name of the speaker, where the source has one.

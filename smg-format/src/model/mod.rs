@@ -224,6 +224,9 @@ pub struct SealedSection {
     pub size: u64,
     /// Ids of the sealed nodes, so that references to them stay resolvable.
     pub node_ids: Option<Vec<String>>,
+    /// For a tier: the turn ranges (`"first-last"`) of the sealed archive blocks, so
+    /// that turn numbers stay unique and new turns are numbered after them.
+    pub turn_ranges: Option<Vec<String>>,
     /// Key derivation and nonce.
     pub encryption: SealParams,
     /// Base64 of the AES-256-GCM ciphertext and its 16-byte tag.

@@ -16,6 +16,8 @@ pub(super) struct Archived {
     message_ids: HashSet<String>,
     /// False when a block did not decode: its turns are unknown, nothing is checked.
     pub(super) complete: bool,
+    /// Turn ranges of sealed archive blocks: provenance into them cannot be checked.
+    pub(super) sealed: Vec<(u64, u64)>,
 }
 
 impl Archived {
@@ -30,7 +32,11 @@ impl Archived {
 
     /// The findings of provenance `p` at `ptr`; none when the archive is empty.
     pub(super) fn check(&self, ptr: &str, p: &Provenance, out: &mut Vec<Finding>) {
-        if !self.complete || self.by_number.is_empty() {
+        let sealed = |n: &u64| self.sealed.iter().any(|&(a, z)| a <= *n && *n <= z);
+        if !self.complete
+            || self.by_number.is_empty()
+            || p.turns.as_ref().is_some_and(|t| t.iter().any(sealed))
+        {
             return;
         }
         let conversation = p.conversation_id.as_ref();

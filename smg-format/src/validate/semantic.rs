@@ -10,7 +10,9 @@ use super::provenance::Archived;
 use super::Finding;
 use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
-use crate::model::{escape_pointer, Block, DeepArchive, Document, Edge, Node, Provenance, Turn};
+use crate::model::{
+    escape_pointer, Block, DeepArchive, Document, Edge, Node, Provenance, Scope, Turn,
+};
 use crate::vault::{content_hash, rebuild_versions};
 
 const NODE_TYPES: &[&str] = &[
@@ -399,6 +401,14 @@ impl<'a> Checker<'a> {
         let mut block_ids = HashSet::new();
         let mut turns_seen: BTreeMap<u64, u64> = BTreeMap::new();
         self.archived.complete = true;
+        self.archived.sealed = self
+            .doc
+            .sealed_sections
+            .iter()
+            .flatten()
+            .flat_map(|s| s.turn_ranges.iter().flatten())
+            .filter_map(|r| parse_turn_range(r))
+            .collect();
         let vault = self.doc.artifact_vault.as_ref();
         let limits = self.limits;
         // Blocks are decoded on every core, a few at a time: memory holds the turns
@@ -469,6 +479,20 @@ impl<'a> Checker<'a> {
                         ),
                     );
                 }
+            }
+            let scope = |s: Option<Scope>| s.unwrap_or(Scope::Personal);
+            if scope(t.scope) != scope(b.scope) {
+                self.err(
+                    "SMG-E128",
+                    tp.clone(),
+                    format!(
+                        "block {}: turn {} has scope {}, its block {}",
+                        b.id,
+                        t.turn,
+                        scope(t.scope).name(),
+                        scope(b.scope).name()
+                    ),
+                );
             }
             if let Some(other) = turns_seen.insert(t.turn, b.id) {
                 self.err(

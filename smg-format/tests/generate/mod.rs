@@ -274,6 +274,80 @@ fn sealed() -> smg_format::Document {
     doc
 }
 
+/// A public and a restricted conversation in one file (spec §10.3), the restricted
+/// tier sealed: its block, its node, the edge to it and its conversation entry are in
+/// the section; its turn numbers stay taken.
+fn sealed_conversation() -> smg_format::Document {
+    use smg_format::model::{Edge, Node, Provenance, Scope};
+    let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+    let mut turns = vec![
+        turn(1, 30, "user", "We ship the public beta on Friday."),
+        turn(
+            2,
+            31,
+            "assistant",
+            "Noted: the public beta ships on Friday.",
+        ),
+        turn(
+            3,
+            32,
+            "user",
+            "Board only: we decided to acquire Northwind in March.",
+        ),
+        turn(
+            4,
+            33,
+            "assistant",
+            "Understood, the Northwind acquisition closes in March.",
+        ),
+    ];
+    for t in &mut turns[2..] {
+        t.scope = Some(Scope::Restricted);
+        t.conversation_id = Some("board".into());
+    }
+    let options = smg_format::archive::ArchiveOptions::default();
+    smg_format::archive::append_turns(&mut doc, &turns, &options).unwrap();
+    let archive = doc.deep_archive.as_mut().unwrap();
+    archive.extra.insert(
+        "conversations".into(),
+        json!({"board": {"format": "jsonl", "order": 1, "scope": "restricted"},
+               "conv_1": {"format": "jsonl", "order": 0}}),
+    );
+    let decision = |id: &str, t: &Turn, text: &str, scope| Node {
+        id: id.into(),
+        kind: "decision".into(),
+        label: Some(text.into()),
+        scope,
+        provenance: Some(vec![Provenance {
+            conversation_id: t.conversation_id.clone(),
+            message_ids: t.message_id.clone().map(|m| vec![m]),
+            turns: Some(vec![t.turn]),
+            ..Provenance::default()
+        }]),
+        ..Node::default()
+    };
+    let graph = doc.semantic_graph.get_or_insert_with(Default::default);
+    graph.nodes = Some(vec![
+        decision("d_beta", &turns[0], "ship the public beta on Friday", None),
+        decision(
+            "d_acquire",
+            &turns[2],
+            "acquire Northwind",
+            Some(Scope::Restricted),
+        ),
+    ]);
+    graph.edges = Some(vec![Edge {
+        from: "d_acquire".into(),
+        to: "d_beta".into(),
+        relation: "related_to".into(),
+        ..Edge::default()
+    }]);
+    let n = smg_format::crypto::MIN_ITERATIONS;
+    let tier = smg_format::seal::SealTarget::Tier(Scope::Restricted);
+    smg_format::seal::seal_with(&mut doc, tier, b"restricted", n, &[5; 16], &[6; 12]).unwrap();
+    doc
+}
+
 fn packed(v: &Value) -> Vec<u8> {
     let doc = smg_format::codec::from_json_slice(&canonical(v)).unwrap();
     smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap()
@@ -359,6 +433,11 @@ fn valid(dir: &Path) {
         &dir,
         "sealed-sections.smg",
         &pretty(&serde_json::to_value(sealed()).unwrap()),
+    );
+    write(
+        &dir,
+        "sealed-conversation.smg",
+        &pretty(&serde_json::to_value(sealed_conversation()).unwrap()),
     );
     write(
         &dir,
@@ -732,6 +811,12 @@ fn content_level() -> Vec<Invalid> {
             "block 1 says 1-3 but holds turn 4",
             mutated(|d| *at(d, "/deepArchive/blocks/0/turnRange") = json!("1-3")),
             &["SMG-E119"],
+        ),
+        inv(
+            "mixed-scope-block",
+            "block 1 says its turns are restricted, but they have no scope (personal)",
+            mutated(|d| at(d, "/deepArchive/blocks/0")["scope"] = json!("restricted")),
+            &["SMG-E128"],
         ),
         inv(
             "curation-audit-id-twice",

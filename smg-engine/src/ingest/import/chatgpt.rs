@@ -135,6 +135,7 @@ fn message(
         record: super::source(msg, &text, Some(node)),
         content: text,
         timestamp: msg.get("create_time").and_then(unix_time),
+        scope: None,
     }))
 }
 

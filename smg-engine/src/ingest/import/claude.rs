@@ -84,6 +84,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
         record: super::source(msg, &content, Some(Value::from(index))),
         content,
         timestamp,
+        scope: None,
     }))
 }
 

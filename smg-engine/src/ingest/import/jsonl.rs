@@ -97,6 +97,15 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
         }
     }
     let session_id = text_of(&["session_id", "sessionId"], "an id")?;
+    let scope = match text_of(&["scope"], "a string")?.as_deref() {
+        None | Some("personal") => None,
+        Some("restricted") => Some(smg_format::model::Scope::Restricted),
+        Some(other) => {
+            return Err(format!(
+                "`scope` {other:?} is neither personal nor restricted"
+            ))
+        }
+    };
     Ok((
         conversation,
         Message {
@@ -107,6 +116,7 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
             record: super::source(&record, &content, None),
             content,
             timestamp,
+            scope,
         },
     ))
 }

@@ -10,7 +10,7 @@
 //! ([`apply`]).
 
 use serde_json::{json, Map, Value};
-use smg_format::model::{Graph, Node};
+use smg_format::model::{Graph, Node, Scope};
 use smg_format::vault::{NewContent, VaultWriter};
 use smg_format::Document;
 
@@ -155,10 +155,21 @@ fn block_node(block: &Value, file: &str) -> Option<Node> {
 
 /// Put an agent file's blocks into the graph (replacing the same blocks of an earlier
 /// import) and its tools' code into the vault.
-pub(crate) fn apply(doc: &mut Document, extras: Extras) -> Result<()> {
+///
+/// Given a `scope`, the memory blocks take it; an agent with tools is refused then,
+/// since its tools would go to the vault, which every scope shares.
+pub(crate) fn apply(doc: &mut Document, extras: Extras, scope: Option<Scope>) -> Result<()> {
+    if let (Some(s), Some((name, _, _))) = (scope, extras.tools.first()) {
+        return Err(smg_format::Error::InvalidArgument(format!(
+            "the agent's tools (`{name}`…) would go to the vault, which is shared by every scope: a {} agent with tools cannot be kept apart",
+            s.name()
+        ))
+        .into());
+    }
     let graph = doc.semantic_graph.get_or_insert_with(Graph::default);
     let nodes = graph.nodes.get_or_insert_with(Vec::new);
-    for node in extras.blocks {
+    for mut node in extras.blocks {
+        node.scope = scope.or(node.scope);
         match nodes.iter_mut().find(|n| n.id == node.id) {
             Some(old) => *old = node,
             None => nodes.push(node),
@@ -208,6 +219,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
         record: super::source(msg, &content, Some(Value::from(index))),
         content,
         timestamp,
+        scope: None,
     }))
 }
 

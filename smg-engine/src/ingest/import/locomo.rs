@@ -123,6 +123,7 @@ fn message(
         record: super::source(turn, &content, None),
         content,
         timestamp: timestamp.map(str::to_string),
+        scope: None,
     })
 }
 

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use smg_format::model::{Document, Edge, Graph, Node};
+use smg_format::model::{Document, Edge, Graph, Node, Scope};
 
 use super::Records;
 use crate::error::Result;
@@ -226,12 +226,38 @@ impl Placer {
 /// Put `graph` into `doc`'s semantic graph: entities merge into the MCP nodes already
 /// there (observations added in order), relations are added once. Returns the
 /// entities made for relation ends that had no line.
-pub(crate) fn apply(doc: &mut Document, graph: McpGraph) -> Vec<String> {
+///
+/// Given a `scope`, every node the graph puts takes it; restricted observations are
+/// never merged into a node of another scope (refused, naming the entity), since
+/// sealing takes whole nodes.
+pub(crate) fn apply(
+    doc: &mut Document,
+    graph: McpGraph,
+    scope: Option<Scope>,
+) -> Result<Vec<String>> {
     let g = doc.semantic_graph.get_or_insert_with(Graph::default);
     let nodes = g.nodes.get_or_insert_with(Vec::new);
     let mut placer = Placer::new(nodes);
+    if let Some(s) = scope {
+        let names = graph.entities.iter().map(|e| e.name.as_str());
+        let ends = graph
+            .relations
+            .iter()
+            .flat_map(|(a, b, _)| [a.as_str(), b.as_str()]);
+        for name in names.chain(ends) {
+            let at = placer.by_name.get(name).map(|id| placer.index[id]);
+            if at.is_some_and(|i| nodes[i].scope != Some(s)) {
+                return Err(smg_format::Error::InvalidArgument(format!(
+                    "entity `{name}` is in the memory with another scope: its {} observations cannot be kept apart from it",
+                    s.name()
+                ))
+                .into());
+            }
+        }
+    }
+    let mut placed = Vec::new();
     for e in &graph.entities {
-        placer.put(nodes, e, false);
+        placed.push(placer.put(nodes, e, false));
     }
     let mut implicit = Vec::new();
     let mut ends = Vec::with_capacity(graph.relations.len());
@@ -251,6 +277,12 @@ pub(crate) fn apply(doc: &mut Document, graph: McpGraph) -> Vec<String> {
         let pair = (end(from), end(to));
         ends.push(pair);
     }
+    if scope.is_some() {
+        let ids = placed.iter().chain(ends.iter().flat_map(|(a, b)| [a, b]));
+        for id in ids {
+            nodes[placer.index[id]].scope = scope;
+        }
+    }
     let edges = g.edges.get_or_insert_with(Vec::new);
     let mut have: FastSet<(String, String, String)> = edges
         .iter()
@@ -266,7 +298,7 @@ pub(crate) fn apply(doc: &mut Document, graph: McpGraph) -> Vec<String> {
             });
         }
     }
-    implicit
+    Ok(implicit)
 }
 
 /// Add `e`'s observations to the MCP node `n` (an implicit node that gets its own

@@ -60,6 +60,8 @@ pub(crate) struct Message {
     pub(crate) timestamp: Option<String>,
     /// The source record, verbatim, as [`source`] gives it.
     pub(crate) record: Box<str>,
+    /// The scope the record gives (JSON Lines' `scope`): `Restricted`, or none.
+    pub(crate) scope: Option<smg_format::model::Scope>,
 }
 
 /// A message's source record as compact JSON, `{"contentAt": …, "place": …,

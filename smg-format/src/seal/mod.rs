@@ -8,12 +8,12 @@
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use ring::aead::{Aad, Nonce};
-use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
 use crate::crypto::{check_iterations, cipher, derive, key_check};
 use crate::error::{Error, Result};
-use crate::model::{Document, Edge, Node, PrivateContext, Scope, SealParams, SealedSection};
+use crate::model::{Document, PrivateContext, Scope, SealParams, SealedSection};
+use tier::{restore, take_tier, TierContent};
 
 /// What to seal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,20 +31,6 @@ impl SealTarget<'_> {
             SealTarget::Tier(s) => format!("tier:{}", s.name()),
         }
     }
-}
-
-/// A node or edge removed from a graph, with where it stood.
-#[derive(Debug, Serialize, Deserialize)]
-struct Placed<T> {
-    at: String,
-    index: usize,
-    item: T,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct TierContent {
-    nodes: Vec<Placed<Node>>,
-    edges: Vec<Placed<Edge>>,
 }
 
 /// The authenticated description of a section: everything but the ciphertext and key check.
@@ -81,7 +67,7 @@ pub fn seal_with(
     if doc.sealed_sections.iter().flatten().any(|s| s.id == id) {
         return Err(Error::InvalidArgument(format!("`{id}` is already sealed")));
     }
-    let (plain, node_ids, collaborator, tier) = match target {
+    let (plain, node_ids, turn_ranges, tier) = match target {
         SealTarget::Collaborator(c) => {
             let ctx = doc.private_contexts.as_mut().and_then(|m| m.remove(c));
             let ctx = ctx.ok_or_else(|| {
@@ -90,31 +76,30 @@ pub fn seal_with(
             if doc.private_contexts.as_ref().is_some_and(|m| m.is_empty()) {
                 doc.private_contexts = None;
             }
-            (
-                crate::canonical::to_vec(&ctx)?,
-                None,
-                Some(c.to_string()),
-                None,
-            )
+            (crate::canonical::to_vec(&ctx)?, None, None, None)
         }
         SealTarget::Tier(scope) => {
             let content = take_tier(doc, scope);
-            if content.nodes.is_empty() {
+            let (ids, ranges) = content.visible();
+            if ids.is_none() && ranges.is_none() {
                 return Err(Error::InvalidArgument(format!(
-                    "no node has scope `{}`",
+                    "no node and no archived turn has scope `{}`",
                     scope.name()
                 )));
             }
-            let ids = content.nodes.iter().map(|p| p.item.id.clone()).collect();
             (
                 crate::canonical::to_vec(&content)?,
-                Some(ids),
-                None,
+                ids,
+                ranges,
                 Some(scope),
             )
         }
     };
     let plain = Zeroizing::new(plain);
+    let collaborator = match target {
+        SealTarget::Collaborator(c) => Some(c.to_string()),
+        SealTarget::Tier(_) => None,
+    };
     let mut section = SealedSection {
         id: id.clone(),
         kind: if collaborator.is_some() {
@@ -127,6 +112,7 @@ pub fn seal_with(
         tier,
         size: plain.len() as u64,
         node_ids,
+        turn_ranges,
         encryption: SealParams {
             kdf: "PBKDF2-HMAC-SHA256".into(),
             iterations,
@@ -153,77 +139,6 @@ pub fn seal_with(
         .get_or_insert_with(Vec::new)
         .push(section);
     Ok(id)
-}
-
-/// Remove every node of `scope` from every graph, with the edges that touch them.
-fn take_tier(doc: &mut Document, scope: Scope) -> TierContent {
-    let mut out = TierContent::default();
-    let ids: std::collections::HashSet<String> = doc
-        .graphs()
-        .iter()
-        .flat_map(|(_, g)| {
-            g.nodes()
-                .iter()
-                .filter(|n| n.scope == Some(scope))
-                .map(|n| n.id.clone())
-        })
-        .collect();
-    for (at, graph) in graphs_mut(doc) {
-        if let Some(nodes) = graph.nodes.as_mut() {
-            out.nodes
-                .extend(drain_where(nodes, &at, |n: &Node| ids.contains(&n.id)));
-        }
-        if let Some(edges) = graph.edges.as_mut() {
-            out.edges.extend(drain_where(edges, &at, |e: &Edge| {
-                ids.contains(&e.from) || ids.contains(&e.to)
-            }));
-        }
-    }
-    out
-}
-
-fn drain_where<T>(
-    items: &mut Vec<T>,
-    at: &str,
-    mut pick: impl FnMut(&T) -> bool,
-) -> Vec<Placed<T>> {
-    let mut kept = Vec::with_capacity(items.len());
-    let mut taken = Vec::new();
-    for (index, item) in std::mem::take(items).into_iter().enumerate() {
-        if pick(&item) {
-            taken.push(Placed {
-                at: at.to_string(),
-                index,
-                item,
-            });
-        } else {
-            kept.push(item);
-        }
-    }
-    *items = kept;
-    taken
-}
-
-fn graphs_mut(doc: &mut Document) -> Vec<(String, &mut crate::model::Graph)> {
-    let mut out = Vec::new();
-    if let Some(g) = doc.semantic_graph.as_mut() {
-        out.push(("/semanticGraph".to_string(), g));
-    }
-    if let Some(g) = doc.shared_graph.as_mut() {
-        out.push(("/sharedGraph".to_string(), g));
-    }
-    for (id, ctx) in doc.private_contexts.iter_mut().flatten() {
-        if let Some(g) = ctx.graph.as_mut() {
-            out.push((
-                format!(
-                    "/privateContexts/{}/graph",
-                    crate::model::escape_pointer(id)
-                ),
-                g,
-            ));
-        }
-    }
-    out
 }
 
 /// Open the sealed section `id` with `passphrase` and put its content back.
@@ -267,6 +182,43 @@ pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Open every sealed section that `passphrase` opens and put its content back, for an
+/// authorised reader who works on the document in memory (the file stays sealed).
+/// Returns the ids opened; none opening is a wrong passphrase (`SMG-E141`).
+///
+/// ```
+/// use smg_format::model::{Node, Scope};
+/// use smg_format::seal::{seal, unseal_all, SealTarget};
+/// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let secret = Node { id: "n1".into(), kind: "memory".into(), scope: Some(Scope::Restricted), ..Node::default() };
+/// doc.semantic_graph.get_or_insert_with(Default::default).nodes = Some(vec![secret]);
+/// let original = doc.clone();
+/// seal(&mut doc, SealTarget::Tier(Scope::Restricted), b"pass phrase", 600_000).unwrap();
+/// assert_eq!(unseal_all(&mut doc.clone(), b"wrong").unwrap_err().code(), "SMG-E141");
+/// assert_eq!(unseal_all(&mut doc, b"pass phrase").unwrap(), ["tier:restricted"]);
+/// assert_eq!(doc, original);
+/// ```
+pub fn unseal_all(doc: &mut Document, passphrase: &[u8]) -> Result<Vec<String>> {
+    let ids: Vec<String> = doc
+        .sealed_sections
+        .iter()
+        .flatten()
+        .map(|s| s.id.clone())
+        .collect();
+    let mut opened = Vec::new();
+    for id in ids {
+        match unseal(doc, &id, passphrase) {
+            Ok(()) => opened.push(id),
+            Err(Error::WrongPassphrase) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if opened.is_empty() && doc.sealed_sections.is_some() {
+        return Err(Error::WrongPassphrase);
+    }
+    Ok(opened)
+}
+
 fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
     let p = &section.encryption;
     if p.kdf != "PBKDF2-HMAC-SHA256" {
@@ -305,93 +257,6 @@ fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>
     Ok(buf)
 }
 
-/// Put sealed nodes and edges back at their original places (ascending index order
-/// restores each array exactly).
-fn restore(doc: &mut Document, content: TierContent) {
-    let mut graphs = graphs_mut(doc);
-    for p in content.nodes {
-        if let Some((_, g)) = graphs.iter_mut().find(|(at, _)| *at == p.at) {
-            let nodes = g.nodes.get_or_insert_with(Vec::new);
-            nodes.insert(p.index.min(nodes.len()), p.item);
-        }
-    }
-    for p in content.edges {
-        if let Some((_, g)) = graphs.iter_mut().find(|(at, _)| *at == p.at) {
-            let edges = g.edges.get_or_insert_with(Vec::new);
-            edges.insert(p.index.min(edges.len()), p.item);
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::test_support::full_fixture as doc;
-
-    fn valid(d: &Document) -> bool {
-        let r = crate::validate::validate(
-            &crate::codec::to_canonical_json(d).unwrap(),
-            &crate::validate::ValidateOptions::default(),
-        );
-        r.is_valid() || panic!("{:?}", r.findings)
-    }
-
-    #[test]
-    fn sealing_hides_content_keeps_validity_and_unsealing_restores_exactly() {
-        let original = doc();
-        let mut d = original.clone();
-        let pass = b"restricted pass";
-        assert_eq!(
-            seal(&mut d, SealTarget::Tier(Scope::Restricted), pass, 600_000).unwrap(),
-            "tier:restricted"
-        );
-        assert_eq!(
-            seal(
-                &mut d,
-                SealTarget::Collaborator("user_a"),
-                b"user a",
-                600_000
-            )
-            .unwrap(),
-            "private:user_a"
-        );
-        let text = String::from_utf8(crate::codec::to_canonical_json(&d).unwrap()).unwrap();
-        assert!(
-            !text.contains("contract renegotiation") && !text.contains("idempotency"),
-            "content leaked"
-        );
-        assert!(text.contains("tier:restricted") && text.contains("n_restricted"));
-        assert!(valid(&d));
-
-        assert_eq!(
-            unseal(&mut d.clone(), "tier:restricted", b"wrong")
-                .unwrap_err()
-                .code(),
-            "SMG-E141"
-        );
-        let mut tampered = d.clone();
-        tampered.sealed_sections.as_mut().unwrap()[0].size += 1;
-        assert_eq!(
-            unseal(&mut tampered, "tier:restricted", pass)
-                .unwrap_err()
-                .code(),
-            "SMG-E141"
-        );
-        let mut flipped = d.clone();
-        let ct = &mut flipped.sealed_sections.as_mut().unwrap()[0].ciphertext;
-        let mut raw = B64.decode(&*ct).unwrap();
-        raw[3] ^= 1;
-        *ct = B64.encode(raw);
-        assert_eq!(
-            unseal(&mut flipped, "tier:restricted", pass)
-                .unwrap_err()
-                .code(),
-            "SMG-E142"
-        );
-
-        unseal(&mut d, "private:user_a", b"user a").unwrap();
-        unseal(&mut d, "tier:restricted", pass).unwrap();
-        assert_eq!(d, original);
-    }
-}
+mod tests;
+mod tier;

@@ -1,0 +1,647 @@
+//! A sealed tier leaves no trace (spec §10.2–10.3): a public and a restricted
+//! conversation in one file, the restricted tier sealed; no six words in a row that
+//! only the restricted talk says are left anywhere a reader without the key can reach
+//! (every byte of the file decoded, every search, context, query, export and view
+//! answer), while public questions are still answered, the passphrase finds it all
+//! again in memory, and unsealing gives back the file exactly.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use common::{fails, locomo_files, ok, smg};
+use serde_json::Value;
+
+const PASS: &str = "seal passphrase, long enough";
+const FILE_PASS: &str = "file passphrase, long enough";
+
+/// Lowercase words (letters and digits).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn grams(text: &str) -> Vec<String> {
+    words(text).windows(6).map(|w| w.join(" ")).collect()
+}
+
+/// A LoCoMo conversation: every text in its file (turns, observations, summaries,
+/// questions and answers), and its questions with the text of the turns that answer
+/// them.
+struct Talk {
+    texts: Vec<String>,
+    questions: Vec<(String, Vec<String>)>,
+}
+
+fn talk(path: &Path) -> Talk {
+    let v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut texts = Vec::new();
+    strings(&v, &mut texts);
+    let mut by_id = std::collections::HashMap::new();
+    for (key, session) in v.as_object().unwrap() {
+        if key.starts_with("session_") && session.is_array() {
+            for t in session.as_array().into_iter().flatten() {
+                let text = t["text"].as_str().unwrap_or_default();
+                by_id.insert(t["dia_id"].as_str().unwrap_or_default(), text);
+            }
+        }
+    }
+    let questions = v["qa"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|q| {
+            let evidence: Vec<String> = q["evidence"]
+                .as_array()?
+                .iter()
+                .filter_map(|e| by_id.get(e.as_str()?).map(|t| t.to_string()))
+                .collect();
+            let question = q["question"].as_str()?.to_string();
+            (!evidence.is_empty()).then_some((question, evidence))
+        })
+        .take(20)
+        .collect();
+    Talk { texts, questions }
+}
+
+/// Six-word runs the restricted conversation's file says and the public one's does
+/// not.
+fn secrets(public: &Talk, restricted: &Talk) -> HashSet<String> {
+    let said: HashSet<String> = public.texts.iter().flat_map(|t| grams(t)).collect();
+    restricted
+        .texts
+        .iter()
+        .flat_map(|t| grams(t))
+        .filter(|g| !said.contains(g))
+        .collect()
+}
+
+/// The secret runs found in `text`.
+fn leaked<'a>(text: &str, secrets: &'a HashSet<String>) -> Vec<&'a String> {
+    grams(text)
+        .into_iter()
+        .filter_map(|g| secrets.get(&g))
+        .collect()
+}
+
+/// Every string of a JSON value.
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+        Value::Object(o) => o.iter().for_each(|(k, v)| {
+            out.push(k.clone());
+            strings(v, out)
+        }),
+        _ => {}
+    }
+}
+
+/// Every text a reader without the seal key gets from the file's bytes: the
+/// document's strings, every archived turn decoded, and what stands in the clear in
+/// any extension section.
+fn readable(path: &Path) -> Vec<String> {
+    let raw = std::fs::read(path).unwrap();
+    let limits = smg_format::Limits::default();
+    let bytes = if smg_format::crypto::is_encrypted(&raw) {
+        smg_format::crypto::decrypt(&raw, FILE_PASS.as_bytes(), &limits)
+            .unwrap()
+            .to_vec()
+    } else {
+        raw
+    };
+    let (doc, _) = smg_format::from_bytes(&bytes, &limits).unwrap();
+    let json = smg_format::codec::to_canonical_json(&doc).unwrap();
+    let mut out = Vec::new();
+    strings(&serde_json::from_slice(&json).unwrap(), &mut out);
+    for a in smg_format::archive::read_archive(&doc, &limits).unwrap() {
+        strings(&serde_json::to_value(&a.turn).unwrap(), &mut out);
+    }
+    for (name, _, _) in smg_format::packed::list_extensions(&bytes).unwrap_or_default() {
+        let data = smg_format::packed::read_extension(&bytes, &name)
+            .unwrap()
+            .unwrap();
+        out.push(String::from_utf8_lossy(data).into_owned());
+    }
+    out
+}
+
+/// The share of `questions` whose `smg context` (1,000 tokens) quotes a turn that
+/// answers them, and every context's text.
+fn answered(
+    file: &str,
+    questions: &[(String, Vec<String>)],
+    more: &[&str],
+    dir: &Path,
+) -> (f64, String) {
+    let mut hits = 0;
+    let mut all = String::new();
+    for (q, evidence) in questions {
+        let mut args = vec!["context", file, q.as_str(), "--budget", "1000"];
+        args.extend_from_slice(more);
+        let text = ok(&args, dir);
+        hits += usize::from(evidence.iter().any(|e| text.contains(e.as_str())));
+        all.push_str(&text);
+    }
+    (hits as f64 / questions.len() as f64, all)
+}
+
+fn canonical(file: &str, dir: &Path, more: &[&str]) -> Vec<u8> {
+    let mut args = vec!["convert", "-o", "-", "--encoding", "json", file];
+    args.extend_from_slice(more);
+    let out = smg(&args, dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Ingest the public conversation, then the restricted one (`--scope restricted`),
+/// into `file` with `layout` args.
+fn build(dir: &Path, file: &str, layout: &[&str], files: &[std::path::PathBuf]) {
+    let (public, restricted) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+    let mut args = vec!["ingest", "-q", "-o", file];
+    args.extend_from_slice(layout);
+    args.push(public);
+    ok(&args, dir);
+    let args = [
+        "ingest",
+        "-q",
+        "--scope",
+        "restricted",
+        "--append",
+        file,
+        restricted,
+    ];
+    ok(&args, dir);
+}
+
+#[test]
+fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
+    let files = locomo_files();
+    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
+    let secrets = secrets(&public, &restricted);
+    assert!(secrets.len() > 1000, "{} secret runs", secrets.len());
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
+    build(dir, "m.smg", &["--layout", "packed", "--index"], &files);
+    ok(&["validate", "m.smg"], dir);
+    let before = canonical("m.smg", dir, &[]);
+    let (restricted_before, _) = answered("m.smg", &restricted.questions, &[], dir);
+    let (public_before, _) = answered("m.smg", &public.questions, &[], dir);
+    assert!(restricted_before >= 0.5 && public_before >= 0.5);
+
+    ok(
+        &[
+            "seal",
+            "m.smg",
+            "--tier",
+            "restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    ok(&["validate", "m.smg"], dir);
+    for text in readable(&dir.join("m.smg")) {
+        let found = leaked(&text, &secrets);
+        assert!(
+            found.is_empty(),
+            "sealed file shows {:?}",
+            &found[..found.len().min(3)]
+        );
+    }
+    let (restricted_after, said) = answered("m.smg", &restricted.questions, &[], dir);
+    assert_eq!(restricted_after, 0.0);
+    assert!(
+        leaked(&said, &secrets).is_empty(),
+        "context quotes the sealed talk"
+    );
+    let (public_after, _) = answered("m.smg", &public.questions, &[], dir);
+    assert!(
+        public_after >= public_before - 0.1,
+        "public questions answered {public_before} before sealing, {public_after} after"
+    );
+    let mut answers = String::new();
+    for (q, _) in &restricted.questions {
+        answers.push_str(&ok(&["search", "m.smg", q], dir));
+    }
+    answers.push_str(&ok(
+        &["query", "m.smg", "FIND * LIMIT 100000", "--json"],
+        dir,
+    ));
+    for to in [
+        "markdown",
+        "chatgpt",
+        "claude",
+        "letta",
+        "mcp-memory",
+        "jsonld-nquads",
+    ] {
+        answers.push_str(&ok(&["export", "m.smg", "--to", to], dir));
+    }
+    ok(&["view", "m.smg", "-o", "view.html"], dir);
+    answers.push_str(&std::fs::read_to_string(dir.join("view.html")).unwrap());
+    let found = leaked(&answers, &secrets);
+    assert!(
+        found.is_empty(),
+        "answers quote {:?}",
+        &found[..found.len().min(3)]
+    );
+
+    // An authorised reader finds it all again, in memory: the file stays sealed.
+    let key = ["--seal-passphrase-file", "seal.txt"];
+    let (restricted_key, _) = answered("m.smg", &restricted.questions, &key, dir);
+    assert!(
+        restricted_key >= restricted_before - 0.05,
+        "with the key {restricted_key}, before sealing {restricted_before}"
+    );
+    fails(
+        &["search", "m.smg", "x", "--seal-passphrase-file", "m.smg"],
+        dir,
+        1,
+        "SMG-E141",
+    );
+    let sealed = std::fs::read(dir.join("m.smg")).unwrap();
+
+    // New restricted talk is refused while its tier is sealed; the file is untouched.
+    let more = files[1].to_str().unwrap();
+    fails(
+        &[
+            "ingest",
+            "-q",
+            "--scope",
+            "restricted",
+            "--append",
+            "m.smg",
+            more,
+        ],
+        dir,
+        1,
+        "SMG-E146",
+    );
+    assert_eq!(std::fs::read(dir.join("m.smg")).unwrap(), sealed);
+
+    ok(
+        &[
+            "unseal",
+            "m.smg",
+            "tier:restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    assert!(
+        canonical("m.smg", dir, &[]) == before,
+        "unsealing is not exact"
+    );
+}
+
+#[test]
+fn an_encrypted_json_file_seals_alike_and_takes_public_talk_after_sealing() {
+    let files = locomo_files();
+    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
+    let secrets = secrets(&public, &restricted);
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
+    std::fs::write(dir.join("file.txt"), FILE_PASS).unwrap();
+    build(dir, "plain.smg", &[], &files);
+    ok(
+        &[
+            "encrypt",
+            "plain.smg",
+            "-o",
+            "m.smg",
+            "--passphrase-file",
+            "file.txt",
+        ],
+        dir,
+    );
+    let file_key = ["--passphrase-file", "file.txt"];
+    let before = canonical("m.smg", dir, &file_key);
+    let mut seal = vec![
+        "seal",
+        "m.smg",
+        "--tier",
+        "restricted",
+        "--seal-passphrase-file",
+        "seal.txt",
+    ];
+    seal.extend_from_slice(&file_key);
+    ok(&seal, dir);
+    for text in readable(&dir.join("m.smg")) {
+        assert!(
+            leaked(&text, &secrets).is_empty(),
+            "the encrypted, sealed file leaks"
+        );
+    }
+    let mut unseal = vec![
+        "unseal",
+        "m.smg",
+        "tier:restricted",
+        "--seal-passphrase-file",
+        "seal.txt",
+    ];
+    unseal.extend_from_slice(&file_key);
+    ok(&unseal, &dir.join("."));
+    assert!(
+        canonical("m.smg", dir, &file_key) == before,
+        "unsealing is not exact"
+    );
+
+    // Public talk appended after sealing is numbered after the sealed turns, and the
+    // tier still unseals into a valid file.
+    ok(
+        &[
+            "seal",
+            "plain.smg",
+            "--tier",
+            "restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    let jsonl = r#"{"conversation_id":"later","message_id":"1","role":"user","content":"We picked the blue paint for the hallway.","timestamp":"2024-01-02T10:00:00Z"}"#;
+    std::fs::write(dir.join("later.jsonl"), format!("{jsonl}\n")).unwrap();
+    ok(
+        &["ingest", "-q", "--append", "plain.smg", "later.jsonl"],
+        dir,
+    );
+    ok(
+        &[
+            "unseal",
+            "plain.smg",
+            "tier:restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    ok(&["validate", "plain.smg"], dir);
+    let found = ok(
+        &["search", "plain.smg", "blue paint hallway", "-k", "1"],
+        dir,
+    );
+    assert!(found.contains("blue paint"), "{found}");
+}
+
+#[test]
+fn branches_of_a_sealed_file_merge_and_keep_it_sealed() {
+    let files = locomo_files();
+    let secrets = secrets(&talk(&files[0]), &talk(&files[1]));
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
+    build(dir, "base.smg", &[], &files);
+    ok(
+        &[
+            "seal",
+            "base.smg",
+            "--tier",
+            "restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    for (side, text) in [
+        ("ours", "paint the hallway blue"),
+        ("theirs", "buy a red sofa"),
+    ] {
+        std::fs::copy(dir.join("base.smg"), dir.join(format!("{side}.smg"))).unwrap();
+        let line = format!(
+            r#"{{"conversation_id":"{side}","message_id":"1","role":"user","content":"We decided to {text}.","timestamp":"2024-01-02T10:00:00Z"}}"#
+        );
+        std::fs::write(dir.join(format!("{side}.jsonl")), format!("{line}\n")).unwrap();
+        ok(
+            &[
+                "ingest",
+                "-q",
+                "--append",
+                &format!("{side}.smg"),
+                &format!("{side}.jsonl"),
+            ],
+            dir,
+        );
+    }
+    let report = ok(
+        &[
+            "merge",
+            "base.smg",
+            "ours.smg",
+            "theirs.smg",
+            "-o",
+            "m.smg",
+            "--json",
+        ],
+        dir,
+    );
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["conflicts"], serde_json::json!([]), "{report}");
+    ok(&["validate", "m.smg"], dir);
+    for text in readable(&dir.join("m.smg")) {
+        assert!(leaked(&text, &secrets).is_empty(), "the merged file leaks");
+    }
+    ok(
+        &[
+            "unseal",
+            "m.smg",
+            "tier:restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    ok(&["validate", "m.smg"], dir);
+    for (q, said) in [
+        ("hallway blue", "the hallway blue"),
+        ("red sofa", "a red sofa"),
+        ("Gina dance studio", "dance studio"),
+    ] {
+        let found = ok(&["search", "m.smg", q, "-k", "1"], dir);
+        assert!(found.contains(said), "{q}: {found}");
+    }
+}
+
+#[test]
+fn a_record_can_be_restricted_within_a_public_conversation() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
+    let line = |id: u32, scope: &str, text: &str| {
+        format!(
+            r#"{{"conversation_id":"c1","message_id":"{id}","role":"user","content":"{text}","timestamp":"2025-03-0{id}T10:00:00Z"{scope}}}"#
+        )
+    };
+    let lines = [
+        line(1, "", "We decided to move the standup to ten o'clock."),
+        line(
+            2,
+            r#","scope":"restricted""#,
+            "Confidential: we decided to lay off the Lisbon office team.",
+        ),
+        line(3, "", "We decided to order new chairs for everyone."),
+        line(4, r#","scope":"secret""#, "A scope smg does not know."),
+    ];
+    std::fs::write(dir.join("t.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = ok(&["ingest", "-q", "-o", "m.smg", "t.jsonl", "--json"], dir);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["skipped"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    fails(
+        &["ingest", "-q", "--strict", "-o", "s.smg", "t.jsonl"],
+        dir,
+        1,
+        "scope",
+    );
+    ok(
+        &[
+            "seal",
+            "m.smg",
+            "--tier",
+            "restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    ok(&["validate", "m.smg"], dir);
+    let text: String = readable(&dir.join("m.smg")).join("\n");
+    assert!(
+        !text.contains("Lisbon"),
+        "the restricted record is readable"
+    );
+    assert!(text.contains("standup") && text.contains("new chairs"));
+    let found = ok(
+        &[
+            "search",
+            "m.smg",
+            "Lisbon office",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    assert!(found.contains("Lisbon"), "{found}");
+}
+
+#[test]
+fn a_conversation_already_in_takes_a_scope_with_its_code() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
+    let code = "```python\\ndef payroll_cut(team):\\n    keep = team[:3]\\n    notify(team[3:])\\n    return keep\\n```";
+    let line = |c: &str, id: u32, text: &str| {
+        format!(
+            r#"{{"conversation_id":"{c}","message_id":"{id}","role":"user","content":"{text}","timestamp":"2025-03-0{id}T10:00:00Z"}}"#
+        )
+    };
+    let lines = [
+        line("open", 1, "We decided to host the offsite in Porto."),
+        line("board", 2, &format!("Here is the script:\\n{code}")),
+        line(
+            "board",
+            3,
+            "We decided to run payroll_cut on the Lisbon team.",
+        ),
+        line("open", 4, "Lunch is at noon on the second day."),
+    ];
+    std::fs::write(dir.join("t.jsonl"), lines.join("\n") + "\n").unwrap();
+    ok(&["ingest", "-q", "-o", "m.smg", "t.jsonl"], dir);
+    let said = ok(
+        &[
+            "scope",
+            "set",
+            "m.smg",
+            "--conversation",
+            "board",
+            "restricted",
+            "--json",
+        ],
+        dir,
+    );
+    let said: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(said["turns"], 2, "{said}");
+    assert_eq!(
+        said["artifactsRemoved"].as_array().map(Vec::len),
+        Some(1),
+        "{said}"
+    );
+    ok(&["validate", "m.smg"], dir);
+    let listed = ok(&["scope", "list", "m.smg"], dir);
+    assert!(
+        listed.contains("restricted") && listed.contains("board"),
+        "{listed}"
+    );
+    fails(
+        &[
+            "scope",
+            "set",
+            "m.smg",
+            "--conversation",
+            "nope",
+            "restricted",
+        ],
+        dir,
+        1,
+        "SMG-E020",
+    );
+    ok(
+        &[
+            "seal",
+            "m.smg",
+            "--tier",
+            "restricted",
+            "--seal-passphrase-file",
+            "seal.txt",
+        ],
+        dir,
+    );
+    ok(&["validate", "m.smg"], dir);
+    let text: String = readable(&dir.join("m.smg")).join("\n");
+    for secret in ["payroll_cut", "Lisbon", "notify(team"] {
+        assert!(!text.contains(secret), "{secret} is readable after sealing");
+    }
+    assert!(text.contains("Porto"));
+    fails(
+        &[
+            "scope",
+            "set",
+            "m.smg",
+            "--conversation",
+            "open",
+            "restricted",
+        ],
+        dir,
+        1,
+        "SMG-E146",
+    );
+
+    // Code both conversations pasted cannot be kept apart.
+    let shared = [
+        line("a", 1, &format!("Mine:\\n{code}")),
+        line("b", 2, &format!("Same here:\\n{code}")),
+    ];
+    std::fs::write(dir.join("s.jsonl"), shared.join("\n") + "\n").unwrap();
+    ok(&["ingest", "-q", "-o", "s.smg", "s.jsonl"], dir);
+    let before = std::fs::read(dir.join("s.smg")).unwrap();
+    fails(
+        &["scope", "set", "s.smg", "--conversation", "b", "restricted"],
+        dir,
+        1,
+        "other talk",
+    );
+    assert_eq!(std::fs::read(dir.join("s.smg")).unwrap(), before);
+}

@@ -1,0 +1,211 @@
+//! Sealing and unsealing.
+
+use super::*;
+
+use crate::test_support::full_fixture as doc;
+
+fn valid(d: &Document) -> bool {
+    let r = crate::validate::validate(
+        &crate::codec::to_canonical_json(d).unwrap(),
+        &crate::validate::ValidateOptions::default(),
+    );
+    r.is_valid() || panic!("{:?}", r.findings)
+}
+
+#[test]
+fn sealing_hides_content_keeps_validity_and_unsealing_restores_exactly() {
+    let original = doc();
+    let mut d = original.clone();
+    let pass = b"restricted pass";
+    assert_eq!(
+        seal(&mut d, SealTarget::Tier(Scope::Restricted), pass, 600_000).unwrap(),
+        "tier:restricted"
+    );
+    assert_eq!(
+        seal(
+            &mut d,
+            SealTarget::Collaborator("user_a"),
+            b"user a",
+            600_000
+        )
+        .unwrap(),
+        "private:user_a"
+    );
+    let text = String::from_utf8(crate::codec::to_canonical_json(&d).unwrap()).unwrap();
+    assert!(
+        !text.contains("contract renegotiation") && !text.contains("idempotency"),
+        "content leaked"
+    );
+    assert!(text.contains("tier:restricted") && text.contains("n_restricted"));
+    assert!(valid(&d));
+
+    assert_eq!(
+        unseal(&mut d.clone(), "tier:restricted", b"wrong")
+            .unwrap_err()
+            .code(),
+        "SMG-E141"
+    );
+    let mut tampered = d.clone();
+    tampered.sealed_sections.as_mut().unwrap()[0].size += 1;
+    assert_eq!(
+        unseal(&mut tampered, "tier:restricted", pass)
+            .unwrap_err()
+            .code(),
+        "SMG-E141"
+    );
+    let mut flipped = d.clone();
+    let ct = &mut flipped.sealed_sections.as_mut().unwrap()[0].ciphertext;
+    let mut raw = B64.decode(&*ct).unwrap();
+    raw[3] ^= 1;
+    *ct = B64.encode(raw);
+    assert_eq!(
+        unseal(&mut flipped, "tier:restricted", pass)
+            .unwrap_err()
+            .code(),
+        "SMG-E142"
+    );
+
+    unseal(&mut d, "private:user_a", b"user a").unwrap();
+    unseal(&mut d, "tier:restricted", pass).unwrap();
+    assert_eq!(d, original);
+}
+
+/// Two public turns, then two restricted ones (with code, which stays in the turn), a
+/// node of each scope with an edge between them, embeddings, recent turns and
+/// conversation entries of both.
+fn scoped() -> Document {
+    use crate::model::{Edge, Embedding, Node, Turn, VectorIndex, WorkingMemory};
+    let mut d = Document::new("2025-12-04T10:30:00Z");
+    let code = "```py\nx = 1\ny = 2\nz = 3\nprint(x)\n```";
+    let mut turns: Vec<Turn> = [
+        (1, "public plan"),
+        (2, "public reply"),
+        (3, "board secret"),
+        (4, code),
+    ]
+    .map(|(n, text)| crate::archive::tests::turn(n, text))
+    .into();
+    for t in &mut turns[2..] {
+        t.scope = Some(Scope::Restricted);
+        t.conversation_id = Some("board".into());
+    }
+    crate::archive::append_turns(&mut d, &turns, &Default::default()).unwrap();
+    let archive = d.deep_archive.as_mut().unwrap();
+    archive.extra.insert(
+        "conversations".into(),
+        serde_json::json!({"board": {"format": "jsonl", "order": 1, "scope": "restricted"},
+                           "talk": {"format": "jsonl", "order": 0}}),
+    );
+    let vector = |turn: Option<u64>, node: Option<&str>| Embedding {
+        turn,
+        node_id: node.map(String::from),
+        vector: vec![1.0, 0.0],
+        ..Embedding::default()
+    };
+    archive.vector_index = Some(VectorIndex {
+        enabled: true,
+        dimensions: Some(2),
+        embeddings: Some(vec![
+            vector(Some(1), None),
+            vector(Some(3), None),
+            vector(None, Some("secret")),
+        ]),
+        ..VectorIndex::default()
+    });
+    d.working_memory = Some(WorkingMemory {
+        recent_context: Some(turns[1..].to_vec()),
+        ..WorkingMemory::default()
+    });
+    let node = |id: &str, scope| Node {
+        id: id.into(),
+        kind: "memory".into(),
+        scope,
+        ..Node::default()
+    };
+    let g = d.semantic_graph.get_or_insert_with(Default::default);
+    g.nodes = Some(vec![
+        node("public", None),
+        node("secret", Some(Scope::Restricted)),
+    ]);
+    g.edges = Some(vec![Edge {
+        from: "secret".into(),
+        to: "public".into(),
+        relation: "related_to".into(),
+        ..Edge::default()
+    }]);
+    d
+}
+
+#[test]
+fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
+    let original = scoped();
+    assert!(valid(&original));
+    assert_eq!(
+        original.deep_archive.as_ref().unwrap().blocks().len(),
+        2,
+        "a block per scope"
+    );
+    assert!(
+        original.artifact_vault.is_none(),
+        "restricted code stays in its turn"
+    );
+    let mut d = original.clone();
+    seal(
+        &mut d,
+        SealTarget::Tier(Scope::Restricted),
+        b"pass",
+        600_000,
+    )
+    .unwrap();
+    assert!(valid(&d));
+    let text = String::from_utf8(crate::codec::to_canonical_json(&d).unwrap()).unwrap();
+    for gone in ["board", "print(x)", "\"secret\",\"kind\"", "\"turn\":3"] {
+        assert!(!text.contains(gone), "{gone} is still readable: {text}");
+    }
+    let section = &d.sealed_sections.as_ref().unwrap()[0];
+    assert_eq!(section.turn_ranges, Some(vec!["3-4".to_string()]));
+    assert_eq!(section.node_ids, Some(vec!["secret".to_string()]));
+    assert_eq!(
+        crate::archive::last_turn(&d),
+        4,
+        "sealed numbers stay taken"
+    );
+    let wm = d
+        .working_memory
+        .as_ref()
+        .unwrap()
+        .recent_context
+        .as_ref()
+        .unwrap();
+    assert_eq!(wm.iter().map(|t| t.turn).collect::<Vec<_>>(), [2]);
+    let mut all = d.clone();
+    assert_eq!(unseal_all(&mut all, b"pass").unwrap(), ["tier:restricted"]);
+    assert_eq!(all, original);
+    unseal(&mut d, "tier:restricted", b"pass").unwrap();
+    assert_eq!(d, original);
+}
+
+#[test]
+fn unsealing_keeps_what_was_made_while_sealed() {
+    let mut d = scoped();
+    seal(
+        &mut d,
+        SealTarget::Tier(Scope::Restricted),
+        b"pass",
+        600_000,
+    )
+    .unwrap();
+    // Written again while sealed: the public node gone, another node named `secret`.
+    let nodes = d.semantic_graph.as_mut().unwrap().nodes.as_mut().unwrap();
+    nodes[0].id = "secret".into();
+    nodes[0].label = Some("made while sealed".into());
+    unseal(&mut d, "tier:restricted", b"pass").unwrap();
+    assert!(valid(&d));
+    let g = d.semantic_graph.as_ref().unwrap();
+    assert_eq!(g.nodes().len(), 1);
+    assert_eq!(g.nodes()[0].label.as_deref(), Some("made while sealed"));
+    assert!(
+        g.edges().is_empty(),
+        "the edge to the node that is gone stays out"
+    );
+}
