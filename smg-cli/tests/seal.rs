@@ -161,6 +161,19 @@ fn canonical(file: &str, dir: &Path, more: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// Seal the restricted tier of `file` with the passphrase in `seal.txt` (`more`
+/// arguments after).
+fn seal(dir: &Path, file: &str, more: &[&str]) {
+    let args = ["--tier", "restricted", "--seal-passphrase-file", "seal.txt"];
+    ok(&[&["seal", file][..], &args, more].concat(), dir);
+}
+
+/// Open the restricted tier of `file` with the passphrase in `seal.txt`.
+fn unseal(dir: &Path, file: &str, more: &[&str]) {
+    let args = ["tier:restricted", "--seal-passphrase-file", "seal.txt"];
+    ok(&[&["unseal", file][..], &args, more].concat(), dir);
+}
+
 /// Ingest the public conversation, then the restricted one (`--scope restricted`),
 /// into `file` with `layout` args.
 fn build(dir: &Path, file: &str, layout: &[&str], files: &[std::path::PathBuf]) {
@@ -197,17 +210,7 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
     let (public_before, _) = answered("m.smg", &public.questions, &[], dir);
     assert!(restricted_before >= 0.5 && public_before >= 0.5);
 
-    ok(
-        &[
-            "seal",
-            "m.smg",
-            "--tier",
-            "restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    seal(dir, "m.smg", &[]);
     ok(&["validate", "m.smg"], dir);
     for text in readable(&dir.join("m.smg")) {
         let found = leaked(&text, &secrets);
@@ -262,6 +265,12 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
         restricted_key >= restricted_before - 0.05,
         "with the key {restricted_key}, before sealing {restricted_before}"
     );
+    eprintln!(
+        "{} secret runs; restricted questions answered {restricted_before:.2} before sealing, \
+         {restricted_after:.2} after, {restricted_key:.2} with the key; public {public_before:.2} \
+         before, {public_after:.2} after",
+        secrets.len()
+    );
     fails(
         &["search", "m.smg", "x", "--seal-passphrase-file", "m.smg"],
         dir,
@@ -288,16 +297,7 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
     );
     assert_eq!(std::fs::read(dir.join("m.smg")).unwrap(), sealed);
 
-    ok(
-        &[
-            "unseal",
-            "m.smg",
-            "tier:restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    unseal(dir, "m.smg", &[]);
     assert!(
         canonical("m.smg", dir, &[]) == before,
         "unsealing is not exact"
@@ -327,31 +327,14 @@ fn an_encrypted_json_file_seals_alike_and_takes_public_talk_after_sealing() {
     );
     let file_key = ["--passphrase-file", "file.txt"];
     let before = canonical("m.smg", dir, &file_key);
-    let mut seal = vec![
-        "seal",
-        "m.smg",
-        "--tier",
-        "restricted",
-        "--seal-passphrase-file",
-        "seal.txt",
-    ];
-    seal.extend_from_slice(&file_key);
-    ok(&seal, dir);
+    seal(dir, "m.smg", &file_key);
     for text in readable(&dir.join("m.smg")) {
         assert!(
             leaked(&text, &secrets).is_empty(),
             "the encrypted, sealed file leaks"
         );
     }
-    let mut unseal = vec![
-        "unseal",
-        "m.smg",
-        "tier:restricted",
-        "--seal-passphrase-file",
-        "seal.txt",
-    ];
-    unseal.extend_from_slice(&file_key);
-    ok(&unseal, &dir.join("."));
+    unseal(dir, "m.smg", &file_key);
     assert!(
         canonical("m.smg", dir, &file_key) == before,
         "unsealing is not exact"
@@ -359,33 +342,14 @@ fn an_encrypted_json_file_seals_alike_and_takes_public_talk_after_sealing() {
 
     // Public talk appended after sealing is numbered after the sealed turns, and the
     // tier still unseals into a valid file.
-    ok(
-        &[
-            "seal",
-            "plain.smg",
-            "--tier",
-            "restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    seal(dir, "plain.smg", &[]);
     let jsonl = r#"{"conversation_id":"later","message_id":"1","role":"user","content":"We picked the blue paint for the hallway.","timestamp":"2024-01-02T10:00:00Z"}"#;
     std::fs::write(dir.join("later.jsonl"), format!("{jsonl}\n")).unwrap();
     ok(
         &["ingest", "-q", "--append", "plain.smg", "later.jsonl"],
         dir,
     );
-    ok(
-        &[
-            "unseal",
-            "plain.smg",
-            "tier:restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    unseal(dir, "plain.smg", &[]);
     ok(&["validate", "plain.smg"], dir);
     let found = ok(
         &["search", "plain.smg", "blue paint hallway", "-k", "1"],
@@ -402,17 +366,7 @@ fn branches_of_a_sealed_file_merge_and_keep_it_sealed() {
     let dir = d.path();
     std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     build(dir, "base.smg", &[], &files);
-    ok(
-        &[
-            "seal",
-            "base.smg",
-            "--tier",
-            "restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    seal(dir, "base.smg", &[]);
     for (side, text) in [
         ("ours", "paint the hallway blue"),
         ("theirs", "buy a red sofa"),
@@ -451,16 +405,7 @@ fn branches_of_a_sealed_file_merge_and_keep_it_sealed() {
     for text in readable(&dir.join("m.smg")) {
         assert!(leaked(&text, &secrets).is_empty(), "the merged file leaks");
     }
-    ok(
-        &[
-            "unseal",
-            "m.smg",
-            "tier:restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    unseal(dir, "m.smg", &[]);
     ok(&["validate", "m.smg"], dir);
     for (q, said) in [
         ("hallway blue", "the hallway blue"),
@@ -506,17 +451,7 @@ fn a_record_can_be_restricted_within_a_public_conversation() {
         1,
         "scope",
     );
-    ok(
-        &[
-            "seal",
-            "m.smg",
-            "--tier",
-            "restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    seal(dir, "m.smg", &[]);
     ok(&["validate", "m.smg"], dir);
     let text: String = readable(&dir.join("m.smg")).join("\n");
     assert!(
@@ -598,17 +533,7 @@ fn a_conversation_already_in_takes_a_scope_with_its_code() {
         1,
         "SMG-E020",
     );
-    ok(
-        &[
-            "seal",
-            "m.smg",
-            "--tier",
-            "restricted",
-            "--seal-passphrase-file",
-            "seal.txt",
-        ],
-        dir,
-    );
+    seal(dir, "m.smg", &[]);
     ok(&["validate", "m.smg"], dir);
     let text: String = readable(&dir.join("m.smg")).join("\n");
     for secret in ["payroll_cut", "Lisbon", "notify(team"] {

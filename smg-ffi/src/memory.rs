@@ -198,6 +198,23 @@ fn open_by_index(path: &str) -> Result<Option<Box<SmgMemory>>, (SmgStatus, Strin
     }))
 }
 
+/// Run `open` under [`guard`] and hand the memory it makes to `memory_out`, which is
+/// checked first: nothing runs when there is nowhere to put the handle.
+pub(crate) fn hand_out(
+    memory_out: *mut *mut SmgMemory,
+    open: impl FnOnce() -> Result<Box<SmgMemory>, (SmgStatus, String)>,
+) -> SmgStatus {
+    guard(|| {
+        if memory_out.is_null() {
+            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
+        }
+        let memory = open()?;
+        // SAFETY: checked non-null; the caller guarantees it is writable.
+        unsafe { *memory_out = Box::into_raw(memory) };
+        Ok(())
+    })
+}
+
 /// Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
 /// file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
 ///
@@ -215,10 +232,7 @@ pub unsafe extern "C" fn smg_memory_open(
     passphrase_len: usize,
     memory_out: *mut *mut SmgMemory,
 ) -> SmgStatus {
-    guard(|| {
-        if memory_out.is_null() {
-            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
-        }
+    hand_out(memory_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let path = unsafe { text(path, "path") }?;
         // SAFETY: forwarded from the caller's guarantees.
@@ -228,17 +242,14 @@ pub unsafe extern "C" fn smg_memory_open(
         } else {
             None
         };
-        let memory = match lazy {
-            Some(memory) => memory,
+        match lazy {
+            Some(memory) => Ok(memory),
             None => {
                 let data = std::fs::read(path)
                     .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
-                open_bytes(&data, (!pass.is_empty()).then_some(pass))?
+                open_bytes(&data, (!pass.is_empty()).then_some(pass))
             }
-        };
-        // SAFETY: checked non-null; the caller guarantees it is writable.
-        unsafe { *memory_out = Box::into_raw(memory) };
-        Ok(())
+        }
     })
 }
 
@@ -255,18 +266,12 @@ pub unsafe extern "C" fn smg_memory_open_bytes(
     passphrase_len: usize,
     memory_out: *mut *mut SmgMemory,
 ) -> SmgStatus {
-    guard(|| {
-        if memory_out.is_null() {
-            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
-        }
+    hand_out(memory_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let data = unsafe { bytes(data, len, "data") }?;
         // SAFETY: forwarded from the caller's guarantees.
         let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
-        let memory = open_bytes(data, (!pass.is_empty()).then_some(pass))?;
-        // SAFETY: checked non-null; the caller guarantees it is writable.
-        unsafe { *memory_out = Box::into_raw(memory) };
-        Ok(())
+        open_bytes(data, (!pass.is_empty()).then_some(pass))
     })
 }
 

@@ -1,6 +1,6 @@
 //! Reading a memory's sealed sections as one allowed to, in memory only (spec §10.3).
 
-use crate::memory::{bytes, format_error, guard, handle, of_document, SmgMemory};
+use crate::memory::{bytes, format_error, hand_out, handle, of_document, SmgMemory};
 use crate::SmgStatus;
 
 /// A new handle on the memory `mem` with every sealed section that `passphrase`
@@ -18,19 +18,13 @@ pub unsafe extern "C" fn smg_memory_unseal(
     passphrase_len: usize,
     memory_out: *mut *mut SmgMemory,
 ) -> SmgStatus {
-    guard(|| {
-        if memory_out.is_null() {
-            return Err((SmgStatus::NullArgument, "memory_out is null".into()));
-        }
+    hand_out(memory_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let m = unsafe { handle(mem) }?;
         // SAFETY: forwarded from the caller's guarantees.
         let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
         let mut doc = m.doc()?.clone();
         smg_format::seal::unseal_all(&mut doc, pass).map_err(format_error)?;
-        let memory = of_document(doc)?;
-        // SAFETY: checked non-null; the caller guarantees it is writable.
-        unsafe { *memory_out = Box::into_raw(memory) };
-        Ok(())
+        of_document(doc)
     })
 }

@@ -227,6 +227,9 @@ pub struct SealedSection {
     /// For a tier: the turn ranges (`"first-last"`) of the sealed archive blocks, so
     /// that turn numbers stay unique and new turns are numbered after them.
     pub turn_ranges: Option<Vec<String>>,
+    /// `brotli` when the content was compressed before it was encrypted; absent when
+    /// it is stored as is.
+    pub compression: Option<String>,
     /// Key derivation and nonce.
     pub encryption: SealParams,
     /// Base64 of the AES-256-GCM ciphertext and its 16-byte tag.

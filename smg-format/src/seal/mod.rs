@@ -62,6 +62,37 @@ pub fn seal_with(
     salt: &[u8; 16],
     nonce: &[u8; 12],
 ) -> Result<String> {
+    let key = Key {
+        passphrase,
+        iterations,
+        salt,
+        nonce,
+    };
+    seal_as(doc, target, &key, true)
+}
+
+/// How a section is encrypted.
+struct Key<'a> {
+    passphrase: &'a [u8],
+    iterations: u64,
+    salt: &'a [u8; 16],
+    nonce: &'a [u8; 12],
+}
+
+/// [`seal_with`]; uncompressed as sections were before `compression` (for the test
+/// that they still open).
+fn seal_as(
+    doc: &mut Document,
+    target: SealTarget<'_>,
+    key: &Key<'_>,
+    compress: bool,
+) -> Result<String> {
+    let Key {
+        passphrase,
+        iterations,
+        salt,
+        nonce,
+    } = *key;
     check_iterations(iterations)?;
     let id = target.id();
     if doc.sealed_sections.iter().flatten().any(|s| s.id == id) {
@@ -113,6 +144,7 @@ pub fn seal_with(
         size: plain.len() as u64,
         node_ids,
         turn_ranges,
+        compression: compress.then(|| BROTLI.into()),
         encryption: SealParams {
             kdf: "PBKDF2-HMAC-SHA256".into(),
             iterations,
@@ -125,7 +157,12 @@ pub fn seal_with(
     let keys = derive(passphrase, salt, iterations)?;
     let header = aad(&section)?;
     section.encryption.key_check = B64.encode(key_check(&keys[32..], &header));
-    let mut buf = plain.to_vec();
+    let mut buf = Zeroizing::new(Vec::new());
+    if compress {
+        crate::envelope::brotli_compress(&plain, SEALED_QUALITY, &mut buf)?;
+    } else {
+        buf.extend_from_slice(&plain);
+    }
     let tag = cipher(&keys[..32])
         .seal_in_place_separate_tag(
             Nonce::assume_unique_for_key(*nonce),
@@ -134,12 +171,18 @@ pub fn seal_with(
         )
         .map_err(|_| Error::InvalidArgument("AES-GCM refused the input".into()))?;
     buf.extend_from_slice(tag.as_ref());
-    section.ciphertext = B64.encode(&buf);
+    section.ciphertext = B64.encode(&*buf);
     doc.sealed_sections
         .get_or_insert_with(Vec::new)
         .push(section);
     Ok(id)
 }
+
+/// The `compression` of what smg seals: its canonical JSON under Brotli.
+const BROTLI: &str = "brotli";
+/// Brotli quality of sealed content: sealed once, and a tier's nodes are mostly JSON
+/// keys and repeated words (a sixth of their size at this quality).
+const SEALED_QUALITY: i32 = 9;
 
 /// Open the sealed section `id` with `passphrase` and put its content back.
 pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
@@ -227,6 +270,11 @@ fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>
             p.kdf
         )));
     }
+    if let Some(c) = section.compression.as_deref().filter(|c| *c != BROTLI) {
+        return Err(Error::UnknownAlgorithm(format!(
+            "sealed section compression `{c}`"
+        )));
+    }
     check_iterations(p.iterations)?;
     // Malformed parameters cannot come from a writer: the section was altered.
     let salt = B64.decode(&p.salt).map_err(|_| Error::Tampered)?;
@@ -254,7 +302,23 @@ fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>
         .map_err(|_| Error::Tampered)?
         .len();
     buf.truncate(n);
-    Ok(buf)
+    if section.compression.is_none() {
+        return Ok(buf);
+    }
+    // The size is authenticated: content that does not inflate to it exactly was not
+    // written by a sealer.
+    let plain = crate::envelope::read_bounded(
+        brotli::Decompressor::new(&buf[..], 1 << 16),
+        section.size,
+        "brotli",
+        0,
+    )
+    .map_err(|_| Error::Tampered)?;
+    let plain = Zeroizing::new(plain);
+    if plain.len() as u64 != section.size {
+        return Err(Error::Tampered);
+    }
+    Ok(plain)
 }
 
 #[cfg(test)]

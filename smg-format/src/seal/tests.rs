@@ -136,6 +136,10 @@ fn scoped() -> Document {
     d
 }
 
+fn seal_restricted(d: &mut Document) {
+    seal(d, SealTarget::Tier(Scope::Restricted), b"pass", 600_000).unwrap();
+}
+
 #[test]
 fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
     let original = scoped();
@@ -150,13 +154,7 @@ fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
         "restricted code stays in its turn"
     );
     let mut d = original.clone();
-    seal(
-        &mut d,
-        SealTarget::Tier(Scope::Restricted),
-        b"pass",
-        600_000,
-    )
-    .unwrap();
+    seal_restricted(&mut d);
     assert!(valid(&d));
     let text = String::from_utf8(crate::codec::to_canonical_json(&d).unwrap()).unwrap();
     for gone in ["board", "print(x)", "\"secret\",\"kind\"", "\"turn\":3"] {
@@ -188,13 +186,7 @@ fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
 #[test]
 fn unsealing_keeps_what_was_made_while_sealed() {
     let mut d = scoped();
-    seal(
-        &mut d,
-        SealTarget::Tier(Scope::Restricted),
-        b"pass",
-        600_000,
-    )
-    .unwrap();
+    seal_restricted(&mut d);
     // Written again while sealed: the public node gone, another node named `secret`.
     let nodes = d.semantic_graph.as_mut().unwrap().nodes.as_mut().unwrap();
     nodes[0].id = "secret".into();
@@ -208,4 +200,46 @@ fn unsealing_keeps_what_was_made_while_sealed() {
         g.edges().is_empty(),
         "the edge to the node that is gone stays out"
     );
+}
+
+#[test]
+fn sections_sealed_before_compression_still_open_and_compression_is_authenticated() {
+    let original = scoped();
+    let key = Key {
+        passphrase: b"pass",
+        iterations: 600_000,
+        salt: &[7; 16],
+        nonce: &[8; 12],
+    };
+    let tier = SealTarget::Tier(Scope::Restricted);
+    let mut plain = original.clone();
+    seal_as(&mut plain, tier, &key, false).unwrap();
+    let mut packed = original.clone();
+    seal_as(&mut packed, tier, &key, true).unwrap();
+    let (a, b) = (
+        &plain.sealed_sections.as_ref().unwrap()[0],
+        &packed.sealed_sections.as_ref().unwrap()[0],
+    );
+    assert_eq!(
+        (a.compression.as_deref(), b.compression.as_deref()),
+        (None, Some("brotli"))
+    );
+    assert_eq!(a.size, b.size, "size is the content's, compressed or not");
+    assert!(b.ciphertext.len() < a.ciphertext.len());
+    for mut d in [plain.clone(), packed.clone()] {
+        unseal(&mut d, "tier:restricted", b"pass").unwrap();
+        assert_eq!(d, original);
+    }
+    let mut stripped = packed.clone();
+    stripped.sealed_sections.as_mut().unwrap()[0].compression = None;
+    let err = unseal(&mut stripped, "tier:restricted", b"pass").unwrap_err();
+    assert_eq!(
+        err.code(),
+        "SMG-E141",
+        "the key check covers the compression"
+    );
+    let mut unknown = packed;
+    unknown.sealed_sections.as_mut().unwrap()[0].compression = Some("lzma".into());
+    let err = unseal(&mut unknown, "tier:restricted", b"pass").unwrap_err();
+    assert_eq!(err.code(), "SMG-E145");
 }
