@@ -1,9 +1,9 @@
 //! A sealed tier leaves no trace (spec §10.2–10.3): a public and a restricted
 //! conversation in one file, the restricted tier sealed; no six words in a row that
 //! only the restricted talk says are left anywhere a reader without the key can reach
-//! (every byte of the file decoded, every search, context, query, export and view
-//! answer), while public questions are still answered, the passphrase finds it all
-//! again in memory, and unsealing gives back the file exactly.
+//! (every byte of the file decoded; every search, context, query, export, view and
+//! graph-database export answer), while public questions are still answered, the
+//! passphrase finds it all again in memory, and unsealing gives back the file exactly.
 
 mod common;
 
@@ -249,6 +249,8 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
     ] {
         answers.push_str(&ok(&["export", "m.smg", "--to", to], dir));
     }
+    // What a push to the graph database would send, as Cypher.
+    answers.push_str(&ok(&["neo4j", "export", "m.smg"], dir));
     ok(&["view", "m.smg", "-o", "view.html"], dir);
     answers.push_str(&std::fs::read_to_string(dir.join("view.html")).unwrap());
     let found = leaked(&answers, &secrets);
