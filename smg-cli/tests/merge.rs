@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::ok;
+use common::{merged, ok};
 use serde_json::{json, Value};
 use smg_format::{archive::read_archive, model::Node, Document, Limits};
 
@@ -65,19 +65,7 @@ fn two_branches_of_a_locomo_conversation_merge_without_help() {
             ok(&["fork", "base.smg", "-o", &out, "--branch", side], d);
             ok(&["ingest", "--append", &out, input, "-q"], d);
         }
-        let report = ok(
-            &[
-                "merge",
-                "base.smg",
-                "ours.smg",
-                "theirs.smg",
-                "-o",
-                "merged.smg",
-                "--json",
-            ],
-            d,
-        );
-        let report: Value = serde_json::from_str(&report).unwrap();
+        let report = merged("merged.smg", d);
         assert_eq!(report["written"], true, "{report}");
         let unsettled: Vec<&Value> = report["conflicts"]
             .as_array()

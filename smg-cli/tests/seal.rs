@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashSet;
 use std::path::Path;
 
-use common::{fails, locomo_files, ok, smg};
+use common::{fails, locomo_files, merged, ok, smg};
 use serde_json::Value;
 
 const PASS: &str = "seal passphrase, long enough";
@@ -389,19 +389,7 @@ fn branches_of_a_sealed_file_merge_and_keep_it_sealed() {
             dir,
         );
     }
-    let report = ok(
-        &[
-            "merge",
-            "base.smg",
-            "ours.smg",
-            "theirs.smg",
-            "-o",
-            "m.smg",
-            "--json",
-        ],
-        dir,
-    );
-    let report: Value = serde_json::from_str(&report).unwrap();
+    let report = merged("m.smg", dir);
     assert_eq!(report["conflicts"], serde_json::json!([]), "{report}");
     ok(&["validate", "m.smg"], dir);
     for text in readable(&dir.join("m.smg")) {
@@ -497,18 +485,15 @@ fn a_conversation_already_in_takes_a_scope_with_its_code() {
     ];
     std::fs::write(dir.join("t.jsonl"), lines.join("\n") + "\n").unwrap();
     ok(&["ingest", "-q", "-o", "m.smg", "t.jsonl"], dir);
-    let said = ok(
-        &[
-            "scope",
-            "set",
-            "m.smg",
-            "--conversation",
-            "board",
-            "restricted",
-            "--json",
-        ],
-        dir,
-    );
+    let board = [
+        "scope",
+        "set",
+        "m.smg",
+        "--conversation",
+        "board",
+        "restricted",
+    ];
+    let said = ok(&[&board[..], &["--json"]].concat(), dir);
     let said: Value = serde_json::from_str(&said).unwrap();
     assert_eq!(said["turns"], 2, "{said}");
     assert_eq!(
@@ -517,6 +502,13 @@ fn a_conversation_already_in_takes_a_scope_with_its_code() {
         "{said}"
     );
     ok(&["validate", "m.smg"], dir);
+    let rescoped = std::fs::read(dir.join("m.smg")).unwrap();
+    ok(&board, dir);
+    assert_eq!(
+        std::fs::read(dir.join("m.smg")).unwrap(),
+        rescoped,
+        "a scope set twice changes nothing"
+    );
     let listed = ok(&["scope", "list", "m.smg"], dir);
     assert!(
         listed.contains("restricted") && listed.contains("board"),

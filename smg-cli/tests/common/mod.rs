@@ -44,6 +44,21 @@ pub(crate) fn smg_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `smg merge base.smg ours.smg theirs.smg -o OUT --json` in `cwd`, which must
+/// succeed: its report.
+pub(crate) fn merged(out: &str, cwd: &Path) -> serde_json::Value {
+    let args = [
+        "merge",
+        "base.smg",
+        "ours.smg",
+        "theirs.smg",
+        "-o",
+        out,
+        "--json",
+    ];
+    serde_json::from_str(&ok(&args, cwd)).unwrap()
+}
+
 /// The LoCoMo dev files beside the repository (`../shared/data/locomo-dev`), sorted.
 pub(crate) fn locomo_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");

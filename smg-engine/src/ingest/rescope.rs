@@ -50,6 +50,16 @@ pub fn set_scope(
             "no archived turn belongs to conversation `{conversation}`"
         )));
     }
+    if ours.iter().all(|t| t.turn.scope == wanted) {
+        // Nothing changes: the archive and graph stay as they are, byte for byte.
+        let graph = doc.semantic_graph.as_ref();
+        return Ok(Rescoped {
+            turns: ours.len(),
+            blocks: doc.deep_archive.as_ref().map_or(0, |a| a.blocks().len()),
+            nodes: graph.map_or(0, |g| g.nodes().len()),
+            ..Rescoped::default()
+        });
+    }
     let removed = if wanted.is_some() {
         code_of_only(&ours, &others)?
     } else {
