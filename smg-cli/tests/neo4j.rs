@@ -234,3 +234,58 @@ fn the_schema_prints_for_either_dialect_and_applies_twice_without_error() {
         );
     }
 }
+
+#[test]
+fn a_sealed_tier_goes_to_the_database_and_back_only_with_its_key() {
+    let Some(db) = FalkorDb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(
+        fixtures().join("valid/sealed-conversation.smg"),
+        d.join("s.smg"),
+    )
+    .unwrap();
+    std::fs::write(d.join("key.txt"), "restricted\n").unwrap();
+    let key = ["--seal-passphrase-file", "key.txt"];
+    let uri = db.uri();
+    let server = ["--uri", uri.as_str(), "--dialect", "falkordb", "--json"];
+    let push = [&["neo4j", "push", "s.smg", "--memory", "s"][..], &server].concat();
+    let pull = [&["neo4j", "pull", "-o", "s.smg"][..], &server].concat();
+    // What the file holds once opened, to compare with after the round trips.
+    std::fs::copy(d.join("s.smg"), d.join("open.smg")).unwrap();
+    ok(
+        &[&["unseal", "open.smg", "tier:restricted"][..], &key].concat(),
+        d,
+    );
+    let open = ok(&["cat", "open.smg"], d);
+
+    let without = json(&ok(&push, d));
+    assert_eq!(
+        without["sealed"],
+        serde_json::json!(["restricted"]),
+        "{without}"
+    );
+    let with = json(&ok(&[&push[..], &key].concat(), d));
+    assert_eq!(with["sealed"], serde_json::json!([]), "{with}");
+    assert!(with["nodes"]["written"].as_u64() > Some(0), "{with}");
+
+    // Without the key a pull leaves the sealed tier as it is; with it, the tier is
+    // pulled and sealed again.
+    let sealed = std::fs::read(d.join("s.smg")).unwrap();
+    let left = json(&ok(&pull, d));
+    assert_eq!(left["sealed"], serde_json::json!(["restricted"]), "{left}");
+    ok(&["validate", "s.smg"], d);
+    let only_restricted = [&pull[..], &["--tier", "restricted"]].concat();
+    fails(&only_restricted, d, 1, "SMG-E146");
+    let pulled = json(&ok(&[&pull[..], &key].concat(), d));
+    assert_eq!(pulled["sealed"], serde_json::json!([]), "{pulled}");
+    ok(&["validate", "s.smg"], d);
+    assert_ne!(std::fs::read(d.join("s.smg")).unwrap(), sealed);
+    let list = ok(&["scope", "list", "s.smg", "--json"], d);
+    assert!(list.contains("tier:restricted"), "{list}");
+    ok(
+        &[&["unseal", "s.smg", "tier:restricted"][..], &key].concat(),
+        d,
+    );
+    assert_eq!(ok(&["cat", "s.smg"], d), open);
+}

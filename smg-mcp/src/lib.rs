@@ -14,6 +14,9 @@
 //!
 //! Another writer of the file (a CLI command, another server) is seen at the next call:
 //! the file is read again when it changed. `read_only` refuses the six writing tools.
+//! Sealed sections stay sealed and unseen unless the server is given their passphrase
+//! ([`Options::seal_passphrase`]); then they are open in memory only, and sealed again
+//! in every write.
 //!
 //! ```
 //! let tools = smg_mcp::tool_names();
@@ -43,6 +46,9 @@ pub struct Options {
     pub path: PathBuf,
     /// The passphrase of an encrypted file.
     pub passphrase: Option<Zeroizing<Vec<u8>>>,
+    /// The passphrase of sealed sections the server may read: they are opened in
+    /// memory, and sealed again in every write.
+    pub seal_passphrase: Option<Zeroizing<Vec<u8>>>,
     /// Refuse the writing tools.
     pub read_only: bool,
     /// Limits for reading the file.
@@ -57,6 +63,7 @@ impl Options {
         Options {
             path: path.into(),
             passphrase: None,
+            seal_passphrase: None,
             read_only: false,
             limits: Limits::default(),
             wait: Duration::from_secs(5),
@@ -66,6 +73,13 @@ impl Options {
     /// Options with the passphrase of an encrypted file.
     pub fn passphrase(mut self, passphrase: Zeroizing<Vec<u8>>) -> Self {
         self.passphrase = Some(passphrase);
+        self
+    }
+
+    /// Options opening, in memory, the sealed sections `passphrase` opens (a wrong one
+    /// fails [`serve_stdio`] with `SMG-E141`).
+    pub fn seal_passphrase(mut self, passphrase: Zeroizing<Vec<u8>>) -> Self {
+        self.seal_passphrase = Some(passphrase);
         self
     }
 

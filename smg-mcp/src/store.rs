@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use smg_engine::mcp::View;
 use smg_engine::search::{has_search_index, Retriever, EXTENSION};
 use smg_format::file::WriteLock;
+use smg_format::seal::Opened;
 use smg_format::{Document, Encoding, WriteOptions};
 
 use crate::{Error, Options};
@@ -31,6 +32,8 @@ struct State {
     iterations: Option<u64>,
     /// Whether the file stores a search index (a rewrite stores a fresh one).
     indexed: bool,
+    /// The sealed sections opened in memory, sealed again in every write.
+    opened: Option<Opened>,
     stamp: Stamp,
     view: Option<Arc<View>>,
     retriever: Option<Arc<Retriever>>,
@@ -101,15 +104,23 @@ impl Store {
         let mut state = self.fresh()?;
         let mut next = Document::clone(&state.doc);
         let out = change(&mut next)?;
-        smg_format::validate::ensure_valid(&next, &self.options.limits)?;
-        let retriever = if state.indexed && state.iterations.is_none() {
-            Some(Retriever::new(&next, &self.options.limits)?)
+        // What goes to disk: with the opened sections sealed again.
+        let mut sealed = None;
+        if let (Some(opened), Some(pass)) = (&state.opened, &self.options.seal_passphrase) {
+            let mut doc = next.clone();
+            opened.seal_again(&mut doc, pass)?;
+            sealed = Some(doc);
+        }
+        let disk = sealed.as_ref().unwrap_or(&next);
+        smg_format::validate::ensure_valid(disk, &self.options.limits)?;
+        let stored = if state.indexed && state.iterations.is_none() {
+            Some(Retriever::new(disk, &self.options.limits)?)
         } else {
             None
         };
         let options = WriteOptions::new(state.encoding.for_writing());
-        let mut bytes = smg_format::to_bytes(&next, &options)?;
-        if let Some(r) = &retriever {
+        let mut bytes = smg_format::to_bytes(disk, &options)?;
+        if let Some(r) = &stored {
             bytes = smg_format::packed::with_extension(&bytes, EXTENSION, &r.index_bytes()?)?;
         }
         if let (Some(pass), Some(iterations)) = (&self.options.passphrase, state.iterations) {
@@ -119,7 +130,8 @@ impl Store {
         state.stamp = stamp(path)?;
         state.doc = Arc::new(next);
         state.view = None;
-        state.retriever = retriever.map(Arc::new);
+        // The index stored holds nothing sealed; the one that serves reads holds all.
+        state.retriever = stored.filter(|_| sealed.is_none()).map(Arc::new);
         Ok(out)
     }
 }
@@ -134,13 +146,18 @@ fn read(options: &Options) -> Result<State, Error> {
         None
     };
     let pass = options.passphrase.as_ref().map(|p| p.as_slice());
-    let (doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
+    let (mut doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
+    let opened = match &options.seal_passphrase {
+        Some(p) => Some(smg_format::seal::unseal_all(&mut doc, p)?),
+        None => None,
+    };
     let indexed = iterations.is_none() && encoding == Encoding::Packed && has_search_index(&bytes);
     Ok(State {
         doc: Arc::new(doc),
         encoding,
         iterations,
         indexed,
+        opened,
         stamp: before,
         view: None,
         retriever: None,

@@ -33,6 +33,8 @@ pub(crate) struct ExportArgs {
     /// Where to write (`-` for stdout, the default).
     #[arg(short, long, default_value = "-")]
     pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     /// Print what was written and what was left out as JSON (on stderr when the
     /// export goes to stdout).
     #[arg(long)]
@@ -54,6 +56,8 @@ pub(crate) struct ViewArgs {
     /// adds as many again; search reaches every node).
     #[arg(long, default_value_t = smg_view::DEFAULT_SHOWN)]
     pub(crate) shown: usize,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     /// Print what the page holds as JSON.
     #[arg(long)]
     pub(crate) json: bool,
@@ -67,4 +71,9 @@ pub(crate) struct McpArgs {
     /// Refuse the six writing tools (create_*, add_observations, delete_*).
     #[arg(long)]
     pub(crate) read_only: bool,
+    /// Serve as one allowed to read the sealed sections that the passphrase in this
+    /// file (first line) opens: they are opened in memory and sealed again in every
+    /// write; the file on disk never holds them open.
+    #[arg(long = "seal-passphrase-file", value_name = "PATH")]
+    pub(crate) seal_passphrase_file: Option<PathBuf>,
 }

@@ -100,6 +100,8 @@ pub(crate) struct Neo4jExportArgs {
     pub(crate) output: PathBuf,
     #[command(flatten)]
     pub(crate) slice: SliceArgs,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     /// The Cypher dialect.
     #[arg(long, value_enum, default_value_t = DialectArg::Neo4j)]
     pub(crate) dialect: DialectArg,
@@ -117,6 +119,8 @@ pub(crate) struct PushArgs {
     /// Rows per batch (each batch is one transaction).
     #[arg(long, default_value_t = 1000)]
     pub(crate) batch: usize,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     /// Print the summary as JSON.
     #[arg(long)]
     pub(crate) json: bool,
@@ -130,9 +134,12 @@ pub(crate) struct PullArgs {
     #[command(flatten)]
     pub(crate) slice: SliceArgs,
     /// The file to write (`-` for stdout). An existing file gets the pulled tiers in
-    /// place of its own, and keeps everything else.
+    /// place of its own, and keeps everything else; a tier sealed in it is left as it
+    /// is unless its passphrase is given (then it is pulled and sealed again).
     #[arg(short, long)]
     pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     /// The creation time of a new file's metadata when the database has none (RFC 3339;
     /// default now).
     #[arg(long, value_name = "TIME")]

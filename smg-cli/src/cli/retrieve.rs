@@ -42,11 +42,24 @@ pub(crate) struct IngestArgs {
     /// `smg seal --tier restricted`).
     #[arg(long, value_enum, default_value_t = ConversationScope::Personal)]
     pub(crate) scope: ConversationScope,
+    /// A conversation (by its id in the input, as `smg scope list` shows it) whose
+    /// talk is restricted; repeat for more. An id no input holds is an error.
+    #[arg(long = "restricted-conversation", value_name = "ID")]
+    pub(crate) restricted_conversations: Vec<String>,
     /// Embed every new turn and node with the model of --model (see `smg embed`).
     #[arg(long, requires = "model")]
     pub(crate) embed: bool,
     #[command(flatten)]
     pub(crate) model: ModelArg,
+    /// Append as one allowed to: the sealed sections this passphrase file (first
+    /// line) opens are opened in memory, the talk added (restricted talk joins its
+    /// sealed tier), and sealed again before the file is written.
+    #[arg(
+        long = "seal-passphrase-file",
+        value_name = "PATH",
+        requires = "append"
+    )]
+    pub(crate) seal_passphrase_file: Option<PathBuf>,
     /// No progress bar.
     #[arg(short, long)]
     pub(crate) quiet: bool,
@@ -214,6 +227,23 @@ pub(crate) struct SealedArg {
     /// this file (first line) opens, in memory only; the file stays sealed.
     #[arg(long = "seal-passphrase-file", value_name = "PATH")]
     pub(crate) passphrase_file: Option<PathBuf>,
+}
+
+impl SealedArg {
+    /// Open in `doc`, in memory, the sealed sections the passphrase opens (none
+    /// without one): what was opened and the passphrase, for an authorised writer to
+    /// seal them again before writing.
+    pub(crate) fn open(
+        &self,
+        doc: &mut smg_format::Document,
+    ) -> Result<Option<(smg_format::seal::Opened, crate::secret::Secret)>, smg_format::Error> {
+        let Some(path) = &self.passphrase_file else {
+            return Ok(None);
+        };
+        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
+        let opened = smg_format::seal::unseal_all(doc, &pass)?;
+        Ok(Some((opened, pass)))
+    }
 }
 
 #[derive(Debug, Args)]

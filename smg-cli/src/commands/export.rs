@@ -10,7 +10,8 @@ use crate::Outcome;
 use super::working::Working;
 
 pub(crate) fn run(a: &ExportArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let loaded = load(&a.file, ctx)?;
+    let mut loaded = load(&a.file, ctx)?;
+    a.sealed.open(&mut loaded.doc)?;
     let (doc, limits) = (&loaded.doc, &loaded.limits);
     let out = {
         let _working = Working::new("exporting".into());
@@ -80,7 +81,8 @@ fn written(to: ExportFormat, out: &smg_engine::export::Export) -> String {
 
 /// `smg view`: the memory as one offline HTML page.
 pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let loaded = load(&a.file, ctx)?;
+    let mut loaded = load(&a.file, ctx)?;
+    a.sealed.open(&mut loaded.doc)?;
     let output = match &a.output {
         Some(o) => o.clone(),
         None if is_stdio(&a.file) => "-".into(),

@@ -8,7 +8,7 @@ use smg_format::{Document, Encoding, Error, WriteOptions};
 
 use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
-use crate::cli::{FormatArg, IngestArgs};
+use crate::cli::{FormatArg, IngestArgs, SealedArg};
 use crate::io::Context;
 use crate::io::{load_bytes, read_input, save_indexed, seal, write_output, write_stdout};
 use crate::Outcome;
@@ -59,6 +59,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     options.strict = args.strict;
     options.recent_turns = args.recent;
     options.scope = Some(args.scope.into());
+    options.restricted_conversations = args.restricted_conversations.clone();
     options.limits = ctx.limits;
     if let Some(level) = args.block_level {
         if !(0..=11).contains(&level) {
@@ -95,6 +96,10 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let indexed = args.index || smg_engine::search::has_search_index(&raw);
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
+            let key = SealedArg {
+                passphrase_file: args.seal_passphrase_file.clone(),
+            };
+            let opened = key.open(&mut loaded.doc)?;
             versions = apply(&sources, &mut loaded.doc)?;
             if args.index && loaded.encoding != Encoding::Packed {
                 return Err(Error::InvalidArgument(format!(
@@ -104,8 +109,11 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 ))
                 .into());
             }
-            let report = if indexed || model.is_some() {
+            let report = if indexed || model.is_some() || opened.is_some() {
                 let report = whole(&mut loaded.doc, inputs)?;
+                if let Some((opened, pass)) = &opened {
+                    opened.seal_again(&mut loaded.doc, pass)?;
+                }
                 save_indexed(path, loaded, indexed, &ctx.limits)?;
                 report
             } else {

@@ -88,6 +88,10 @@ fn mcp(
     if smg_format::crypto::is_encrypted(&head) {
         options = options.passphrase(ctx.secrets.get()?);
     }
+    if let Some(path) = &a.seal_passphrase_file {
+        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
+        options = options.seal_passphrase(pass);
+    }
     smg_mcp::serve_stdio(options)?;
     Ok(Outcome::Success)
 }

@@ -39,7 +39,8 @@ pub(crate) fn run(cmd: &Neo4jCommand, ctx: &Context, wait: Duration) -> Result<O
             }
         }
         Neo4jCommand::Export(a) => {
-            let doc = load(&a.file, ctx)?.doc;
+            let mut doc = load(&a.file, ctx)?.doc;
+            a.sealed.open(&mut doc)?;
             let memory = memory_name(&a.slice, &doc, &a.file)?;
             let script =
                 smg_neo4j::export::script(&doc, &memory, &tiers(&a.slice), dialect(a.dialect))?;
@@ -52,7 +53,8 @@ pub(crate) fn run(cmd: &Neo4jCommand, ctx: &Context, wait: Duration) -> Result<O
 }
 
 fn push(a: &crate::cli::PushArgs, ctx: &Context) -> Result<(), Failure> {
-    let doc = load(&a.file, ctx)?.doc;
+    let mut doc = load(&a.file, ctx)?.doc;
+    a.sealed.open(&mut doc)?;
     let options = smg_neo4j::push::PushOptions {
         memory: memory_name(&a.slice, &doc, &a.file)?,
         tiers: tiers(&a.slice),
@@ -89,17 +91,36 @@ fn push(a: &crate::cli::PushArgs, ctx: &Context) -> Result<(), Failure> {
 }
 
 fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), Failure> {
-    let tiers = tiers(&a.slice);
+    let mut tiers = tiers(&a.slice);
     let into = !is_stdio(&a.output) && a.output.exists();
     if into {
         crate::io::lock_for_rewrite(&a.output, wait)?;
     }
     // Read the file first: a pull that then fails leaves it untouched.
-    let base = if into {
+    let mut base = if into {
         Some(load(&a.output, ctx)?)
     } else {
         None
     };
+    let mut opened = None;
+    let mut left_sealed = Vec::new();
+    if let Some(loaded) = base.as_mut() {
+        opened = a.sealed.open(&mut loaded.doc)?;
+        // A tier still sealed stays as it is: pulled, it would be written open.
+        let sealed = loaded.doc.sealed_sections.iter().flatten();
+        left_sealed = sealed
+            .filter_map(|s| s.tier)
+            .filter(|t| tiers.contains(t))
+            .collect();
+        tiers.retain(|t| !left_sealed.contains(t));
+        if tiers.is_empty() {
+            return Err(Error::Sealed(format!(
+                "{}: every tier asked for is sealed in the file; give its passphrase with --seal-passphrase-file",
+                a.output.display()
+            ))
+            .into());
+        }
+    }
     let (mut conn, target) = connect(&a.server)?;
     let options = smg_neo4j::pull::PullOptions {
         memory: a.slice.memory.clone(),
@@ -111,8 +132,11 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
         }),
     };
     let (pulled, r) = smg_neo4j::pull::pull(&mut conn, &options)?;
-    let (doc, dropped) =
+    let (mut doc, dropped) =
         smg_neo4j::pull::into_file(base.as_ref().map(|b| b.doc.clone()), pulled, &tiers);
+    if let Some((opened, pass)) = &opened {
+        opened.seal_again(&mut doc, pass)?;
+    }
     match &base {
         Some(loaded) => save_like(&a.output, &doc, loaded)?,
         None => {
@@ -126,6 +150,7 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
         v["server"] = json!(target.to_string());
         v["into"] = json!(into);
         v["dropped"] = serde_json::to_value(&dropped).unwrap_or_default();
+        v["sealed"] = json!(left_sealed.iter().map(|t| t.name()).collect::<Vec<_>>());
         format!("{v}\n")
     } else {
         let lost = dropped.artifact_refs.len() + dropped.related_nodes.len();
@@ -140,7 +165,15 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
             } else {
                 String::new()
             }
-        )
+        ) + &if left_sealed.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = left_sealed.iter().map(|t| t.name()).collect();
+            format!(
+                "  sealed in the file, left as they are: {}\n",
+                names.join(", ")
+            )
+        }
     };
     report(&a.output, &text).map_err(Failure::from)
 }

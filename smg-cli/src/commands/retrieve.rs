@@ -40,16 +40,13 @@ fn retriever(
 
 /// The document in `file`, its sealed sections opened in memory when a seal
 /// passphrase is given.
-fn unsealed(
+pub(crate) fn unsealed(
     file: &Path,
     sealed: &SealedArg,
     ctx: &Context,
 ) -> Result<smg_format::Document, smg_engine::Error> {
     let mut doc = load(file, ctx)?.doc;
-    if let Some(path) = &sealed.passphrase_file {
-        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
-        smg_format::seal::unseal_all(&mut doc, &pass)?;
-    }
+    sealed.open(&mut doc)?;
     Ok(doc)
 }
 

@@ -7,7 +7,7 @@ use serde_json::json;
 use smg_engine::ingest::{set_scope, IngestOptions};
 
 use super::merge::load_indexed;
-use crate::cli::{ScopeCommand, ScopeSetArgs};
+use crate::cli::{ScopeCommand, ScopeSetArgs, SealedArg};
 use crate::io::{load, save_indexed, write_stdout, Context};
 use crate::Outcome;
 
@@ -20,10 +20,17 @@ pub(crate) fn run(cmd: &ScopeCommand, ctx: &Context) -> Result<Outcome, smg_engi
 
 fn set(a: &ScopeSetArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
+    let key = SealedArg {
+        passphrase_file: a.seal_passphrase_file.clone(),
+    };
+    let opened = key.open(&mut loaded.doc)?;
     let mut options = IngestOptions::default();
     options.limits = ctx.limits;
     let scope = a.scope.into();
     let done = set_scope(&mut loaded.doc, &a.conversation, scope, &options)?;
+    if let Some((opened, pass)) = &opened {
+        opened.seal_again(&mut loaded.doc, pass)?;
+    }
     save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
     let out = if a.json {
         json!({

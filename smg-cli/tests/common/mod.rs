@@ -3,6 +3,8 @@
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
+pub(crate) mod sealed;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -78,4 +80,56 @@ pub(crate) fn fixtures() -> PathBuf {
 
 pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// Run `smg mcp ARGS` in `cwd` as an MCP client would over stdio: initialise, then
+/// each `(method, params)` in turn, waiting for its reply. The replies' `result`s
+/// (an error reply fails the test).
+pub(crate) fn mcp(
+    args: &[&str],
+    cwd: &Path,
+    calls: &[(&str, serde_json::Value)],
+) -> Vec<serde_json::Value> {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smg"))
+        .arg("mcp")
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |id: Option<usize>, method: &str, params: serde_json::Value| {
+        let mut m = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+        if let Some(id) = id {
+            m["id"] = id.into();
+        }
+        writeln!(stdin, "{m}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut reply = |id: usize| -> serde_json::Value {
+        loop {
+            let line = lines.next().expect("the server closed stdout").unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                assert!(v.get("error").is_none(), "{line}");
+                return v["result"].clone();
+            }
+        }
+    };
+    let hello = serde_json::json!({"protocolVersion": "2024-11-05", "capabilities": {},
+                                   "clientInfo": {"name": "smg tests", "version": "0"}});
+    send(Some(0), "initialize", hello);
+    reply(0);
+    send(None, "notifications/initialized", serde_json::json!({}));
+    let mut out = Vec::new();
+    for (i, (method, params)) in calls.iter().enumerate() {
+        send(Some(i + 1), method, params.clone());
+        out.push(reply(i + 1));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    out
 }

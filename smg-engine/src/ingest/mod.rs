@@ -101,6 +101,9 @@ pub struct IngestOptions {
     /// without the right must never see (what is derived from it is restricted too,
     /// spec §10.3); `None` or `Personal` for the default.
     pub scope: Option<Scope>,
+    /// Conversations (by id, as `smg scope list` shows them) whose turns are
+    /// restricted, whatever `scope` says; an id no input holds is an error.
+    pub restricted_conversations: Vec<String>,
 }
 
 impl Default for IngestOptions {
@@ -114,6 +117,7 @@ impl Default for IngestOptions {
             recent_turns: 8,
             limits: Limits::default(),
             scope: None,
+            restricted_conversations: Vec::new(),
         }
     }
 }
@@ -267,10 +271,11 @@ fn run(
         report.entities += graph.entities.len();
         report.relations += graph.relations.len();
     }
+    let mut imported = imported;
+    scope::restrict_conversations(&mut imported, &options.restricted_conversations)?;
     let restricted = |c: &import::Conversation| c.messages.iter().any(|m| m.scope.is_some());
     let said = |i: &import::Imported| i.conversations.iter().any(restricted);
     scope::refuse_if_sealed(doc, scope.is_some() || imported.iter().any(said))?;
-    let mut imported = imported;
     for i in &mut imported {
         if let Some(graph) = i.graph.take() {
             report

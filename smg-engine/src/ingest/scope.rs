@@ -137,7 +137,7 @@ pub(crate) fn refuse_if_sealed(doc: &Document, restricted: bool) -> Result<()> {
     let sealed = doc.sealed_sections.iter().flatten();
     match sealed.into_iter().find(|s| s.tier == Some(Scope::Restricted)) {
         Some(s) if restricted => Err(smg_format::Error::Sealed(format!(
-            "the restricted tier is sealed (`{}`): unseal it to add restricted talk, then seal it again",
+            "the restricted tier is sealed (`{}`): restricted talk is added with its passphrase (`--seal-passphrase-file`), which opens it in memory and seals it again",
             s.id
         ))
         .into()),
@@ -147,6 +147,38 @@ pub(crate) fn refuse_if_sealed(doc: &Document, restricted: bool) -> Result<()> {
 
 /// Whether a turn (or node) of `scope` may show in what every reader of the file
 /// sees unsealed: working memory.
+/// Give every message of the conversations named in `ids` the restricted scope. An
+/// id that no input holds is refused, listing those they hold: a mistyped id would
+/// leave talk meant to be restricted readable.
+pub(crate) fn restrict_conversations(
+    imported: &mut [super::import::Imported],
+    ids: &[String],
+) -> Result<()> {
+    let mut found = FastSet::default();
+    let all = imported.iter_mut().flat_map(|i| &mut i.conversations);
+    for c in all.filter(|c| ids.contains(&c.id)) {
+        found.insert(c.id.clone());
+        for m in &mut c.messages {
+            m.scope = Some(Scope::Restricted);
+        }
+    }
+    let Some(missing) = ids.iter().find(|id| !found.contains(*id)) else {
+        return Ok(());
+    };
+    let held: Vec<&str> = imported
+        .iter()
+        .flat_map(|i| &i.conversations)
+        .map(|c| c.id.as_str())
+        .take(10)
+        .collect();
+    Err(smg_format::Error::InvalidArgument(format!(
+        "no conversation `{missing}` in the inputs to restrict (they hold: {}{})",
+        held.join(", "),
+        if held.len() == 10 { ", …" } else { "" }
+    ))
+    .into())
+}
+
 pub(crate) fn shared(scope: Option<Scope>) -> bool {
     matches!(scope, None | Some(Scope::Personal))
 }

@@ -13,7 +13,7 @@ use zeroize::Zeroizing;
 use crate::crypto::{check_iterations, cipher, derive, key_check};
 use crate::error::{Error, Result};
 use crate::model::{Document, PrivateContext, Scope, SealParams, SealedSection};
-use tier::{restore, take_tier, TierContent};
+use tier::{has_tier, restore, take_tier, TierContent};
 
 /// What to seal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +227,8 @@ pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
 
 /// Open every sealed section that `passphrase` opens and put its content back, for an
 /// authorised reader who works on the document in memory (the file stays sealed).
-/// Returns the ids opened; none opening is a wrong passphrase (`SMG-E141`).
+/// Returns what was opened, to [seal again](Opened::seal_again) before the document is
+/// written; none opening is a wrong passphrase (`SMG-E141`).
 ///
 /// ```
 /// use smg_format::model::{Node, Scope};
@@ -238,28 +239,79 @@ pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
 /// let original = doc.clone();
 /// seal(&mut doc, SealTarget::Tier(Scope::Restricted), b"pass phrase", 600_000).unwrap();
 /// assert_eq!(unseal_all(&mut doc.clone(), b"wrong").unwrap_err().code(), "SMG-E141");
-/// assert_eq!(unseal_all(&mut doc, b"pass phrase").unwrap(), ["tier:restricted"]);
+/// let opened = unseal_all(&mut doc, b"pass phrase").unwrap();
+/// assert_eq!(opened.ids().collect::<Vec<_>>(), ["tier:restricted"]);
 /// assert_eq!(doc, original);
+/// opened.seal_again(&mut doc, b"pass phrase").unwrap();
+/// assert!(doc.semantic_graph.unwrap().nodes.unwrap_or_default().is_empty());
 /// ```
-pub fn unseal_all(doc: &mut Document, passphrase: &[u8]) -> Result<Vec<String>> {
-    let ids: Vec<String> = doc
+pub fn unseal_all(doc: &mut Document, passphrase: &[u8]) -> Result<Opened> {
+    let sections: Vec<(String, u64)> = doc
         .sealed_sections
         .iter()
         .flatten()
-        .map(|s| s.id.clone())
+        .map(|s| (s.id.clone(), s.encryption.iterations))
         .collect();
-    let mut opened = Vec::new();
-    for id in ids {
+    let mut opened = Opened::default();
+    for (id, iterations) in sections {
         match unseal(doc, &id, passphrase) {
-            Ok(()) => opened.push(id),
+            Ok(()) => opened.sections.push((id, iterations)),
             Err(Error::WrongPassphrase) => {}
             Err(e) => return Err(e),
         }
     }
-    if opened.is_empty() && doc.sealed_sections.is_some() {
+    if opened.sections.is_empty() && doc.sealed_sections.is_some() {
         return Err(Error::WrongPassphrase);
     }
     Ok(opened)
+}
+
+/// The sections [`unseal_all`] opened: what an authorised writer seals again, with
+/// the same passphrase and iterations, before the document goes back to disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Opened {
+    sections: Vec<(String, u64)>,
+}
+
+impl Opened {
+    /// The ids of the sections opened (`tier:restricted`, `private:alice`).
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.sections.iter().map(|(id, _)| id.as_str())
+    }
+
+    /// Seal again in `doc` what was opened, as it is now (with what was added to the
+    /// tier or the collaborator's context meanwhile). A tier left with nothing, or a
+    /// context removed, has nothing to seal and is left out.
+    pub fn seal_again(&self, doc: &mut Document, passphrase: &[u8]) -> Result<()> {
+        for (id, iterations) in &self.sections {
+            let target = match id.split_once(':') {
+                Some(("tier", name)) => {
+                    let scope: Scope = serde_json::from_value(name.into())
+                        .map_err(|_| Error::InvalidArgument(format!("unknown tier in `{id}`")))?;
+                    if !has_tier(doc, scope) {
+                        continue;
+                    }
+                    SealTarget::Tier(scope)
+                }
+                Some(("private", c))
+                    if doc
+                        .private_contexts
+                        .as_ref()
+                        .is_some_and(|m| m.contains_key(c)) =>
+                {
+                    SealTarget::Collaborator(c)
+                }
+                Some(("private", _)) => continue,
+                _ => {
+                    return Err(Error::InvalidArgument(format!(
+                        "unknown sealed section `{id}`"
+                    )))
+                }
+            };
+            seal(doc, target, passphrase, *iterations)?;
+        }
+        Ok(())
+    }
 }
 
 fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>> {

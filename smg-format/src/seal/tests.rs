@@ -177,7 +177,8 @@ fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
         .unwrap();
     assert_eq!(wm.iter().map(|t| t.turn).collect::<Vec<_>>(), [2]);
     let mut all = d.clone();
-    assert_eq!(unseal_all(&mut all, b"pass").unwrap(), ["tier:restricted"]);
+    let opened = unseal_all(&mut all, b"pass").unwrap();
+    assert_eq!(opened.ids().collect::<Vec<_>>(), ["tier:restricted"]);
     assert_eq!(all, original);
     unseal(&mut d, "tier:restricted", b"pass").unwrap();
     assert_eq!(d, original);
@@ -242,4 +243,45 @@ fn sections_sealed_before_compression_still_open_and_compression_is_authenticate
     unknown.sealed_sections.as_mut().unwrap()[0].compression = Some("lzma".into());
     let err = unseal(&mut unknown, "tier:restricted", b"pass").unwrap_err();
     assert_eq!(err.code(), "SMG-E145");
+}
+
+#[test]
+fn an_authorised_writer_seals_again_what_it_opened_with_what_it_added() {
+    let mut d = scoped();
+    seal_restricted(&mut d);
+    let opened = unseal_all(&mut d, b"pass").unwrap();
+    let g = d.semantic_graph.as_mut().unwrap();
+    let mut added = g.nodes()[1].clone();
+    added.id = "added while open".into();
+    g.nodes.as_mut().unwrap().push(added);
+    let open = d.clone();
+    opened.seal_again(&mut d, b"pass").unwrap();
+    assert!(valid(&d));
+    let sealed = &d.sealed_sections.as_ref().unwrap()[0];
+    assert_eq!(sealed.encryption.iterations, 600_000);
+    assert_eq!(
+        sealed.node_ids.as_deref().unwrap(),
+        ["secret", "added while open"]
+    );
+    assert_eq!(d.semantic_graph.as_ref().unwrap().nodes().len(), 1);
+    unseal_all(&mut d, b"pass").unwrap();
+    assert_eq!(d, open);
+
+    // A tier emptied while open has nothing to seal again.
+    let mut empty = scoped();
+    seal_restricted(&mut empty);
+    let opened = unseal_all(&mut empty, b"pass").unwrap();
+    let g = empty.semantic_graph.as_mut().unwrap();
+    g.nodes.as_mut().unwrap().retain(|n| n.scope.is_none());
+    g.edges = None;
+    empty
+        .deep_archive
+        .as_mut()
+        .unwrap()
+        .blocks
+        .as_mut()
+        .unwrap()
+        .retain(|b| b.scope.is_none());
+    opened.seal_again(&mut empty, b"pass").unwrap();
+    assert!(empty.sealed_sections.is_none());
 }

@@ -104,6 +104,18 @@ pub(super) fn take_tier(doc: &mut Document, scope: Scope) -> TierContent {
     out
 }
 
+/// Whether `doc` holds a node or an archive block of `scope`: something sealing the
+/// tier would take.
+pub(super) fn has_tier(doc: &Document, scope: Scope) -> bool {
+    let graphs = doc.graphs();
+    let mut nodes = graphs.iter().flat_map(|(_, g)| g.nodes());
+    let mut blocks = doc
+        .deep_archive
+        .iter()
+        .flat_map(|a| a.blocks.iter().flatten());
+    nodes.any(|n| n.scope == Some(scope)) || blocks.any(|b| b.scope == Some(scope))
+}
+
 /// The entries of the archive's `conversations` that the importer marked with
 /// `scope` (the member is dropped when none is left).
 fn take_conversations(
