@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod archive;
+mod bundle;
 mod checkpoint;
 mod crypt;
 mod curate;
@@ -22,6 +23,7 @@ mod generate;
 mod ingest;
 mod merge;
 mod neo4j;
+mod plain_tantivy;
 mod retrieval;
 mod vault;
 mod view;
@@ -289,6 +291,12 @@ fn main() {
             retrieval::run(conversations, &smg, &PathBuf::from("bench/out/retrieval"));
         }
         Some("retrieval-read") => retrieval::read(&PathBuf::from(&args[1])),
+        Some("tantivy-build") => {
+            plain_tantivy::build(&PathBuf::from(&args[1]), &PathBuf::from(&args[2]))
+        }
+        Some("tantivy-read") => {
+            plain_tantivy::read(&PathBuf::from(&args[1]), &PathBuf::from(&args[2]))
+        }
         Some("ingest") => {
             let locomo = args
                 .get(1)

@@ -17,7 +17,7 @@ use crate::kb;
 const QUERIES: usize = 200;
 
 /// Resident memory of this process, in MB.
-fn rss_mb() -> f64 {
+pub(crate) fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -29,7 +29,7 @@ fn rss_mb() -> f64 {
 }
 
 /// Milliseconds at the 50th, 95th and 99th percentile.
-fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
+pub(crate) fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
     ms.sort_by(f64::total_cmp);
     let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
     (at(0.5), at(0.95), at(0.99))
@@ -84,6 +84,12 @@ pub(crate) fn read(path: &Path) {
     let answered = opened + asked.elapsed();
     let rss = rss_mb();
     let queries: Vec<String> = (0..QUERIES).map(|_| query(&mut rng, &retriever)).collect();
+    // The same queries for plain tantivy (`smg-bench tantivy-read`).
+    let asked: String = std::iter::once(&first)
+        .chain(&queries)
+        .map(|q| format!("{q}\n"))
+        .collect();
+    std::fs::write(queries_of(path), asked).expect("write the queries");
     let search: Vec<f64> = queries
         .iter()
         .map(|q| {
@@ -178,6 +184,30 @@ pub(crate) fn run(conversations: usize, smg: &Path, dir: &Path) {
         (start.elapsed() - converted).as_secs_f64()
     );
     measure(&packed);
+    // Plain tantivy on the same turns and queries, each step in a fresh process.
+    println!("\nPlain tantivy (0.27, its defaults: memory-mapped folder, writer threads = cores) on the same turns and queries:\n");
+    println!("| measure | plain tantivy | |\n|---|---|---|");
+    let index = dir.join("tantivy");
+    let file = packed.to_str().expect("a UTF-8 path");
+    let queries = queries_of(&packed);
+    bench(&["tantivy-build", file, index.to_str().expect("a UTF-8 path")]);
+    let queries = queries.to_str().expect("a UTF-8 path");
+    bench(&[
+        "tantivy-read",
+        index.to_str().expect("a UTF-8 path"),
+        queries,
+    ]);
+    let blob = index.with_extension("blob");
+    bench(&[
+        "tantivy-read",
+        blob.to_str().expect("a UTF-8 path"),
+        queries,
+    ]);
+}
+
+/// Where `smg-bench retrieval-read FILE` leaves the queries it asked.
+fn queries_of(file: &Path) -> std::path::PathBuf {
+    file.with_extension("queries.txt")
 }
 
 /// Run `smg ARGS FILE [INPUT]`.
@@ -197,14 +227,18 @@ fn smg_run(smg: &Path, args: &[&str], file: &Path, input: &Path) {
 
 /// Measure `file` in a fresh process.
 fn measure(file: &Path) {
+    bench(&["retrieval-read", file.to_str().expect("a UTF-8 path")]);
+}
+
+/// Run `smg-bench ARGS` in a fresh process and print what it prints.
+fn bench(args: &[&str]) {
     let out = Command::new(std::env::current_exe().expect("bench binary"))
-        .arg("retrieval-read")
-        .arg(file)
+        .args(args)
         .output()
-        .expect("measure");
+        .expect("run the bench binary");
     assert!(
         out.status.success(),
-        "retrieval-read failed: {}",
+        "{args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     print!("{}", String::from_utf8_lossy(&out.stdout));
