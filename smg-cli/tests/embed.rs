@@ -196,3 +196,76 @@ fn a_folder_without_a_model_is_a_clear_error() {
     assert_eq!(std::fs::read(d.join("m.smg")).unwrap(), before);
     fails(&["embed", "m.smg"], d, 1, "--model");
 }
+
+#[test]
+fn the_mcp_server_embeds_queries_and_counts_tokens_as_the_command_line_does() {
+    let Some(m) = model() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = transcript(d);
+    ok(
+        &[
+            "ingest",
+            "-q",
+            "--embed",
+            "--model",
+            s(&m),
+            "-o",
+            "m.smg",
+            s(&src),
+        ],
+        d,
+    );
+    let context = |q: &str| {
+        let args = serde_json::json!({"query": q, "budget": 40});
+        (
+            "tools/call",
+            serde_json::json!({"name": "get_context", "arguments": args}),
+        )
+    };
+    let search = (
+        "tools/call",
+        serde_json::json!({"name": "search_memory", "arguments": {"query": "pet", "k": 1}}),
+    );
+    let calls = [context("my dog"), search];
+    let plain = common::mcp(&["m.smg", "--read-only"], d, &calls);
+    let text = |r: &Value| r["structuredContent"]["text"].as_str().unwrap().to_string();
+    assert!(!text(&plain[0]).contains("puppy"), "{}", plain[0]);
+    let with = [
+        "m.smg",
+        "--read-only",
+        "--model",
+        s(&m),
+        "--tokenizer",
+        "cl100k",
+    ];
+    let meaning = common::mcp(&with, d, &calls);
+    assert!(text(&meaning[0]).contains("puppy"), "{}", meaning[0]);
+    let hit = &meaning[1]["structuredContent"]["hits"][0];
+    assert!(
+        hit["content"].as_str().unwrap().contains("puppy"),
+        "{}",
+        meaning[1]
+    );
+    assert_eq!(hit["sources"], serde_json::json!(["vector"]));
+    // What the server hands a model is what `smg context` prints with the same options.
+    let cli: Value = serde_json::from_str(&ok(
+        &[
+            "context",
+            "m.smg",
+            "my dog",
+            "--budget",
+            "40",
+            "--json",
+            "--model",
+            s(&m),
+            "--tokenizer",
+            "cl100k",
+        ],
+        d,
+    ))
+    .unwrap();
+    assert_eq!(meaning[0]["structuredContent"]["text"], cli["text"]);
+    assert_eq!(meaning[0]["structuredContent"]["tokens"], cli["tokens"]);
+    assert_ne!(plain[0]["structuredContent"]["tokens"], cli["tokens"]);
+}

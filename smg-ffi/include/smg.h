@@ -217,6 +217,14 @@ enum smg_status
    */
   SMG_STATUS_VECTOR = 230,
   /**
+   * SMG-E231: the file's embeddings come from another model than the one given.
+   */
+  SMG_STATUS_OTHER_MODEL = 231,
+  /**
+   * SMG-E232: the embedding model cannot be read or failed.
+   */
+  SMG_STATUS_MODEL = 232,
+  /**
    * SMG-E240: an approver the file's policy does not list.
    */
   SMG_STATUS_NOT_APPROVER = 240,
@@ -521,6 +529,35 @@ smg_status smg_memory_diff(const smg_memory *a, const smg_memory *b, char **json
  * `buf` must be `len` writable bytes (or null with 0); `out_n` null or writable.
  */
 void smg_last_error(char *buf, size_t len, size_t *out_n);
+
+/**
+ * Embed the queries of `smg_memory_search` and `smg_memory_context` with the
+ * sentence-embedding model in the folder `dir` (config.json, model.safetensors,
+ * tokenizer.json; all-MiniLM-L6-v2 as sentence-transformers saves it), as `--model
+ * DIR` does: search then fuses meaning with words. `Model` (`SMG-E232`) when the
+ * folder holds no model it can read; a later search of a file whose vectors come
+ * from another model is `OtherModel` (`SMG-E231`). Nothing is downloaded.
+ *
+ * Configure a handle before sharing it: not while another call on it runs.
+ *
+ * # Safety
+ * `mem` must be a live handle that no other call uses meanwhile; `dir` a
+ * NUL-terminated string.
+ */
+smg_status smg_memory_set_model(smg_memory *mem, const char *dir);
+
+/**
+ * Count the tokens of `smg_memory_context`'s budget with `name`, as `--tokenizer`
+ * does: `chars` (characters / 4, the default), `cl100k` (GPT-4, GPT-3.5) or `o200k`
+ * (GPT-4o and later), exactly as the model will. Another name is `InvalidArgument`.
+ *
+ * Configure a handle before sharing it: not while another call on it runs.
+ *
+ * # Safety
+ * `mem` must be a live handle that no other call uses meanwhile; `name` a
+ * NUL-terminated string.
+ */
+smg_status smg_memory_set_tokenizer(smg_memory *mem, const char *name);
 
 /**
  * Push the memory file `path` to the Bolt server `options` names (spec §19.5):

@@ -29,6 +29,8 @@ const c = {
   free: lib.func('void smg_memory_free(smg_memory *m)'),
   unseal: lib.func('uint32_t smg_memory_unseal(const smg_memory *m, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
   info: lib.func('uint32_t smg_memory_info(const smg_memory *m, _Out_ void **json)'),
+  setModel: lib.func('uint32_t smg_memory_set_model(smg_memory *m, const char *dir)'),
+  setTokenizer: lib.func('uint32_t smg_memory_set_tokenizer(smg_memory *m, const char *name)'),
   search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
@@ -140,6 +142,23 @@ class Memory {
   live() {
     if (!this.handle) throw new Error('the memory is closed');
     return this.handle;
+  }
+
+  // Embed the queries of search and context with the sentence-embedding model in the
+  // folder `dir` (all-MiniLM-L6-v2 as sentence-transformers saves it), as
+  // `smg search|context --model` does. Returns this.
+  setModel(dir) {
+    const status = c.setModel(this.live(), text(dir, 'model folder'));
+    if (status !== OK) throw new SmgError(status, lastError());
+    return this;
+  }
+
+  // Count context budgets with `name`: 'chars' (characters / 4, the default), 'cl100k'
+  // or 'o200k', as `smg context --tokenizer` does. Returns this.
+  setTokenizer(name) {
+    const status = c.setTokenizer(this.live(), text(name, 'tokenizer'));
+    if (status !== OK) throw new SmgError(status, lastError());
+    return this;
   }
 
   info() {

@@ -9,6 +9,7 @@ mod curate;
 mod delta;
 mod index;
 mod memory;
+mod model;
 mod neo4j;
 mod seal;
 
@@ -16,6 +17,7 @@ pub use curate::*;
 pub use delta::*;
 pub use index::*;
 pub use memory::*;
+pub use model::*;
 pub use neo4j::*;
 pub use seal::*;
 
@@ -125,6 +127,10 @@ pub enum SmgStatus {
     Query = 220,
     /// SMG-E230: a query vector of another model or size than the file's embeddings.
     Vector = 230,
+    /// SMG-E231: the file's embeddings come from another model than the one given.
+    OtherModel = 231,
+    /// SMG-E232: the embedding model cannot be read or failed.
+    Model = 232,
     /// SMG-E240: an approver the file's policy does not list.
     NotApprover = 240,
     /// SMG-E241: no audit entry or cycle has the id given.
@@ -206,6 +212,8 @@ impl SmgStatus {
             Import,
             Query,
             Vector,
+            OtherModel,
+            Model,
             NotApprover,
             UnknownAudit,
             CannotRestore,

@@ -29,10 +29,22 @@ pub struct SmgMemory {
     doc: OnceLock<Document>,
     /// The file to parse it from then, as it was when opened.
     file: Mutex<Option<File>>,
-    retriever: Retriever,
+    pub(crate) retriever: Retriever,
+    /// Embeds queries (`smg_memory_set_model`), so that search and context fuse
+    /// meaning with words.
+    pub(crate) model: Option<smg_embed::Model>,
 }
 
 impl SmgMemory {
+    /// Search options for `k` hits of `query`: with its vector if a model is set.
+    fn options(&self, query: &str, k: usize) -> Result<SearchOptions, (SmgStatus, String)> {
+        let mut options = SearchOptions::new(k);
+        if let Some(model) = &self.model {
+            options.vector = Some(smg_engine::embed::query(model, query).map_err(engine_error)?);
+        }
+        Ok(options)
+    }
+
     pub(crate) fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
         if let Some(doc) = self.doc.get() {
             return Ok(doc);
@@ -168,6 +180,7 @@ fn open_bytes(
         doc: OnceLock::from(doc),
         file: Mutex::new(None),
         retriever,
+        model: None,
     }))
 }
 
@@ -178,6 +191,7 @@ pub(crate) fn of_document(doc: Document) -> Result<Box<SmgMemory>, (SmgStatus, S
         doc: OnceLock::from(doc),
         file: Mutex::new(None),
         retriever,
+        model: None,
     }))
 }
 
@@ -194,6 +208,7 @@ fn open_by_index(path: &str) -> Result<Option<Box<SmgMemory>>, (SmgStatus, Strin
             doc: OnceLock::new(),
             file: Mutex::new(Some(file)),
             retriever,
+            model: None,
         })
     }))
 }
@@ -339,7 +354,7 @@ pub unsafe extern "C" fn smg_memory_search(
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
         let found = m
             .retriever
-            .search(q, &SearchOptions::new(k))
+            .search(q, &m.options(q, k)?)
             .map_err(engine_error)?;
         Ok(found.to_json(q).to_string())
     })
@@ -360,7 +375,8 @@ pub unsafe extern "C" fn smg_memory_context(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let p = prompt(&m.retriever, q, None, budget).map_err(engine_error)?;
+        let vector = m.options(q, 0)?.vector;
+        let p = prompt(&m.retriever, q, vector.as_ref(), budget).map_err(engine_error)?;
         Ok(p.to_json(q, budget).to_string())
     })
 }

@@ -31,8 +31,10 @@ mod store;
 mod tools;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use smg_engine::search::{QueryVector, Tokens};
 use smg_format::limits::Limits;
 use zeroize::Zeroizing;
 
@@ -55,6 +57,37 @@ pub struct Options {
     pub limits: Limits,
     /// How long a write waits for another writer of the file.
     pub wait: Duration,
+    /// Embeds queries, so that search and context fuse meaning with words (the
+    /// memory's vectors must come from the same model).
+    pub embedder: Option<QueryEmbedder>,
+    /// How `get_context` counts its budget's tokens (default: characters / 4).
+    pub tokens: Tokens,
+}
+
+/// A query embedder: the text of a query to its vector, under the model's name.
+#[derive(Clone)]
+pub struct QueryEmbedder(Arc<Embed>);
+
+/// What a [`QueryEmbedder`] calls.
+type Embed = dyn Fn(&str) -> smg_engine::Result<QueryVector> + Send + Sync;
+
+impl QueryEmbedder {
+    /// An embedder calling `embed` for each query.
+    pub fn new(
+        embed: impl Fn(&str) -> smg_engine::Result<QueryVector> + Send + Sync + 'static,
+    ) -> Self {
+        QueryEmbedder(Arc::new(embed))
+    }
+
+    pub(crate) fn embed(&self, query: &str) -> smg_engine::Result<QueryVector> {
+        (self.0)(query)
+    }
+}
+
+impl std::fmt::Debug for QueryEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QueryEmbedder")
+    }
 }
 
 impl Options {
@@ -67,6 +100,8 @@ impl Options {
             read_only: false,
             limits: Limits::default(),
             wait: Duration::from_secs(5),
+            embedder: None,
+            tokens: Tokens::default(),
         }
     }
 
@@ -92,6 +127,18 @@ impl Options {
     /// Options reading under `limits`.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Options embedding queries with `embedder`.
+    pub fn embedder(mut self, embedder: QueryEmbedder) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// Options counting context tokens with `tokens`.
+    pub fn tokens(mut self, tokens: Tokens) -> Self {
+        self.tokens = tokens;
         self
     }
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use smg_engine::mcp::View;
-use smg_engine::search::{has_search_index, Retriever, EXTENSION};
+use smg_engine::search::{has_search_index, QueryVector, Retriever, EXTENSION};
 use smg_format::file::WriteLock;
 use smg_format::seal::Opened;
 use smg_format::{Document, Encoding, WriteOptions};
@@ -84,9 +84,17 @@ impl Store {
         if let Some(r) = &state.retriever {
             return Ok(r.clone());
         }
-        let r = Arc::new(Retriever::new(&state.doc, &self.options.limits)?);
+        let mut r = Retriever::new(&state.doc, &self.options.limits)?;
+        r.set_tokens(self.options.tokens.clone());
+        let r = Arc::new(r);
         state.retriever = Some(r.clone());
         Ok(r)
+    }
+
+    /// `query` embedded by the server's model, if it has one.
+    pub(crate) fn vector(&self, query: &str) -> Result<Option<QueryVector>, Error> {
+        let embedder = self.options.embedder.as_ref();
+        Ok(embedder.map(|e| e.embed(query)).transpose()?)
     }
 
     /// Change the memory with `change` and write it back before returning: on a copy,

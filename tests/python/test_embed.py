@@ -116,3 +116,32 @@ def test_embedded_file_holds_int8_vectors_close_to_the_reference(tmp_path, refer
         assert np.abs(v).max() == 127 and np.all(v == np.round(v))
         want = reference.embed(f"Ann: {text}")
         assert float(v @ want / np.linalg.norm(v)) > 0.999
+
+
+def test_the_package_embeds_queries_and_counts_tokens_as_the_command_line(tmp_path):
+    import smg as package
+
+    lines = ["We switched the orders database to PostgreSQL last night.",
+             "My sister adopted a puppy; he chews every shoe in the house.",
+             "The quarterly budget review moved to Thursday afternoon."]
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps({"conversation_id": "c", "message_id": f"m{i}", "speaker": "Ann",
+                                       "content": t, "timestamp": f"2025-03-0{i + 1}T10:00:00Z"}) + "\n"
+                           for i, t in enumerate(lines)))
+    out = tmp_path / "m.smg"
+    smg("ingest", "-q", "--embed", "--model", MODEL, "-o", out, src)
+    with package.open(out) as memory:
+        assert "puppy" not in memory.context("my dog", budget=40)["text"]
+        with pytest.raises(package.SmgError) as bad:
+            memory.set_model(tmp_path)
+        assert bad.value.code == "SMG-E232"
+        with pytest.raises(package.SmgError) as bad:
+            memory.set_tokenizer("gpt2")
+        assert bad.value.code == "SMG-E020"
+        pack = memory.set_model(MODEL).set_tokenizer("cl100k").context("my dog", budget=40)
+        cli = json.loads(smg("context", out, "my dog", "--budget", "40", "--json",
+                             "--model", MODEL, "--tokenizer", "cl100k"))
+        assert "puppy" in pack["text"]
+        assert (pack["text"], pack["tokens"]) == (cli["text"], cli["tokens"])
+        hit = memory.search_all("pet", k=1)["hits"][0]
+        assert "puppy" in hit["content"] and hit["sources"] == ["vector"]

@@ -76,4 +76,8 @@ pub(crate) struct McpArgs {
     /// write; the file on disk never holds them open.
     #[arg(long = "seal-passphrase-file", value_name = "PATH")]
     pub(crate) seal_passphrase_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) model: crate::cli::ModelArg,
+    #[command(flatten)]
+    pub(crate) tokenizer: crate::cli::TokenizerArg,
 }

@@ -92,6 +92,13 @@ fn mcp(
         let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
         options = options.seal_passphrase(pass);
     }
+    // Loaded once, before the first message: each query is then embedded in
+    // milliseconds.
+    if let Some(model) = embed::load(&a.model)? {
+        let embed = move |q: &str| smg_engine::embed::query(&model, q);
+        options = options.embedder(smg_mcp::QueryEmbedder::new(embed));
+    }
+    options = options.tokens(a.tokenizer.tokens());
     smg_mcp::serve_stdio(options)?;
     Ok(Outcome::Success)
 }

@@ -77,6 +77,15 @@ int main(int argc, char **argv) {
     check(json != NULL && strstr(json, "\"tokens\"") != NULL, "context pack");
     smg_string_free(json);
 
+    check(smg_memory_set_tokenizer(mem, "gpt-2") == SMG_STATUS_INVALID_ARGUMENT,
+          "an unknown tokenizer is refused");
+    check(smg_memory_set_model(mem, "no such folder") == SMG_STATUS_MODEL, "a missing model is SMG-E232");
+    check(smg_memory_set_tokenizer(mem, "cl100k") == SMG_STATUS_OK, "count tokens with cl100k");
+    json = NULL;
+    check(smg_memory_context(mem, "Caroline support group", 300, &json) == SMG_STATUS_OK, "context, cl100k");
+    check(json != NULL && strstr(json, "\"tokens\"") != NULL, "context pack counted by cl100k");
+    smg_string_free(json);
+
     char *text = NULL;
     check(segment[0] != 0 && smg_memory_expand(mem, segment, &text) == SMG_STATUS_OK, "expand the hit's segment");
     check(text != NULL && strstr(text, "Caroline: ") != NULL, "expanded turns");

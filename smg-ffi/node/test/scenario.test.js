@@ -131,3 +131,38 @@ test('a sealed tier opens in memory with its key', () => {
   memory.close();
   assert.ok(fs.readFileSync(sealed).equals(before));
 });
+
+// The reference model (scripts/test.sh installs it and names its folder in
+// SMG_TEST_MODEL): queries embedded and tokens counted as `smg context` does.
+test('queries embedded and tokens counted as the command line does', (t) => {
+  const model = process.env.SMG_TEST_MODEL;
+  if (!model) {
+    if (process.env.SMG_REQUIRE_SERVERS === '1') throw new Error('SMG_TEST_MODEL is not set');
+    t.skip('SMG_TEST_MODEL is not set');
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-'));
+  const lines = ['We switched the orders database to PostgreSQL last night.',
+    'My sister adopted a puppy; he chews every shoe in the house.',
+    'The quarterly budget review moved to Thursday afternoon.'];
+  const src = path.join(dir, 't.jsonl');
+  fs.writeFileSync(src, lines.map((content, i) => JSON.stringify({
+    conversation_id: 'c', message_id: `m${i}`, speaker: 'Ann', content,
+    timestamp: `2025-03-0${i + 1}T10:00:00Z`,
+  }) + '\n').join(''));
+  const out = path.join(dir, 'm.smg');
+  const bin = process.env.SMG_BIN;
+  execFileSync(bin, ['ingest', '-q', '--embed', '--model', model, '-o', out, src]);
+  const memory = smg.open(out);
+  assert.ok(!memory.context('my dog', 40).text.includes('puppy'));
+  assert.throws(() => memory.setTokenizer('gpt2'), (e) => e.code === 'SMG-E020');
+  const pack = memory.setModel(model).setTokenizer('cl100k').context('my dog', 40);
+  const cli = JSON.parse(execFileSync(bin, ['context', out, 'my dog', '--budget', '40', '--json',
+    '--model', model, '--tokenizer', 'cl100k']));
+  assert.ok(pack.text.includes('puppy'), pack.text);
+  assert.deepStrictEqual([pack.text, pack.tokens], [cli.text, cli.tokens]);
+  const hit = memory.searchAll('pet', 1).hits[0];
+  assert.ok(hit.content.includes('puppy'));
+  assert.deepStrictEqual(hit.sources, ['vector']);
+  memory.close();
+});

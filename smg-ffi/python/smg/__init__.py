@@ -51,6 +51,9 @@ _lib.smg_memory_unseal.restype = ctypes.c_uint32
 _lib.smg_memory_unseal.argtypes = [
     ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)
 ]
+for _name in ("smg_memory_set_model", "smg_memory_set_tokenizer"):
+    getattr(_lib, _name).restype = ctypes.c_uint32
+    getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p]
 _lib.smg_memory_free.restype = None
 _lib.smg_memory_free.argtypes = [ctypes.c_void_p]
 for _name in ("smg_memory_search", "smg_memory_context"):
@@ -259,6 +262,24 @@ class Memory:
         opened._path = self._path
         opened._handle = handle
         return opened
+
+    def _configure(self, fn, value):
+        status = fn(self._live(), _text(os.fspath(value)))
+        if status != _OK:
+            raise SmgError(status, _last_error())
+        return self
+
+    def set_model(self, path):
+        """Embed queries of search() and context() with the sentence-embedding model in
+        the folder ``path`` (all-MiniLM-L6-v2 as sentence-transformers saves it), as
+        ``smg search|context --model`` does; returns self. Configure a Memory before
+        sharing it between threads."""
+        return self._configure(_lib.smg_memory_set_model, path)
+
+    def set_tokenizer(self, name):
+        """Count context budgets with ``name``: "chars" (characters / 4, the default),
+        "cl100k" or "o200k", as ``smg context --tokenizer`` does; returns self."""
+        return self._configure(_lib.smg_memory_set_tokenizer, name)
 
     def info(self):
         """Counts, dates and the summary, as a dict."""

@@ -32,7 +32,8 @@ pub(crate) struct Search {
 pub(crate) struct Context {
     /// The question the context is for
     query: String,
-    /// The most tokens the context may take (characters / 4; default 2000)
+    /// The most tokens the context may take (default 2000), counted as the server
+    /// was started to count them (characters / 4 unless `smg mcp --tokenizer`)
     budget: Option<usize>,
 }
 
@@ -99,6 +100,13 @@ fn past(t: &str) -> bool {
 }
 
 impl Server {
+    /// Search for `k` hits of `query`, with its vector when the server has a model.
+    fn options(&self, query: &str, k: usize) -> Result<SearchOptions, Error> {
+        let mut options = SearchOptions::new(k);
+        options.vector = self.store.vector(query)?;
+        Ok(options)
+    }
+
     fn conversation(
         &self,
         query: &str,
@@ -107,7 +115,7 @@ impl Server {
     ) -> Result<Vec<Value>, Error> {
         let retriever = self.store.retriever()?;
         let k = if days.is_some() { CANDIDATES } else { limit };
-        let found = retriever.search(query, &SearchOptions::new(k))?;
+        let found = retriever.search(query, &self.options(query, k)?)?;
         let cutoff = days.map(|d| chrono::Utc::now() - chrono::Duration::days(i64::from(d)));
         let recent = |t: Option<&String>| match (cutoff, t) {
             (None, _) => true,
@@ -134,7 +142,7 @@ impl Server {
         limit: usize,
     ) -> Result<Vec<Value>, Error> {
         let retriever = self.store.retriever()?;
-        let found = retriever.search(query, &SearchOptions::new(CANDIDATES))?;
+        let found = retriever.search(query, &self.options(query, CANDIDATES)?)?;
         let wanted: HashSet<&str> = found
             .nodes
             .iter()
@@ -209,10 +217,10 @@ impl Server {
         description = "Search the whole memory (every archived turn and every graph node): hybrid BM25, named entities and graph neighbours, importance and decay; the best turns and the best nodes"
     )]
     fn search_memory(&self, Parameters(a): Parameters<Search>) -> Reply {
-        let found = self
-            .store
-            .retriever()
-            .and_then(|r| Ok(r.search(&a.query, &SearchOptions::new(a.k.unwrap_or(10)))?));
+        let found = self.store.retriever().and_then(|r| {
+            let options = self.options(&a.query, a.k.unwrap_or(10))?;
+            Ok(r.search(&a.query, &options)?)
+        });
         match found {
             Ok(found) => {
                 let v = found.to_json(&a.query);
@@ -227,11 +235,10 @@ impl Server {
     )]
     fn get_context(&self, Parameters(a): Parameters<Context>) -> Reply {
         let budget = a.budget.unwrap_or(2000);
-        match self
-            .store
-            .retriever()
-            .and_then(|r| Ok(prompt(&r, &a.query, None, budget)?))
-        {
+        match self.store.retriever().and_then(|r| {
+            let vector = self.store.vector(&a.query)?;
+            Ok(prompt(&r, &a.query, vector.as_ref(), budget)?)
+        }) {
             Ok(p) => {
                 let mut r =
                     CallToolResult::success(vec![rmcp::model::ContentBlock::text(p.text.clone())]);
