@@ -47,6 +47,25 @@ fn transcript(dir: &Path) -> PathBuf {
     path
 }
 
+/// `m.smg` in `d`: the transcript ingested with its turns embedded by the model `m`.
+fn embedded(d: &Path, m: &Path) {
+    let src = transcript(d);
+    let out = ok(
+        &[
+            "ingest",
+            "-q",
+            "--embed",
+            "--model",
+            s(m),
+            "-o",
+            "m.smg",
+            s(&src),
+        ],
+        d,
+    );
+    assert!(out.contains("m.smg"), "{out}");
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -56,21 +75,7 @@ fn meaning_finds_what_the_words_miss() {
     let Some(m) = model() else { return };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let src = transcript(d);
-    let out = ok(
-        &[
-            "ingest",
-            "-q",
-            "--embed",
-            "--model",
-            s(&m),
-            "-o",
-            "m.smg",
-            s(&src),
-        ],
-        d,
-    );
-    assert!(out.contains("m.smg"), "{out}");
+    embedded(d, &m);
     ok(&["validate", "m.smg"], d);
     let words = ok(&["context", "m.smg", "my dog", "--budget", "200"], d);
     assert!(!words.contains("puppy"), "{words}");
@@ -202,20 +207,7 @@ fn the_mcp_server_embeds_queries_and_counts_tokens_as_the_command_line_does() {
     let Some(m) = model() else { return };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let src = transcript(d);
-    ok(
-        &[
-            "ingest",
-            "-q",
-            "--embed",
-            "--model",
-            s(&m),
-            "-o",
-            "m.smg",
-            s(&src),
-        ],
-        d,
-    );
+    embedded(d, &m);
     let context = |q: &str| {
         let args = serde_json::json!({"query": q, "budget": 40});
         (

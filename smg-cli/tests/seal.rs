@@ -8,18 +8,20 @@
 mod common;
 
 use common::sealed::*;
-use common::{fails, locomo_files, merged, ok};
+use common::{fails, merged, ok};
 use serde_json::Value;
 
 #[test]
 fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
-    let files = locomo_files();
-    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
-    let secrets = secrets(&public, &restricted);
+    let Sealing {
+        files,
+        public,
+        restricted,
+        secrets,
+        dir: d,
+    } = sealing();
     assert!(secrets.len() > 1000, "{} secret runs", secrets.len());
-    let d = tempfile::tempdir().unwrap();
     let dir = d.path();
-    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     build(dir, "m.smg", &["--layout", "packed", "--index"], &files);
     ok(&["validate", "m.smg"], dir);
     let before = canonical("m.smg", dir, &[]);
@@ -100,20 +102,7 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
 
     // New restricted talk is refused while its tier is sealed; the file is untouched.
     let more = files[1].to_str().unwrap();
-    fails(
-        &[
-            "ingest",
-            "-q",
-            "--scope",
-            "restricted",
-            "--append",
-            "m.smg",
-            more,
-        ],
-        dir,
-        1,
-        "SMG-E146",
-    );
+    fails(&restricted_append("m.smg", more), dir, 1, "SMG-E146");
     assert_eq!(std::fs::read(dir.join("m.smg")).unwrap(), sealed);
 
     unseal(dir, "m.smg", &[]);
@@ -125,12 +114,13 @@ fn a_sealed_tier_leaves_no_trace_and_opens_again_with_its_key() {
 
 #[test]
 fn an_encrypted_json_file_seals_alike_and_takes_public_talk_after_sealing() {
-    let files = locomo_files();
-    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
-    let secrets = secrets(&public, &restricted);
-    let d = tempfile::tempdir().unwrap();
+    let Sealing {
+        files,
+        secrets,
+        dir: d,
+        ..
+    } = sealing();
     let dir = d.path();
-    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     std::fs::write(dir.join("file.txt"), FILE_PASS).unwrap();
     build(dir, "plain.smg", &[], &files);
     ok(
@@ -179,11 +169,13 @@ fn an_encrypted_json_file_seals_alike_and_takes_public_talk_after_sealing() {
 
 #[test]
 fn branches_of_a_sealed_file_merge_and_keep_it_sealed() {
-    let files = locomo_files();
-    let secrets = secrets(&talk(&files[0]), &talk(&files[1]));
-    let d = tempfile::tempdir().unwrap();
+    let Sealing {
+        files,
+        secrets,
+        dir: d,
+        ..
+    } = sealing();
     let dir = d.path();
-    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     build(dir, "base.smg", &[], &files);
     seal(dir, "base.smg", &[]);
     for (side, text) in [

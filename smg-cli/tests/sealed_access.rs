@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::sealed::*;
-use common::{locomo_files, mcp, ok};
+use common::{mcp, ok};
 use serde_json::{json, Value};
 
 const KEY: [&str; 2] = ["--seal-passphrase-file", "seal.txt"];
@@ -74,12 +74,14 @@ fn text_of(result: &Value) -> String {
 
 #[test]
 fn every_way_out_carries_the_sealed_tier_only_with_its_key() {
-    let files = locomo_files();
-    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
-    let secrets = secrets(&public, &restricted);
-    let d = tempfile::tempdir().unwrap();
+    let Sealing {
+        files,
+        public,
+        restricted,
+        secrets,
+        dir: d,
+    } = sealing();
     let dir = d.path();
-    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     build(dir, "m.smg", &["--layout", "packed", "--index"], &files);
     seal(dir, "m.smg", &[]);
 
@@ -142,17 +144,7 @@ fn every_way_out_carries_the_sealed_tier_only_with_its_key() {
     let more_secrets = common::sealed::secrets(&public, &more);
     let third = files[2].to_str().unwrap();
     ok(
-        &[
-            "ingest",
-            "-q",
-            "--scope",
-            "restricted",
-            "--append",
-            "m.smg",
-            third,
-            KEY[0],
-            KEY[1],
-        ],
+        &[&restricted_append("m.smg", third)[..], &KEY].concat(),
         dir,
     );
     ok(&["validate", "m.smg"], dir);
@@ -191,10 +183,8 @@ fn every_way_out_carries_the_sealed_tier_only_with_its_key() {
 
 #[test]
 fn a_conversation_is_restricted_by_id_in_any_format_and_rescoped_with_the_key() {
-    let files = locomo_files();
-    let d = tempfile::tempdir().unwrap();
+    let Sealing { files, dir: d, .. } = sealing();
     let dir = d.path();
-    std::fs::write(dir.join("seal.txt"), PASS).unwrap();
     let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
     let id = files[1].file_stem().unwrap().to_str().unwrap();
     let out = common::fails(

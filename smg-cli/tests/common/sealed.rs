@@ -179,14 +179,44 @@ pub(crate) fn build(dir: &Path, file: &str, layout: &[&str], files: &[std::path:
     args.extend_from_slice(layout);
     args.push(public);
     ok(&args, dir);
-    let args = [
+    ok(&restricted_append(file, restricted), dir);
+}
+
+/// The arguments that append `input` to `file` as restricted talk.
+pub(crate) fn restricted_append<'a>(file: &'a str, input: &'a str) -> [&'a str; 7] {
+    [
         "ingest",
         "-q",
         "--scope",
         "restricted",
         "--append",
         file,
+        input,
+    ]
+}
+
+/// What each sealing test starts from: a public and a restricted LoCoMo conversation
+/// (their files, texts and questions), the runs only the restricted one says, and a
+/// folder holding the seal passphrase in `seal.txt`.
+pub(crate) struct Sealing {
+    pub(crate) files: Vec<std::path::PathBuf>,
+    pub(crate) public: Talk,
+    pub(crate) restricted: Talk,
+    pub(crate) secrets: HashSet<String>,
+    pub(crate) dir: tempfile::TempDir,
+}
+
+pub(crate) fn sealing() -> Sealing {
+    let files = super::locomo_files();
+    let (public, restricted) = (talk(&files[0]), talk(&files[1]));
+    let secrets = secrets(&public, &restricted);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("seal.txt"), PASS).unwrap();
+    Sealing {
+        files,
+        public,
         restricted,
-    ];
-    ok(&args, dir);
+        secrets,
+        dir,
+    }
 }
