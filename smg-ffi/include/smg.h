@@ -286,9 +286,10 @@ typedef uint32_t smg_status;
 #endif // __cplusplus
 
 /**
- * An opened memory file. Read-only once opened: calls on one handle may run from
- * several threads at once; free it once, after every call on it has returned. The
- * last error message is kept per thread (`smg_last_error`).
+ * An opened memory file. Read-only once opened and configured
+ * (`smg_memory_set_model`, `smg_memory_set_tokenizer`): calls on one handle may then
+ * run from several threads at once; free it once, after every call on it has
+ * returned. The last error message is kept per thread (`smg_last_error`).
  */
 typedef struct smg_memory smg_memory;
 

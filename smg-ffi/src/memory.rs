@@ -1,9 +1,9 @@
 //! An opened memory file behind an opaque handle, and what can be asked of it:
 //! info, search, context, expand; and ingest into a new file.
 //!
-//! Thread safety: a `smg_memory` is read-only once opened and may be used from several
-//! threads at once; free it once, after every call on it has returned. The last error
-//! message is kept per thread.
+//! Thread safety: a `smg_memory` is read-only once opened and configured (model,
+//! tokenizer) and may be used from several threads at once; free it once, after every
+//! call on it has returned. The last error message is kept per thread.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
@@ -20,9 +20,10 @@ use smg_format::{Document, Limits};
 
 use crate::SmgStatus;
 
-/// An opened memory file. Read-only once opened: calls on one handle may run from
-/// several threads at once; free it once, after every call on it has returned. The
-/// last error message is kept per thread (`smg_last_error`).
+/// An opened memory file. Read-only once opened and configured
+/// (`smg_memory_set_model`, `smg_memory_set_tokenizer`): calls on one handle may then
+/// run from several threads at once; free it once, after every call on it has
+/// returned. The last error message is kept per thread (`smg_last_error`).
 pub struct SmgMemory {
     /// The document: parsed at open, or on first use when the memory was opened by
     /// its stored search index (search, context and expand never need it).
