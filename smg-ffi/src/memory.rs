@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
-use smg_engine::search::{prompt, Retriever, SearchOptions};
+use smg_engine::search::{prompt, QueryVector, Retriever, SearchOptions};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Limits};
 
@@ -37,13 +37,12 @@ pub struct SmgMemory {
 }
 
 impl SmgMemory {
-    /// Search options for `k` hits of `query`: with its vector if a model is set.
-    fn options(&self, query: &str, k: usize) -> Result<SearchOptions, (SmgStatus, String)> {
-        let mut options = SearchOptions::new(k);
-        if let Some(model) = &self.model {
-            options.vector = Some(smg_engine::embed::query(model, query).map_err(engine_error)?);
-        }
-        Ok(options)
+    /// `query` embedded by the model set, if one is.
+    fn vector(&self, query: &str) -> Result<Option<QueryVector>, (SmgStatus, String)> {
+        let model = self.model.as_ref();
+        model
+            .map(|m| smg_engine::embed::query(m, query).map_err(engine_error))
+            .transpose()
     }
 
     pub(crate) fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
@@ -353,10 +352,9 @@ pub unsafe extern "C" fn smg_memory_search(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let found = m
-            .retriever
-            .search(q, &m.options(q, k)?)
-            .map_err(engine_error)?;
+        let mut options = SearchOptions::new(k);
+        options.vector = m.vector(q)?;
+        let found = m.retriever.search(q, &options).map_err(engine_error)?;
         Ok(found.to_json(q).to_string())
     })
 }
@@ -376,7 +374,7 @@ pub unsafe extern "C" fn smg_memory_context(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let vector = m.options(q, 0)?.vector;
+        let vector = m.vector(q)?;
         let p = prompt(&m.retriever, q, vector.as_ref(), budget).map_err(engine_error)?;
         Ok(p.to_json(q, budget).to_string())
     })

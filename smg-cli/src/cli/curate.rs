@@ -188,10 +188,8 @@ pub(crate) struct ScopeSetArgs {
     /// Its scope.
     #[arg(value_enum)]
     pub(crate) scope: super::retrieve::ConversationScope,
-    /// The passphrase of the sealed restricted tier, for a change that touches it: the
-    /// tier is opened in memory and sealed again before the file is written.
-    #[arg(long = "seal-passphrase-file", value_name = "PATH")]
-    pub(crate) seal_passphrase_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) sealed: super::SealedArg,
     /// Print the report as JSON.
     #[arg(long)]
     pub(crate) json: bool,

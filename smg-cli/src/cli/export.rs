@@ -71,11 +71,8 @@ pub(crate) struct McpArgs {
     /// Refuse the six writing tools (create_*, add_observations, delete_*).
     #[arg(long)]
     pub(crate) read_only: bool,
-    /// Serve as one allowed to read the sealed sections that the passphrase in this
-    /// file (first line) opens: they are opened in memory and sealed again in every
-    /// write; the file on disk never holds them open.
-    #[arg(long = "seal-passphrase-file", value_name = "PATH")]
-    pub(crate) seal_passphrase_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) sealed: crate::cli::SealedArg,
     #[command(flatten)]
     pub(crate) model: crate::cli::ModelArg,
     #[command(flatten)]

@@ -224,7 +224,8 @@ impl TokenizerArg {
 #[derive(Debug, Args)]
 pub(crate) struct SealedArg {
     /// Read as one allowed to: open the file's sealed sections that the passphrase in
-    /// this file (first line) opens, in memory only; the file stays sealed.
+    /// this file (first line) opens, in memory only; the file stays sealed (a command
+    /// that writes seals them again first).
     #[arg(long = "seal-passphrase-file", value_name = "PATH")]
     pub(crate) passphrase_file: Option<PathBuf>,
 }
@@ -237,12 +238,18 @@ impl SealedArg {
         &self,
         doc: &mut smg_format::Document,
     ) -> Result<Option<(smg_format::seal::Opened, crate::secret::Secret)>, smg_format::Error> {
-        let Some(path) = &self.passphrase_file else {
+        let Some(pass) = self.passphrase()? else {
             return Ok(None);
         };
-        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
         let opened = smg_format::seal::unseal_all(doc, &pass)?;
         Ok(Some((opened, pass)))
+    }
+
+    /// The passphrase in the file given, if one is.
+    pub(crate) fn passphrase(&self) -> Result<Option<crate::secret::Secret>, smg_format::Error> {
+        let file = self.passphrase_file.as_deref();
+        file.map(|f| crate::secret::other_passphrase(Some(f), "SMG_SEAL_PASSPHRASE", false))
+            .transpose()
     }
 }
 

@@ -88,8 +88,7 @@ fn mcp(
     if smg_format::crypto::is_encrypted(&head) {
         options = options.passphrase(ctx.secrets.get()?);
     }
-    if let Some(path) = &a.seal_passphrase_file {
-        let pass = crate::secret::other_passphrase(Some(path), "SMG_SEAL_PASSPHRASE", false)?;
+    if let Some(pass) = a.sealed.passphrase()? {
         options = options.seal_passphrase(pass);
     }
     // Loaded once, before the first message: each query is then embedded in

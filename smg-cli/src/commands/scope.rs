@@ -7,7 +7,7 @@ use serde_json::json;
 use smg_engine::ingest::{set_scope, IngestOptions};
 
 use super::merge::load_indexed;
-use crate::cli::{ScopeCommand, ScopeSetArgs, SealedArg};
+use crate::cli::{ScopeCommand, ScopeSetArgs};
 use crate::io::{load, save_indexed, write_stdout, Context};
 use crate::Outcome;
 
@@ -20,10 +20,7 @@ pub(crate) fn run(cmd: &ScopeCommand, ctx: &Context) -> Result<Outcome, smg_engi
 
 fn set(a: &ScopeSetArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
-    let key = SealedArg {
-        passphrase_file: a.seal_passphrase_file.clone(),
-    };
-    let opened = key.open(&mut loaded.doc)?;
+    let opened = a.sealed.open(&mut loaded.doc)?;
     let mut options = IngestOptions::default();
     options.limits = ctx.limits;
     let scope = a.scope.into();
