@@ -14,7 +14,6 @@
 #![forbid(unsafe_code)]
 
 mod archive;
-mod bundle;
 mod checkpoint;
 mod crypt;
 mod curate;

@@ -10,7 +10,6 @@ use std::time::Instant;
 use smg_engine::search::Retriever;
 use smg_format::{from_bytes, Limits};
 use tantivy::collector::TopDocs;
-use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::query::QueryParser;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
@@ -18,7 +17,7 @@ use tantivy::schema::{
 use tantivy::{DateTime, Index, IndexWriter, ReloadPolicy, TantivyDocument};
 
 use super::retrieval::{percentiles, rss_mb};
-use crate::{bundle, kb};
+use crate::kb;
 
 /// Bytes the writer may buffer before it writes a segment.
 const WRITER_BUDGET: usize = 256 << 20;
@@ -97,9 +96,7 @@ fn index_into(turns: &[smg_format::model::Turn], dir: &Path, threads: Option<usi
 }
 
 /// `smg-bench tantivy-build FILE DIR`: index the turns of FILE into the folder DIR
-/// as plain tantivy does; then, with one writer thread, twice more, each packed into
-/// one blob (`DIR.blob`, [`bundle::pack`]) to see that the same turns give the same
-/// bytes. Prints times, throughputs and sizes.
+/// as plain tantivy does. Prints the time, throughput and size.
 pub(crate) fn build(file: &Path, dir: &Path) {
     let turns = turns(file);
     let text: usize = turns.iter().map(|t| t.content.len()).sum();
@@ -118,25 +115,6 @@ pub(crate) fn build(file: &Path, dir: &Path) {
         kb(bytes as usize),
         std::fs::read_dir(dir).map_or(0, |d| d.count()),
     );
-    let one = dir.with_extension("one");
-    let mut blobs = Vec::new();
-    for _ in 0..2 {
-        let took = index_into(&turns, &one, Some(1));
-        let start = Instant::now();
-        blobs.push(bundle::pack(&one).expect("pack"));
-        println!(
-            "| one writer thread, packed into one blob | {took:.1} s, {:.0} turns/s; packing {:.2} s | blob {} |",
-            turns.len() as f64 / took,
-            start.elapsed().as_secs_f64(),
-            kb(blobs[blobs.len() - 1].len()),
-        );
-    }
-    println!(
-        "| the same turns indexed twice give the same blob | {} | |",
-        if blobs[0] == blobs[1] { "yes" } else { "no" }
-    );
-    std::fs::write(dir.with_extension("blob"), &blobs[0]).expect("write the blob");
-    let _ = std::fs::remove_dir_all(&one);
 }
 
 /// Seconds since 1970 of an RFC 3339 time.
@@ -146,25 +124,15 @@ fn seconds(t: &str) -> Option<i64> {
         .map(|d| d.timestamp())
 }
 
-/// `smg-bench tantivy-read DIR QUERIES`: open the index in the folder DIR (or, for a
-/// file, the blob [`bundle::pack`] made, through [`bundle::BlobDirectory`] over its
-/// memory-mapped bytes), answer the first line of QUERIES, then time the others;
-/// prints rows of a Markdown table.
+/// `smg-bench tantivy-read DIR QUERIES`: open the index in the folder DIR, answer the
+/// first line of QUERIES, then time the others; prints rows of a Markdown table.
 pub(crate) fn read(path: &Path, queries: &Path) {
     let queries = std::fs::read_to_string(queries).expect("queries");
     let mut queries = queries.lines();
     let first = queries.next().expect("a first query");
     let start = Instant::now();
-    let (index, label) = if path.is_dir() {
-        (Index::open_in_dir(path).expect("open"), "plain tantivy")
-    } else {
-        let parent = MmapDirectory::open(path.parent().expect("a folder")).expect("mmap");
-        let blob = parent
-            .open_read(Path::new(path.file_name().expect("a file")))
-            .expect("map");
-        let dir = bundle::BlobDirectory::open(blob).expect("the blob's table");
-        (Index::open(dir).expect("open"), "tantivy in one blob")
-    };
+    let index = Index::open_in_dir(path).expect("open");
+    let label = "plain tantivy";
     let text = index.schema().get_field("text").expect("text field");
     let reader = index
         .reader_builder()

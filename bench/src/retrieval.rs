@@ -197,12 +197,6 @@ pub(crate) fn run(conversations: usize, smg: &Path, dir: &Path) {
         index.to_str().expect("a UTF-8 path"),
         queries,
     ]);
-    let blob = index.with_extension("blob");
-    bench(&[
-        "tantivy-read",
-        blob.to_str().expect("a UTF-8 path"),
-        queries,
-    ]);
 }
 
 /// Where `smg-bench retrieval-read FILE` leaves the queries it asked.

@@ -763,6 +763,39 @@ fn a_stored_search_index_answers_the_same() {
 }
 
 #[test]
+fn an_index_of_an_older_version_is_named_and_made_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = fixtures().join("ingest/sample-chat.jsonl");
+    let run = |args: &[&str]| {
+        let out = smg(args, d);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        out
+    };
+    let new = ["ingest", sample.to_str().unwrap(), "-o", "p.smg", "-q"];
+    run(&[&new[..], &["--layout", "packed", "--index"]].concat());
+    let current = std::fs::read(d.join("p.smg")).unwrap();
+    let search = ["search", "p.smg", "which database and why", "--json"];
+    let answer = run(&search);
+    assert!(text(&answer.stderr).is_empty(), "{}", text(&answer.stderr));
+    // The same index as a file of smg's version 15 would hold it.
+    let mut old = smg_format::packed::read_extension(&current, "search")
+        .unwrap()
+        .unwrap()
+        .to_vec();
+    old[b"smg-search".len()..][..2].copy_from_slice(&15u16.to_le_bytes());
+    let older = smg_format::packed::with_extension(&current, "search", &old).unwrap();
+    std::fs::write(d.join("p.smg"), older).unwrap();
+    let again = run(&search);
+    assert_eq!(again.stdout, answer.stdout);
+    let warning = text(&again.stderr);
+    assert!(warning.contains("another version of smg"), "{warning}");
+    assert!(warning.contains("smg index p.smg"), "{warning}");
+    run(&["index", "p.smg"]);
+    assert_eq!(std::fs::read(d.join("p.smg")).unwrap(), current);
+}
+
+#[test]
 fn bench_locomo_ends_with_a_summary_line() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
     let out = smg(&["bench", "locomo", dir.to_str().unwrap()], Path::new("."));

@@ -5,7 +5,8 @@ use std::path::Path;
 use serde_json::json;
 use smg_engine::eval::{locomo, LocomoOptions, BUDGETS, RANKS};
 use smg_engine::search::{
-    display, one_line, prompt, with_search_index, Item, QueryVector, Retriever, SearchOptions,
+    display, has_search_index, one_line, prompt, with_search_index, Item, QueryVector, Retriever,
+    SearchOptions,
 };
 
 use super::merge::load_indexed;
@@ -35,7 +36,16 @@ fn retriever(
     }
     let bytes = read_input(file)?;
     let doc = load_bytes(&bytes, ctx)?.doc;
-    Retriever::open(&bytes, &doc, &ctx.limits)
+    let retriever = Retriever::open(&bytes, &doc, &ctx.limits)?;
+    if !retriever.used_stored_index() && has_search_index(&bytes) {
+        eprintln!(
+            "smg: warning: {} stores a search index of another version of smg, or one \
+             that does not match its turns: searched by an index made in memory \
+             (`smg index {0}` stores a current one; so does the next write)",
+            file.display()
+        );
+    }
+    Ok(retriever)
 }
 
 /// The document in `file`, its sealed sections opened in memory when a seal

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use smg_format::{model::Turn, packed::PackedArchive};
 use zstd::zstd_safe::DCtx;
 
-use super::bm25::blob;
+use super::bytes;
 use crate::error::{Error, Result};
 
 /// Turns in a frame: few enough that reading one turn decodes little, enough that
@@ -41,7 +41,7 @@ const MOST_FRAME: u64 = 256 << 20;
 pub(crate) struct Head {
     /// How many turns.
     len: usize,
-    #[serde(with = "blob")]
+    #[serde(with = "bytes")]
     dictionary: Vec<u8>,
     /// Where each frame ends, from the first frame's start.
     ends: Vec<u64>,

@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use serde_json::json;
 use smg_format::model::{Provenance, Turn};
 
-use super::bm25::tokens;
 use super::nodes::Entry;
 use super::sketch::Sketch;
 use super::vectors::QueryVector;
+use super::words::tokens;
 use super::{display, time, Key, Retriever};
 use crate::error::Result;
 
@@ -201,7 +201,7 @@ impl Retriever {
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
-        node_lists.extend(by_nodes);
+        node_lists.extend(by_nodes?);
         // Turns are read from disk, nodes are in memory: side by side.
         let (turns, nodes) = rayon::join(
             || self.fuse(&turn_lists, options.k),
@@ -217,10 +217,10 @@ impl Retriever {
     /// The ranked lists of nodes: by text, and by the graph around the entities the
     /// query names and the strongest text matches (the named entities themselves are
     /// seeds, not results: the query already names them).
-    fn node_lists(&self, query: &str, n: usize) -> Vec<(&'static str, Vec<Key>)> {
+    fn node_lists(&self, query: &str, n: usize) -> Result<Vec<(&'static str, Vec<Key>)>> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         let window = time::window(query, self.now());
-        let by_text = self.ix.nodes.by_text(&terms, window, n);
+        let by_text = self.ix.nodes.by_text(&terms, window, n)?;
         let named = self.ix.nodes.named_in(query);
         let seeds = self.ix.nodes.seeds(&named, &by_text);
         let best = by_text.first().map_or(1.0, |b| b.1);
@@ -232,7 +232,7 @@ impl Retriever {
                 .map(|(i, _)| Key::Node(i))
                 .collect()
         };
-        vec![("text", keys(by_text)), ("graph", keys(graph))]
+        Ok(vec![("text", keys(by_text)), ("graph", keys(graph))])
     }
 
     /// Reciprocal rank fusion of `lists`, the first places chosen by MMR; `k` at most.

@@ -1,14 +1,16 @@
 //! Retrieval over a memory file: archived turns ranked for a query by BM25 (stemmed,
-//! stopwords removed), a second pass with the query widened by the best turns' words
-//! (pseudo-relevance feedback), a share of each strong hit's score lent to the turns
+//! stopwords removed; a tantivy index, stored in a packed file and read in place), a
+//! second pass with the query widened by the best turns' words (pseudo-relevance
+//! feedback), a share of each strong hit's score lent to the turns
 //! around it, a boost for the sessions that hold the strongest hits, and one for the
 //! turns of a person the query names; a "when" question favours turns that place
 //! something in time, and turns inside a time the query names ("in May 2023", "last
 //! week") come first among equals.
 
-mod bm25;
+mod bytes;
 mod context;
 mod frames;
+mod fulltext;
 mod hybrid;
 mod nodes;
 mod pieces;
@@ -20,6 +22,7 @@ mod time;
 mod tokens;
 mod turns;
 mod vectors;
+mod words;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -29,8 +32,8 @@ use rayon::prelude::*;
 use smg_format::{archive::decode_block, model::Turn, Document, Limits};
 
 use crate::error::Result;
-use bm25::{tokens, tokens_cached, Bm25};
 pub use context::ContextPack;
+use fulltext::FullText;
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub(crate) use nodes::text_of as node_text;
 pub use prompt::{prompt, Prompt};
@@ -41,6 +44,7 @@ pub use stored::{
 };
 pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;
+use words::{tokens, tokens_cached};
 
 /// A ranked thing: a turn (position in the archive) or a node (its number).
 #[derive(
@@ -128,7 +132,9 @@ pub struct Retriever {
 /// can store ([`stored`]) so that opening it skips indexing.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Indexes {
-    index: Bm25,
+    /// Stored as a part of its own, read in place ([`stored`]).
+    #[serde(skip)]
+    index: FullText,
     /// Stored as a part of its own ([`stored`]).
     #[serde(skip)]
     nodes: nodes::Nodes,
@@ -199,7 +205,6 @@ impl Indexes {
         ]
         .iter()
         .all(|&len| len == n)
-            && self.index.holds_together()
             && max(&self.speaker_of) <= self.speakers.len()
             && self
                 .segment_of
@@ -241,12 +246,12 @@ impl Retriever {
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
-        let index = Bm25::new(turns.chunks(16384).flat_map(|chunk| {
+        let index = FullText::build(turns.chunks(16384).flat_map(|chunk| {
             chunk
                 .par_iter()
                 .map_init(HashMap::new, |stems, t| tokens_cached(&display(t), stems))
                 .collect::<Vec<_>>()
-        }));
+        }))?;
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
         let mut segments = Vec::new();
@@ -294,7 +299,7 @@ impl Retriever {
             .par_iter()
             .map(|t| time::places_in_time(&t.content))
             .collect();
-        let nodes = nodes::Nodes::new(doc, times.latest());
+        let nodes = nodes::Nodes::new(doc, times.latest())?;
         let vectors = vectors::Vectors::new(doc, &position, &nodes);
         let chars = turns
             .par_iter()
@@ -432,10 +437,10 @@ impl Retriever {
             return Ok(None);
         }
         let index = &self.ix.index;
-        let first = index.top(&query, FEEDBACK_TURNS, |_, s| s, 1.0);
+        let first = index.top(&query, FEEDBACK_TURNS)?;
         let more = self.feedback(&query, &first)?;
         let widened = [query.as_slice(), more.as_slice()].concat();
-        let mut best = index.top(&widened, CANDIDATES, |_, s| s, 1.0);
+        let mut best = index.top(&widened, CANDIDATES)?;
         if let Some((vectors, v)) = vectors {
             best = blend(best, vectors.turn_similarities(v)?);
         }

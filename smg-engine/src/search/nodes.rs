@@ -15,8 +15,10 @@ use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 use smg_format::{model::Node, Document};
 
-use super::bm25::{tokens_cached, Bm25};
+use super::fulltext::FullText;
 use super::scores::IdMap;
+use super::words::tokens_cached;
+use crate::error::Result;
 
 /// Relations that do not make two nodes about the same thing (`next` is turn order).
 const NOT_RELATED: &[&str] = &["next"];
@@ -100,7 +102,9 @@ pub(crate) fn text_of(n: &Node) -> String {
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Nodes {
     entries: Vec<Entry>,
-    index: Bm25,
+    /// Stored as a part of its own, read in place (see `stored`).
+    #[serde(skip)]
+    pub(super) index: FullText,
     /// Node `i` is graph node `i`; edges are undirected, weighted by strength.
     graph: UnGraph<(), f64>,
     /// Entity and concept names, lowercased, sorted; name `p` names `named[p]`.
@@ -113,19 +117,12 @@ pub(crate) struct Nodes {
     now: Option<i64>,
     /// Per node: importance lowered by decay at `now`.
     weights: Vec<f64>,
-    /// The highest of `weights`, found again when the index is read back.
-    #[serde(skip)]
-    heaviest: f64,
-}
-
-fn heaviest(weights: &[f64]) -> f64 {
-    weights.iter().copied().fold(0.0, f64::max)
 }
 
 impl Nodes {
     /// The nodes of `doc`; `latest_turn` (ms) is the archive's latest instant, which
     /// with the nodes' own times makes the memory's "now".
-    pub(crate) fn new(doc: &Document, latest_turn: Option<i64>) -> Self {
+    pub(crate) fn new(doc: &Document, latest_turn: Option<i64>) -> Result<Self> {
         let nodes: Vec<&Node> = doc
             .graphs()
             .into_iter()
@@ -133,7 +130,7 @@ impl Nodes {
             .filter(|n| n.tombstone != Some(true))
             .collect();
         let entries: Vec<Entry> = nodes.iter().map(|n| entry(n)).collect();
-        let index = Bm25::new(entries.chunks(16384).flat_map(|chunk| {
+        let index = FullText::build(entries.chunks(16384).flat_map(|chunk| {
             chunk
                 .par_iter()
                 .map_init(HashMap::new, |stems, e| {
@@ -144,7 +141,7 @@ impl Nodes {
                     }
                 })
                 .collect::<Vec<_>>()
-        }));
+        }))?;
         let position: HashMap<&str, u32> = nodes
             .iter()
             .enumerate()
@@ -176,8 +173,7 @@ impl Nodes {
             .max()
             .max(latest_turn);
         let weights: Vec<f64> = entries.iter().map(|e| weight(e, now)).collect();
-        Nodes {
-            heaviest: heaviest(&weights),
+        Ok(Nodes {
             entries,
             index,
             graph,
@@ -186,7 +182,7 @@ impl Nodes {
             named,
             now,
             weights,
-        }
+        })
     }
 
     /// Whether stored nodes hold together: one weight and one graph node per node,
@@ -196,16 +192,13 @@ impl Nodes {
         self.weights.len() == n
             && self.graph.node_count() == n
             && self.index.len() == n
-            && self.index.holds_together()
             && self.names.len() == self.named.len()
             && self.named.iter().flatten().all(|&i| (i as usize) < n)
     }
 
-    /// These nodes read back from a stored index: the name matcher and the heaviest
-    /// weight found again.
+    /// These nodes read back from a stored index: the name matcher made again.
     pub(crate) fn restored(mut self) -> Self {
         self.matcher = matcher(&self.names);
-        self.heaviest = heaviest(&self.weights);
         self
     }
 
@@ -230,7 +223,7 @@ impl Nodes {
         query: &[(String, f64)],
         window: Option<(i64, i64)>,
         n: usize,
-    ) -> Vec<(u32, f64)> {
+    ) -> Result<Vec<(u32, f64)>> {
         // The window first: a node's time is read only when the query names one.
         let inside = |d: u32| {
             window.is_some_and(|(from, to)| {
@@ -246,8 +239,7 @@ impl Nodes {
             }
             s
         };
-        let most = self.heaviest * if window.is_some() { 2.0 } else { 1.0 };
-        self.index.top(query, n, scale, most)
+        self.index.top_scaled(query, n, scale)
     }
 
     /// Entities and concepts the query names (whole words, names of 3+ characters,
@@ -490,7 +482,7 @@ mod tests {
 
     #[test]
     fn names_match_whole_words_in_any_case() {
-        let ix = Nodes::new(&doc(), None);
+        let ix = Nodes::new(&doc(), None).unwrap();
         assert_eq!(ix.named_in("What did ADA do?"), [0]);
         assert!(ix.named_in("Adam and canada").is_empty());
         assert!(ix.named_in("").is_empty());
@@ -498,7 +490,7 @@ mod tests {
 
     #[test]
     fn expansion_walks_two_hops_through_segments_but_not_turn_order() {
-        let ix = Nodes::new(&doc(), None);
+        let ix = Nodes::new(&doc(), None).unwrap();
         // Every memory matches the query's words; the entity and segment do not.
         let relevance: IdMap<f64> = [(1, 1.0), (2, 1.0), (4, 0.5), (5, 1.0)]
             .into_iter()
@@ -538,7 +530,7 @@ mod tests {
             edges: Some(edges),
             ..Graph::default()
         });
-        let ix = Nodes::new(&doc, None);
+        let ix = Nodes::new(&doc, None).unwrap();
         let relevance: IdMap<f64> = [(2, 1.0), (1, 1.0)].into_iter().collect();
         // m0 is two hops from the seed, but only through the hub; the hub itself is
         // one hop away.
@@ -549,16 +541,17 @@ mod tests {
 
     #[test]
     fn decay_halves_by_type_and_never_erases() {
-        let ix = Nodes::new(&doc(), None);
+        let ix = Nodes::new(&doc(), None).unwrap();
         // m2 is a year older than the newest node: 365 days at a 45-day half-life.
         let (fresh, old) = (ix.weights[1], ix.weights[2]);
         assert!((fresh - 1.0).abs() < 1e-9, "{fresh}");
         assert!((DECAY_FLOOR..0.3).contains(&old), "{old}");
         assert_eq!(ix.weights[0], 1.0, "no time, no decay");
-        let hits = ix.by_text(&[("bakeri".into(), 1.0)], None, 5);
+        let hits = ix.by_text(&[("bakeri".into(), 1.0)], None, 5).unwrap();
         assert_eq!(hits.len(), 1);
         assert!(ix
             .by_text(&[("lisbon".into(), 1.0)], None, 5)
+            .unwrap()
             .iter()
             .all(|(n, _)| ix.entry(*n).is_hit()));
     }

@@ -63,19 +63,19 @@ pub(crate) mod stored {
     use serde::{Deserializer, Serializer};
 
     use super::{Sketch, SLOTS};
-    use crate::search::bm25::blob;
+    use crate::search::bytes;
 
     pub(crate) fn serialize<S: Serializer>(sketches: &[Sketch], s: S) -> Result<S::Ok, S::Error> {
-        let bytes: Vec<u8> = sketches.iter().flat_map(|k| k.0).collect();
-        blob::serialize(&bytes, s)
+        let all: Vec<u8> = sketches.iter().flat_map(|k| k.0).collect();
+        bytes::serialize(&all, s)
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Sketch>, D::Error> {
-        let bytes = blob::deserialize(d)?;
-        if bytes.len() % SLOTS != 0 {
+        let all = bytes::deserialize(d)?;
+        if all.len() % SLOTS != 0 {
             return Err(serde::de::Error::custom("sketches are eight bytes each"));
         }
-        Ok(bytes
+        Ok(all
             .chunks_exact(SLOTS)
             .map(|c| Sketch(c.try_into().unwrap_or_default()))
             .collect())

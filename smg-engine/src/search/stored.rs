@@ -1,13 +1,16 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of three
-//! parts (u64 each, little-endian), the three parts, each Zstandard (with a checksum)
-//! of a postcard encoding, then the turns' frames ([`Frames`]). The parts: the turns'
-//! indexes (with a digest of the turns they describe), the nodes' (the two are read
-//! side by side), and the frames' head. A lazy open reads the parts and no frame:
-//! frames are read when their turns are asked for. Since the extension is read a part
-//! at a time, each part and each frame checks itself. A stored index that does not fit
-//! is not used: the file is indexed anew.
+//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of five
+//! parts (u64 each, little-endian), the five parts, then the turns' frames
+//! ([`Frames`]). The first three parts are each Zstandard (with a checksum) of a
+//! postcard encoding: the turns' indexes (with a digest of the turns they describe),
+//! the nodes' (the two are read side by side), and the frames' head. The last two are
+//! the full-text indexes of the turns and of the nodes ([`FullText`] blobs), stored as
+//! they are so that a lazy open reads them in place from the memory-mapped file. A
+//! lazy open reads the three parts and no frame: frames are read when their turns are
+//! asked for. Since the extension is read a part at a time, each part and each frame
+//! checks itself. A stored index that does not fit is not used: the file is indexed
+//! anew.
 
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -16,6 +19,7 @@ use std::path::Path;
 use smg_format::{model::Turn, packed::PackedArchive, Document, Encoding, Limits, WriteOptions};
 
 use super::frames::{Frames, Head};
+use super::fulltext::{self, FullText};
 use super::pieces;
 use super::turns::TurnStore;
 use super::{load_turns, Indexes, Retriever, Tokens};
@@ -24,12 +28,15 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 15;
-/// The versions read. 14 and before held no scope of a turn: such an index is not
-/// read (search builds one in memory) and the next write stores a new one.
+const VERSION: u16 = 16;
+/// The versions read. 15 and before held smg's own postings rather than tantivy's:
+/// such an index is not read (search builds one in memory, and says so) and the next
+/// write stores a new one.
 const READS: [u16; 1] = [VERSION];
-/// Bytes before the parts: the magic, the version, three lengths.
-const PREFIX: usize = MAGIC.len() + 2 + 3 * 8;
+/// The parts: three compressed, then the two full-text indexes.
+const PARTS: usize = 5;
+/// Bytes before the parts: the magic, the version, the parts' lengths.
+const PREFIX: usize = MAGIC.len() + 2 + PARTS * 8;
 /// Zstandard level: the index is written once and read at every open.
 const LEVEL: i32 = 9;
 
@@ -62,6 +69,8 @@ impl Retriever {
             part(postcard::to_stdvec(&self.ix))?,
             part(postcard::to_stdvec(&self.ix.nodes))?,
             part(postcard::to_stdvec(head))?,
+            self.ix.index.to_bytes()?,
+            self.ix.nodes.index.to_bytes()?,
         ];
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -86,7 +95,11 @@ impl Retriever {
         let read = |b: &[u8]| {
             let layout = Layout::of(b.get(..PREFIX)?, b.len() as u64)?;
             let fetch = |start: usize, len: usize| b.get(start..start + len).map(Cow::Borrowed);
-            read(fetch, &layout, limits)
+            let text = |i: usize| {
+                let (start, len) = layout.part(i);
+                FullText::from_bytes(b.get(start..start + len)?)
+            };
+            read(fetch, text, &layout, limits)
         };
         if let Some((ix, _)) = stored.and_then(read).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
@@ -140,7 +153,17 @@ impl Retriever {
         let start = total - layout.frames;
         file.prefetch_extension(EXTENSION, start, layout.frames);
         let fetch = |start: usize, len: usize| range(start, len).map(Cow::Owned);
-        let Some((ix, head)) = read(fetch, &layout, limits) else {
+        let Some((offset, file_len)) = file.extension_offset(EXTENSION) else {
+            return Ok(None);
+        };
+        // The full-text indexes are read in place, from the file mapped.
+        let mapped = fulltext::map_file(path, file_len);
+        let text = |i: usize| {
+            let (start, len) = layout.part(i);
+            let at = usize::try_from(offset).ok()?.checked_add(start)?;
+            FullText::open(mapped.as_ref()?.slice(at..at.checked_add(len)?))
+        };
+        let Some((ix, head)) = read(fetch, text, &layout, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
@@ -231,7 +254,7 @@ pub fn packed_with_search_index(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>
 struct Layout {
     /// The length of each part; the parts run one after another from [`PREFIX`]
     /// (their sum is known not to overflow).
-    lengths: [usize; 3],
+    lengths: [usize; PARTS],
     /// The frames' bytes, to the end of the extension.
     frames: u64,
 }
@@ -245,8 +268,8 @@ impl Layout {
         if !READS.contains(&u16::from_le_bytes(*version)) {
             return None;
         }
-        let mut lengths = [0; 3];
-        for (i, chunk) in rest.chunks_exact(8).take(3).enumerate() {
+        let mut lengths = [0; PARTS];
+        for (i, chunk) in rest.chunks_exact(8).take(PARTS).enumerate() {
             lengths[i] = usize::try_from(u64::from_le_bytes(chunk.try_into().ok()?)).ok()?;
         }
         let size = lengths
@@ -258,20 +281,29 @@ impl Layout {
             frames: total.checked_sub(end)?,
         })
     }
+
+    /// Where part `i` begins in the extension, and its length.
+    fn part(&self, i: usize) -> (usize, usize) {
+        (
+            PREFIX + self.lengths[..i].iter().sum::<usize>(),
+            self.lengths[i],
+        )
+    }
 }
 
-/// The indexes and the frames' head from the three parts, when they hold together
-/// with each other and with the frames.
-/// `fetch(start, len)` gives bytes of the index; each part is fetched by the task
-/// that decodes it, so that reading one overlaps decoding another.
+/// The indexes and the frames' head from the parts, when they hold together with
+/// each other and with the frames. `fetch(start, len)` gives bytes of the index; each
+/// compressed part is fetched by the task that decodes it, so that reading one
+/// overlaps decoding another. `text(i)` opens the full-text index of part `i`.
 fn read<'a>(
     fetch: impl Fn(usize, usize) -> Option<Cow<'a, [u8]>> + Sync,
+    text: impl Fn(usize) -> Option<FullText>,
     layout: &Layout,
     limits: &Limits,
 ) -> Option<(Indexes, Head)> {
     let part = |i: usize| {
-        let start = PREFIX + layout.lengths[..i].iter().sum::<usize>();
-        pieces::decompress(&fetch(start, layout.lengths[i])?, limits.max_bytes).ok()
+        let (start, len) = layout.part(i);
+        pieces::decompress(&fetch(start, len)?, limits.max_bytes).ok()
     };
     let (ix, (nodes, head)) = rayon::join(
         || postcard::from_bytes::<Indexes>(&part(0)?).ok(),
@@ -284,6 +316,8 @@ fn read<'a>(
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
+    ix.index = text(3)?;
+    ix.nodes.index = text(4)?;
     let head = head.filter(|h| h.holds_together(ix.chars.len(), layout.frames))?;
     ix.holds_together().then(|| (ix.restored(), head))
 }

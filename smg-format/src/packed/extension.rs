@@ -153,6 +153,14 @@ impl PackedArchive {
         (e.head_crc32 == self.index.head.crc32).then_some(e.section.length)
     }
 
+    /// Where extension `name` begins in the file, and the file's length, when the file
+    /// has a current one: for a reader that maps the file and reads the extension in
+    /// place (it should check that the file it maps is as long).
+    pub fn extension_offset(&self, name: &str) -> Option<(u64, u64)> {
+        self.extension_len(name)?;
+        Some((self.index.extensions[name].section.offset, self.len))
+    }
+
     /// Ask the system to read `len` bytes from `start` of extension `name` ahead, in
     /// the background, for a reader that will read them a little at a time (a hint:
     /// where the system takes none, or the range is not the extension's, nothing

@@ -19,7 +19,7 @@ use crate::model::{Artifact, Turn};
 #[derive(Debug)]
 pub struct PackedArchive {
     file: File,
-    len: u64,
+    pub(super) len: u64,
     pub(super) index: Index,
     limits: Limits,
 }

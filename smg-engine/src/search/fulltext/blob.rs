@@ -1,8 +1,7 @@
 //! A tantivy index as one blob — its files end to end, then a table of where each
-//! lies — read back in place through a read-only [`Directory`] over the blob's bytes:
-//! the shape issue 32 asks for a section of a packed .smg (nothing unpacked to a
-//! folder). Segment ids are made from the segments' bytes, so that the same turns,
-//! indexed by one writer thread, give the same blob.
+//! lies — read back in place through a read-only [`Directory`] over the blob's bytes
+//! (nothing unpacked to a folder). Segment ids are made from the segments' bytes, so
+//! that the same documents, indexed by one writer thread, give the same blob.
 //!
 //! The blob: the files, then the table (JSON: name, offset, length), the table's
 //! length (u64, little-endian) and [`MAGIC`].
@@ -11,6 +10,7 @@ use std::collections::HashMap;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -18,23 +18,29 @@ use tantivy::directory::error::{DeleteError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
     Directory, DirectoryLock, FileHandle, FileSlice, Lock, WatchCallback, WatchHandle, WritePtr,
 };
-use tantivy::HasLen;
+use tantivy::{HasLen, Index};
 
 const MAGIC: &[u8; 8] = b"smgtanti";
+/// The file that lists the segments.
+const META: &str = "meta.json";
 
-/// The index in folder `dir` as one blob; segment ids replaced by digests of their
-/// files.
-pub(crate) fn pack(dir: &Path) -> io::Result<Vec<u8>> {
+/// `index` (committed) as one blob; segment ids replaced by digests of their files.
+pub(super) fn pack(index: &Index) -> tantivy::Result<Vec<u8>> {
+    let dir = index.directory();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let name = entry?
-            .file_name()
-            .into_string()
-            .map_err(|_| io::Error::other("a file name that is not UTF-8"))?;
-        // Locks and the writer's list of files it manages: a reader needs neither.
-        if !name.starts_with('.') {
-            files.push((name.clone(), std::fs::read(dir.join(&name))?));
+    let metas = index.load_metas()?;
+    let mut paths: Vec<PathBuf> = metas.list_segment_files().into_iter().collect();
+    paths.push(PathBuf::from(META));
+    for path in paths {
+        // The list names every file a segment may have; some it has not.
+        if !dir.exists(&path)? {
+            continue;
         }
+        let name = path
+            .to_str()
+            .ok_or_else(|| io::Error::other("a file name that is not UTF-8"))?
+            .to_string();
+        files.push((name, dir.atomic_read(&path)?));
     }
     files.sort();
     let mut renames: Vec<(String, String)> = Vec::new();
@@ -58,7 +64,7 @@ pub(crate) fn pack(dir: &Path) -> io::Result<Vec<u8>> {
             if name.starts_with(old.as_str()) {
                 *name = format!("{new}{}", &name[32..]);
             }
-            if name == "meta.json" {
+            if name == META {
                 let text =
                     String::from_utf8_lossy(bytes).replace(&hyphenated(old), &hyphenated(new));
                 *bytes = text.into_bytes();
@@ -91,16 +97,17 @@ fn hyphenated(id: &str) -> String {
     )
 }
 
-/// The files of a blob [`pack`] made, read in place.
+/// The files of a blob [`pack`] made, read in place; a table that does not fit the
+/// blob is an error, never a file outside it.
 #[derive(Clone, Debug)]
-pub(crate) struct BlobDirectory {
+pub(super) struct BlobDirectory {
     blob: FileSlice,
     files: Arc<HashMap<PathBuf, Range<usize>>>,
 }
 
 impl BlobDirectory {
     /// Read the table at the end of `blob`.
-    pub(crate) fn open(blob: FileSlice) -> io::Result<BlobDirectory> {
+    pub(super) fn open(blob: FileSlice) -> io::Result<BlobDirectory> {
         let bad = |why: &str| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -114,7 +121,10 @@ impl BlobDirectory {
         if &tail[8..] != MAGIC {
             return Err(bad("no magic"));
         }
-        let len = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes")) as usize;
+        let len = tail
+            .first_chunk::<8>()
+            .and_then(|b| usize::try_from(u64::from_le_bytes(*b)).ok())
+            .ok_or_else(|| bad("no table length"))?;
         let start = (n - 16)
             .checked_sub(len)
             .ok_or_else(|| bad("table outside"))?;

@@ -1,0 +1,406 @@
+//! Full-text search over documents numbered from 0 (the archive's turns, the graph's
+//! nodes): a tantivy index of their terms (smg's own, [`super::words`]), BM25 scored
+//! with block-max WAND over compressed postings. Built in memory with one writer
+//! thread into one segment, stored as one blob ([`blob`]) that is read in place: from
+//! a memory-mapped packed file, nothing is copied or unpacked to open it.
+
+mod blob;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+
+use tantivy::collector::TopDocs;
+use tantivy::columnar::ColumnValues;
+use tantivy::directory::{Directory, FileSlice, MmapDirectory};
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, EnableScoring, Occur, Query, Scorer, TermQuery, Weight,
+};
+use tantivy::schema::{
+    Field, FieldType, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST,
+};
+use tantivy::tokenizer::{PreTokenizedString, Token};
+use tantivy::{
+    DocAddress, DocId, DocSet, HasLen, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher,
+    SegmentReader, TantivyDocument, Term, TERMINATED,
+};
+
+use crate::error::Result;
+
+/// The field of a document's terms.
+const TEXT: &str = "text";
+/// The field of a document's number (a fast field: a hit's number without a lookup).
+const NUMBER: &str = "n";
+/// Bytes the writer buffers before it writes a segment (segments are then merged into
+/// one, so the budget bounds memory, not the result).
+const WRITER_BUDGET: usize = 128 << 20;
+/// The most results a query finds by pruning (block-max WAND); for more, the bar a
+/// result must pass stays so low that scoring every match is faster.
+const PRUNED_MOST: usize = 100;
+/// Documents from which a segment's matches are scored in two halves side by side.
+const SPLIT_FROM: u32 = 1 << 16;
+
+/// A full-text index; empty (no documents) by default.
+#[derive(Default, Clone)]
+pub(crate) struct FullText(Option<Inner>);
+
+#[derive(Clone)]
+struct Inner {
+    index: Index,
+    searcher: Searcher,
+    text: Field,
+    /// Per segment: each document's number (opened once: opening a column costs
+    /// more than reading thousands of values).
+    numbers: Vec<Arc<dyn ColumnValues<u64>>>,
+    len: usize,
+}
+
+impl std::fmt::Debug for FullText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FullText({} documents)", self.len())
+    }
+}
+
+fn schema() -> Schema {
+    let mut b = Schema::builder();
+    // Terms arrive made (stemmed, stopwords out): no tokenizer runs, and positions
+    // are not kept (no query here asks for a phrase).
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer("raw")
+        .set_index_option(IndexRecordOption::WithFreqs);
+    b.add_text_field(TEXT, TextOptions::default().set_indexing_options(indexing));
+    b.add_u64_field(NUMBER, FAST);
+    b.build()
+}
+
+/// A tantivy failure as the engine's error: the index is the engine's own, so one
+/// that cannot be written or read is damaged (`SMG-E006`).
+fn damaged(e: impl std::fmt::Display) -> crate::Error {
+    super::frames::damaged(e.to_string())
+}
+
+impl FullText {
+    /// Index `docs`, each given as its terms; the same documents give the same index,
+    /// byte for byte ([`FullText::to_bytes`]).
+    pub(crate) fn build(docs: impl IntoIterator<Item = Vec<String>>) -> Result<Self> {
+        let index = Index::create_in_ram(schema());
+        let schema = index.schema();
+        let (text, number) = fields(&schema).ok_or_else(|| damaged("schema"))?;
+        let mut writer: IndexWriter = index
+            .writer_with_num_threads(1, WRITER_BUDGET)
+            .map_err(damaged)?;
+        // Merges only when asked, so that what is written does not depend on timing.
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        for (n, terms) in docs.into_iter().enumerate() {
+            let tokens = terms
+                .into_iter()
+                .enumerate()
+                .map(|(position, text)| Token {
+                    position,
+                    text,
+                    ..Token::default()
+                })
+                .collect();
+            let mut doc = TantivyDocument::default();
+            doc.add_pre_tokenized_text(
+                text,
+                PreTokenizedString {
+                    text: String::new(),
+                    tokens,
+                },
+            );
+            doc.add_u64(number, n as u64);
+            writer.add_document(doc).map_err(damaged)?;
+        }
+        writer.commit().map_err(damaged)?;
+        let segments = index.searchable_segment_ids().map_err(damaged)?;
+        if segments.len() > 1 {
+            writer.merge(&segments).wait().map_err(damaged)?;
+        }
+        writer.wait_merging_threads().map_err(damaged)?;
+        Self::open_index(index).map_err(damaged)
+    }
+
+    /// Read an index [`FullText::to_bytes`] made, in place; `None` when the bytes are
+    /// not one.
+    pub(crate) fn open(bytes: FileSlice) -> Option<Self> {
+        let dir = blob::BlobDirectory::open(bytes).ok()?;
+        let open = || Self::open_index(Index::open(dir)?);
+        let text = catch_unwind(AssertUnwindSafe(open)).ok()?.ok()?;
+        text.holds_together().then_some(text)
+    }
+
+    /// [`FullText::open`] over bytes in memory.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        Self::open(FileSlice::from(bytes.to_vec()))
+    }
+
+    fn open_index(index: Index) -> tantivy::Result<Self> {
+        let (text, _) = fields(&index.schema())
+            .ok_or_else(|| tantivy::TantivyError::SchemaError("not smg's schema".into()))?;
+        let reader: IndexReader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let searcher = reader.searcher();
+        let len = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+        let numbers = searcher
+            .segment_readers()
+            .iter()
+            .map(|r| Ok(r.fast_fields().u64(NUMBER)?.first_or_default_col(0)))
+            .collect::<tantivy::Result<_>>()?;
+        Ok(FullText(Some(Inner {
+            index,
+            searcher,
+            text,
+            numbers,
+            len,
+        })))
+    }
+
+    /// The index as one blob, to store.
+    pub(crate) fn to_bytes(&self) -> Result<Vec<u8>> {
+        match &self.0 {
+            Some(inner) => blob::pack(&inner.index).map_err(damaged),
+            None => blob::pack(&Index::create_in_ram(schema())).map_err(damaged),
+        }
+    }
+
+    /// Number of documents.
+    pub(crate) fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |i| i.len)
+    }
+
+    /// Whether a stored index holds together: every document once, each numbered
+    /// below their count.
+    fn holds_together(&self) -> bool {
+        let Some(inner) = &self.0 else {
+            return true;
+        };
+        let readers = inner.searcher.segment_readers();
+        let numbered = |(r, c): (&tantivy::SegmentReader, &Arc<dyn ColumnValues<u64>>)| {
+            let below = || c.num_vals() == r.max_doc() && c.max_value() < inner.len as u64;
+            r.max_doc() == 0 || catch_unwind(AssertUnwindSafe(below)).unwrap_or(false)
+        };
+        readers.iter().all(|r| !r.has_deletes())
+            && readers.iter().map(|r| r.max_doc() as usize).sum::<usize>() == inner.len
+            && readers.iter().zip(&inner.numbers).all(numbered)
+    }
+
+    /// How many documents hold `term`.
+    pub(crate) fn df(&self, term: &str) -> usize {
+        self.0.as_ref().map_or(0, |i| {
+            let term = Term::from_field_text(i.text, term);
+            i.searcher
+                .doc_freq(&term)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+        })
+    }
+
+    /// Inverse document frequency (the non-negative form of Lucene, as BM25 weighs a
+    /// term).
+    pub(crate) fn idf(&self, term: &str) -> f64 {
+        let n = self.df(term) as f64;
+        let total = self.len() as f64;
+        ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
+    }
+
+    /// The `k` best documents for `query` (weighted terms) by BM25, best first, ties
+    /// to the lower number.
+    pub(crate) fn top(&self, query: &[(String, f64)], k: usize) -> Result<Vec<(u32, f64)>> {
+        let Some((inner, q)) = self.query(query).filter(|_| k > 0) else {
+            return Ok(Vec::new());
+        };
+        if k > PRUNED_MOST {
+            let best = best_of(inner.matches(&q)?, k);
+            let mut best: Vec<(u32, f64)> = best
+                .into_iter()
+                .filter_map(|(d, s)| Some((inner.number(d)?, s)))
+                .collect();
+            sort_best(&mut best);
+            return Ok(best);
+        }
+        let mut best: Vec<(u32, f64)> = guarded(|| {
+            let found = inner
+                .searcher
+                .search(&q, &TopDocs::with_limit(k).order_by_score())?;
+            Ok(found
+                .into_iter()
+                .map(|(score, at)| (inner.number_of(at), f64::from(score)))
+                .collect())
+        })?;
+        sort_best(&mut best);
+        Ok(best)
+    }
+
+    /// Every document that matches `query`, scored `scale(number, BM25)`, and the `k`
+    /// best of them, best first, ties to the lower number: for a ranking that weighs
+    /// each document (the graph's nodes), where pruning by BM25 alone would be wrong.
+    pub(crate) fn top_scaled(
+        &self,
+        query: &[(String, f64)],
+        k: usize,
+        scale: impl Fn(u32, f64) -> f64,
+    ) -> Result<Vec<(u32, f64)>> {
+        let Some((inner, q)) = self.query(query) else {
+            return Ok(Vec::new());
+        };
+        let all = inner.matches(&q)?;
+        let all = all
+            .into_iter()
+            .filter_map(|(d, s)| inner.number(d).map(|n| (n, scale(n, s))))
+            .collect();
+        Ok(best_of(all, k))
+    }
+
+    /// The query of `terms`, each term once with the sum of its weights; `None` when
+    /// no term can match.
+    fn query(&self, terms: &[(String, f64)]) -> Option<(&Inner, BooleanQuery)> {
+        let inner = self.0.as_ref()?;
+        let mut weights: Vec<(&str, f64)> = Vec::new();
+        for (t, w) in terms {
+            match weights.iter_mut().find(|(x, _)| x == t) {
+                Some(e) => e.1 += w,
+                None => weights.push((t, *w)),
+            }
+        }
+        let clauses: Vec<(Occur, Box<dyn Query>)> = weights
+            .into_iter()
+            .filter(|&(_, w)| w > 0.0)
+            .map(|(t, w)| {
+                let term = TermQuery::new(
+                    Term::from_field_text(inner.text, t),
+                    IndexRecordOption::WithFreqs,
+                );
+                let q: Box<dyn Query> = Box::new(BoostQuery::new(Box::new(term), w as f32));
+                (Occur::Should, q)
+            })
+            .collect();
+        (!clauses.is_empty()).then(|| (inner, BooleanQuery::new(clauses)))
+    }
+}
+
+impl Inner {
+    /// Every document that matches `q` (its place in the index: see
+    /// [`Inner::number`]), with its score, in no order.
+    fn matches(&self, q: &BooleanQuery) -> Result<Vec<(u32, f64)>> {
+        guarded(|| {
+            let weight = q.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
+            let mut all = Vec::new();
+            let mut base = 0u32;
+            for reader in self.searcher.segment_readers() {
+                // Two halves of a large segment side by side: a query of common
+                // words matches much of a large archive.
+                if reader.max_doc() < SPLIT_FROM {
+                    all.extend(scored(weight.as_ref(), reader, 0, TERMINATED, base)?);
+                } else {
+                    let mid = reader.max_doc() / 2;
+                    let (low, high) = rayon::join(
+                        || scored(weight.as_ref(), reader, 0, mid, base),
+                        || scored(weight.as_ref(), reader, mid, TERMINATED, base),
+                    );
+                    all.extend(low?);
+                    all.extend(high?);
+                }
+                base += reader.max_doc();
+            }
+            Ok(all)
+        })
+    }
+
+    /// The number of the document at place `at` in the index: segment after segment
+    /// (numbers are below the count in an index [`FullText::holds_together`] checked).
+    fn number(&self, mut at: u32) -> Option<u32> {
+        for (reader, numbers) in self.searcher.segment_readers().iter().zip(&self.numbers) {
+            if at < reader.max_doc() {
+                return u32::try_from(numbers.get_val(at)).ok();
+            }
+            at -= reader.max_doc();
+        }
+        None
+    }
+
+    /// The number of the document at `at` (one [`FullText::holds_together`] checked).
+    fn number_of(&self, at: DocAddress) -> u32 {
+        self.numbers[at.segment_ord as usize].get_val(at.doc_id) as u32
+    }
+}
+
+/// The file at `path`, memory-mapped, when it is `len` bytes long (one replaced since
+/// it was opened is not read).
+pub(crate) fn map_file(path: &Path, len: u64) -> Option<FileSlice> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let file = MmapDirectory::open(folder)
+        .ok()?
+        .open_read(Path::new(path.file_name()?))
+        .ok()?;
+    (file.len() as u64 == len).then_some(file)
+}
+
+/// The text and number fields of `schema`, when it is smg's.
+fn fields(schema: &Schema) -> Option<(Field, Field)> {
+    let text = schema.get_field(TEXT).ok()?;
+    let number = schema.get_field(NUMBER).ok()?;
+    let entry = |f: Field| schema.get_field_entry(f).field_type().clone();
+    let text_ok = matches!(entry(text), FieldType::Str(o) if o.get_indexing_options().is_some());
+    let number_ok = matches!(entry(number), FieldType::U64(o) if o.is_fast());
+    (text_ok && number_ok).then_some((text, number))
+}
+
+/// The documents of `reader` from `from` to before `to` that `weight` matches, as
+/// (`base` + document, score).
+fn scored(
+    weight: &dyn Weight,
+    reader: &SegmentReader,
+    from: DocId,
+    to: DocId,
+    base: u32,
+) -> tantivy::Result<Vec<(u32, f64)>> {
+    let mut scorer = weight.scorer(reader, 1.0)?;
+    let mut doc = if scorer.doc() < from {
+        scorer.seek(from)
+    } else {
+        scorer.doc()
+    };
+    let mut out = Vec::new();
+    while doc < to {
+        out.push((base + doc, f64::from(scorer.score())));
+        doc = scorer.advance();
+    }
+    Ok(out)
+}
+
+/// Best first, ties to the lower number.
+fn sort_best(hits: &mut [(u32, f64)]) {
+    hits.sort_unstable_by(better);
+}
+
+fn better(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// The `k` best of `all`, best first, ties to the lower number.
+fn best_of(mut all: Vec<(u32, f64)>, k: usize) -> Vec<(u32, f64)> {
+    if k < all.len() {
+        all.select_nth_unstable_by(k, better);
+        all.truncate(k);
+    }
+    sort_best(&mut all);
+    all
+}
+
+/// `f`, run over an index read from a file: a damaged index is an error (`SMG-E006`)
+/// even where tantivy would panic on it.
+fn guarded<T>(f: impl FnOnce() -> tantivy::Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(damaged),
+        Err(_) => Err(damaged("the index could not be read")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

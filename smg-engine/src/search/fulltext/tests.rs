@@ -1,0 +1,174 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::search::words::tokens;
+
+fn index(docs: &[&str]) -> FullText {
+    FullText::build(docs.iter().map(|d| tokens(d))).unwrap()
+}
+
+fn query(text: &str) -> Vec<(String, f64)> {
+    tokens(text).into_iter().map(|t| (t, 1.0)).collect()
+}
+
+#[test]
+fn stems_and_ranks_the_matching_document_first() {
+    let ix = index(&[
+        "I painted a sunrise over the lake",
+        "We went camping in the mountains",
+        "Painting is my way to relax",
+    ]);
+    let hits = ix.top(&query("when did she paint the lake"), 10).unwrap();
+    assert_eq!(hits[0].0, 0);
+    assert_eq!(hits.len(), 2);
+    assert!(hits.iter().all(|&(d, _)| d != 1));
+    assert!(ix.idf("lake") > ix.idf("paint"));
+    assert_eq!((ix.df("paint"), ix.df("camp"), ix.df("absent")), (2, 1, 0));
+    assert!(ix.top(&query("the of"), 10).unwrap().is_empty());
+    assert!(ix.top(&query("lake"), 0).unwrap().is_empty());
+}
+
+#[test]
+fn a_weight_counts_as_bm25_counts_it() {
+    let ix = index(&["apple pie", "banana bread", "apple banana"]);
+    let once = ix.top(&[("appl".into(), 1.0)], 3).unwrap();
+    let twice = ix.top(&[("appl".into(), 2.0)], 3).unwrap();
+    assert_eq!(once.len(), 2);
+    for (a, b) in once.iter().zip(&twice) {
+        assert_eq!(a.0, b.0);
+        assert!((b.1 - 2.0 * a.1).abs() < 1e-4, "{a:?} {b:?}");
+    }
+    // A term said twice in a query is one term of the summed weight.
+    let summed = ix
+        .top(&[("appl".into(), 1.0), ("appl".into(), 1.0)], 3)
+        .unwrap();
+    assert_eq!(summed, twice);
+}
+
+#[test]
+fn the_same_documents_give_the_same_bytes_and_read_back_alike() {
+    let docs = ["red fox jumps", "lazy dog sleeps", "the fox and the dog"];
+    let bytes = index(&docs).to_bytes().unwrap();
+    assert_eq!(bytes, index(&docs).to_bytes().unwrap());
+    let back = FullText::from_bytes(&bytes).unwrap();
+    assert!(back.holds_together());
+    assert_eq!(back.len(), 3);
+    let q = query("fox dog");
+    assert_eq!(back.top(&q, 5).unwrap(), index(&docs).top(&q, 5).unwrap());
+    assert_eq!(back.to_bytes().unwrap(), bytes);
+    let empty = FullText::build(Vec::<Vec<String>>::new()).unwrap();
+    let back = FullText::from_bytes(&empty.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.len(), 0);
+    assert!(back.top(&q, 5).unwrap().is_empty());
+    assert_eq!(
+        FullText::default().to_bytes().unwrap(),
+        empty.to_bytes().unwrap()
+    );
+}
+
+#[test]
+fn damaged_bytes_are_no_index_or_an_error_never_a_panic() {
+    let docs: Vec<String> = (0..300)
+        .map(|i| format!("turn {i} about hiking and the bakery {}", i % 7))
+        .collect();
+    let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let bytes = index(&docs).to_bytes().unwrap();
+    assert!(FullText::from_bytes(&bytes[..bytes.len() - 1]).is_none());
+    assert!(FullText::from_bytes(b"smgtanti").is_none());
+    let q = query("hiking bakery");
+    // Every eleventh byte flipped in turn: whatever tantivy makes of it, the answer
+    // is an index or none, and a search an answer or SMG-E006.
+    for at in (0..bytes.len()).step_by(11) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0xa5;
+        if let Some(ix) = FullText::from_bytes(&bad) {
+            if let Err(e) = ix.top(&q, 10) {
+                assert_eq!(e.code(), "SMG-E006");
+            }
+        }
+    }
+}
+
+#[test]
+fn scaled_ranks_every_match_by_its_weight() {
+    let ix = index(&["bakery job", "bakery bakery", "hiking"]);
+    let q = query("bakery");
+    let plain = ix.top_scaled(&q, 5, |_, s| s).unwrap();
+    assert_eq!(plain, ix.top(&q, 5).unwrap());
+    let favour_first = ix
+        .top_scaled(&q, 1, |d, s| if d == 0 { s * 10.0 } else { s })
+        .unwrap();
+    assert_eq!(favour_first.len(), 1);
+    assert_eq!(favour_first[0].0, 0);
+}
+
+fn corpus() -> impl Strategy<Value = Vec<Vec<String>>> {
+    let word = prop::sample::select(vec!["a", "b", "c", "d", "e", "f"]);
+    prop::collection::vec(
+        prop::collection::vec(word.prop_map(String::from), 0..6),
+        0..60,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Pruning (block-max WAND) finds what scoring every match finds.
+    #[test]
+    fn the_best_are_those_of_scoring_everything(
+        docs in corpus(),
+        q in prop::collection::vec((prop::sample::select(vec!["a", "b", "c", "x"]), 0.1f64..2.0), 1..4),
+        k in 1usize..8,
+    ) {
+        let ix = FullText::build(docs).unwrap();
+        let q: Vec<(String, f64)> = q.into_iter().map(|(t, w)| (t.to_string(), w)).collect();
+        let pruned = ix.top(&q, k).unwrap();
+        let all = ix.top_scaled(&q, k, |_, s| s).unwrap();
+        prop_assert_eq!(pruned.len(), all.len());
+        for (a, b) in pruned.iter().zip(&all) {
+            prop_assert!((a.1 - b.1).abs() < 1e-4, "{:?} {:?}", a, b);
+        }
+    }
+}
+
+#[test]
+fn many_results_are_found_alike_by_both_ways() {
+    // More than PRUNED_MOST results: every match scored, in two halves.
+    let docs: Vec<Vec<String>> = (0..1000)
+        .map(|i| {
+            let mut d = vec!["common".to_string(); 1 + i % 3];
+            if i % 5 == 0 {
+                d.push("rare".into());
+            }
+            d
+        })
+        .collect();
+    let ix = FullText::build(docs).unwrap();
+    let q = [("common".to_string(), 1.0), ("rare".to_string(), 0.5)];
+    let many = ix.top(&q, PRUNED_MOST + 50).unwrap();
+    let few = ix.top(&q, 20).unwrap();
+    assert_eq!(many.len(), PRUNED_MOST + 50);
+    assert_eq!(&many[..20], &few[..]);
+    assert!(many.windows(2).all(|w| better(&w[0], &w[1]).is_le()));
+    assert_eq!(ix.top(&q, 5000).unwrap().len(), 1000);
+}
+
+#[test]
+fn a_large_segment_is_scored_in_halves_as_a_whole() {
+    let n = SPLIT_FROM as usize + 1000;
+    let docs = (0..n).map(|i| {
+        let mut d = vec!["word".to_string()];
+        if i % 1000 == 999 {
+            d.push("rare".into());
+        }
+        d
+    });
+    let ix = FullText::build(docs).unwrap();
+    let q = [("rare".to_string(), 1.0), ("word".to_string(), 0.1)];
+    let all = ix.top(&q, n + 1).unwrap();
+    assert_eq!(all.len(), n);
+    let rare: Vec<u32> = all.iter().take(n / 1000).map(|&(d, _)| d).collect();
+    let expected: Vec<u32> = (0..n as u32).filter(|i| i % 1000 == 999).collect();
+    assert_eq!(rare, expected);
+    assert_eq!(all[..10], ix.top(&q, 10).unwrap()[..]);
+}
