@@ -213,7 +213,7 @@ impl FullText {
             return Ok(Vec::new());
         };
         if k > PRUNED_MOST {
-            let best = best_of(inner.matches(&q)?, k);
+            let best = best_of(inner.matches(&q, k)?, k);
             let mut best: Vec<(u32, f64)> = best
                 .into_iter()
                 .filter_map(|(d, s)| Some((inner.number(d)?, s)))
@@ -246,7 +246,7 @@ impl FullText {
         let Some((inner, q)) = self.query(query) else {
             return Ok(Vec::new());
         };
-        let all = inner.matches(&q)?;
+        let all = inner.matches(&q, usize::MAX)?;
         let all = all
             .into_iter()
             .filter_map(|(d, s)| inner.number(d).map(|n| (n, scale(n, s))))
@@ -282,9 +282,10 @@ impl FullText {
 }
 
 impl Inner {
-    /// Every document that matches `q` (its place in the index: see
-    /// [`Inner::number`]), with its score, in no order.
-    fn matches(&self, q: &BooleanQuery) -> Result<Vec<(u32, f64)>> {
+    /// The documents that match `q` (their places in the index: see
+    /// [`Inner::number`]), with their scores, in no order: every one, or at least the
+    /// `keep` best.
+    fn matches(&self, q: &BooleanQuery, keep: usize) -> Result<Vec<(u32, f64)>> {
         guarded(|| {
             let weight = q.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
             let mut all = Vec::new();
@@ -293,12 +294,18 @@ impl Inner {
                 // Two halves of a large segment side by side: a query of common
                 // words matches much of a large archive.
                 if reader.max_doc() < SPLIT_FROM {
-                    all.extend(scored(weight.as_ref(), reader, 0, TERMINATED, base)?);
+                    all.extend(scored(
+                        weight.as_ref(),
+                        reader,
+                        (0, TERMINATED),
+                        base,
+                        keep,
+                    )?);
                 } else {
                     let mid = reader.max_doc() / 2;
                     let (low, high) = rayon::join(
-                        || scored(weight.as_ref(), reader, 0, mid, base),
-                        || scored(weight.as_ref(), reader, mid, TERMINATED, base),
+                        || scored(weight.as_ref(), reader, (0, mid), base, keep),
+                        || scored(weight.as_ref(), reader, (mid, TERMINATED), base, keep),
                     );
                     all.extend(low?);
                     all.extend(high?);
@@ -351,14 +358,16 @@ fn fields(schema: &Schema) -> Option<(Field, Field)> {
     (text_ok && number_ok).then_some((text, number))
 }
 
-/// The documents of `reader` from `from` to before `to` that `weight` matches, as
-/// (`base` + document, score).
+/// The documents of `reader` in `range` (from, to before) that `weight` matches, as
+/// (`base` + document, score): every one, or at least the `keep` best. Whenever twice
+/// `keep` are held, the best `keep` are kept and a match must score as well as the
+/// last of them to join.
 fn scored(
     weight: &dyn Weight,
     reader: &SegmentReader,
-    from: DocId,
-    to: DocId,
+    (from, to): (DocId, DocId),
     base: u32,
+    keep: usize,
 ) -> tantivy::Result<Vec<(u32, f64)>> {
     let mut scorer = weight.scorer(reader, 1.0)?;
     let mut doc = if scorer.doc() < from {
@@ -367,8 +376,18 @@ fn scored(
         scorer.doc()
     };
     let mut out = Vec::new();
+    let mut bar = f64::NEG_INFINITY;
+    let most = keep.saturating_mul(2).max(1024);
     while doc < to {
-        out.push((base + doc, f64::from(scorer.score())));
+        let score = f64::from(scorer.score());
+        if score >= bar {
+            out.push((base + doc, score));
+            if out.len() >= most {
+                out.select_nth_unstable_by(keep - 1, better);
+                out.truncate(keep);
+                bar = out[keep - 1].1;
+            }
+        }
         doc = scorer.advance();
     }
     Ok(out)
