@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{fixtures, smg, smg_stdin, text};
+use common::{fixtures, smg, smg_stdin, succeeds, text};
 
 #[test]
 fn init_info_cat_convert_round_trip() {
@@ -640,11 +640,7 @@ fn a_stored_search_index_answers_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let sample = fixtures().join("ingest/sample-chat.jsonl");
-    let run = |args: &[&str]| {
-        let out = smg(args, d);
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        out.stdout
-    };
+    let run = |args: &[&str]| succeeds(args, d).stdout;
     run(&["ingest", sample.to_str().unwrap(), "-o", "m.smg", "-q"]);
     run(&["convert", "m.smg", "-o", "p.smg", "--layout", "packed"]);
     let plain = std::fs::read(d.join("p.smg")).unwrap();
@@ -767,11 +763,7 @@ fn an_index_of_an_older_version_is_named_and_made_anew() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let sample = fixtures().join("ingest/sample-chat.jsonl");
-    let run = |args: &[&str]| {
-        let out = smg(args, d);
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        out
-    };
+    let run = |args: &[&str]| succeeds(args, d);
     let new = ["ingest", sample.to_str().unwrap(), "-o", "p.smg", "-q"];
     run(&[&new[..], &["--layout", "packed", "--index"]].concat());
     let current = std::fs::read(d.join("p.smg")).unwrap();

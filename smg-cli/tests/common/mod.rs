@@ -19,9 +19,14 @@ pub(crate) fn smg(args: &[&str], cwd: &Path) -> Output {
 
 /// `smg ARGS` in `cwd`, which must succeed: its stdout.
 pub(crate) fn ok(args: &[&str], cwd: &Path) -> String {
+    text(&succeeds(args, cwd).stdout)
+}
+
+/// `smg ARGS` in `cwd`, which must succeed: all it wrote.
+pub(crate) fn succeeds(args: &[&str], cwd: &Path) -> Output {
     let out = smg(args, cwd);
     assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
+    out
 }
 
 /// `smg ARGS` in `cwd`, which must fail with exit status `exit` and name `code` on stderr.
