@@ -435,6 +435,36 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_full_text_index_in_the_file_is_never_a_panic() {
+        let doc = document(CHAT);
+        let limits = Limits::default();
+        let options = smg_format::WriteOptions::new(smg_format::Encoding::Packed);
+        let packed = smg_format::to_bytes(&doc, &options).unwrap();
+        let index = Retriever::new(&doc, &limits)
+            .unwrap()
+            .index_bytes()
+            .unwrap();
+        let file = smg_format::packed::with_extension(&packed, EXTENSION, &index).unwrap();
+        let at = file.windows(index.len()).position(|w| w == index).unwrap();
+        let (start, len) = Layout::of(&index[..PREFIX], index.len() as u64)
+            .unwrap()
+            .part(3);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.smg");
+        for i in (0..len).step_by(7) {
+            let mut bad = file.clone();
+            bad[at + start + i] ^= 0x5a;
+            std::fs::write(&path, &bad).unwrap();
+            // The blob is not checked by the section's CRC: opening it is the test.
+            if let Some(r) = Retriever::open_packed(&path, &limits).unwrap() {
+                if let Err(e) = r.search_turns("hiking bakery", 3) {
+                    assert_eq!(e.code(), "SMG-E006", "byte {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn an_index_that_does_not_fit_is_not_used() {
         let doc = document(CHAT);
         let limits = Limits::default();

@@ -188,12 +188,11 @@ impl FullText {
             && readers.iter().zip(&inner.numbers).all(numbered)
     }
 
-    /// How many documents hold `term`.
+    /// How many documents hold `term` (none, in a damaged index that cannot tell).
     pub(crate) fn df(&self, term: &str) -> usize {
         self.0.as_ref().map_or(0, |i| {
             let term = Term::from_field_text(i.text, term);
-            i.searcher
-                .doc_freq(&term)
+            guarded(|| i.searcher.doc_freq(&term))
                 .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
         })
     }
@@ -214,24 +213,22 @@ impl FullText {
         };
         if k > PRUNED_MOST {
             let best = best_of(inner.matches(&q, k)?, k);
-            let mut best: Vec<(u32, f64)> = best
+            let best: Vec<(u32, f64)> = best
                 .into_iter()
                 .filter_map(|(d, s)| Some((inner.number(d)?, s)))
                 .collect();
-            sort_best(&mut best);
-            return Ok(best);
+            return Ok(distinct(best));
         }
-        let mut best: Vec<(u32, f64)> = guarded(|| {
+        let best: Vec<(u32, f64)> = guarded(|| {
             let found = inner
                 .searcher
                 .search(&q, &TopDocs::with_limit(k).order_by_score())?;
             Ok(found
                 .into_iter()
-                .map(|(score, at)| (inner.number_of(at), f64::from(score)))
+                .filter_map(|(score, at)| Some((inner.number_of(at)?, f64::from(score))))
                 .collect())
         })?;
-        sort_best(&mut best);
-        Ok(best)
+        Ok(distinct(best))
     }
 
     /// Every document that matches `query`, scored `scale(number, BM25)`, and the `k`
@@ -251,7 +248,7 @@ impl FullText {
             .into_iter()
             .filter_map(|(d, s)| inner.number(d).map(|n| (n, scale(n, s))))
             .collect();
-        Ok(best_of(all, k))
+        Ok(distinct(best_of(all, k)))
     }
 
     /// The query of `terms`, each term once with the sum of its weights; `None` when
@@ -316,21 +313,25 @@ impl Inner {
         })
     }
 
-    /// The number of the document at place `at` in the index: segment after segment
-    /// (numbers are below the count in an index [`FullText::holds_together`] checked).
+    /// The number of the document at place `at` in the index, segment after segment;
+    /// `None` for one past the documents or numbered past them (a damaged index).
     fn number(&self, mut at: u32) -> Option<u32> {
-        for (reader, numbers) in self.searcher.segment_readers().iter().zip(&self.numbers) {
+        for (segment, reader) in self.searcher.segment_readers().iter().enumerate() {
             if at < reader.max_doc() {
-                return u32::try_from(numbers.get_val(at)).ok();
+                return self.number_of(DocAddress::new(segment as u32, at));
             }
             at -= reader.max_doc();
         }
         None
     }
 
-    /// The number of the document at `at` (one [`FullText::holds_together`] checked).
-    fn number_of(&self, at: DocAddress) -> u32 {
-        self.numbers[at.segment_ord as usize].get_val(at.doc_id) as u32
+    /// The number of the document at `at`; `None` for one numbered past the documents.
+    fn number_of(&self, at: DocAddress) -> Option<u32> {
+        let n = self
+            .numbers
+            .get(at.segment_ord as usize)?
+            .get_val(at.doc_id);
+        u32::try_from(n).ok().filter(|&n| (n as usize) < self.len)
     }
 }
 
@@ -400,6 +401,15 @@ fn sort_best(hits: &mut [(u32, f64)]) {
 
 fn better(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
     b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// `hits` best first, ties to the lower number, each number once (its best): numbers
+/// are distinct in an index smg wrote, but one read from a file may be damaged.
+fn distinct(mut hits: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    sort_best(&mut hits);
+    let mut seen = std::collections::HashSet::with_capacity(hits.len());
+    hits.retain(|h| seen.insert(h.0));
+    hits
 }
 
 /// The `k` best of `all`, best first, ties to the lower number.
