@@ -1,6 +1,7 @@
 //! Full-text search over documents numbered from 0 (the archive's turns, the graph's
-//! nodes): a tantivy index of their terms (smg's own, [`super::words`]), BM25 scored
-//! with block-max WAND over compressed postings. Built in memory with one writer
+//! nodes): a tantivy index of their terms (smg's own, [`super::words`]), BM25 over
+//! compressed postings — block-max WAND for a few results, every match scored for
+//! many. Built in memory with one writer
 //! thread into one segment, stored as one blob ([`blob`]) that is read in place: from
 //! a memory-mapped packed file, nothing is copied or unpacked to open it.
 
@@ -84,6 +85,12 @@ impl FullText {
     /// Index `docs`, each given as its terms; the same documents give the same index,
     /// byte for byte ([`FullText::to_bytes`]).
     pub(crate) fn build(docs: impl IntoIterator<Item = Vec<String>>) -> Result<Self> {
+        Self::build_committing(docs, usize::MAX)
+    }
+
+    /// [`FullText::build`], committing after every `every` documents (a segment each,
+    /// merged into one at the end as the segments the writer's budget makes are).
+    fn build_committing(docs: impl IntoIterator<Item = Vec<String>>, every: usize) -> Result<Self> {
         let index = Index::create_in_ram(schema());
         let schema = index.schema();
         let (text, number) = fields(&schema).ok_or_else(|| damaged("schema"))?;
@@ -112,9 +119,12 @@ impl FullText {
             );
             doc.add_u64(number, n as u64);
             writer.add_document(doc).map_err(damaged)?;
+            if (n + 1) % every == 0 {
+                writer.commit().map_err(damaged)?;
+            }
         }
         writer.commit().map_err(damaged)?;
-        let segments = index.searchable_segment_ids().map_err(damaged)?;
+        let segments = in_order(&index).map_err(damaged)?;
         if segments.len() > 1 {
             writer.merge(&segments).wait().map_err(damaged)?;
         }
@@ -333,6 +343,23 @@ impl Inner {
             .get_val(at.doc_id);
         u32::try_from(n).ok().filter(|&n| (n as usize) < self.len)
     }
+}
+
+/// The segments of `index`, in the order of the documents they hold: tantivy lists
+/// them in no set order, and a merge lays documents out in the order it is given.
+fn in_order(index: &Index) -> tantivy::Result<Vec<tantivy::index::SegmentId>> {
+    let reader: IndexReader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let mut first: Vec<(u64, tantivy::index::SegmentId)> = searcher
+        .segment_readers()
+        .iter()
+        .map(|r| Ok((r.fast_fields().u64(NUMBER)?.min_value(), r.segment_id())))
+        .collect::<tantivy::Result<_>>()?;
+    first.sort_unstable_by_key(|&(n, _)| n);
+    Ok(first.into_iter().map(|(_, id)| id).collect())
 }
 
 /// The file at `path`, memory-mapped, when it is `len` bytes long (one replaced since

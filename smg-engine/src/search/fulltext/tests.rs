@@ -173,3 +173,23 @@ fn a_large_segment_is_scored_in_halves_as_a_whole() {
     assert_eq!(rare, expected);
     assert_eq!(all[..10], ix.top(&q, 10).unwrap()[..]);
 }
+
+#[test]
+fn segments_merge_in_the_order_of_their_documents() {
+    let docs: Vec<Vec<String>> = (0..50)
+        .map(|i| {
+            tokens(&format!(
+                "turn {i} about {}",
+                ["hiking", "bakery", "lisbon"][i % 3]
+            ))
+        })
+        .collect();
+    let built = |every| FullText::build_committing(docs.clone(), every).unwrap();
+    let (a, b) = (built(7), built(7));
+    assert_eq!(a.to_bytes().unwrap(), b.to_bytes().unwrap());
+    let one = FullText::build(docs.clone()).unwrap();
+    let q = query("bakery lisbon");
+    assert_eq!(a.top(&q, 50).unwrap(), one.top(&q, 50).unwrap());
+    let back = FullText::from_bytes(&a.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.top(&q, 5).unwrap(), one.top(&q, 5).unwrap());
+}
