@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::time::NONE;
-use super::{display, Hit, QueryVector, Retriever};
+use super::{display, Column64, Hit, QueryVector, Retriever};
 use crate::error::Result;
 
 /// What a context holds, in the order it shows them.
@@ -77,17 +77,16 @@ impl Retriever {
         let room = tokens.room(budget);
         let mut used = 0;
         let fits = |used: usize, more: usize| used + more <= room;
-        let when = self.when();
+        let when = |i: usize| self.when(i);
         let group = |i: usize| {
-            let day = if when[i] == NONE {
-                NONE
-            } else {
-                when[i].div_euclid(DAY)
+            let day = match when(i) {
+                NONE => NONE,
+                t => t.div_euclid(DAY),
             };
-            (self.ix.session_of[i], day)
+            (self.session(i), day)
         };
         // Each group's earliest chosen instant: what its date line shows.
-        let mut groups: HashMap<(u32, i64), i64> = HashMap::new();
+        let mut groups: HashMap<(Option<u64>, i64), i64> = HashMap::new();
         let mut left_out: Vec<usize> = Vec::new();
         // What a turn costs (its line, and its group's date line if it opens one) is
         // known without reading it when tokens are characters / 4, so the turns that
@@ -99,9 +98,12 @@ impl Retriever {
             let opens = if groups.contains_key(&g) {
                 0
             } else {
-                tokens.line(&date_line(when[i]))
+                tokens.line(&date_line(when(i)))
             };
-            let line = match tokens.chars_line(self.ix.chars[i] as usize) {
+            let chars = self
+                .value(Column64::Chars, i)
+                .and_then(|c| usize::try_from(c).ok());
+            let line = match chars.and_then(|c| tokens.chars_line(c)) {
                 Some(units) => units,
                 None => tokens.line(&display(&*self.turns.get(i)?)),
             };
@@ -114,8 +116,8 @@ impl Retriever {
                 continue;
             }
             used += cost;
-            let first = groups.entry(g).or_insert(when[i]);
-            *first = (*first).min(when[i]);
+            let first = groups.entry(g).or_insert(when(i));
+            *first = (*first).min(when(i));
             chosen.push((i, score));
         }
         let positions: Vec<usize> = chosen.iter().map(|c| c.0).collect();

@@ -33,11 +33,11 @@ use smg_format::{archive::decode_block, model::Turn, Document, Limits};
 
 use crate::error::Result;
 pub use context::ContextPack;
-use fulltext::FullText;
+use fulltext::{Column64, Doc, FullText, FLAG_TIMED};
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub(crate) use nodes::text_of as node_text;
 pub use prompt::{prompt, Prompt};
-use scores::{IdMap, Scores};
+use scores::Scores;
 pub use stored::{
     encode_with_search_index, has_search_index, packed_with_search_index, with_search_index,
     EXTENSION,
@@ -121,9 +121,6 @@ pub struct Retriever {
     ix: Indexes,
     /// Whether `ix` was read from the file.
     stored: bool,
-    /// Per turn: its instant (ms), [`time::NONE`] without one; made from `ix.times`
-    /// when a context first needs it.
-    when: std::sync::OnceLock<Vec<i64>>,
     /// How a context's budget is counted.
     tokens: Tokens,
 }
@@ -132,31 +129,20 @@ pub struct Retriever {
 /// can store ([`stored`]) so that opening it skips indexing.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Indexes {
-    /// Stored as a part of its own, read in place ([`stored`]).
+    /// Stored as a part of its own, read in place ([`stored`]): each turn's terms,
+    /// session, speaker, segment, instant, characters, sketch, and whether it places
+    /// something in time.
     #[serde(skip)]
     index: FullText,
     /// Stored as a part of its own ([`stored`]).
     #[serde(skip)]
     nodes: nodes::Nodes,
     vectors: Option<vectors::Vectors>,
-    /// Segment node ids, which `segment_of` points into.
+    /// Segment node ids, which a turn's segment number points into.
     segments: Vec<String>,
-    /// Per turn: its segment, if any.
-    segment_of: Vec<Option<u32>>,
-    /// Per turn: its session (conversation and session id), numbered from 0.
-    session_of: Vec<u32>,
-    times: time::TimeIndex,
-    /// Per turn: whether its text places something in time.
-    timed: Vec<bool>,
-    /// The index terms of each speaker's name, which `speaker_of` points into.
+    /// The index terms of each speaker's name, which a turn's speaker number points
+    /// into.
     speakers: Vec<Vec<String>>,
-    /// Per turn: its speaker.
-    speaker_of: Vec<u32>,
-    /// Per turn: the characters of its [`display`] (what it costs a context).
-    chars: Vec<u32>,
-    /// Per turn: a sketch of its words, to tell near-duplicates without reading it.
-    #[serde(with = "sketch::stored")]
-    sketches: Vec<sketch::Sketch>,
     /// Turns in each archive block, in order.
     block_sizes: Vec<u32>,
     /// SHA-256 of the turns' numbers in order: which turns these indexes describe.
@@ -189,30 +175,12 @@ pub(crate) fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, 
 }
 
 impl Indexes {
-    /// Whether stored indexes hold together: every per-turn list as long as the
-    /// turns, every number inside what it numbers. A stored index is read only
-    /// when it does, so that no query can reach past a list.
+    /// Whether stored indexes hold together: as many turns in the blocks as in the
+    /// index, nodes and vectors inside what they number. A stored index is read only
+    /// when it does; what is read per turn from the index is checked as it is read.
     fn holds_together(&self) -> bool {
-        let n = self.chars.len();
-        let max = |v: &[u32]| v.iter().max().map_or(0, |&m| m as usize + 1);
-        [
-            self.index.len(),
-            self.segment_of.len(),
-            self.session_of.len(),
-            self.timed.len(),
-            self.speaker_of.len(),
-            self.sketches.len(),
-        ]
-        .iter()
-        .all(|&len| len == n)
-            && max(&self.speaker_of) <= self.speakers.len()
-            && self
-                .segment_of
-                .iter()
-                .flatten()
-                .all(|&s| (s as usize) < self.segments.len())
-            && self.times.positions_below(n)
-            && self.block_sizes.iter().map(|&b| b as usize).sum::<usize>() == n
+        let n = self.index.len();
+        self.block_sizes.iter().map(|&b| b as usize).sum::<usize>() == n
             && self.nodes.holds_together()
             && self
                 .vectors
@@ -225,6 +193,60 @@ impl Indexes {
         self.nodes = self.nodes.restored();
         self
     }
+}
+
+/// Turn `t` as the turns' index keeps it: its terms, its session and speaker
+/// (`numbered`), its segment, instant, characters, sketch and flags.
+fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), segment: Option<u32>) -> Doc {
+    let shown = display(t).chars().count() as u64;
+    let timed = time::places_in_time(&t.content);
+    let mut numbers = vec![
+        (Column64::Session, u64::from(numbered.0)),
+        (Column64::Speaker, u64::from(numbered.1)),
+        (Column64::Chars, shown),
+        (Column64::Sketch, sketch::Sketch::of(&t.content).to_u64()),
+        (Column64::Flags, if timed { FLAG_TIMED } else { 0 }),
+    ];
+    numbers.extend(segment.map(|s| (Column64::Segment, u64::from(s))));
+    Doc {
+        terms,
+        numbers,
+        time: t.timestamp.as_deref().and_then(time::instant),
+        ..Doc::default()
+    }
+}
+
+/// The segment nodes of `doc` (ids) and each turn's segment among them, if any
+/// (`position`: turn number → place in the archive, of `n` turns).
+fn segments_of(
+    doc: &Document,
+    position: &HashMap<u64, usize>,
+    n: usize,
+) -> (Vec<String>, Vec<Option<u32>>) {
+    let mut segments = Vec::new();
+    let mut segment_of = vec![None; n];
+    for node in doc
+        .semantic_graph
+        .iter()
+        .flat_map(|g| g.nodes.iter().flatten())
+    {
+        if node.kind != "segment" {
+            continue;
+        }
+        let s = segments.len() as u32;
+        segments.push(node.id.clone());
+        for n in node
+            .provenance
+            .iter()
+            .flatten()
+            .flat_map(|p| p.turns.iter().flatten())
+        {
+            if let Some(&i) = position.get(n) {
+                segment_of[i] = Some(s);
+            }
+        }
+    }
+    (segments, segment_of)
 }
 
 /// The number of `key`, giving it the next one when new.
@@ -244,92 +266,54 @@ impl Retriever {
     /// Index `turns`, the archive of `doc` (blocks of `block_sizes` turns), and
     /// `doc`'s graph.
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
-        // Tokenising (stemming) is most of the work of opening: in parallel, a few
-        // thousand turns at a time so that the token lists never all exist at once.
-        let index = FullText::build(turns.chunks(16384).flat_map(|chunk| {
-            chunk
-                .par_iter()
-                .map_init(HashMap::new, |stems, t| tokens_cached(&display(t), stems))
-                .collect::<Vec<_>>()
-        }))?;
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
-        let mut segments = Vec::new();
-        let mut segment_of = vec![None; turns.len()];
-        for node in doc
-            .semantic_graph
-            .iter()
-            .flat_map(|g| g.nodes.iter().flatten())
-        {
-            if node.kind != "segment" {
-                continue;
-            }
-            let s = segments.len() as u32;
-            segments.push(node.id.clone());
-            for n in node
-                .provenance
-                .iter()
-                .flatten()
-                .flat_map(|p| p.turns.iter().flatten())
-            {
-                if let Some(&i) = position.get(n) {
-                    segment_of[i] = Some(s);
-                }
-            }
-        }
+        let (segments, segment_of) = segments_of(doc, &position, turns.len());
         let mut sessions = HashMap::new();
-        let session_of = turns
-            .iter()
-            .map(|t| {
-                let key = (t.conversation_id.as_deref(), t.session_id.as_deref());
-                number(&mut sessions, key)
-            })
-            .collect();
         let mut names = HashMap::new();
-        let speaker_of: Vec<u32> = turns
-            .iter()
-            .map(|t| number(&mut names, t.speaker.as_deref()))
-            .collect();
+        let mut numbered = Vec::with_capacity(turns.len());
+        for t in &turns {
+            let key = (t.conversation_id.as_deref(), t.session_id.as_deref());
+            let session = number(&mut sessions, key);
+            numbered.push((session, number(&mut names, t.speaker.as_deref())));
+        }
         let mut speakers = vec![Vec::new(); names.len()];
         for (name, n) in names {
             speakers[n as usize] = name.map(tokens).unwrap_or_default();
         }
-        let times = time::TimeIndex::new(turns.iter().map(|t| t.timestamp.as_deref()));
-        let timed = turns
-            .par_iter()
-            .map(|t| time::places_in_time(&t.content))
-            .collect();
-        let nodes = nodes::Nodes::new(doc, times.latest())?;
-        let vectors = vectors::Vectors::new(doc, &position, &nodes);
-        let chars = turns
-            .par_iter()
-            .map(|t| display(t).chars().count() as u32)
-            .collect();
-        let sketches = turns
-            .par_iter()
-            .map(|t| sketch::Sketch::of(&t.content))
-            .collect();
+        // Tokenising (stemming) is most of the work of opening: in parallel, a few
+        // thousand turns at a time so that the token lists never all exist at once.
+        let index = FullText::build(turns.chunks(16384).enumerate().flat_map(|(c, chunk)| {
+            let (segment_of, numbered) = (&segment_of, &numbered);
+            chunk
+                .par_iter()
+                .enumerate()
+                .map_init(HashMap::new, move |stems, (j, t)| {
+                    let i = c * 16384 + j;
+                    turn_doc(
+                        t,
+                        tokens_cached(&display(t), stems),
+                        numbered[i],
+                        segment_of[i],
+                    )
+                })
+                .collect::<Vec<_>>()
+        }))?;
+        let nodes = nodes::Nodes::new(doc, index.latest())?;
+        let vectors = vectors::Vectors::new(doc, &position);
         Ok(Retriever {
             ix: Indexes {
                 memory: prompt::PromptMemory::of(doc),
-                chars,
-                sketches,
                 block_sizes,
                 digest: stored::digest(&turns),
                 nodes,
                 vectors,
-                times,
-                timed,
                 speakers,
-                speaker_of,
                 index,
                 segments,
-                segment_of,
-                session_of,
             },
             turns: turns::TurnStore::Loaded(turns),
             stored: false,
-            when: Default::default(),
             tokens: Tokens::Chars,
         })
     }
@@ -344,15 +328,25 @@ impl Retriever {
         &self.tokens
     }
 
-    /// Each turn's instant (ms), [`time::NONE`] for a turn without one.
-    fn when(&self) -> &[i64] {
-        self.when
-            .get_or_init(|| self.ix.times.per_turn(self.ix.chars.len()))
+    /// Turn `i`'s instant (ms), [`time::NONE`] for a turn without one.
+    fn when(&self, i: usize) -> i64 {
+        self.ix.index.time(i as u32).unwrap_or(time::NONE)
+    }
+
+    /// Turn `i`'s number in column `c` of the index.
+    fn value(&self, c: Column64, i: usize) -> Option<u64> {
+        self.ix.index.number(c, i as u32)
+    }
+
+    /// Turn `i`'s session (conversation and session), numbered from 0.
+    fn session(&self, i: usize) -> Option<u64> {
+        self.value(Column64::Session, i)
     }
 
     /// The segment node turn `i` belongs to.
     fn segment(&self, i: usize) -> Option<&String> {
-        self.ix.segment_of[i].map(|s| &self.ix.segments[s as usize])
+        let s = self.value(Column64::Segment, i)?;
+        self.ix.segments.get(usize::try_from(s).ok()?)
     }
 
     /// The memory's latest instant (ms), of its turns and its nodes: the "now" of
@@ -390,9 +384,9 @@ impl Retriever {
             .segments
             .iter()
             .position(|x| x == id)
-            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))? as u32;
+            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))? as u64;
         (0..self.turns.len())
-            .filter(|&i| self.ix.segment_of[i] == Some(s))
+            .filter(|&i| self.value(Column64::Segment, i) == Some(s))
             .map(|i| self.turns.get(i).map(Cow::into_owned))
             .collect()
     }
@@ -447,15 +441,16 @@ impl Retriever {
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
         let mut scores = Scores::new(best);
-        self.lend_to_neighbours(&mut scores);
-        self.session_boost(&mut scores);
+        let sessions = self.sessions_near(&scores);
+        self.lend_to_neighbours(&mut scores, &sessions);
+        self.session_boost(&mut scores, &sessions);
         self.speaker_boost(&mut scores, &query);
         if time::is_when_question(raw) {
             self.time_boost(&mut scores);
         }
         if let Some(window) = time::window(raw, self.now()) {
-            for i in self.ix.times.within(window) {
-                if let Some(s) = scores.get_mut(i as u32) {
+            for i in self.ix.index.timed_within(window.0..window.1) {
+                if let Some(s) = scores.get_mut(i) {
                     *s *= 1.0 + WINDOW_BOOST;
                 }
             }
@@ -502,7 +497,7 @@ impl Retriever {
     /// For "when" questions, turns that place something in time gain.
     fn time_boost(&self, scores: &mut Scores) {
         scores.update(|d, s| {
-            if self.ix.timed[d as usize] {
+            if self.ix.index.flag(FLAG_TIMED, d) {
                 *s *= 1.0 + TIME_BOOST;
             }
         });
@@ -521,7 +516,8 @@ impl Retriever {
             return;
         }
         scores.update(|d, s| {
-            if named[self.ix.speaker_of[d as usize] as usize] {
+            let speaker = self.value(Column64::Speaker, d as usize);
+            if speaker.and_then(|n| named.get(usize::try_from(n).ok()?)) == Some(&true) {
                 *s *= 1.0 + SPEAKER_BOOST;
             }
         });
@@ -529,17 +525,16 @@ impl Retriever {
 
     /// Turns of a session that holds strong hits gain a share of the session's best
     /// scores: the rest of a conversation about the same thing.
-    fn session_boost(&self, scores: &mut Scores) {
+    fn session_boost(&self, scores: &mut Scores, sessions: &Sessions) {
         // The three best scores of each session touched, best first; each session
         // numbered as first met, and each turn's number kept for the second pass.
-        let mut number: IdMap<u32> =
-            IdMap::with_capacity_and_hasher(scores.len(), Default::default());
+        let mut number: HashMap<Option<u64>, u32> = HashMap::with_capacity(scores.len());
         let mut best: Vec<[f64; 3]> = Vec::new();
         let mut session_of: Vec<u32> = Vec::with_capacity(scores.len());
         // Turns come in order, so mostly a session's turns one after another.
-        let mut last: Option<(u32, u32)> = None;
+        let mut last: Option<(Option<u64>, u32)> = None;
         for (d, s) in scores.iter() {
-            let session = self.ix.session_of[d as usize];
+            let session = sessions.of(d);
             let n = match last {
                 Some((k, n)) if k == session => n,
                 _ => {
@@ -575,17 +570,64 @@ impl Retriever {
 
     /// A turn next to a strong hit in the same session shares some of its score: the
     /// answer to a question, the question before an answer.
-    fn lend_to_neighbours(&self, scores: &mut Scores) {
-        let session_of = &self.ix.session_of;
+    fn lend_to_neighbours(&self, scores: &mut Scores, sessions: &Sessions) {
         scores.lend(2, |from, to| {
             let w = match from.abs_diff(to) {
                 1 => NEIGHBOUR_WEIGHT,
                 2 => SECOND_NEIGHBOUR_WEIGHT,
                 _ => return None,
             };
-            let (from, to) = (from as usize, to as usize);
-            (to < session_of.len() && session_of[to] == session_of[from]).then_some(w)
+            let to = sessions.of(to)?;
+            (Some(to) == sessions.of(from)).then_some(w)
         });
+    }
+}
+
+/// The sessions of some turns, read together from the index.
+struct Sessions {
+    /// The turns, in order.
+    turns: Vec<u32>,
+    of: Vec<Option<u64>>,
+    /// Whether the turns are every turn from the first to the last.
+    dense: bool,
+}
+
+impl Sessions {
+    /// Turn `d`'s session, when `d` is one of the turns read.
+    fn of(&self, d: u32) -> Option<u64> {
+        let i = if self.dense {
+            d.checked_sub(*self.turns.first()?)? as usize
+        } else {
+            self.turns.binary_search(&d).ok()?
+        };
+        *self.of.get(i)?
+    }
+}
+
+impl Retriever {
+    /// The sessions of the turns `scores` holds and of the turns two or fewer away
+    /// from them: all that lending to neighbours and the session boost look up.
+    fn sessions_near(&self, scores: &Scores) -> Sessions {
+        let mut turns: Vec<u32> = Vec::with_capacity(scores.len() * 3);
+        for (d, _) in scores.iter() {
+            for j in d.saturating_sub(2)..=d.saturating_add(2) {
+                if turns.last().is_none_or(|&last| j > last) {
+                    turns.push(j);
+                }
+            }
+        }
+        // Where the turns are most of a span (a small archive), the whole span is
+        // read, and a turn is looked up by its place rather than searched for.
+        let span = match (turns.first(), turns.last()) {
+            (Some(&first), Some(&last)) => (last - first) as usize + 1,
+            _ => 0,
+        };
+        let dense = span <= 4 * turns.len();
+        if dense {
+            turns = (turns.first().copied().unwrap_or(0)..).take(span).collect();
+        }
+        let of = self.ix.index.numbers(Column64::Session, &turns);
+        Sessions { turns, of, dense }
     }
 }
 

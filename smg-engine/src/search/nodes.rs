@@ -15,7 +15,7 @@ use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 use smg_format::{model::Node, Document};
 
-use super::fulltext::FullText;
+use super::fulltext::{Column64, Doc, FullText, FLAG_HIT};
 use super::scores::IdMap;
 use super::words::tokens_cached;
 use crate::error::Result;
@@ -54,7 +54,8 @@ pub(crate) fn half_life_days(kind: &str) -> f64 {
     }
 }
 
-/// One node as retrieval keeps it.
+/// One node as a hit shows it: its record in the nodes' index, read when it is
+/// one.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Entry {
     pub(crate) id: String,
@@ -67,18 +68,12 @@ pub(crate) struct Entry {
     /// Where it came from: the JSON of its provenance list (kept as text so that the
     /// stored index needs no self-describing format).
     pub(crate) provenance: String,
-    /// Its time (ms).
-    time: Option<i64>,
-    /// The last sign of life (ms): the latest of its time, update and last access.
-    fresh: Option<i64>,
 }
 
-impl Entry {
-    /// Segments stand for their turns, which retrieval finds as turns: they link
-    /// nodes but are never hits themselves.
-    pub(crate) fn is_hit(&self) -> bool {
-        self.kind != "segment"
-    }
+/// Segments stand for their turns, which retrieval finds as turns: they link nodes
+/// but are never hits themselves.
+fn is_hit(n: &Node) -> bool {
+    n.kind != "segment"
 }
 
 fn millis(t: Option<&str>) -> Option<i64> {
@@ -101,8 +96,8 @@ pub(crate) fn text_of(n: &Node) -> String {
 /// The nodes of a document, indexed for retrieval.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Nodes {
-    entries: Vec<Entry>,
-    /// Stored as a part of its own, read in place (see `stored`).
+    /// Stored as a part of its own, read in place (see `stored`): each node's terms,
+    /// weight, time, whether it can be a hit, and its [`Entry`].
     #[serde(skip)]
     pub(super) index: FullText,
     /// Node `i` is graph node `i`; edges are undirected, weighted by strength.
@@ -115,40 +110,50 @@ pub(crate) struct Nodes {
     matcher: Option<AhoCorasick>,
     /// The memory's latest instant (ms), from which decay counts.
     now: Option<i64>,
-    /// Per node: importance lowered by decay at `now`.
-    weights: Vec<f64>,
 }
 
 impl Nodes {
     /// The nodes of `doc`; `latest_turn` (ms) is the archive's latest instant, which
     /// with the nodes' own times makes the memory's "now".
     pub(crate) fn new(doc: &Document, latest_turn: Option<i64>) -> Result<Self> {
-        let nodes: Vec<&Node> = doc
-            .graphs()
-            .into_iter()
-            .flat_map(|(_, g)| g.nodes().iter())
-            .filter(|n| n.tombstone != Some(true))
-            .collect();
-        let entries: Vec<Entry> = nodes.iter().map(|n| entry(n)).collect();
-        let index = FullText::build(entries.chunks(16384).flat_map(|chunk| {
-            chunk
-                .par_iter()
-                .map_init(HashMap::new, |stems, e| {
-                    if e.is_hit() {
-                        tokens_cached(&e.text, stems)
-                    } else {
-                        Vec::new()
-                    }
+        let nodes = live(doc);
+        let fresh = |n: &Node| {
+            [&n.timestamp, &n.updated, &n.last_accessed]
+                .into_iter()
+                .filter_map(|t| millis(t.as_deref()))
+                .max()
+        };
+        let now = nodes.iter().filter_map(|n| fresh(n)).max().max(latest_turn);
+        let index = FullText::build(
+            nodes
+                .chunks(16384)
+                .flat_map(|chunk| {
+                    chunk
+                        .par_iter()
+                        .map_init(HashMap::new, |stems, n| {
+                            let entry = entry(n);
+                            let hit = is_hit(n);
+                            Ok(Doc {
+                                terms: if hit {
+                                    tokens_cached(&entry.text, stems)
+                                } else {
+                                    Vec::new()
+                                },
+                                numbers: vec![(Column64::Flags, if hit { FLAG_HIT } else { 0 })],
+                                time: millis(n.timestamp.as_deref()),
+                                weight: Some(weight(n, fresh(n), now)),
+                                record: postcard::to_stdvec(&entry).map_err(|e| {
+                                    super::frames::damaged(format!("a node could not be kept: {e}"))
+                                })?,
+                            })
+                        })
+                        .collect::<Vec<Result<Doc>>>()
                 })
-                .collect::<Vec<_>>()
-        }))?;
-        let position: HashMap<&str, u32> = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i as u32))
-            .collect();
-        let mut graph = UnGraph::with_capacity(entries.len(), 0);
-        for _ in &entries {
+                .collect::<Result<Vec<Doc>>>()?,
+        )?;
+        let position = positions(&nodes);
+        let mut graph = UnGraph::with_capacity(nodes.len(), 0);
+        for _ in &nodes {
             graph.add_node(());
         }
         let ix = |id: &str| position.get(id).map(|&i| NodeIndex::new(i as usize));
@@ -167,31 +172,21 @@ impl Nodes {
             }
         }
         let (names, named) = names_of(&nodes);
-        let now = entries
-            .iter()
-            .filter_map(|e| e.fresh)
-            .max()
-            .max(latest_turn);
-        let weights: Vec<f64> = entries.iter().map(|e| weight(e, now)).collect();
         Ok(Nodes {
-            entries,
             index,
             graph,
             matcher: matcher(&names),
             names,
             named,
             now,
-            weights,
         })
     }
 
-    /// Whether stored nodes hold together: one weight and one graph node per node,
-    /// names that name nodes, text postings of these nodes.
+    /// Whether stored nodes hold together: one graph node per node, names that name
+    /// nodes.
     pub(crate) fn holds_together(&self) -> bool {
-        let n = self.entries.len();
-        self.weights.len() == n
-            && self.graph.node_count() == n
-            && self.index.len() == n
+        let n = self.index.len();
+        self.graph.node_count() == n
             && self.names.len() == self.named.len()
             && self.named.iter().flatten().all(|&i| (i as usize) < n)
     }
@@ -203,11 +198,24 @@ impl Nodes {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.entries.len()
+        self.index.len()
     }
 
-    pub(crate) fn entry(&self, i: u32) -> &Entry {
-        &self.entries[i as usize]
+    /// Node `i` as a hit shows it, read from the index.
+    pub(crate) fn entry(&self, i: u32) -> Result<Entry> {
+        postcard::from_bytes(&self.index.record(i)?).map_err(|e| {
+            super::frames::damaged(format!("node {i} of the index cannot be read: {e}"))
+        })
+    }
+
+    /// Whether node `i` can be a hit.
+    fn is_hit(&self, i: u32) -> bool {
+        self.index.flag(FLAG_HIT, i)
+    }
+
+    /// Node `i`'s importance lowered by decay (0 for a number past the nodes).
+    fn weight(&self, i: u32) -> f64 {
+        self.index.weight(i).unwrap_or(0.0)
     }
 
     /// The memory's latest instant (ms): the "now" of decay and of relative time
@@ -227,13 +235,11 @@ impl Nodes {
         // The window first: a node's time is read only when the query names one.
         let inside = |d: u32| {
             window.is_some_and(|(from, to)| {
-                self.entries[d as usize]
-                    .time
-                    .is_some_and(|t| (from..to).contains(&t))
+                self.index.time(d).is_some_and(|t| (from..to).contains(&t))
             })
         };
         let scale = |d: u32, mut s: f64| {
-            s *= self.weights[d as usize];
+            s *= self.weight(d);
             if inside(d) {
                 s *= 2.0;
             }
@@ -291,7 +297,7 @@ impl Nodes {
         let mut out: Vec<(u32, f64)> = seeds
             .iter()
             .copied()
-            .filter(|(n, _)| self.entries[*n as usize].is_hit())
+            .filter(|(n, _)| self.is_hit(*n))
             .collect();
         for mut hop in hops {
             hop.sort_by(best_first);
@@ -305,7 +311,7 @@ impl Nodes {
     /// How strongly node `m` is reached from `seed` in one hop, and in two (through
     /// a node that is no hub).
     fn reach(&self, m: u32, seed: &IdMap<f64>) -> (f64, f64) {
-        let weight = |n: u32| self.weights[n as usize];
+        let weight = |n: u32| self.weight(n);
         let (mut one, mut two) = (0.0f64, 0.0f64);
         for e in self.graph.edges(NodeIndex::new(m as usize)) {
             let b = e.target();
@@ -329,7 +335,7 @@ impl Nodes {
     /// How specific a node is, in (0, 1]: an entity linked to everything (the user,
     /// the other speaker) says little about what a query is after.
     fn specificity(&self, n: u32) -> f64 {
-        let total = self.entries.len().max(2) as f64;
+        let total = self.len().max(2) as f64;
         let degree = self.graph.edges(NodeIndex::new(n as usize)).count().max(1) as f64;
         ((total / degree).ln() / total.ln()).clamp(0.01, 1.0)
     }
@@ -346,15 +352,29 @@ impl Nodes {
         }
         seeds
     }
+}
 
-    /// Node numbers by id.
-    pub(crate) fn positions(&self) -> HashMap<&str, u32> {
-        self.entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i as u32))
-            .collect()
-    }
+/// The nodes of `doc` retrieval knows (all but tombstones), node `i` numbered `i`.
+fn live(doc: &Document) -> Vec<&Node> {
+    doc.graphs()
+        .into_iter()
+        .flat_map(|(_, g)| g.nodes().iter())
+        .filter(|n| n.tombstone != Some(true))
+        .collect()
+}
+
+/// The numbers of `nodes` by id.
+fn positions<'a>(nodes: &[&'a Node]) -> HashMap<&'a str, u32> {
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i as u32))
+        .collect()
+}
+
+/// The numbers of the nodes of `doc` that retrieval knows, by id.
+pub(crate) fn numbers(doc: &Document) -> HashMap<&str, u32> {
+    positions(&live(doc))
 }
 
 /// Higher score first; ties to the earlier node.
@@ -364,12 +384,12 @@ fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
 
 /// Importance from a floor, lowered by decay at `now` from the node's last sign of
 /// life by its type's half-life.
-fn weight(e: &Entry, now: Option<i64>) -> f64 {
-    let importance = IMPORTANCE_FLOOR + e.importance.unwrap_or(0.5).clamp(0.0, 1.0);
-    let decay = match (e.fresh, now) {
+fn weight(n: &Node, fresh: Option<i64>, now: Option<i64>) -> f64 {
+    let importance = IMPORTANCE_FLOOR + n.importance.unwrap_or(0.5).clamp(0.0, 1.0);
+    let decay = match (fresh, now) {
         (Some(t), Some(now)) => {
             let days = (now - t).max(0) as f64 / DAY_MS;
-            0.5f64.powf(days / half_life_days(&e.kind))
+            0.5f64.powf(days / half_life_days(&n.kind))
         }
         _ => 1.0,
     };
@@ -377,11 +397,7 @@ fn weight(e: &Entry, now: Option<i64>) -> f64 {
 }
 
 fn entry(n: &Node) -> Entry {
-    let fresh = [&n.timestamp, &n.updated, &n.last_accessed]
-        .into_iter()
-        .filter_map(|t| millis(t.as_deref()))
-        .max();
-    let hit = n.kind != "segment";
+    let hit = is_hit(n);
     Entry {
         id: n.id.clone(),
         kind: n.kind.clone(),
@@ -393,9 +409,6 @@ fn entry(n: &Node) -> Entry {
             Some(p) if hit => serde_json::to_string(p).unwrap_or_default(),
             _ => String::new(),
         },
-
-        time: millis(n.timestamp.as_deref()),
-        fresh,
     }
 }
 
@@ -496,7 +509,7 @@ mod tests {
             .into_iter()
             .collect();
         let ids = |out: Vec<(u32, f64)>| -> Vec<String> {
-            out.iter().map(|(n, _)| ix.entry(*n).id.clone()).collect()
+            out.iter().map(|(n, _)| ix.entry(*n).unwrap().id).collect()
         };
         // ada → m1; m3 is three hops out (ada, m1, seg, m3); m4 only by `next`.
         assert_eq!(ids(ix.expand(&[(0, 1.0)], &relevance)), ["ada", "m1"]);
@@ -535,7 +548,7 @@ mod tests {
         // m0 is two hops from the seed, but only through the hub; the hub itself is
         // one hop away.
         let out = ix.expand(&[(0, 1.0)], &relevance);
-        let ids: Vec<&str> = out.iter().map(|(n, _)| ix.entry(*n).id.as_str()).collect();
+        let ids: Vec<String> = out.iter().map(|(n, _)| ix.entry(*n).unwrap().id).collect();
         assert_eq!(ids, ["seed", "hub"]);
     }
 
@@ -543,16 +556,22 @@ mod tests {
     fn decay_halves_by_type_and_never_erases() {
         let ix = Nodes::new(&doc(), None).unwrap();
         // m2 is a year older than the newest node: 365 days at a 45-day half-life.
-        let (fresh, old) = (ix.weights[1], ix.weights[2]);
+        let (fresh, old) = (ix.weight(1), ix.weight(2));
         assert!((fresh - 1.0).abs() < 1e-9, "{fresh}");
         assert!((DECAY_FLOOR..0.3).contains(&old), "{old}");
-        assert_eq!(ix.weights[0], 1.0, "no time, no decay");
+        assert_eq!(ix.weight(0), 1.0, "no time, no decay");
+        assert_eq!(ix.weight(6), 0.0, "no such node");
         let hits = ix.by_text(&[("bakeri".into(), 1.0)], None, 5).unwrap();
         assert_eq!(hits.len(), 1);
         assert!(ix
             .by_text(&[("lisbon".into(), 1.0)], None, 5)
             .unwrap()
             .iter()
-            .all(|(n, _)| ix.entry(*n).is_hit()));
+            .all(|(n, _)| ix.is_hit(*n)));
+        assert!(!ix.is_hit(3), "a segment");
+        let m1 = ix.entry(1).unwrap();
+        assert_eq!((m1.id.as_str(), m1.kind.as_str()), ("m1", "memory"));
+        assert_eq!(m1.timestamp.as_deref(), Some("2025-01-01T00:00:00Z"));
+        assert!(ix.entry(6).is_err(), "no such node");
     }
 }

@@ -39,6 +39,16 @@ impl Sketch {
         Sketch(min.map(|m| m as u8))
     }
 
+    /// The sketch as one number, as the turns' index keeps it.
+    pub(crate) fn to_u64(self) -> u64 {
+        u64::from_le_bytes(self.0)
+    }
+
+    /// The sketch [`Sketch::to_u64`] gave.
+    pub(crate) fn from_u64(n: u64) -> Self {
+        Sketch(n.to_le_bytes())
+    }
+
     /// About the share of words two texts have in common, in \[0, 1\]; 0 when either
     /// has none.
     pub(crate) fn likeness(&self, other: &Sketch) -> f64 {
@@ -56,28 +66,4 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
     })
-}
-
-/// Sketches as a stored index keeps them: one blob of eight bytes each.
-pub(crate) mod stored {
-    use serde::{Deserializer, Serializer};
-
-    use super::{Sketch, SLOTS};
-    use crate::search::bytes;
-
-    pub(crate) fn serialize<S: Serializer>(sketches: &[Sketch], s: S) -> Result<S::Ok, S::Error> {
-        let all: Vec<u8> = sketches.iter().flat_map(|k| k.0).collect();
-        bytes::serialize(&all, s)
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Sketch>, D::Error> {
-        let all = bytes::deserialize(d)?;
-        if all.len() % SLOTS != 0 {
-            return Err(serde::de::Error::custom("sketches are eight bytes each"));
-        }
-        Ok(all
-            .chunks_exact(SLOTS)
-            .map(|c| Sketch(c.try_into().unwrap_or_default()))
-            .collect())
-    }
 }

@@ -28,10 +28,11 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 16;
-/// The versions read. 15 and before held smg's own postings rather than tantivy's:
-/// such an index is not read (search builds one in memory, and says so) and the next
-/// write stores a new one.
+const VERSION: u16 = 17;
+/// The versions read. 15 and before held smg's own postings rather than tantivy's;
+/// 16 kept what is known of each turn and node in the compressed parts rather than
+/// in the full-text indexes. Such an index is not read (search builds one in memory,
+/// and says so) and the next write stores a new one.
 const READS: [u16; 1] = [VERSION];
 /// The parts: three compressed, then the two full-text indexes.
 const PARTS: usize = 5;
@@ -106,7 +107,6 @@ impl Retriever {
                 turns: TurnStore::Loaded(turns),
                 ix,
                 stored: true,
-                when: Default::default(),
                 tokens: Tokens::Chars,
             });
         }
@@ -174,7 +174,6 @@ impl Retriever {
             turns,
             ix,
             stored: true,
-            when: Default::default(),
             tokens: Tokens::Chars,
         }))
     }
@@ -318,7 +317,7 @@ fn read<'a>(
     ix.nodes = nodes?;
     ix.index = text(3)?;
     ix.nodes.index = text(4)?;
-    let head = head.filter(|h| h.holds_together(ix.chars.len(), layout.frames))?;
+    let head = head.filter(|h| h.holds_together(ix.index.len(), layout.frames))?;
     ix.holds_together().then(|| (ix.restored(), head))
 }
 
@@ -476,7 +475,7 @@ mod tests {
         let mut old = bytes.clone();
         old[MAGIC.len()] = 0;
         let mut damaged = Retriever::new(&doc, &limits).unwrap();
-        damaged.ix.sketches.pop();
+        damaged.ix.index = Retriever::new(&other, &limits).unwrap().ix.index;
         let short = damaged.index_bytes().unwrap();
         let mut cut = bytes.clone();
         cut.truncate(bytes.len() - 3);
@@ -488,7 +487,7 @@ mod tests {
             ("cut short", &doc, &cut[..]),
             ("lengths past any end", &doc, &huge[..]),
             ("not an index", &doc, &b"smg-search"[..]),
-            ("one list short", &doc, &short[..]),
+            ("the full text of other turns", &doc, &short[..]),
         ] {
             let r = Retriever::with_stored(doc, &limits, Some(b)).unwrap();
             assert!(!r.used_stored_index(), "{what}");

@@ -1,91 +1,19 @@
 //! Time words in a query — "in May 2023", "in 2024", "on 8 May 2023", "yesterday",
-//! "last week", "last month", "last year" — as a window of instants, and the index of
-//! turns by time that answers "which turns fall in it". Relative words count back from
-//! the memory's latest turn: a memory file's "now" is when it was last spoken to.
+//! "last week", "last month", "last year" — as a window of instants (the turns' index
+//! keeps each turn's instant and answers "which turns fall in it"). Relative words
+//! count back from the memory's latest turn: a memory file's "now" is when it was last
+//! spoken to.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 
-/// A turn without a time, in [`TimeIndex::per_turn`].
+/// A turn without a time.
 pub(crate) const NONE: i64 = i64::MIN;
 
-/// Turns by time: (instant in ms, turn index), sorted.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct TimeIndex {
-    #[serde(with = "stored_times")]
-    entries: Vec<(i64, usize)>,
-}
-
-/// Times as a stored index keeps them: each as the gap from the one before, which is
-/// small in a sorted list (postcard writes small numbers in a byte or two).
-mod stored_times {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(
-        entries: &[(i64, usize)],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        let mut last = 0i64;
-        s.collect_seq(entries.iter().map(|&(t, i)| {
-            let gap = t.wrapping_sub(last);
-            last = t;
-            (gap, i)
-        }))
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<(i64, usize)>, D::Error> {
-        let mut entries = Vec::<(i64, usize)>::deserialize(d)?;
-        let mut last = 0i64;
-        for e in &mut entries {
-            last = last.wrapping_add(e.0);
-            e.0 = last;
-        }
-        Ok(entries)
-    }
-}
-
-impl TimeIndex {
-    pub(crate) fn new<'a>(times: impl Iterator<Item = Option<&'a str>>) -> Self {
-        let mut entries: Vec<(i64, usize)> = times
-            .enumerate()
-            .filter_map(|(i, t)| {
-                Some((DateTime::parse_from_rfc3339(t?).ok()?.timestamp_millis(), i))
-            })
-            .collect();
-        entries.sort_unstable();
-        TimeIndex { entries }
-    }
-
-    /// Each of `n` turns' instant, [`NONE`] for a turn without one.
-    pub(crate) fn per_turn(&self, n: usize) -> Vec<i64> {
-        let mut out = vec![NONE; n];
-        for &(t, i) in &self.entries {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = t;
-            }
-        }
-        out
-    }
-
-    /// Whether every entry names a turn below `n`.
-    pub(crate) fn positions_below(&self, n: usize) -> bool {
-        self.entries.iter().all(|e| e.1 < n)
-    }
-
-    /// The latest instant, the "now" of relative words.
-    pub(crate) fn latest(&self) -> Option<i64> {
-        self.entries.last().map(|e| e.0)
-    }
-
-    /// Indexes of the turns in `[from, to)`.
-    pub(crate) fn within(&self, (from, to): (i64, i64)) -> impl Iterator<Item = usize> + '_ {
-        let start = self.entries.partition_point(|e| e.0 < from);
-        self.entries[start..]
-            .iter()
-            .take_while(move |e| e.0 < to)
-            .map(|e| e.1)
-    }
+/// The instant (ms) of an RFC 3339 time.
+pub(crate) fn instant(t: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|d| d.timestamp_millis())
 }
 
 use crate::text::MONTHS;
@@ -221,22 +149,6 @@ pub(crate) fn places_in_time(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stored_time_index_reads_back_the_same() {
-        let times = [
-            Some("2023-05-08T13:56:00Z"),
-            None,
-            Some("1969-07-20T20:17:00Z"),
-            Some("2023-05-08T13:56:00Z"),
-        ];
-        let index = TimeIndex::new(times.into_iter());
-        let bytes = postcard::to_stdvec(&index).unwrap();
-        let back: TimeIndex = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(back.entries, index.entries);
-        assert_eq!(back.entries.len(), 3);
-        assert!(back.entries[0].0 < 0);
-    }
-
     fn day(s: &str) -> i64 {
         ms(NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap())
     }
@@ -274,22 +186,5 @@ mod tests {
             Some((day("2023-01-01"), day("2024-01-01")))
         );
         assert_eq!(window("no time here", now), None);
-    }
-
-    #[test]
-    fn the_index_answers_a_window() {
-        let times = [
-            Some("2023-05-08T13:56:00Z"),
-            None,
-            Some("2023-04-01T00:00:00Z"),
-            Some("2023-05-31T23:59:59Z"),
-        ];
-        let index = TimeIndex::new(times.iter().copied());
-        let mut got: Vec<usize> = index
-            .within((day("2023-05-01"), day("2023-06-01")))
-            .collect();
-        got.sort_unstable();
-        assert_eq!(got, [0, 3]);
-        assert_eq!(index.latest(), Some(day("2023-05-31") + 86_399_000));
     }
 }

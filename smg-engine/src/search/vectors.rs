@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use smg_format::Document;
 
-use super::nodes::Nodes;
 use super::Key;
 use crate::error::{Error, Result};
 
@@ -66,13 +65,13 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 impl Vectors {
     /// The enabled vector index of `doc`, its entries resolved to turn positions
     /// (`turns`: archive turn number → position) and node numbers; `None` without one.
-    pub(crate) fn new(doc: &Document, turns: &HashMap<u64, usize>, nodes: &Nodes) -> Option<Self> {
+    pub(crate) fn new(doc: &Document, turns: &HashMap<u64, usize>) -> Option<Self> {
         let index = doc.deep_archive.as_ref()?.vector_index.as_ref()?;
         if !index.enabled {
             return None;
         }
         let dimensions = index.dimensions.map_or(0, |d| d as usize);
-        let positions = nodes.positions();
+        let positions = super::nodes::numbers(doc);
         let rows = index
             .embeddings
             .iter()

@@ -6,6 +6,7 @@
 //! a memory-mapped packed file, nothing is copied or unpacked to open it.
 
 mod blob;
+mod values;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -28,6 +29,7 @@ use tantivy::{
 };
 
 use crate::error::Result;
+pub(crate) use values::{Column64, Doc, FLAG_HIT, FLAG_TIMED};
 
 /// The field of a document's terms.
 const TEXT: &str = "text";
@@ -54,6 +56,8 @@ struct Inner {
     /// Per segment: each document's number (opened once: opening a column costs
     /// more than reading thousands of values).
     numbers: Vec<Arc<dyn ColumnValues<u64>>>,
+    /// What is kept beside the terms, of the one segment (none when empty).
+    values: Option<values::Values>,
     len: usize,
 }
 
@@ -72,6 +76,7 @@ fn schema() -> Schema {
         .set_index_option(IndexRecordOption::WithFreqs);
     b.add_text_field(TEXT, TextOptions::default().set_indexing_options(indexing));
     b.add_u64_field(NUMBER, FAST);
+    values::add_fields(&mut b);
     b.build()
 }
 
@@ -82,25 +87,33 @@ fn damaged(e: impl std::fmt::Display) -> crate::Error {
 }
 
 impl FullText {
-    /// Index `docs`, each given as its terms; the same documents give the same index,
-    /// byte for byte ([`FullText::to_bytes`]).
-    pub(crate) fn build(docs: impl IntoIterator<Item = Vec<String>>) -> Result<Self> {
+    /// Index `docs` (each its terms, or a [`Doc`] with what is kept beside them);
+    /// the same documents give the same index, byte for byte ([`FullText::to_bytes`]).
+    pub(crate) fn build<D: Into<Doc>>(docs: impl IntoIterator<Item = D>) -> Result<Self> {
         Self::build_committing(docs, usize::MAX)
     }
 
     /// [`FullText::build`], committing after every `every` documents (a segment each,
     /// merged into one at the end as the segments the writer's budget makes are).
-    fn build_committing(docs: impl IntoIterator<Item = Vec<String>>, every: usize) -> Result<Self> {
+    fn build_committing<D: Into<Doc>>(
+        docs: impl IntoIterator<Item = D>,
+        every: usize,
+    ) -> Result<Self> {
         let index = Index::create_in_ram(schema());
         let schema = index.schema();
         let (text, number) = fields(&schema).ok_or_else(|| damaged("schema"))?;
+        let kept = values::Fields::of(&schema).ok_or_else(|| damaged("schema"))?;
         let mut writer: IndexWriter = index
             .writer_with_num_threads(1, WRITER_BUDGET)
             .map_err(damaged)?;
         // Merges only when asked, so that what is written does not depend on timing.
         writer.set_merge_policy(Box::new(NoMergePolicy));
-        for (n, terms) in docs.into_iter().enumerate() {
-            let tokens = terms
+        for (n, given) in docs.into_iter().enumerate() {
+            let given: Doc = given.into();
+            let mut doc = TantivyDocument::default();
+            kept.add(&given, &mut doc);
+            let tokens = given
+                .terms
                 .into_iter()
                 .enumerate()
                 .map(|(position, text)| Token {
@@ -109,7 +122,6 @@ impl FullText {
                     ..Token::default()
                 })
                 .collect();
-            let mut doc = TantivyDocument::default();
             doc.add_pre_tokenized_text(
                 text,
                 PreTokenizedString {
@@ -147,8 +159,10 @@ impl FullText {
     }
 
     fn open_index(index: Index) -> tantivy::Result<Self> {
-        let (text, _) = fields(&index.schema())
-            .ok_or_else(|| tantivy::TantivyError::SchemaError("not smg's schema".into()))?;
+        let schema = index.schema();
+        let not_smg = || tantivy::TantivyError::SchemaError("not smg's schema".into());
+        let (text, _) = fields(&schema).ok_or_else(not_smg)?;
+        let kept = values::Fields::of(&schema).ok_or_else(not_smg)?;
         let reader: IndexReader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -160,11 +174,16 @@ impl FullText {
             .iter()
             .map(|r| Ok(r.fast_fields().u64(NUMBER)?.first_or_default_col(0)))
             .collect::<tantivy::Result<_>>()?;
+        let values = match searcher.segment_readers() {
+            [one] => Some(values::Values::open(one, &kept)?),
+            _ => None,
+        };
         Ok(FullText(Some(Inner {
             index,
             searcher,
             text,
             numbers,
+            values,
             len,
         })))
     }
@@ -182,8 +201,8 @@ impl FullText {
         self.0.as_ref().map_or(0, |i| i.len)
     }
 
-    /// Whether a stored index holds together: every document once, each numbered
-    /// below their count.
+    /// Whether a stored index holds together: one segment (or none), every document
+    /// once, each numbered below their count.
     fn holds_together(&self) -> bool {
         let Some(inner) = &self.0 else {
             return true;
@@ -193,7 +212,8 @@ impl FullText {
             let below = || c.num_vals() == r.max_doc() && c.max_value() < inner.len as u64;
             r.max_doc() == 0 || catch_unwind(AssertUnwindSafe(below)).unwrap_or(false)
         };
-        readers.iter().all(|r| !r.has_deletes())
+        readers.len() <= 1
+            && readers.iter().all(|r| !r.has_deletes())
             && readers.iter().map(|r| r.max_doc() as usize).sum::<usize>() == inner.len
             && readers.iter().zip(&inner.numbers).all(numbered)
     }
@@ -335,12 +355,11 @@ impl Inner {
         None
     }
 
-    /// The number of the document at `at`; `None` for one numbered past the documents.
+    /// The number of the document at `at`; `None` for one numbered past the documents
+    /// or in a damaged column.
     fn number_of(&self, at: DocAddress) -> Option<u32> {
-        let n = self
-            .numbers
-            .get(at.segment_ord as usize)?
-            .get_val(at.doc_id);
+        let column = self.numbers.get(at.segment_ord as usize)?;
+        let n = catch_unwind(AssertUnwindSafe(|| column.get_val(at.doc_id))).ok()?;
         u32::try_from(n).ok().filter(|&n| (n as usize) < self.len)
     }
 }

@@ -193,3 +193,69 @@ fn segments_merge_in_the_order_of_their_documents() {
     let back = FullText::from_bytes(&a.to_bytes().unwrap()).unwrap();
     assert_eq!(back.top(&q, 5).unwrap(), one.top(&q, 5).unwrap());
 }
+
+/// Documents with values: every third without a time, one before 1970.
+fn valued(n: usize) -> Vec<Doc> {
+    (0..n)
+        .map(|i| Doc {
+            terms: tokens(&format!("turn {i} about hiking")),
+            numbers: vec![
+                (Column64::Session, (i / 10) as u64),
+                (Column64::Flags, if i % 2 == 0 { FLAG_TIMED } else { 0 }),
+            ],
+            time: (i % 3 != 0).then(|| (i as i64 - 5) * 1000),
+            weight: Some(i as f64 / 4.0),
+            record: format!("record {i}").into_bytes(),
+        })
+        .collect()
+}
+
+#[test]
+fn values_are_read_by_number_in_place_and_after_a_merge() {
+    let docs = valued(40);
+    let built = FullText::build(docs.clone()).unwrap();
+    let merged = FullText::build_committing(docs.clone(), 7).unwrap();
+    let back = FullText::from_bytes(&merged.to_bytes().unwrap()).unwrap();
+    for ix in [&built, &merged, &back] {
+        for (i, d) in docs.iter().enumerate() {
+            let n = i as u32;
+            assert_eq!(ix.number(Column64::Session, n), Some((i / 10) as u64));
+            assert_eq!(ix.number(Column64::Segment, n), None, "never given");
+            assert_eq!(ix.flag(FLAG_TIMED, n), i % 2 == 0);
+            assert!(!ix.flag(FLAG_HIT, n));
+            assert_eq!(ix.time(n), d.time);
+            assert_eq!(ix.weight(n), d.weight);
+            assert_eq!(ix.record(n).unwrap(), d.record);
+        }
+        assert_eq!(ix.number(Column64::Session, 40), None);
+        assert_eq!(ix.time(40), None);
+        assert_eq!(ix.record(40).unwrap_err().code(), "SMG-E006");
+        assert_eq!(ix.latest(), Some(33_000));
+        // [-2 s, 4 s): turns 4 (-1 s) … 8 (3 s) but 6, which has no time.
+        assert_eq!(ix.timed_within(-2000..4000), [4, 5, 7, 8]);
+        assert!(ix.timed_within(4000..4000).is_empty());
+    }
+    let empty = FullText::build(Vec::<Doc>::new()).unwrap();
+    assert_eq!((empty.latest(), empty.time(0)), (None, None));
+    assert!(empty.timed_within(i64::MIN..i64::MAX).is_empty());
+}
+
+#[test]
+fn damaged_values_are_none_or_an_error_never_a_panic() {
+    let docs = valued(300);
+    let bytes = FullText::build(docs).unwrap().to_bytes().unwrap();
+    for at in (0..bytes.len()).step_by(7) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x5a;
+        let Some(ix) = FullText::from_bytes(&bad) else {
+            continue;
+        };
+        for n in [0, 1, 150, 299, 300] {
+            let _ = (ix.number(Column64::Session, n), ix.time(n), ix.weight(n));
+            if let Err(e) = ix.record(n) {
+                assert_eq!(e.code(), "SMG-E006");
+            }
+        }
+        let _ = (ix.latest(), ix.timed_within(-10_000..10_000));
+    }
+}

@@ -1,0 +1,299 @@
+//! What an index keeps of each document besides its terms: numbers in fast fields
+//! (columns, bit-packed) and a record in the document store (compressed blocks),
+//! read by the document's number, in place — opening an index reads none of them.
+
+use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use tantivy::columnar::Column;
+use tantivy::schema::{Field, Schema, Value as _, FAST, STORED};
+use tantivy::{DocAddress, DocId, Searcher, SegmentReader, TantivyDocument};
+
+/// A number kept per document, read by [`super::FullText::value`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Column64 {
+    /// A turn's session (conversation and session), numbered from 0.
+    Session,
+    /// A turn's speaker, numbered from 0.
+    Speaker,
+    /// A turn's segment node, numbered from 0.
+    Segment,
+    /// The characters of a turn as a context shows it.
+    Chars,
+    /// A sketch of the document's words ([`crate::search::sketch`]).
+    Sketch,
+    /// Yes-or-no facts, a bit each ([`FLAG_TIMED`], [`FLAG_HIT`]).
+    Flags,
+}
+
+/// A turn's text places something in time.
+pub(crate) const FLAG_TIMED: u64 = 1;
+/// A node can be a hit (it is no segment).
+pub(crate) const FLAG_HIT: u64 = 2;
+
+impl Column64 {
+    const ALL: [Column64; 6] = [
+        Column64::Session,
+        Column64::Speaker,
+        Column64::Segment,
+        Column64::Chars,
+        Column64::Sketch,
+        Column64::Flags,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Column64::Session => "session",
+            Column64::Speaker => "speaker",
+            Column64::Segment => "segment",
+            Column64::Chars => "chars",
+            Column64::Sketch => "sketch",
+            Column64::Flags => "flags",
+        }
+    }
+}
+
+/// The field of a document's instant (ms).
+const TIME: &str = "time";
+/// The field of a document's weight.
+const WEIGHT: &str = "weight";
+/// The field of a document's record.
+const RECORD: &str = "record";
+
+/// A document to index: its terms and what is kept beside them.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Doc {
+    pub(crate) terms: Vec<String>,
+    pub(crate) numbers: Vec<(Column64, u64)>,
+    pub(crate) time: Option<i64>,
+    pub(crate) weight: Option<f64>,
+    /// Kept in the document store when not empty.
+    pub(crate) record: Vec<u8>,
+}
+
+impl From<Vec<String>> for Doc {
+    fn from(terms: Vec<String>) -> Self {
+        Doc {
+            terms,
+            ..Doc::default()
+        }
+    }
+}
+
+/// Adds the fields of [`Doc`]'s values to a schema.
+pub(super) fn add_fields(b: &mut tantivy::schema::SchemaBuilder) {
+    for c in Column64::ALL {
+        b.add_u64_field(c.name(), FAST);
+    }
+    b.add_i64_field(TIME, FAST);
+    b.add_f64_field(WEIGHT, FAST);
+    b.add_bytes_field(RECORD, STORED);
+}
+
+/// The fields of the values, when `schema` has them all.
+#[derive(Clone)]
+pub(super) struct Fields {
+    numbers: Vec<Field>,
+    time: Field,
+    weight: Field,
+    record: Field,
+}
+
+impl Fields {
+    pub(super) fn of(schema: &Schema) -> Option<Self> {
+        let numbers = Column64::ALL
+            .iter()
+            .map(|c| schema.get_field(c.name()).ok())
+            .collect::<Option<_>>()?;
+        Some(Fields {
+            numbers,
+            time: schema.get_field(TIME).ok()?,
+            weight: schema.get_field(WEIGHT).ok()?,
+            record: schema.get_field(RECORD).ok()?,
+        })
+    }
+
+    /// `doc`'s values added to the tantivy document `to`.
+    pub(super) fn add(&self, doc: &Doc, to: &mut TantivyDocument) {
+        for &(c, v) in &doc.numbers {
+            to.add_u64(self.numbers[c as usize], v);
+        }
+        if let Some(t) = doc.time {
+            to.add_i64(self.time, t);
+        }
+        if let Some(w) = doc.weight {
+            to.add_f64(self.weight, w);
+        }
+        if !doc.record.is_empty() {
+            to.add_bytes(self.record, &doc.record);
+        }
+    }
+}
+
+/// The values of one segment's documents, opened once (opening a column costs more
+/// than reading thousands of values).
+#[derive(Clone)]
+pub(super) struct Values {
+    numbers: Vec<Option<Column<u64>>>,
+    time: Option<Column<i64>>,
+    weight: Option<Column<f64>>,
+    record: Field,
+}
+
+impl Values {
+    pub(super) fn open(reader: &SegmentReader, fields: &Fields) -> tantivy::Result<Self> {
+        let fast = reader.fast_fields();
+        Ok(Values {
+            numbers: Column64::ALL
+                .iter()
+                .map(|c| fast.column_opt(c.name()))
+                .collect::<tantivy::Result<_>>()?,
+            time: fast.column_opt(TIME)?,
+            weight: fast.column_opt(WEIGHT)?,
+            record: fields.record,
+        })
+    }
+
+    pub(super) fn number(&self, c: Column64, doc: DocId) -> Option<u64> {
+        self.numbers[c as usize].as_ref()?.first(doc)
+    }
+
+    /// Column `c` of the documents `docs` (below the documents' count), in one pass.
+    pub(super) fn numbers(&self, c: Column64, docs: &[DocId]) -> Vec<Option<u64>> {
+        let mut out = vec![None; docs.len()];
+        if let Some(column) = &self.numbers[c as usize] {
+            column.first_vals(docs, &mut out);
+        }
+        out
+    }
+
+    pub(super) fn time(&self, doc: DocId) -> Option<i64> {
+        self.time.as_ref()?.first(doc)
+    }
+
+    pub(super) fn weight(&self, doc: DocId) -> Option<f64> {
+        self.weight.as_ref()?.first(doc)
+    }
+
+    /// The latest instant of the documents.
+    pub(super) fn latest(&self) -> Option<i64> {
+        let c = self.time.as_ref()?;
+        (c.values.num_vals() > 0).then(|| c.max_value())
+    }
+
+    /// The documents whose instant is in `within`, in order.
+    pub(super) fn timed_within(&self, within: Range<i64>, docs: Range<DocId>) -> Vec<DocId> {
+        let mut out = Vec::new();
+        if let Some(c) = self.time.as_ref().filter(|_| within.start < within.end) {
+            c.get_docids_for_value_range(within.start..=within.end - 1, docs, &mut out);
+        }
+        out
+    }
+
+    /// The record of document `doc` of the searcher's one segment.
+    pub(super) fn record(&self, searcher: &Searcher, doc: DocId) -> tantivy::Result<Vec<u8>> {
+        let d: TantivyDocument = searcher.doc(DocAddress::new(0, doc))?;
+        Ok(d.get_first(self.record)
+            .and_then(|v| v.as_bytes())
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default())
+    }
+}
+
+/// Reads of what is kept beside the terms, by document number. A value of a number
+/// past the documents, or of a damaged index, is `None` (never a panic).
+impl super::FullText {
+    /// The place of document `n` in the one segment: documents are laid out in
+    /// number order (one writer thread, segments merged in order).
+    fn at(&self, n: u32) -> Option<(&super::Inner, &Values, DocId)> {
+        let inner = self.0.as_ref()?;
+        let values = inner.values.as_ref()?;
+        ((n as usize) < inner.len).then_some((inner, values, n))
+    }
+
+    fn read<T>(&self, n: u32, f: impl FnOnce(&Values, DocId) -> Option<T>) -> Option<T> {
+        let read = || {
+            let (_, values, doc) = self.at(n)?;
+            f(values, doc)
+        };
+        catch_unwind(AssertUnwindSafe(read)).ok().flatten()
+    }
+
+    /// Document `n`'s number in column `c`.
+    pub(crate) fn number(&self, c: Column64, n: u32) -> Option<u64> {
+        self.read(n, |v, d| v.number(c, d))
+    }
+
+    /// Column `c` of documents `ns`, each `None` past the documents.
+    pub(crate) fn numbers(&self, c: Column64, ns: &[u32]) -> Vec<Option<u64>> {
+        let read = || {
+            let inner = self.0.as_ref()?;
+            let values = inner.values.as_ref()?;
+            let len = inner.len;
+            let inside: Vec<DocId> = ns.iter().copied().filter(|&n| (n as usize) < len).collect();
+            let mut got = values.numbers(c, &inside).into_iter();
+            Some(
+                ns.iter()
+                    .map(|&n| {
+                        if (n as usize) < len {
+                            got.next().flatten()
+                        } else {
+                            None
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        catch_unwind(AssertUnwindSafe(read))
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| vec![None; ns.len()])
+    }
+
+    /// Whether document `n` has `flag` ([`FLAG_TIMED`], [`FLAG_HIT`]).
+    pub(crate) fn flag(&self, flag: u64, n: u32) -> bool {
+        self.number(Column64::Flags, n)
+            .is_some_and(|f| f & flag != 0)
+    }
+
+    /// Document `n`'s instant (ms).
+    pub(crate) fn time(&self, n: u32) -> Option<i64> {
+        self.read(n, |v, d| v.time(d))
+    }
+
+    /// Document `n`'s weight.
+    pub(crate) fn weight(&self, n: u32) -> Option<f64> {
+        self.read(n, |v, d| v.weight(d))
+    }
+
+    /// The latest instant of the documents.
+    pub(crate) fn latest(&self) -> Option<i64> {
+        let values = self.0.as_ref()?.values.as_ref()?;
+        catch_unwind(AssertUnwindSafe(|| values.latest()))
+            .ok()
+            .flatten()
+    }
+
+    /// The documents whose instant is in `within` (ms, end excluded), in number
+    /// order: a scan of the time column, nothing else read.
+    pub(crate) fn timed_within(&self, within: Range<i64>) -> Vec<u32> {
+        let Some(inner) = self.0.as_ref() else {
+            return Vec::new();
+        };
+        let Some(values) = inner.values.as_ref() else {
+            return Vec::new();
+        };
+        let docs = 0..u32::try_from(inner.len).unwrap_or(u32::MAX);
+        let found = catch_unwind(AssertUnwindSafe(|| values.timed_within(within, docs)));
+        found.unwrap_or_default()
+    }
+
+    /// Document `n`'s record (empty when it has none); a number past the documents
+    /// or a record that cannot be read is `SMG-E006`.
+    pub(crate) fn record(&self, n: u32) -> crate::error::Result<Vec<u8>> {
+        let (inner, values, doc) = self
+            .at(n)
+            .ok_or_else(|| super::damaged(format!("no document {n} in the index")))?;
+        super::guarded(|| values.record(&inner.searcher, doc))
+    }
+}
