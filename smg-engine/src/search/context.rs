@@ -123,13 +123,26 @@ impl Retriever {
         let positions: Vec<usize> = chosen.iter().map(|c| c.0).collect();
         let turns = self.turns.get_many(&positions)?;
         let mut shown: Vec<(usize, String)> = Vec::with_capacity(turns.len());
+        // Segment ids by node number: many turns share one, read once.
+        let mut ids: HashMap<u32, String> = HashMap::new();
+        let mut id_of = |s: u32| -> Result<String> {
+            if let Some(id) = ids.get(&s) {
+                return Ok(id.clone());
+            }
+            let id = self.node_id(s)?;
+            ids.insert(s, id.clone());
+            Ok(id)
+        };
+        let mut named: Vec<u32> = Vec::new();
         for ((i, score), turn) in chosen.into_iter().zip(turns) {
             let turn = turn.into_owned();
             shown.push((i, display(&turn)));
+            let segment = self.segment_number(i);
+            named.extend(segment);
             pack.items.push(Hit {
                 turn,
                 score,
-                segment: self.segment(i).cloned(),
+                segment: segment.map(&mut id_of).transpose()?,
             });
         }
         // Groups in time order, each turn in its group in the order it was said.
@@ -148,18 +161,14 @@ impl Retriever {
             pack.text.push_str(&line);
             pack.text.push('\n');
         }
-        let mut named: Vec<&str> = pack
-            .items
-            .iter()
-            .filter_map(|h| h.segment.as_deref())
-            .collect();
         for i in left_out {
-            let Some(seg) = self.segment(i).map(String::as_str) else {
+            let Some(s) = self.segment_number(i) else {
                 continue;
             };
-            if named.contains(&seg) || pack.cards.len() >= MAX_CARDS {
+            if named.contains(&s) || pack.cards.len() >= MAX_CARDS {
                 continue;
             }
+            let seg = id_of(s)?;
             let t = self.turns.get(i)?;
             let when = t
                 .timestamp
@@ -178,7 +187,7 @@ impl Retriever {
             pack.text.push_str(&card);
             pack.text.push('\n');
             pack.cards.push(card);
-            named.push(seg);
+            named.push(s);
         }
         pack.tokens = tokens.count(&pack.text);
         Ok(pack)

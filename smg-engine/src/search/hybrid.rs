@@ -266,7 +266,7 @@ impl Retriever {
                     turn: turns.next().map(Cow::into_owned).ok_or_else(|| {
                         smg_format::Error::InvalidArgument(format!("turn {t} was not read"))
                     })?,
-                    segment: self.segment(t as usize).cloned(),
+                    segment: self.segment(t as usize)?,
                 },
                 Key::Node(n) => self.node_item(n)?,
             };

@@ -138,8 +138,6 @@ pub(crate) struct Indexes {
     #[serde(skip)]
     nodes: nodes::Nodes,
     vectors: Option<vectors::Vectors>,
-    /// Segment node ids, which a turn's segment number points into.
-    segments: Vec<String>,
     /// The index terms of each speaker's name, which a turn's speaker number points
     /// into.
     speakers: Vec<Vec<String>>,
@@ -216,25 +214,22 @@ fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), segment: Option<
     }
 }
 
-/// The segment nodes of `doc` (ids) and each turn's segment among them, if any
+/// Each turn's segment node (its number among the nodes retrieval knows), if any
 /// (`position`: turn number → place in the archive, of `n` turns).
-fn segments_of(
-    doc: &Document,
-    position: &HashMap<u64, usize>,
-    n: usize,
-) -> (Vec<String>, Vec<Option<u32>>) {
-    let mut segments = Vec::new();
+fn segments_of(doc: &Document, position: &HashMap<u64, usize>, n: usize) -> Vec<Option<u32>> {
+    let numbers = nodes::numbers(doc);
     let mut segment_of = vec![None; n];
     for node in doc
         .semantic_graph
         .iter()
         .flat_map(|g| g.nodes.iter().flatten())
     {
-        if node.kind != "segment" {
+        let Some(&s) = numbers
+            .get(node.id.as_str())
+            .filter(|_| node.kind == "segment")
+        else {
             continue;
-        }
-        let s = segments.len() as u32;
-        segments.push(node.id.clone());
+        };
         for n in node
             .provenance
             .iter()
@@ -246,7 +241,7 @@ fn segments_of(
             }
         }
     }
-    (segments, segment_of)
+    segment_of
 }
 
 /// The number of `key`, giving it the next one when new.
@@ -268,7 +263,7 @@ impl Retriever {
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
-        let (segments, segment_of) = segments_of(doc, &position, turns.len());
+        let segment_of = segments_of(doc, &position, turns.len());
         let mut sessions = HashMap::new();
         let mut names = HashMap::new();
         let mut numbered = Vec::with_capacity(turns.len());
@@ -310,7 +305,6 @@ impl Retriever {
                 vectors,
                 speakers,
                 index,
-                segments,
             },
             turns: turns::TurnStore::Loaded(turns),
             stored: false,
@@ -343,10 +337,19 @@ impl Retriever {
         self.value(Column64::Session, i)
     }
 
-    /// The segment node turn `i` belongs to.
-    fn segment(&self, i: usize) -> Option<&String> {
-        let s = self.value(Column64::Segment, i)?;
-        self.ix.segments.get(usize::try_from(s).ok()?)
+    /// The segment node turn `i` belongs to (its number among the nodes).
+    fn segment_number(&self, i: usize) -> Option<u32> {
+        u32::try_from(self.value(Column64::Segment, i)?).ok()
+    }
+
+    /// The id of node `n`.
+    fn node_id(&self, n: u32) -> Result<String> {
+        Ok(self.ix.nodes.entry(n)?.id)
+    }
+
+    /// The id of the segment node turn `i` belongs to.
+    fn segment(&self, i: usize) -> Result<Option<String>> {
+        self.segment_number(i).map(|s| self.node_id(s)).transpose()
     }
 
     /// The memory's latest instant (ms), of its turns and its nodes: the "now" of
@@ -381,14 +384,14 @@ impl Retriever {
     pub fn expand(&self, id: &str) -> Result<Vec<Turn>> {
         let s = self
             .ix
-            .segments
-            .iter()
-            .position(|x| x == id)
-            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))? as u64;
-        (0..self.turns.len())
-            .filter(|&i| self.value(Column64::Segment, i) == Some(s))
-            .map(|i| self.turns.get(i).map(Cow::into_owned))
-            .collect()
+            .nodes
+            .find(id)?
+            .filter(|&s| self.ix.nodes.is_segment(s))
+            .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))?;
+        let turns = self.ix.index.numbered(Column64::Segment, u64::from(s));
+        let turns: Vec<usize> = turns.into_iter().map(|i| i as usize).collect();
+        let read = self.turns.get_many(&turns)?;
+        Ok(read.into_iter().map(Cow::into_owned).collect())
     }
 
     /// The `k` best turns for `query`, best first (what a context is made of; a
@@ -401,7 +404,7 @@ impl Retriever {
                 Ok(Hit {
                     turn: self.turns.get(i)?.into_owned(),
                     score,
-                    segment: self.segment(i).cloned(),
+                    segment: self.segment(i)?,
                 })
             })
             .collect()
@@ -713,16 +716,23 @@ pub(crate) mod tests {
         assert_eq!(r.turn_count(), CHAT.len());
         assert!((0..CHAT.len()).all(|i| r.turn(i).unwrap().extra.is_empty()));
         assert_eq!(r.turn(2).unwrap().content, CHAT[2].1);
-        let seg = r.segment(2).unwrap().clone();
-        assert!(r
-            .expand(&seg)
-            .unwrap()
-            .iter()
-            .any(|t| t.content == CHAT[2].1));
+        let seg = r.segment(2).unwrap().unwrap();
+        let turns = r.expand(&seg).unwrap();
+        assert!(turns.iter().any(|t| t.content == CHAT[2].1));
+        assert!(turns.windows(2).all(|w| w[0].turn < w[1].turn));
         assert_eq!(r.expand("seg-999").unwrap_err().code(), "SMG-E201");
+        let fact = (0..r.node_count() as u32)
+            .find(|&n| !r.ix.nodes.is_segment(n))
+            .unwrap();
+        let fact = r.ix.nodes.entry(fact).unwrap().id;
         assert_eq!(
-            r.segment(0).map(String::as_str),
-            r.search_turns("weekend", 1).unwrap()[0].segment.as_deref()
+            r.expand(&fact).unwrap_err().code(),
+            "SMG-E201",
+            "not a segment"
+        );
+        assert_eq!(
+            r.segment(0).unwrap(),
+            r.search_turns("weekend", 1).unwrap()[0].segment
         );
     }
 

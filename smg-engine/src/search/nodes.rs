@@ -10,8 +10,6 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use chrono::DateTime;
-use petgraph::graph::{NodeIndex, UnGraph};
-use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 use smg_format::{model::Node, Document};
 
@@ -100,8 +98,6 @@ pub(crate) struct Nodes {
     /// weight, time, whether it can be a hit, and its [`Entry`].
     #[serde(skip)]
     pub(super) index: FullText,
-    /// Node `i` is graph node `i`; edges are undirected, weighted by strength.
-    graph: UnGraph<(), f64>,
     /// Entity and concept names, lowercased, sorted; name `p` names `named[p]`.
     names: Vec<String>,
     named: Vec<Vec<u32>>,
@@ -124,57 +120,34 @@ impl Nodes {
                 .max()
         };
         let now = nodes.iter().filter_map(|n| fresh(n)).max().max(latest_turn);
-        let index = FullText::build(
-            nodes
-                .chunks(16384)
-                .flat_map(|chunk| {
-                    chunk
-                        .par_iter()
-                        .map_init(HashMap::new, |stems, n| {
-                            let entry = entry(n);
-                            let hit = is_hit(n);
-                            Ok(Doc {
-                                terms: if hit {
-                                    tokens_cached(&entry.text, stems)
-                                } else {
-                                    Vec::new()
-                                },
-                                numbers: vec![(Column64::Flags, if hit { FLAG_HIT } else { 0 })],
-                                time: millis(n.timestamp.as_deref()),
-                                weight: Some(weight(n, fresh(n), now)),
-                                record: postcard::to_stdvec(&entry).map_err(|e| {
-                                    super::frames::damaged(format!("a node could not be kept: {e}"))
-                                })?,
-                            })
-                        })
-                        .collect::<Vec<Result<Doc>>>()
+        let mut links = links_of(doc, &nodes);
+        let docs: Vec<Result<Doc>> = nodes
+            .par_iter()
+            .zip(links.par_iter_mut())
+            .map_init(HashMap::new, |stems, (n, links)| {
+                let entry = entry(n);
+                let hit = is_hit(n);
+                Ok(Doc {
+                    terms: if hit {
+                        tokens_cached(&entry.text, stems)
+                    } else {
+                        Vec::new()
+                    },
+                    numbers: vec![(Column64::Flags, if hit { FLAG_HIT } else { 0 })],
+                    time: millis(n.timestamp.as_deref()),
+                    weight: Some(weight(n, fresh(n), now)),
+                    record: postcard::to_stdvec(&entry).map_err(|e| {
+                        super::frames::damaged(format!("node {} could not be kept: {e}", n.id))
+                    })?,
+                    links: std::mem::take(links),
+                    key: Some(n.id.clone()),
                 })
-                .collect::<Result<Vec<Doc>>>()?,
-        )?;
-        let position = positions(&nodes);
-        let mut graph = UnGraph::with_capacity(nodes.len(), 0);
-        for _ in &nodes {
-            graph.add_node(());
-        }
-        let ix = |id: &str| position.get(id).map(|&i| NodeIndex::new(i as usize));
-        for e in doc.graphs().into_iter().flat_map(|(_, g)| g.edges().iter()) {
-            if let (Some(a), Some(b)) = (ix(&e.from), ix(&e.to)) {
-                if !NOT_RELATED.contains(&e.relation.as_str()) {
-                    graph.add_edge(a, b, e.strength.unwrap_or(1.0).clamp(0.0, 1.0));
-                }
-            }
-        }
-        for n in &nodes {
-            for other in n.related_nodes.iter().flatten() {
-                if let (Some(a), Some(b)) = (ix(&n.id), ix(other)) {
-                    graph.add_edge(a, b, 1.0);
-                }
-            }
-        }
+            })
+            .collect();
+        let index = FullText::build(docs.into_iter().collect::<Result<Vec<Doc>>>()?)?;
         let (names, named) = names_of(&nodes);
         Ok(Nodes {
             index,
-            graph,
             matcher: matcher(&names),
             names,
             named,
@@ -182,12 +155,10 @@ impl Nodes {
         })
     }
 
-    /// Whether stored nodes hold together: one graph node per node, names that name
-    /// nodes.
+    /// Whether stored nodes hold together: names that name nodes.
     pub(crate) fn holds_together(&self) -> bool {
         let n = self.index.len();
-        self.graph.node_count() == n
-            && self.names.len() == self.named.len()
+        self.names.len() == self.named.len()
             && self.named.iter().flatten().all(|&i| (i as usize) < n)
     }
 
@@ -211,6 +182,16 @@ impl Nodes {
     /// Whether node `i` can be a hit.
     fn is_hit(&self, i: u32) -> bool {
         self.index.flag(FLAG_HIT, i)
+    }
+
+    /// Whether node `i` is a segment (a node retrieval knows that is no hit).
+    pub(crate) fn is_segment(&self, i: u32) -> bool {
+        (i as usize) < self.len() && !self.is_hit(i)
+    }
+
+    /// The number of the node whose id is `id`, if retrieval knows it.
+    pub(crate) fn find(&self, id: &str) -> Result<Option<u32>> {
+        self.index.find(id)
     }
 
     /// Node `i`'s importance lowered by decay (0 for a number past the nodes).
@@ -313,19 +294,17 @@ impl Nodes {
     fn reach(&self, m: u32, seed: &IdMap<f64>) -> (f64, f64) {
         let weight = |n: u32| self.weight(n);
         let (mut one, mut two) = (0.0f64, 0.0f64);
-        for e in self.graph.edges(NodeIndex::new(m as usize)) {
-            let b = e.target();
-            let near = HOP * e.weight() * weight(m);
-            if let Some(&s) = seed.get(&(b.index() as u32)) {
+        for (b, strength) in self.index.links(m) {
+            let near = HOP * strength * weight(m);
+            if let Some(&s) = seed.get(&b) {
                 one = one.max(s * near);
             }
-            if self.graph.edges(b).take(HUB + 1).count() > HUB {
+            if self.index.link_count(b) > HUB {
                 continue;
             }
-            for e2 in self.graph.edges(b) {
-                let far = e2.target().index() as u32;
+            for (far, strength) in self.index.links(b) {
                 if let Some(&s) = seed.get(&far).filter(|_| far != m) {
-                    two = two.max(s * HOP * e2.weight() * weight(b.index() as u32) * near);
+                    two = two.max(s * HOP * strength * weight(b) * near);
                 }
             }
         }
@@ -336,7 +315,7 @@ impl Nodes {
     /// the other speaker) says little about what a query is after.
     fn specificity(&self, n: u32) -> f64 {
         let total = self.len().max(2) as f64;
-        let degree = self.graph.edges(NodeIndex::new(n as usize)).count().max(1) as f64;
+        let degree = self.index.link_count(n).max(1) as f64;
         ((total / degree).ln() / total.ln()).clamp(0.01, 1.0)
     }
 
@@ -370,6 +349,37 @@ fn positions<'a>(nodes: &[&'a Node]) -> HashMap<&'a str, u32> {
         .enumerate()
         .map(|(i, n)| (n.id.as_str(), i as u32))
         .collect()
+}
+
+/// Each node's links: the nodes it is related to (by an edge other than turn order,
+/// or as one of its related nodes), with the strength of the link, both ways.
+fn links_of(doc: &Document, nodes: &[&Node]) -> Vec<Vec<(u32, f32)>> {
+    let position = positions(nodes);
+    let mut links = vec![Vec::new(); nodes.len()];
+    let mut link = |a: u32, b: u32, strength: f64| {
+        let strength = strength.clamp(0.0, 1.0) as f32;
+        links[a as usize].push((b, strength));
+        if a != b {
+            links[b as usize].push((a, strength));
+        }
+    };
+    for e in doc.graphs().into_iter().flat_map(|(_, g)| g.edges().iter()) {
+        if let (Some(&a), Some(&b)) = (position.get(e.from.as_str()), position.get(e.to.as_str())) {
+            if !NOT_RELATED.contains(&e.relation.as_str()) {
+                link(a, b, e.strength.unwrap_or(1.0));
+            }
+        }
+    }
+    for n in nodes {
+        for other in n.related_nodes.iter().flatten() {
+            if let (Some(&a), Some(&b)) =
+                (position.get(n.id.as_str()), position.get(other.as_str()))
+            {
+                link(a, b, 1.0);
+            }
+        }
+    }
+    links
 }
 
 /// The numbers of the nodes of `doc` that retrieval knows, by id.

@@ -396,7 +396,7 @@ mod tests {
         for q in ["Where did Ann go hiking?", "bakery job Monday"] {
             assert_answers_alike(&lazy, &built, q, 30);
         }
-        let seg = built.segment(0).unwrap().clone();
+        let seg = built.segment(0).unwrap().unwrap();
         assert_eq!(lazy.expand(&seg).unwrap(), built.expand(&seg).unwrap());
     }
 

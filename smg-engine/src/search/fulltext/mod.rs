@@ -58,6 +58,8 @@ struct Inner {
     numbers: Vec<Arc<dyn ColumnValues<u64>>>,
     /// What is kept beside the terms, of the one segment (none when empty).
     values: Option<values::Values>,
+    /// The field of the documents' keys.
+    key: Field,
     len: usize,
 }
 
@@ -184,6 +186,7 @@ impl FullText {
             text,
             numbers,
             values,
+            key: kept.key,
             len,
         })))
     }

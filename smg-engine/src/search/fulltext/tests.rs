@@ -206,6 +206,8 @@ fn valued(n: usize) -> Vec<Doc> {
             time: (i % 3 != 0).then(|| (i as i64 - 5) * 1000),
             weight: Some(i as f64 / 4.0),
             record: format!("record {i}").into_bytes(),
+            links: (0..i % 4).map(|j| (j as u32, 0.25 * j as f32)).collect(),
+            key: (i % 5 != 0).then(|| format!("id-{i}")),
         })
         .collect()
 }
@@ -226,7 +228,16 @@ fn values_are_read_by_number_in_place_and_after_a_merge() {
             assert_eq!(ix.time(n), d.time);
             assert_eq!(ix.weight(n), d.weight);
             assert_eq!(ix.record(n).unwrap(), d.record);
+            let mut links = ix.links(n);
+            links.sort_by_key(|l| l.0);
+            let given: Vec<(u32, f64)> = d.links.iter().map(|&(o, s)| (o, f64::from(s))).collect();
+            assert_eq!(links, given);
+            assert_eq!(ix.link_count(n), d.links.len());
+            let key = d.key.as_deref().unwrap_or("none");
+            assert_eq!(ix.find(key).unwrap(), d.key.as_ref().map(|_| n));
         }
+        assert_eq!(ix.find("id-").unwrap(), None);
+        assert_eq!((ix.links(40), ix.link_count(40)), (Vec::new(), 0));
         assert_eq!(ix.number(Column64::Session, 40), None);
         assert_eq!(ix.time(40), None);
         assert_eq!(ix.record(40).unwrap_err().code(), "SMG-E006");
@@ -234,6 +245,11 @@ fn values_are_read_by_number_in_place_and_after_a_merge() {
         // [-2 s, 4 s): turns 4 (-1 s) … 8 (3 s) but 6, which has no time.
         assert_eq!(ix.timed_within(-2000..4000), [4, 5, 7, 8]);
         assert!(ix.timed_within(4000..4000).is_empty());
+        assert_eq!(
+            ix.numbered(Column64::Session, 3),
+            (30..40).collect::<Vec<u32>>()
+        );
+        assert!(ix.numbered(Column64::Segment, 0).is_empty());
     }
     let empty = FullText::build(Vec::<Doc>::new()).unwrap();
     assert_eq!((empty.latest(), empty.time(0)), (None, None));
@@ -252,6 +268,10 @@ fn damaged_values_are_none_or_an_error_never_a_panic() {
         };
         for n in [0, 1, 150, 299, 300] {
             let _ = (ix.number(Column64::Session, n), ix.time(n), ix.weight(n));
+            let _ = (ix.links(n), ix.link_count(n));
+            if let Err(e) = ix.find(&format!("id-{n}")) {
+                assert_eq!(e.code(), "SMG-E006");
+            }
             if let Err(e) = ix.record(n) {
                 assert_eq!(e.code(), "SMG-E006");
             }

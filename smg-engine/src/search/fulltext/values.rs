@@ -5,9 +5,12 @@
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use tantivy::collector::TopDocs;
 use tantivy::columnar::Column;
-use tantivy::schema::{Field, Schema, Value as _, FAST, STORED};
-use tantivy::{DocAddress, DocId, Searcher, SegmentReader, TantivyDocument};
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, Schema, Value as _, FAST, STORED, STRING};
+use tantivy::{DocAddress, DocId, Searcher, SegmentReader, TantivyDocument, Term};
 
 /// A number kept per document, read by [`super::FullText::value`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,10 @@ const TIME: &str = "time";
 const WEIGHT: &str = "weight";
 /// The field of a document's record.
 const RECORD: &str = "record";
+/// The field of a document's links (several values each).
+const LINKS: &str = "links";
+/// The field of a document's key (a node's id), indexed whole to find it by.
+const KEY: &str = "key";
 
 /// A document to index: its terms and what is kept beside them.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -69,6 +76,16 @@ pub(crate) struct Doc {
     pub(crate) weight: Option<f64>,
     /// Kept in the document store when not empty.
     pub(crate) record: Vec<u8>,
+    /// Other documents it is linked to, with the link's strength.
+    pub(crate) links: Vec<(u32, f32)>,
+    /// What it is found by ([`super::FullText::find`]).
+    pub(crate) key: Option<String>,
+}
+
+/// A link as the links column keeps it: the other document above, the strength's
+/// bits below (a document's values may come back in any order).
+fn link(to: u32, strength: f32) -> u64 {
+    (u64::from(to) << 32) | u64::from(strength.to_bits())
 }
 
 impl From<Vec<String>> for Doc {
@@ -88,6 +105,8 @@ pub(super) fn add_fields(b: &mut tantivy::schema::SchemaBuilder) {
     b.add_i64_field(TIME, FAST);
     b.add_f64_field(WEIGHT, FAST);
     b.add_bytes_field(RECORD, STORED);
+    b.add_u64_field(LINKS, FAST);
+    b.add_text_field(KEY, STRING);
 }
 
 /// The fields of the values, when `schema` has them all.
@@ -97,6 +116,8 @@ pub(super) struct Fields {
     time: Field,
     weight: Field,
     record: Field,
+    links: Field,
+    pub(super) key: Field,
 }
 
 impl Fields {
@@ -110,6 +131,8 @@ impl Fields {
             time: schema.get_field(TIME).ok()?,
             weight: schema.get_field(WEIGHT).ok()?,
             record: schema.get_field(RECORD).ok()?,
+            links: schema.get_field(LINKS).ok()?,
+            key: schema.get_field(KEY).ok()?,
         })
     }
 
@@ -127,6 +150,12 @@ impl Fields {
         if !doc.record.is_empty() {
             to.add_bytes(self.record, &doc.record);
         }
+        for &(other, strength) in &doc.links {
+            to.add_u64(self.links, link(other, strength));
+        }
+        if let Some(key) = &doc.key {
+            to.add_text(self.key, key);
+        }
     }
 }
 
@@ -137,6 +166,7 @@ pub(super) struct Values {
     numbers: Vec<Option<Column<u64>>>,
     time: Option<Column<i64>>,
     weight: Option<Column<f64>>,
+    links: Option<Column<u64>>,
     record: Field,
 }
 
@@ -150,6 +180,7 @@ impl Values {
                 .collect::<tantivy::Result<_>>()?,
             time: fast.column_opt(TIME)?,
             weight: fast.column_opt(WEIGHT)?,
+            links: fast.column_opt(LINKS)?,
             record: fields.record,
         })
     }
@@ -175,6 +206,21 @@ impl Values {
         self.weight.as_ref()?.first(doc)
     }
 
+    pub(super) fn links(&self, doc: DocId) -> Vec<(u32, f64)> {
+        let Some(c) = &self.links else {
+            return Vec::new();
+        };
+        c.values_for_doc(doc)
+            .map(|v| ((v >> 32) as u32, f64::from(f32::from_bits(v as u32))))
+            .collect()
+    }
+
+    pub(super) fn link_count(&self, doc: DocId) -> usize {
+        self.links
+            .as_ref()
+            .map_or(0, |c| c.index.value_row_ids(doc).len())
+    }
+
     /// The latest instant of the documents.
     pub(super) fn latest(&self) -> Option<i64> {
         let c = self.time.as_ref()?;
@@ -186,6 +232,15 @@ impl Values {
         let mut out = Vec::new();
         if let Some(c) = self.time.as_ref().filter(|_| within.start < within.end) {
             c.get_docids_for_value_range(within.start..=within.end - 1, docs, &mut out);
+        }
+        out
+    }
+
+    /// The documents whose number in column `c` is `value`, in order.
+    pub(super) fn numbered(&self, c: Column64, value: u64, docs: Range<DocId>) -> Vec<DocId> {
+        let mut out = Vec::new();
+        if let Some(column) = &self.numbers[c as usize] {
+            column.get_docids_for_value_range(value..=value, docs, &mut out);
         }
         out
     }
@@ -266,6 +321,31 @@ impl super::FullText {
         self.read(n, |v, d| v.weight(d))
     }
 
+    /// The documents document `n` links to, with the links' strengths.
+    pub(crate) fn links(&self, n: u32) -> Vec<(u32, f64)> {
+        self.read(n, |v, d| Some(v.links(d))).unwrap_or_default()
+    }
+
+    /// How many links document `n` has.
+    pub(crate) fn link_count(&self, n: u32) -> usize {
+        self.read(n, |v, d| Some(v.link_count(d))).unwrap_or(0)
+    }
+
+    /// The document whose key is `key`, if any.
+    pub(crate) fn find(&self, key: &str) -> crate::error::Result<Option<u32>> {
+        let Some(inner) = self.0.as_ref() else {
+            return Ok(None);
+        };
+        let term = Term::from_field_text(inner.key, key);
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        let found = super::guarded(|| {
+            inner
+                .searcher
+                .search(&query, &TopDocs::with_limit(1).order_by_score())
+        })?;
+        Ok(found.first().and_then(|&(_, at)| inner.number_of(at)))
+    }
+
     /// The latest instant of the documents.
     pub(crate) fn latest(&self) -> Option<i64> {
         let values = self.0.as_ref()?.values.as_ref()?;
@@ -277,6 +357,17 @@ impl super::FullText {
     /// The documents whose instant is in `within` (ms, end excluded), in number
     /// order: a scan of the time column, nothing else read.
     pub(crate) fn timed_within(&self, within: Range<i64>) -> Vec<u32> {
+        self.scan(|values, docs| values.timed_within(within, docs))
+    }
+
+    /// The documents whose number in column `c` is `value`, in number order: a scan
+    /// of the column.
+    pub(crate) fn numbered(&self, c: Column64, value: u64) -> Vec<u32> {
+        self.scan(|values, docs| values.numbered(c, value, docs))
+    }
+
+    /// What `f` finds among all the documents; none in a damaged index.
+    fn scan(&self, f: impl FnOnce(&Values, Range<DocId>) -> Vec<DocId>) -> Vec<u32> {
         let Some(inner) = self.0.as_ref() else {
             return Vec::new();
         };
@@ -284,8 +375,7 @@ impl super::FullText {
             return Vec::new();
         };
         let docs = 0..u32::try_from(inner.len).unwrap_or(u32::MAX);
-        let found = catch_unwind(AssertUnwindSafe(|| values.timed_within(within, docs)));
-        found.unwrap_or_default()
+        catch_unwind(AssertUnwindSafe(|| f(values, docs))).unwrap_or_default()
     }
 
     /// Document `n`'s record (empty when it has none); a number past the documents
