@@ -22,7 +22,6 @@ use tantivy::query::{
 use tantivy::schema::{
     Field, FieldType, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST,
 };
-use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::{
     DocAddress, DocId, DocSet, HasLen, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher,
     SegmentReader, TantivyDocument, Term, TERMINATED,
@@ -71,10 +70,12 @@ impl std::fmt::Debug for FullText {
 
 fn schema() -> Schema {
     let mut b = Schema::builder();
-    // Terms arrive made (stemmed, stopwords out): no tokenizer runs, and positions
-    // are not kept (no query here asks for a phrase).
+    // Terms arrive made (stemmed, stopwords out; never a space in one), joined by
+    // spaces for tantivy's whitespace tokenizer to split again — cheaper than its
+    // pre-tokenized text, which goes to the indexing thread as JSON. Positions are not
+    // kept (no query here asks for a phrase).
     let indexing = TextFieldIndexing::default()
-        .set_tokenizer("raw")
+        .set_tokenizer("whitespace")
         .set_index_option(IndexRecordOption::WithFreqs);
     b.add_text_field(TEXT, TextOptions::default().set_indexing_options(indexing));
     b.add_u64_field(NUMBER, FAST);
@@ -114,23 +115,7 @@ impl FullText {
             let given: Doc = given.into();
             let mut doc = TantivyDocument::default();
             kept.add(&given, &mut doc);
-            let tokens = given
-                .terms
-                .into_iter()
-                .enumerate()
-                .map(|(position, text)| Token {
-                    position,
-                    text,
-                    ..Token::default()
-                })
-                .collect();
-            doc.add_pre_tokenized_text(
-                text,
-                PreTokenizedString {
-                    text: String::new(),
-                    tokens,
-                },
-            );
+            doc.add_text(text, given.terms.join(" "));
             doc.add_u64(number, n as u64);
             writer.add_document(doc).map_err(damaged)?;
             if (n + 1) % every == 0 {
