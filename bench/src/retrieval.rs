@@ -98,6 +98,16 @@ pub(crate) fn read(path: &Path) {
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
+    // Turns ranked alone, nothing read: what plain tantivy's top ten by BM25 does,
+    // with smg's feedback pass and turn rules on top.
+    let ranked: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let t = Instant::now();
+            std::hint::black_box(retriever.rank(q, None).expect("rank"));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
     let context: Vec<f64> = queries
         .iter()
         .map(|q| {
@@ -107,6 +117,7 @@ pub(crate) fn read(path: &Path) {
         })
         .collect();
     let (s50, s95, s99) = percentiles(search);
+    let (r50, r95, r99) = percentiles(ranked);
     let (c50, c95, c99) = percentiles(context);
     println!(
         "{} archived turns, {} nodes, file {}; first query {first:?} ({} turns, {} nodes).\n",
@@ -144,6 +155,7 @@ pub(crate) fn read(path: &Path) {
     );
     println!("| resident memory after opening | {rss:.0} MB | < 300 MB |");
     println!("| hybrid search, k = 10 turns + 10 nodes ({QUERIES} queries): p50 / p95 / p99 | {s50:.1} / {s95:.1} / {s99:.1} ms | p99 < 10 ms |");
+    println!("| turns ranked alone (`Retriever::rank`: BM25, feedback, neighbours, sessions; no turn read): p50 / p95 / p99 | {r50:.1} / {r95:.1} / {r99:.1} ms | |");
     println!("| context (the turns of a 2,000-token context): p50 / p95 / p99 | {c50:.1} / {c95:.1} / {c99:.1} ms | p99 < 20 ms |");
 }
 
