@@ -248,7 +248,7 @@ impl Retriever {
         let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
             fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let chosen = self.diversify(&fused, k)?;
+        let chosen = self.diversify(&fused, k);
         // The turns chosen are read together.
         let positions: Vec<usize> = chosen
             .iter()
@@ -294,17 +294,14 @@ impl Retriever {
 
     /// The order of the first `k` of `fused` (best first): the first places by MMR,
     /// in which only near-duplicates count as alike.
-    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Result<Vec<usize>> {
+    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Vec<usize> {
         let depth = fused.len().min(MMR_DEPTH);
         // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
         // considers), so that ranks stay apart however short the lists.
         let best = fused.first().map_or(1.0, |f| f.1);
         let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
         let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
-        let sketches: Vec<Sketch> = fused[..depth]
-            .iter()
-            .map(|f| self.sketch(f.0))
-            .collect::<Result<_>>()?;
+        let sketches: Vec<Sketch> = fused[..depth].iter().map(|f| self.sketch(f.0)).collect();
         let mut chosen: Vec<usize> = Vec::new();
         let mut left: Vec<usize> = (0..depth).collect();
         // Each one's likeness to the most alike already chosen.
@@ -326,19 +323,17 @@ impl Retriever {
             chosen.push(pick);
         }
         chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
-        Ok(chosen)
+        chosen
     }
 
-    /// What MMR compares a result by: a turn's sketch is in the index (its text stays
-    /// on disk), a node's is made from its text.
-    fn sketch(&self, key: Key) -> Result<Sketch> {
-        Ok(match key {
-            Key::Turn(i) => {
-                let n = self.value(Column64::Sketch, i as usize);
-                n.map_or_else(Sketch::default, Sketch::from_u64)
-            }
-            Key::Node(i) => Sketch::of(&self.ix.nodes.entry(i)?.text),
-        })
+    /// What MMR compares a result by: a turn's or a node's sketch, kept in its index
+    /// (its text is not read).
+    fn sketch(&self, key: Key) -> Sketch {
+        let n = match key {
+            Key::Turn(i) => self.value(Column64::Sketch, i as usize),
+            Key::Node(i) => self.ix.nodes.sketch(i),
+        };
+        n.map_or_else(Sketch::default, Sketch::from_u64)
     }
 }
 

@@ -15,6 +15,7 @@ use smg_format::{model::Node, Document};
 
 use super::fulltext::{Column64, Doc, FullText, FLAG_HIT};
 use super::scores::IdMap;
+use super::sketch::Sketch;
 use super::words::tokens_cached;
 use crate::error::Result;
 
@@ -133,7 +134,10 @@ impl Nodes {
                     } else {
                         Vec::new()
                     },
-                    numbers: vec![(Column64::Flags, if hit { FLAG_HIT } else { 0 })],
+                    numbers: vec![
+                        (Column64::Flags, if hit { FLAG_HIT } else { 0 }),
+                        (Column64::Sketch, Sketch::of(&entry.text).to_u64()),
+                    ],
                     time: millis(n.timestamp.as_deref()),
                     weight: Some(weight(n, fresh(n), now)),
                     record: postcard::to_stdvec(&entry).map_err(|e| {
@@ -177,6 +181,11 @@ impl Nodes {
         postcard::from_bytes(&self.index.record(i)?).map_err(|e| {
             super::frames::damaged(format!("node {i} of the index cannot be read: {e}"))
         })
+    }
+
+    /// Node `i`'s sketch ([`Sketch::to_u64`]).
+    pub(crate) fn sketch(&self, i: u32) -> Option<u64> {
+        self.index.number(Column64::Sketch, i)
     }
 
     /// Whether node `i` can be a hit.
