@@ -203,9 +203,14 @@ fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), segment: Option<
 }
 
 /// Each turn's segment node (its number among the nodes retrieval knows), if any
-/// (`position`: turn number → place in the archive, of `n` turns).
-fn segments_of(doc: &Document, position: &HashMap<u64, usize>, n: usize) -> Vec<Option<u32>> {
-    let numbers = nodes::numbers(doc);
+/// (`numbers`: node id → number; `position`: turn number → place in the archive, of
+/// `n` turns).
+fn segments_of(
+    doc: &Document,
+    numbers: &HashMap<&str, u32>,
+    position: &HashMap<u64, usize>,
+    n: usize,
+) -> Vec<Option<u32>> {
     let mut segment_of = vec![None; n];
     for node in doc
         .semantic_graph
@@ -251,7 +256,9 @@ impl Retriever {
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
-        let segment_of = segments_of(doc, &position, turns.len());
+        // The nodes' numbers by id, for the turns' segments and the nodes' vectors.
+        let node_numbers = nodes::numbers(doc);
+        let segment_of = segments_of(doc, &node_numbers, &position, turns.len());
         let mut sessions = HashMap::new();
         let mut names = HashMap::new();
         let mut numbered = Vec::with_capacity(turns.len());
@@ -283,7 +290,7 @@ impl Retriever {
                 .collect::<Vec<_>>()
         }))?;
         let nodes = nodes::Nodes::new(doc, index.latest())?;
-        let vectors = vectors::Vectors::new(doc, &position);
+        let vectors = vectors::Vectors::new(doc, &position, &node_numbers);
         Ok(Retriever {
             ix: Indexes {
                 memory: prompt::PromptMemory::of(doc),

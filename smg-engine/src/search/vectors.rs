@@ -64,14 +64,17 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 impl Vectors {
     /// The enabled vector index of `doc`, its entries resolved to turn positions
-    /// (`turns`: archive turn number → position) and node numbers; `None` without one.
-    pub(crate) fn new(doc: &Document, turns: &HashMap<u64, usize>) -> Option<Self> {
+    /// (`turns`: archive turn number → position) and node numbers (`nodes`: id → number); `None` without one.
+    pub(crate) fn new(
+        doc: &Document,
+        turns: &HashMap<u64, usize>,
+        nodes: &HashMap<&str, u32>,
+    ) -> Option<Self> {
         let index = doc.deep_archive.as_ref()?.vector_index.as_ref()?;
         if !index.enabled {
             return None;
         }
         let dimensions = index.dimensions.map_or(0, |d| d as usize);
-        let positions = super::nodes::numbers(doc);
         let rows = index
             .embeddings
             .iter()
@@ -80,7 +83,7 @@ impl Vectors {
             .filter_map(|e| {
                 let key = match (e.turn, e.node_id.as_deref()) {
                     (Some(t), _) => Key::Turn(*turns.get(&t)? as u32),
-                    (None, Some(id)) => Key::Node(*positions.get(id)?),
+                    (None, Some(id)) => Key::Node(*nodes.get(id)?),
                     (None, None) => return None,
                 };
                 Some((key, unit(&e.vector)?))

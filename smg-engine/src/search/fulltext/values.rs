@@ -2,7 +2,7 @@
 //! (columns, bit-packed) and a record in the document store (compressed blocks),
 //! read by the document's number, in place — opening an index reads none of them.
 
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use tantivy::collector::TopDocs;
@@ -229,20 +229,15 @@ impl Values {
 
     /// The documents whose instant is in `within`, in order.
     pub(super) fn timed_within(&self, within: Range<i64>, docs: Range<DocId>) -> Vec<DocId> {
-        let mut out = Vec::new();
-        if let Some(c) = self.time.as_ref().filter(|_| within.start < within.end) {
-            c.get_docids_for_value_range(within.start..=within.end - 1, docs, &mut out);
+        if within.start >= within.end {
+            return Vec::new();
         }
-        out
+        in_range(self.time.as_ref(), within.start..=within.end - 1, docs)
     }
 
     /// The documents whose number in column `c` is `value`, in order.
     pub(super) fn numbered(&self, c: Column64, value: u64, docs: Range<DocId>) -> Vec<DocId> {
-        let mut out = Vec::new();
-        if let Some(column) = &self.numbers[c as usize] {
-            column.get_docids_for_value_range(value..=value, docs, &mut out);
-        }
-        out
+        in_range(self.numbers[c as usize].as_ref(), value..=value, docs)
     }
 
     /// The record of document `doc` of the searcher's one segment.
@@ -253,6 +248,22 @@ impl Values {
             .map(<[u8]>::to_vec)
             .unwrap_or_default())
     }
+}
+
+/// The documents among `docs` whose value in `column` is in `values`, in order.
+fn in_range<T>(
+    column: Option<&Column<T>>,
+    values: RangeInclusive<T>,
+    docs: Range<DocId>,
+) -> Vec<DocId>
+where
+    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
+{
+    let mut out = Vec::new();
+    if let Some(column) = column {
+        column.get_docids_for_value_range(values, docs, &mut out);
+    }
+    out
 }
 
 /// Reads of what is kept beside the terms, by document number. A value of a number
