@@ -80,8 +80,9 @@ impl SearchResults {
 pub struct Found {
     /// The fused score (higher is better; comparable within one query only).
     pub score: f64,
-    /// The lists that found it: `turns` (BM25 and the turn rules), `text` (BM25 over
-    /// node text), `graph` (around named entities and strong matches), `vector`.
+    /// The lists that found it: `turns` (BM25 and the turn rules; for a node, drawn
+    /// from the turns they rank best), `text` (BM25 over node text), `graph` (around
+    /// named entities and strong matches), `vector`.
     pub sources: Vec<&'static str>,
     /// The turn or node.
     pub item: Item,
@@ -202,6 +203,7 @@ impl Retriever {
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
         node_lists.extend(by_nodes?);
+        node_lists.push(("turns", self.drawn_from(&turns, n)));
         // Turns are read from disk, nodes are in memory: side by side.
         let (turns, nodes) = rayon::join(
             || self.fuse(&turn_lists, options.k),
@@ -233,6 +235,20 @@ impl Retriever {
                 .collect()
         };
         Ok(vec![("text", keys(by_text)), ("graph", keys(graph))])
+    }
+
+    /// The nodes that can be hits drawn from `turns` (best first), in the order of
+    /// the best turn each is drawn from; `n` at most. What a passage that answers
+    /// the query taught the memory answers it too, however it is worded.
+    fn drawn_from(&self, turns: &[(usize, f64)], n: usize) -> Vec<Key> {
+        let mut seen = std::collections::HashSet::new();
+        turns
+            .iter()
+            .flat_map(|&(i, _)| self.drawn(i))
+            .filter(|&node| self.ix.nodes.is_hit(node) && seen.insert(node))
+            .take(n)
+            .map(Key::Node)
+            .collect()
     }
 
     /// Reciprocal rank fusion of `lists`, the first places chosen by MMR; `k` at most.

@@ -118,8 +118,8 @@ pub struct Retriever {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Indexes {
     /// Stored as a part of its own, read in place ([`stored`]): each turn's terms,
-    /// session, speaker, segment, instant, characters, sketch, and whether it places
-    /// something in time.
+    /// session, speaker, segment, the other nodes drawn from it, instant, characters,
+    /// sketch, and whether it places something in time.
     #[serde(skip)]
     index: FullText,
     /// Stored as a part of its own ([`stored`]).
@@ -182,8 +182,8 @@ impl Indexes {
 }
 
 /// Turn `t` as the turns' index keeps it: its terms, its session and speaker
-/// (`numbered`), its segment, instant, characters, sketch and flags.
-fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), segment: Option<u32>) -> Doc {
+/// (`numbered`), its place in the graph, instant, characters, sketch and flags.
+fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), graph: InGraph<'_>) -> Doc {
     let shown = display(t).chars().count() as u64;
     let timed = time::places_in_time(&t.content);
     let mut numbers = vec![
@@ -193,34 +193,42 @@ fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), segment: Option<
         (Column64::Sketch, sketch::Sketch::of(&t.content).to_u64()),
         (Column64::Flags, if timed { FLAG_TIMED } else { 0 }),
     ];
-    numbers.extend(segment.map(|s| (Column64::Segment, u64::from(s))));
+    numbers.extend(graph.segment.map(|s| (Column64::Segment, u64::from(s))));
     Doc {
         terms,
         numbers,
         time: t.timestamp.as_deref().and_then(time::instant),
+        // A turn's links are the nodes drawn from it (all of one strength).
+        links: graph.drawn.iter().map(|&n| (n, 1.0)).collect(),
         ..Doc::default()
     }
 }
 
-/// Each turn's segment node (its number among the nodes retrieval knows), if any
-/// (`numbers`: node id → number; `position`: turn number → place in the archive, of
-/// `n` turns).
-fn segments_of(
+/// A turn's place in the graph, by node numbers among the nodes retrieval knows.
+#[derive(Clone, Copy)]
+struct InGraph<'a> {
+    /// The segment it belongs to.
+    segment: Option<u32>,
+    /// The other nodes whose provenance names it (memories, decisions…).
+    drawn: &'a [u32],
+}
+
+/// Each turn's segment node, and the other nodes drawn from each turn (`numbers`:
+/// node id → number; `position`: turn number → place in the archive, of `n` turns).
+fn graph_of(
     doc: &Document,
     numbers: &HashMap<&str, u32>,
     position: &HashMap<u64, usize>,
     n: usize,
-) -> Vec<Option<u32>> {
+) -> (Vec<Option<u32>>, HashMap<usize, Vec<u32>>) {
     let mut segment_of = vec![None; n];
+    let mut drawn: HashMap<usize, Vec<u32>> = HashMap::new();
     for node in doc
         .semantic_graph
         .iter()
         .flat_map(|g| g.nodes.iter().flatten())
     {
-        let Some(&s) = numbers
-            .get(node.id.as_str())
-            .filter(|_| node.kind == "segment")
-        else {
+        let Some(&s) = numbers.get(node.id.as_str()) else {
             continue;
         };
         for n in node
@@ -229,12 +237,18 @@ fn segments_of(
             .flatten()
             .flat_map(|p| p.turns.iter().flatten())
         {
-            if let Some(&i) = position.get(n) {
+            let Some(&i) = position.get(n) else { continue };
+            if node.kind == "segment" {
                 segment_of[i] = Some(s);
+            } else {
+                let list = drawn.entry(i).or_default();
+                if !list.contains(&s) {
+                    list.push(s);
+                }
             }
         }
     }
-    segment_of
+    (segment_of, drawn)
 }
 
 /// The number of `key`, giving it the next one when new.
@@ -256,9 +270,10 @@ impl Retriever {
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
         let position: HashMap<u64, usize> =
             turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
-        // The nodes' numbers by id, for the turns' segments and the nodes' vectors.
+        // The nodes' numbers by id, for the turns' place in the graph and the nodes'
+        // vectors.
         let node_numbers = nodes::numbers(doc);
-        let segment_of = segments_of(doc, &node_numbers, &position, turns.len());
+        let (segment_of, drawn) = graph_of(doc, &node_numbers, &position, turns.len());
         let mut sessions = HashMap::new();
         let mut names = HashMap::new();
         let mut numbered = Vec::with_capacity(turns.len());
@@ -274,18 +289,17 @@ impl Retriever {
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
         let index = FullText::build(turns.chunks(16384).enumerate().flat_map(|(c, chunk)| {
-            let (segment_of, numbered) = (&segment_of, &numbered);
+            let (segment_of, drawn, numbered) = (&segment_of, &drawn, &numbered);
             chunk
                 .par_iter()
                 .enumerate()
                 .map_init(HashMap::new, move |stems, (j, t)| {
                     let i = c * 16384 + j;
-                    turn_doc(
-                        t,
-                        tokens_cached(&display(t), stems),
-                        numbered[i],
-                        segment_of[i],
-                    )
+                    let graph = InGraph {
+                        segment: segment_of[i],
+                        drawn: drawn.get(&i).map_or(&[], Vec::as_slice),
+                    };
+                    turn_doc(t, tokens_cached(&display(t), stems), numbered[i], graph)
                 })
                 .collect::<Vec<_>>()
         }))?;
@@ -335,6 +349,22 @@ impl Retriever {
     /// The segment node turn `i` belongs to (its number among the nodes).
     fn segment_number(&self, i: usize) -> Option<u32> {
         u32::try_from(self.value(Column64::Segment, i)?).ok()
+    }
+
+    /// The nodes drawn from turn `i` other than its segment (memories, decisions…),
+    /// by their numbers among the nodes, in number order.
+    fn drawn(&self, i: usize) -> Vec<u32> {
+        let mut nodes: Vec<u32> = self
+            .ix
+            .index
+            .links(i as u32)
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|&n| (n as usize) < self.ix.nodes.len())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
     }
 
     /// The id of node `n`.

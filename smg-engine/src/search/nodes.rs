@@ -189,7 +189,7 @@ impl Nodes {
     }
 
     /// Whether node `i` can be a hit.
-    fn is_hit(&self, i: u32) -> bool {
+    pub(crate) fn is_hit(&self, i: u32) -> bool {
         self.index.flag(FLAG_HIT, i)
     }
 

@@ -28,10 +28,11 @@ use crate::error::Result;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 17;
+const VERSION: u16 = 18;
 /// The versions read. 15 and before held smg's own postings rather than tantivy's;
 /// 16 kept what is known of each turn and node in the compressed parts rather than
-/// in the full-text indexes. Such an index is not read (search builds one in memory,
+/// in the full-text indexes; 17 did not link a turn to the nodes drawn from it. Such
+/// an index is not read (search builds one in memory,
 /// and says so) and the next write stores a new one.
 const READS: [u16; 1] = [VERSION];
 /// The parts: three compressed, then the two full-text indexes.
