@@ -51,6 +51,61 @@ pub struct LocomoReport {
     pub latencies: Vec<Duration>,
     /// The embedding model the memories and questions were embedded with, if any.
     pub model: Option<String>,
+    /// The memory and decision nodes ingest drew, held against the turns LoCoMo's
+    /// annotators drew an observation from (`session_N_observation`); `None` when no
+    /// file has observations.
+    pub labelled: Option<Labelled>,
+}
+
+/// Nodes drawn by ingest against a labelled sample: the turns people drew a fact
+/// from (LoCoMo's observations, each citing the `dia_id` it came from).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Labelled {
+    /// Memory and decision nodes drawn.
+    pub nodes: usize,
+    /// Of them, those drawn from a labelled turn.
+    pub nodes_labelled: usize,
+    /// Labelled turns (in the dialogue).
+    pub turns: usize,
+    /// Of them, those some memory or decision node is drawn from.
+    pub turns_drawn: usize,
+}
+
+impl Labelled {
+    /// The share of nodes drawn from a labelled turn.
+    pub fn precision(&self) -> f64 {
+        self.nodes_labelled as f64 / self.nodes.max(1) as f64
+    }
+
+    /// The share of labelled turns some node is drawn from.
+    pub fn recall(&self) -> f64 {
+        self.turns_drawn as f64 / self.turns.max(1) as f64
+    }
+
+    /// These counts and `doc`'s, whose turns `observed` are labelled.
+    fn add(&mut self, doc: &Document, observed: &HashSet<String>) {
+        let mut drawn: HashSet<&str> = HashSet::new();
+        for node in doc
+            .graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes())
+            .filter(|n| n.kind == "memory" || n.kind == "decision")
+        {
+            let ids: Vec<&str> = node
+                .provenance
+                .iter()
+                .flatten()
+                .flat_map(|p| p.message_ids.iter().flatten())
+                .map(String::as_str)
+                .collect();
+            self.nodes += 1;
+            self.nodes_labelled += usize::from(ids.iter().any(|i| observed.contains(*i)));
+            drawn.extend(ids);
+        }
+        self.turns += observed.len();
+        self.turns_drawn += observed.iter().filter(|t| drawn.contains(t.as_str())).count();
+    }
 }
 
 impl LocomoReport {
@@ -104,7 +159,7 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
     let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
     for f in &files {
         let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
-        let questions = questions(f, &bytes)?;
+        let (questions, observed) = labels(f, &bytes)?;
         let mut doc = Document::new("1970-01-01T00:00:00Z");
         let input = Input {
             name: f.display().to_string(),
@@ -127,6 +182,16 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
             .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))
             .collect::<Result<_>>()?;
         let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        if !observed.is_empty() {
+            let observed = observed
+                .into_iter()
+                .filter(|t| known.contains(t.as_str()))
+                .collect();
+            report
+                .labelled
+                .get_or_insert_with(Labelled::default)
+                .add(&doc, &observed);
+        }
         for (question, evidence) in &questions {
             let evidence: HashSet<&str> = evidence
                 .iter()
@@ -216,8 +281,9 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     })
 }
 
-/// The questions of categories 1–4 that list evidence, with their evidence ids.
-fn questions(path: &Path, bytes: &[u8]) -> Result<Vec<(String, Vec<String>)>> {
+/// The questions of categories 1–4 that list evidence, with their evidence ids, and
+/// the turns the file's observations cite.
+fn labels(path: &Path, bytes: &[u8]) -> Result<(Vec<(String, Vec<String>)>, HashSet<String>)> {
     let bad = |detail: String| Error::Import {
         file: path.display().to_string(),
         position: "qa".into(),
@@ -228,7 +294,7 @@ fn questions(path: &Path, bytes: &[u8]) -> Result<Vec<(String, Vec<String>)>> {
         .get("qa")
         .and_then(Value::as_array)
         .ok_or_else(|| bad("no `qa` list".into()))?;
-    Ok(qa
+    let questions = qa
         .iter()
         .filter(|q| {
             q.get("category")
@@ -247,5 +313,24 @@ fn questions(path: &Path, bytes: &[u8]) -> Result<Vec<(String, Vec<String>)>> {
                 .collect();
             (!evidence.is_empty()).then_some((question, evidence))
         })
-        .collect())
+        .collect();
+    Ok((questions, observed(&v)))
+}
+
+/// The `dia_id`s the observations of a LoCoMo file cite: `session_N_observation`
+/// maps each speaker to `[fact, dia_id or [dia_id, …]]` pairs.
+fn observed(v: &Value) -> HashSet<String> {
+    let sessions = v.as_object().into_iter().flatten();
+    sessions
+        .filter(|(k, _)| k.starts_with("session_") && k.ends_with("_observation"))
+        .filter_map(|(_, o)| o.as_object())
+        .flat_map(|o| o.values().filter_map(Value::as_array).flatten())
+        .filter_map(|pair| pair.get(1))
+        .flat_map(|cited| match cited {
+            Value::Array(l) => l.iter().filter_map(Value::as_str).collect::<Vec<_>>(),
+            other => other.as_str().into_iter().collect(),
+        })
+        .map(|id| id.trim().to_string())
+        .filter(|id| !id.is_empty())
+        .collect()
 }

@@ -265,6 +265,10 @@ pub(crate) fn bench_locomo(
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "observations": r.labelled.map(|l| json!({
+                    "nodes": l.nodes, "nodesFromObservedTurns": l.nodes_labelled, "precision": l.precision(),
+                    "observedTurns": l.turns, "observedTurnsDrawn": l.turns_drawn, "recall": l.recall(),
+                })),
                 "context": {
                     "rtok": BUDGETS.iter().zip(r.context_rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                     "medianTokensOf1000": r.median_context_tokens(),
@@ -293,6 +297,17 @@ pub(crate) fn bench_locomo(
             "memory nodes (smg search, through their provenance): {}\n",
             figures("R@", &RANKS, r.node_recall).join(" ")
         ));
+        if let Some(l) = r.labelled {
+            out.push_str(&format!(
+                "memory and decision nodes against LoCoMo's observations: precision {:.3} ({} of {} nodes drawn from an observed turn), recall {:.3} ({} of {} observed turns)\n",
+                l.precision(),
+                l.nodes_labelled,
+                l.nodes,
+                l.recall(),
+                l.turns_drawn,
+                l.turns
+            ));
+        }
         out.push_str(&format!(
             "smg context (summary, goals, dated turns): {}; of 1000 tokens ({}), median {} used\n",
             figures("Rtok", &BUDGETS, r.context_rtok).join(" "),
