@@ -152,17 +152,9 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         if let Some(d) = decision(s, &found, sentences.get(i + 1).copied()) {
             facts.decisions.push(d);
         }
-        let memory = found
-            .iter()
-            .filter_map(|f| match f.cue {
-                Cue::Memory(t) => Some(t),
-                _ => None,
-            })
-            .min();
-        if let (Some(t), false) = (memory, ai) {
-            if s.split_whitespace().count() >= 4 {
-                facts.memories.push((t, clip(s, 400)));
-            }
+        let named = names(s);
+        if let (Some(t), false) = (memory(s, !named.is_empty()), ai) {
+            facts.memories.push((t, clip(s, 400)));
         }
         if !ai && found.iter().any(|f| f.cue == Cue::Goal) {
             facts.goals.push(clip(s, 200));
@@ -170,9 +162,62 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         if found.iter().any(|f| f.cue == Cue::Requires) {
             facts.requires.extend(requirement(s, &found));
         }
-        facts.names.extend(names(s));
+        facts.names.extend(named);
     }
     facts
+}
+
+/// Words that stand between a subject and its verb without changing what is said
+/// ("I really love", "we even went"): memory cues are looked for without them.
+const HEDGES: &[&str] = &[
+    "really", "just", "also", "even", "still", "always", "actually", "finally", "usually",
+    "totally", "definitely", "absolutely", "honestly", "truly", "sometimes", "often", "mostly",
+    "already", "all",
+];
+/// Words by which a speaker speaks of themselves.
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've",
+    "we'd", "we'll", "us", "our", "ours", "ourselves",
+];
+
+/// The memory type sentence `s` states, if it is a memory: a statement (no
+/// question) of four words or more with a memory cue that says something about the
+/// speaker or someone named (`names`) — a constraint or project may be about the
+/// work alone.
+fn memory(s: &str, names: bool) -> Option<MemoryType> {
+    if s.trim_end().ends_with('?') || s.split_whitespace().count() < 4 {
+        return None;
+    }
+    let plain = without_hedges(s);
+    let t = cues(&plain)
+        .iter()
+        .filter_map(|f| match f.cue {
+            Cue::Memory(t) => Some(t),
+            _ => None,
+        })
+        .min()?;
+    let personal = || {
+        text::word_slices(s).any(|w| {
+            FIRST_PERSON
+                .iter()
+                .any(|p| p.eq_ignore_ascii_case(&w.replace('’', "'")))
+        })
+    };
+    (matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal()).then_some(t)
+}
+
+/// `s` without the [`HEDGES`] (words joined by single spaces when any is dropped).
+fn without_hedges(s: &str) -> Cow<'_, str> {
+    let hedge = |w: &str| HEDGES.iter().any(|h| h.eq_ignore_ascii_case(w));
+    if !s.split_whitespace().any(hedge) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.split_whitespace()
+            .filter(|w| !hedge(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
 }
 
 /// The distinct items, in the order they first come.
@@ -229,6 +274,8 @@ fn decision(sentence: &str, found: &[Found], next: Option<&str>) -> Option<Decis
     } else {
         outcome
     };
+    // A choice of nothing named ("it", "someone else") is no decision.
+    text::terms(outcome).next()?;
     let rationale = reason
         .and_then(|r| sentence.get(r.end..))
         .map(|r| r.trim().trim_end_matches(['.', '!']).to_string())
