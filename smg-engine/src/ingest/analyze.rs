@@ -195,7 +195,8 @@ fn memory(s: &str, names: bool) -> Option<MemoryType> {
             Cue::Memory(t) => Some(t),
             _ => None,
         })
-        .min()?;
+        .min()
+        .or_else(|| told(&plain))?;
     let personal = || {
         text::word_slices(s).any(|w| {
             FIRST_PERSON
@@ -204,6 +205,33 @@ fn memory(s: &str, names: bool) -> Option<MemoryType> {
         })
     };
     (matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal()).then_some(t)
+}
+
+/// Verbs whose past is not made with -ed, in the past.
+const IRREGULAR_PAST: &[&str] = &[
+    "went", "took", "made", "got", "saw", "ran", "met", "bought", "ate", "drew", "wrote", "found",
+    "began", "built", "gave", "had", "did", "learnt", "left", "lost", "won", "sang", "swam",
+    "taught", "told", "became", "brought", "caught", "chose", "flew", "grew", "heard", "kept",
+    "knew", "led", "paid", "rode", "sold", "sent", "spent", "spoke", "stood", "threw", "wore",
+    "held", "fell", "forgot", "hung", "drove", "sat", "slept",
+];
+
+/// What a speaker tells of themselves in grammar alone: "I/we <verb in the past>"
+/// (an event), "I'm/we're <verb>-ing" (something under way: a project).
+fn told(plain: &str) -> Option<MemoryType> {
+    let words: Vec<String> = text::word_slices(plain)
+        .map(|w| w.replace('’', "'").to_ascii_lowercase())
+        .collect();
+    words.windows(2).find_map(|pair| {
+        let (subject, verb) = (pair[0].as_str(), pair[1].as_str());
+        let past = (verb.len() > 4 && verb.ends_with("ed")) || IRREGULAR_PAST.contains(&verb);
+        let under_way = verb.len() > 5 && verb.ends_with("ing") && verb != "going";
+        match subject {
+            "i" | "we" | "i've" | "we've" if past => Some(MemoryType::Event),
+            "i'm" | "we're" if under_way => Some(MemoryType::Project),
+            _ => None,
+        }
+    })
 }
 
 /// `s` without the [`HEDGES`] (words joined by single spaces when any is dropped).
