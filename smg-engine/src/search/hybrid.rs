@@ -16,6 +16,7 @@ use super::nodes::Entry;
 use super::sketch::Sketch;
 use super::vectors::QueryVector;
 use super::words::tokens;
+use super::scores::IdMap;
 use super::{display, time, Column64, Key, Retriever};
 use crate::error::Result;
 
@@ -195,15 +196,15 @@ impl Retriever {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
         // Turns and nodes are ranked apart: side by side.
-        let (turns, by_nodes) =
-            rayon::join(|| self.scored(query, None), || self.node_lists(query, n));
+        let (turns, by_text) =
+            rayon::join(|| self.scored(query, None), || self.nodes_by_text(query, n));
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
         turn_lists.push((
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
-        node_lists.extend(by_nodes?);
-        node_lists.push(("turns", self.drawn_from(&turns, n)));
+        let drawn = self.drawn_from(&turns, n);
+        node_lists.extend(self.node_lists(query, by_text?, drawn));
         // Turns are read from disk, nodes are in memory: side by side.
         let (turns, nodes) = rayon::join(
             || self.fuse(&turn_lists, options.k),
@@ -216,17 +217,36 @@ impl Retriever {
         })
     }
 
-    /// The ranked lists of nodes: by text, and by the graph around the entities the
-    /// query names and the strongest text matches (the named entities themselves are
-    /// seeds, not results: the query already names them).
-    fn node_lists(&self, query: &str, n: usize) -> Result<Vec<(&'static str, Vec<Key>)>> {
+    /// The nodes that match `query`'s words, best first; `n` at most.
+    fn nodes_by_text(&self, query: &str, n: usize) -> Result<Vec<(u32, f64)>> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         let window = time::window(query, self.now());
-        let by_text = self.ix.nodes.by_text(&terms, window, n)?;
+        self.ix.nodes.by_text(&terms, window, n)
+    }
+
+    /// The ranked lists of nodes: by text (`by_text`), drawn from the best turns
+    /// (`drawn`), and by the graph around the entities the query names and the
+    /// strongest matches of either kind (the named entities themselves are seeds,
+    /// not results: the query already names them).
+    fn node_lists(
+        &self,
+        query: &str,
+        by_text: Vec<(u32, f64)>,
+        drawn: Vec<(u32, f64)>,
+    ) -> Vec<(&'static str, Vec<Key>)> {
         let named = self.ix.nodes.named_in(query);
-        let seeds = self.ix.nodes.seeds(&named, &by_text);
-        let best = by_text.first().map_or(1.0, |b| b.1);
-        let relevance = by_text.iter().map(|&(i, s)| (i, s / best)).collect();
+        // Relevance in [0, 1] (a share of each list's best), the larger of the two.
+        let mut relevance: IdMap<f64> = IdMap::default();
+        for list in [&by_text, &drawn] {
+            let best = list.first().map_or(1.0, |b| b.1).max(f64::MIN_POSITIVE);
+            for &(i, s) in list {
+                let r = relevance.entry(i).or_default();
+                *r = r.max(s / best);
+            }
+        }
+        let mut strongest: Vec<(u32, f64)> = relevance.iter().map(|(&i, &r)| (i, r)).collect();
+        strongest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let seeds = self.ix.nodes.seeds(&named, &strongest);
         let graph = self.ix.nodes.expand(&seeds, &relevance);
         let keys = |l: Vec<(u32, f64)>| -> Vec<Key> {
             l.into_iter()
@@ -234,20 +254,24 @@ impl Retriever {
                 .map(|(i, _)| Key::Node(i))
                 .collect()
         };
-        Ok(vec![("text", keys(by_text)), ("graph", keys(graph))])
+        vec![
+            ("text", keys(by_text)),
+            ("turns", keys(drawn)),
+            ("graph", keys(graph)),
+        ]
     }
 
     /// The nodes that can be hits drawn from `turns` (best first), in the order of
-    /// the best turn each is drawn from; `n` at most. What a passage that answers
-    /// the query taught the memory answers it too, however it is worded.
-    fn drawn_from(&self, turns: &[(usize, f64)], n: usize) -> Vec<Key> {
+    /// the best turn each is drawn from, scored as that turn; `n` at most. What a
+    /// passage that answers the query taught the memory answers it too, however it
+    /// is worded.
+    fn drawn_from(&self, turns: &[(usize, f64)], n: usize) -> Vec<(u32, f64)> {
         let mut seen = std::collections::HashSet::new();
         turns
             .iter()
-            .flat_map(|&(i, _)| self.drawn(i))
-            .filter(|&node| self.ix.nodes.is_hit(node) && seen.insert(node))
+            .flat_map(|&(i, score)| self.drawn(i).into_iter().map(move |node| (node, score)))
+            .filter(|&(node, _)| self.ix.nodes.is_hit(node) && seen.insert(node))
             .take(n)
-            .map(Key::Node)
             .collect()
     }
 
