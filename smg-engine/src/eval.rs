@@ -104,7 +104,10 @@ impl Labelled {
             drawn.extend(ids);
         }
         self.turns += observed.len();
-        self.turns_drawn += observed.iter().filter(|t| drawn.contains(t.as_str())).count();
+        self.turns_drawn += observed
+            .iter()
+            .filter(|t| drawn.contains(t.as_str()))
+            .count();
     }
 }
 
@@ -333,4 +336,59 @@ fn observed(v: &Value) -> HashSet<String> {
         .map(|id| id.trim().to_string())
         .filter(|id| !id.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observations_label_the_turns_they_cite() {
+        let file = serde_json::json!({
+            "qa": [],
+            "session_1_observation": {
+                "Ann": [["Ann went hiking.", "D1:3"], ["Ann has a sister.", ["D1:3", "D1:5"]]],
+                "Bob": [["Bob likes bread.", " D1:6 "], ["no citation"]],
+            },
+            "session_1_summary": "not an observation",
+        });
+        let mut got: Vec<String> = observed(&file).into_iter().collect();
+        got.sort();
+        assert_eq!(got, ["D1:3", "D1:5", "D1:6"]);
+        let (questions, labels) = labels(Path::new("x.json"), file.to_string().as_bytes()).unwrap();
+        assert!(questions.is_empty());
+        assert_eq!(labels.len(), 3);
+    }
+
+    #[test]
+    fn nodes_are_held_against_the_labelled_turns() {
+        let doc = crate::search::tests::document(&[
+            (
+                "Ann",
+                "I went hiking in the Rocky Mountains with my sister.",
+            ),
+            ("Bob", "Sounds amazing, was it cold?"),
+            ("Ann", "My new job at the bakery starts on Monday."),
+        ]);
+        let ids: Vec<String> = doc
+            .graphs()
+            .into_iter()
+            .flat_map(|(_, g)| g.nodes())
+            .filter(|n| n.kind == "memory")
+            .flat_map(|n| n.provenance.iter().flatten())
+            .flat_map(|p| p.message_ids.iter().flatten().cloned())
+            .collect();
+        assert!(!ids.is_empty(), "the chat has memories");
+        let labelled: HashSet<String> = [ids[0].clone(), "elsewhere".to_string()].into();
+        let mut l = Labelled::default();
+        l.add(&doc, &labelled);
+        assert_eq!((l.turns, l.turns_drawn), (2, 1));
+        assert!(l.nodes >= 1 && l.nodes_labelled == 1, "{l:?}");
+        assert_eq!(l.recall(), 0.5);
+        assert_eq!(
+            Labelled::default().precision(),
+            0.0,
+            "no nodes, no division by zero"
+        );
+    }
 }

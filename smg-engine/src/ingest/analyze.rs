@@ -9,6 +9,7 @@ use thin_vec::ThinVec;
 
 use super::classify::{classify, Kind};
 use super::names::{names, NameKind};
+use super::statements;
 use crate::fast::{FastMap, FastSet};
 use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
@@ -153,7 +154,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
             facts.decisions.push(d);
         }
         let named = names(s);
-        if let (Some(t), false) = (memory(s, !named.is_empty()), ai) {
+        if let (Some(t), false) = (statements::memory(s, !named.is_empty()), ai) {
             facts.memories.push((t, clip(s, 400)));
         }
         if !ai && found.iter().any(|f| f.cue == Cue::Goal) {
@@ -165,87 +166,6 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         facts.names.extend(named);
     }
     facts
-}
-
-/// Words that stand between a subject and its verb without changing what is said
-/// ("I really love", "we even went"): memory cues are looked for without them.
-const HEDGES: &[&str] = &[
-    "really", "just", "also", "even", "still", "always", "actually", "finally", "usually",
-    "totally", "definitely", "absolutely", "honestly", "truly", "sometimes", "often", "mostly",
-    "already", "all",
-];
-/// Words by which a speaker speaks of themselves.
-const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've",
-    "we'd", "we'll", "us", "our", "ours", "ourselves",
-];
-
-/// The memory type sentence `s` states, if it is a memory: a statement (no
-/// question) of four words or more with a memory cue that says something about the
-/// speaker or someone named (`names`) — a constraint or project may be about the
-/// work alone.
-fn memory(s: &str, names: bool) -> Option<MemoryType> {
-    if s.trim_end().ends_with('?') || s.split_whitespace().count() < 4 {
-        return None;
-    }
-    let plain = without_hedges(s);
-    let t = cues(&plain)
-        .iter()
-        .filter_map(|f| match f.cue {
-            Cue::Memory(t) => Some(t),
-            _ => None,
-        })
-        .min()
-        .or_else(|| told(&plain))?;
-    let personal = || {
-        text::word_slices(s).any(|w| {
-            FIRST_PERSON
-                .iter()
-                .any(|p| p.eq_ignore_ascii_case(&w.replace('’', "'")))
-        })
-    };
-    (matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal()).then_some(t)
-}
-
-/// Verbs whose past is not made with -ed, in the past.
-const IRREGULAR_PAST: &[&str] = &[
-    "went", "took", "made", "got", "saw", "ran", "met", "bought", "ate", "drew", "wrote", "found",
-    "began", "built", "gave", "had", "did", "learnt", "left", "lost", "won", "sang", "swam",
-    "taught", "told", "became", "brought", "caught", "chose", "flew", "grew", "heard", "kept",
-    "knew", "led", "paid", "rode", "sold", "sent", "spent", "spoke", "stood", "threw", "wore",
-    "held", "fell", "forgot", "hung", "drove", "sat", "slept",
-];
-
-/// What a speaker tells of themselves in grammar alone: "I/we <verb in the past>"
-/// (an event), "I'm/we're <verb>-ing" (something under way: a project).
-fn told(plain: &str) -> Option<MemoryType> {
-    let words: Vec<String> = text::word_slices(plain)
-        .map(|w| w.replace('’', "'").to_ascii_lowercase())
-        .collect();
-    words.windows(2).find_map(|pair| {
-        let (subject, verb) = (pair[0].as_str(), pair[1].as_str());
-        let past = (verb.len() > 4 && verb.ends_with("ed")) || IRREGULAR_PAST.contains(&verb);
-        let under_way = verb.len() > 5 && verb.ends_with("ing") && verb != "going";
-        match subject {
-            "i" | "we" | "i've" | "we've" if past => Some(MemoryType::Event),
-            "i'm" | "we're" if under_way => Some(MemoryType::Project),
-            _ => None,
-        }
-    })
-}
-
-/// `s` without the [`HEDGES`] (words joined by single spaces when any is dropped).
-fn without_hedges(s: &str) -> Cow<'_, str> {
-    let hedge = |w: &str| HEDGES.iter().any(|h| h.eq_ignore_ascii_case(w));
-    if !s.split_whitespace().any(hedge) {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(
-        s.split_whitespace()
-            .filter(|w| !hedge(w))
-            .collect::<Vec<_>>()
-            .join(" "),
-    )
 }
 
 /// The distinct items, in the order they first come.

@@ -24,6 +24,7 @@ pub(crate) mod named;
 mod names;
 mod rescope;
 mod scope;
+mod statements;
 mod working;
 
 use crate::fast::{FastMap, FastSet};

@@ -13,10 +13,10 @@ use serde_json::json;
 use smg_format::model::{Provenance, Turn};
 
 use super::nodes::Entry;
+use super::scores::IdMap;
 use super::sketch::Sketch;
 use super::vectors::QueryVector;
 use super::words::tokens;
-use super::scores::IdMap;
 use super::{display, time, Column64, Key, Retriever};
 use crate::error::Result;
 
@@ -416,6 +416,24 @@ mod tests {
         assert!(found.warnings.is_empty());
         let none = r.search("", &SearchOptions::new(3)).unwrap();
         assert!(none.turns.is_empty() && none.nodes.is_empty());
+    }
+
+    #[test]
+    fn a_fact_is_found_through_the_turn_it_was_drawn_from() {
+        let r = memory(CHAT);
+        let drawn = r.drawn(2);
+        assert_eq!(drawn.len(), 1, "one memory from the hiking turn");
+        let Item::Node { text, .. } = r.node_item(drawn[0]).unwrap() else {
+            panic!("a node")
+        };
+        assert!(text.contains("Rocky Mountains"), "{text}");
+        assert!(r.drawn(1).is_empty(), "nothing is drawn from \"No idea\"");
+        // Only the hiking turn has "sister"'s neighbour words; the fact is found
+        // both by its own words and through its turn.
+        let found = r.search("sister", &SearchOptions::new(3)).unwrap();
+        let fact = found.nodes.first().expect("the fact");
+        assert!(fact.sources.contains(&"turns"), "{fact:?}");
+        assert!(fact.sources.contains(&"text"), "{fact:?}");
     }
 
     #[test]
