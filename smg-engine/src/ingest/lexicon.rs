@@ -124,6 +124,17 @@ const PREFERENCE: &[&str] = &[
     "i really love",
     "my go-to",
     "i can't stand",
+    "we love",
+    "we like",
+    "we enjoy",
+    "we prefer",
+    "important to me",
+    "means a lot to me",
+    "mean a lot to me",
+    "means the world to me",
+    "mean the world to me",
+    "special to me",
+    "close to my heart",
 ];
 const RELATIONSHIP: &[&str] = &[
     "my wife",
@@ -163,6 +174,13 @@ const RELATIONSHIP: &[&str] = &[
     "my cat",
     "my pet",
     "my pets",
+    "our kids",
+    "our children",
+    "our family",
+    "our son",
+    "our daughter",
+    "our dog",
+    "our cat",
 ];
 // Said of oneself: "you must be thrilled" and "can't wait" bind no one.
 const CONSTRAINT: &[&str] = &[
@@ -272,6 +290,9 @@ const FACT: &[&str] = &[
     "i'm currently",
     "my career",
     "my birthday",
+    "his name is",
+    "her name is",
+    "their names are",
 ];
 
 struct Lexicon {

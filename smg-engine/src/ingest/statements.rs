@@ -70,8 +70,12 @@ pub(crate) fn memory(s: &str, names: bool) -> Option<MemoryType> {
             Cue::Memory(t) => Some(t),
             _ => None,
         })
-        .min()
-        .or_else(|| told(&plain))?;
+        .min();
+    // What grammar tells is told by the speaker of themselves.
+    let (t, of_speaker) = match t {
+        Some(t) => (t, false),
+        None => (told(&plain)?, true),
+    };
     let personal = || {
         text::word_slices(s).any(|w| {
             FIRST_PERSON
@@ -79,7 +83,8 @@ pub(crate) fn memory(s: &str, names: bool) -> Option<MemoryType> {
                 .any(|p| p.eq_ignore_ascii_case(&w.replace('’', "'")))
         })
     };
-    (matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal()).then_some(t)
+    (of_speaker || matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal())
+        .then_some(t)
 }
 
 /// Verbs whose past is not made with -ed, in the past.
@@ -91,12 +96,20 @@ const IRREGULAR_PAST: &[&str] = &[
     "held", "fell", "forgot", "hung", "drove", "sat", "slept",
 ];
 
-/// What a speaker tells of themselves in grammar alone: "I/we <verb in the past>"
-/// (an event), "I'm/we're <verb>-ing" (something under way: a project).
+/// What a speaker tells of themselves in grammar alone: "I/we <verb in the past>",
+/// or a sentence that starts with one (an event), "I'm/we're <verb>-ing"
+/// (something under way: a project).
 fn told(plain: &str) -> Option<MemoryType> {
     let words: Vec<String> = text::word_slices(plain)
         .map(|w| w.replace('’', "'").to_ascii_lowercase())
         .collect();
+    // Chat drops the subject: "Had a wild week", "Been reading a lot".
+    if words
+        .first()
+        .is_some_and(|w| w == "been" || IRREGULAR_PAST.contains(&w.as_str()))
+    {
+        return Some(MemoryType::Event);
+    }
     words.windows(2).find_map(|pair| {
         let (subject, verb) = (pair[0].as_str(), pair[1].as_str());
         let past = (verb.len() > 4 && verb.ends_with("ed")) || IRREGULAR_PAST.contains(&verb);
@@ -200,6 +213,24 @@ mod tests {
             Some(MemoryType::Event)
         );
         assert_eq!(told("they explored the coast"), None, "not the speaker");
+        assert_eq!(
+            kind("Had a wild week at work."),
+            Some(MemoryType::Event),
+            "no subject"
+        );
+        assert_eq!(
+            kind("Been reading that book you recommended."),
+            Some(MemoryType::Event)
+        );
+        assert_eq!(
+            kind("We love going for hikes together."),
+            Some(MemoryType::Preference)
+        );
+        assert_eq!(
+            kind("Family is so important to me."),
+            Some(MemoryType::Preference)
+        );
+        assert_eq!(kind("Thanks, that sounds like a plan."), None);
     }
 
     #[test]
