@@ -56,26 +56,39 @@ const FIRST_PERSON: &[&str] = &[
 ];
 
 /// The memory type sentence `s` states, if it is a memory: a statement (no
-/// question) of four words or more with a memory cue that says something about the
-/// speaker or someone named (`names`) — a constraint or project may be about the
-/// work alone.
+/// question) of four words or more with a memory cue and something besides it
+/// (the cue's object), about the speaker or someone named (`names`) — a constraint
+/// or project may be about the work alone.
 pub(crate) fn memory(s: &str, names: bool) -> Option<MemoryType> {
     if s.trim_end().ends_with('?') || s.split_whitespace().count() < 4 {
         return None;
     }
     let plain = without_hedges(s);
-    let t = cues(&plain)
-        .iter()
+    let cue = cues(&plain)
+        .into_iter()
         .filter_map(|f| match f.cue {
-            Cue::Memory(t) => Some(t),
+            Cue::Memory(t) => Some((t, f.start..f.end)),
             _ => None,
         })
-        .min();
-    // What grammar tells is told by the speaker of themselves.
-    let (t, of_speaker) = match t {
-        Some(t) => (t, false),
-        None => (told(&plain)?, true),
+        .min_by_key(|(t, at)| (*t, at.start));
+    // What grammar tells is told by the speaker of themselves; its cue is a verb.
+    let (t, of_speaker, something) = match cue {
+        Some((t, at)) => {
+            let rest = [plain.get(..at.start), plain.get(at.end..)];
+            (
+                t,
+                false,
+                rest.into_iter()
+                    .flatten()
+                    .any(|r| text::terms(r).next().is_some()),
+            )
+        }
+        None => (told(&plain)?, true, text::terms(&plain).nth(1).is_some()),
     };
+    // "Yeah, I love it" names nothing.
+    if !something {
+        return None;
+    }
     let personal = || {
         text::word_slices(s).any(|w| {
             FIRST_PERSON
@@ -180,6 +193,12 @@ mod tests {
             Some(MemoryType::Event)
         );
         assert_eq!(kind("Yes."), None, "too short");
+        assert_eq!(kind("Yeah, I love it."), None, "names nothing it loves");
+        assert_eq!(
+            kind("And so we explored, and so on."),
+            None,
+            "nothing but the verb"
+        );
     }
 
     #[test]
