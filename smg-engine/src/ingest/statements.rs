@@ -116,10 +116,11 @@ fn told(plain: &str) -> Option<MemoryType> {
     let words: Vec<String> = text::word_slices(plain)
         .map(|w| w.replace('’', "'").to_ascii_lowercase())
         .collect();
-    // Chat drops the subject: "Had a wild week", "Been reading a lot".
+    // Chat drops the subject: "Had a wild week", "Been reading a lot" (but "Got
+    // it", "Got your back" are said to the listener).
     if words
         .first()
-        .is_some_and(|w| w == "been" || IRREGULAR_PAST.contains(&w.as_str()))
+        .is_some_and(|w| w == "been" || (w != "got" && IRREGULAR_PAST.contains(&w.as_str())))
     {
         return Some(MemoryType::Event);
     }
@@ -250,6 +251,11 @@ mod tests {
             Some(MemoryType::Preference)
         );
         assert_eq!(kind("Thanks, that sounds like a plan."), None);
+        assert_eq!(
+            kind("Got your back, dance is awesome."),
+            None,
+            "said to the listener"
+        );
     }
 
     #[test]
