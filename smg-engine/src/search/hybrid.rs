@@ -203,12 +203,15 @@ impl Retriever {
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         ));
-        let drawn = self.drawn_from(&turns, n);
-        node_lists.extend(self.node_lists(query, by_text?, drawn));
-        // Turns are read from disk, nodes are in memory: side by side.
+        let by_text = by_text?;
+        // The turns are read while the nodes are ranked: side by side.
         let (turns, nodes) = rayon::join(
             || self.fuse(&turn_lists, options.k),
-            || self.fuse(&node_lists, options.k),
+            || {
+                let drawn = self.drawn_from(&turns, n);
+                node_lists.extend(self.node_lists(query, by_text, drawn));
+                self.fuse(&node_lists, options.k)
+            },
         );
         Ok(SearchResults {
             turns: turns?,
