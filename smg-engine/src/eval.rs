@@ -284,9 +284,12 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     })
 }
 
+/// A question and the ids of its evidence turns.
+type Question = (String, Vec<String>);
+
 /// The questions of categories 1–4 that list evidence, with their evidence ids, and
 /// the turns the file's observations cite.
-fn labels(path: &Path, bytes: &[u8]) -> Result<(Vec<(String, Vec<String>)>, HashSet<String>)> {
+fn labels(path: &Path, bytes: &[u8]) -> Result<(Vec<Question>, HashSet<String>)> {
     let bad = |detail: String| Error::Import {
         file: path.display().to_string(),
         position: "qa".into(),
