@@ -804,6 +804,22 @@ fn bench_locomo_ends_with_a_summary_line() {
     // Guards against a regression: BM25 alone gives 0.572 on these files.
     assert!(r10 > 0.65, "{last}");
     assert!(stdout.contains("382 questions"), "{stdout}");
+    let nodes = stdout
+        .lines()
+        .find(|l| l.starts_with("memory nodes"))
+        .unwrap();
+    let node_r10: f64 = nodes
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("R@10="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Guards against a regression: 0.39 before nodes were found through their turns.
+    assert!(node_r10 > 0.55, "{nodes}");
+    assert!(
+        stdout.contains("against LoCoMo's observations: precision 0."),
+        "{stdout}"
+    );
 }
 
 #[test]
