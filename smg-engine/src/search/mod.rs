@@ -69,6 +69,9 @@ const FEEDBACK_TURNS: usize = 3;
 const FEEDBACK_TERMS: usize = 10;
 /// Weight of an added word against one of the query's own.
 const FEEDBACK_WEIGHT: f64 = 0.3;
+/// A word in more than this share of the turns is too common to widen a query by:
+/// it tells little (its idf is low) and costs much (its postings are long).
+const FEEDBACK_MOST_SHARE: f64 = 0.05;
 
 /// One ranked turn with where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -487,7 +490,8 @@ impl Retriever {
             .collect();
         for turn in self.turns.get_many(&positions)? {
             for t in tokens(&display(&turn)) {
-                if self.ix.index.df(&t) > 1 {
+                let df = self.ix.index.df(&t);
+                if df > 1 && df as f64 <= FEEDBACK_MOST_SHARE * self.ix.index.len() as f64 {
                     *weight.entry(t).or_default() += 1.0;
                 }
             }
@@ -623,6 +627,33 @@ pub(crate) mod tests {
         ("Ann", "My new job at the bakery starts on Monday."),
         ("Bob", "Congrats on the bakery job!"),
     ];
+
+    #[test]
+    fn a_word_in_most_turns_does_not_widen_a_query() {
+        let mut lines: Vec<(String, String)> = (0..40)
+            .map(|i| ("Ann".to_string(), format!("coffee talk number{i} today")))
+            .collect();
+        lines.push(("Bob".into(), "espresso with coffee and croissant".into()));
+        lines.push(("Bob".into(), "a croissant again, espresso too".into()));
+        let lines: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let r = memory(&lines);
+        let query = vec![("espresso".to_string(), 1.0)];
+        let first = r.ix.index.top(&query, FEEDBACK_TURNS).unwrap();
+        let more: Vec<String> = r
+            .feedback(&query, &first)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert!(more.iter().any(|t| t.starts_with("croissant")), "{more:?}");
+        assert!(
+            !more.iter().any(|t| t == "coffe" || t == "coffee"),
+            "{more:?}"
+        );
+    }
 
     #[test]
     fn the_matching_turn_ranks_first_and_its_neighbours_follow() {
