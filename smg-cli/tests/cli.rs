@@ -793,29 +793,21 @@ fn bench_locomo_ends_with_a_summary_line() {
     let out = smg(&["bench", "locomo", dir.to_str().unwrap()], Path::new("."));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
+    let r10 = |line: &str| -> f64 {
+        let figure = line
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("R@10="));
+        figure.unwrap().parse().unwrap()
+    };
     let last = stdout.lines().last().unwrap();
-    let r10: f64 = last
-        .split_whitespace()
-        .find_map(|f| f.strip_prefix("R@10="))
-        .unwrap()
-        .parse()
-        .unwrap();
     assert!(last.contains("Rtok1000="), "{last}");
     // Guards against a regression: BM25 alone gives 0.572 on these files.
-    assert!(r10 > 0.65, "{last}");
+    assert!(r10(last) > 0.65, "{last}");
     assert!(stdout.contains("382 questions"), "{stdout}");
-    let nodes = stdout
-        .lines()
-        .find(|l| l.starts_with("memory nodes"))
-        .unwrap();
-    let node_r10: f64 = nodes
-        .split_whitespace()
-        .find_map(|f| f.strip_prefix("R@10="))
-        .unwrap()
-        .parse()
-        .unwrap();
+    let nodes = stdout.lines().find(|l| l.starts_with("memory nodes"));
+    let nodes = nodes.unwrap();
     // Guards against a regression: 0.39 before nodes were found through their turns.
-    assert!(node_r10 > 0.55, "{nodes}");
+    assert!(r10(nodes) > 0.55, "{nodes}");
     assert!(
         stdout.contains("against LoCoMo's observations: precision 0."),
         "{stdout}"
