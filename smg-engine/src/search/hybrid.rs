@@ -431,7 +431,7 @@ mod tests {
         };
         assert!(text.contains("Rocky Mountains"), "{text}");
         assert!(r.drawn(1).is_empty(), "nothing is drawn from \"No idea\"");
-        // Only the hiking turn has "sister"'s neighbour words; the fact is found
+        // "sister" is said in the hiking turn alone: the fact drawn from it is found
         // both by its own words and through its turn.
         let found = r.search("sister", &SearchOptions::new(3)).unwrap();
         let fact = found.nodes.first().expect("the fact");
