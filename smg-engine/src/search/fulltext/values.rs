@@ -76,7 +76,8 @@ pub(crate) struct Doc {
     pub(crate) weight: Option<f64>,
     /// Kept in the document store when not empty.
     pub(crate) record: Vec<u8>,
-    /// Other documents it is linked to, with the link's strength.
+    /// What it is linked to, with the link's strength: a node's neighbours (in its
+    /// own index), a turn's nodes drawn from it (in the nodes' index).
     pub(crate) links: Vec<(u32, f32)>,
     /// What it is found by ([`super::FullText::find`]).
     pub(crate) key: Option<String>,
