@@ -182,6 +182,12 @@ fn distinct<T: Hash + Eq + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> 
     out
 }
 
+/// Words that point at something said elsewhere: an outcome that starts with one
+/// does not name its choice.
+const POINTERS: &[&str] = &[
+    "it", "them", "this", "that", "these", "those", "him", "her", "one", "ones",
+];
+
 /// SMG §4: "let's use", "we'll go with", "decided to", or options compared with a
 /// reason. The outcome is what follows the cue up to the reason; the rationale is the
 /// reason, or the next sentence when it gives one.
@@ -222,8 +228,13 @@ fn decision(sentence: &str, found: &[Found], next: Option<&str>) -> Option<Decis
     } else {
         outcome
     };
-    // A choice of nothing named ("it", "someone else") is no decision.
+    // A choice of nothing named ("it", "someone else") or of what a pronoun stands
+    // for ("them 'cause they help…", "it and make an impact") says nothing by itself.
     text::terms(outcome).next()?;
+    let first = outcome.split_whitespace().next().unwrap_or_default();
+    if POINTERS.iter().any(|p| p.eq_ignore_ascii_case(first)) {
+        return None;
+    }
     let rationale = reason
         .and_then(|r| sentence.get(r.end..))
         .map(|r| r.trim().trim_end_matches(['.', '!']).to_string())
@@ -351,6 +362,12 @@ mod tests {
         let d = &f.decisions[0];
         assert_eq!(d.outcome, "Redis instead of Memcached");
         assert!(d.changes && d.options.is_some());
+        for pointed in [
+            "I chose them because they help families with adoption.",
+            "Let's go for it and make an impact.",
+        ] {
+            assert!(analyze(pointed, false).decisions.is_empty(), "{pointed}");
+        }
     }
 
     #[test]
