@@ -154,7 +154,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
             facts.decisions.push(d);
         }
         let named = names(s);
-        if let (Some(t), false) = (statements::memory(s, !named.is_empty()), ai) {
+        if let (Some(t), false) = (statements::memory(s, &found, !named.is_empty()), ai) {
             facts.memories.push((t, clip(s, 400)));
         }
         if !ai && found.iter().any(|f| f.cue == Cue::Goal) {

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use crate::ingest::lexicon::{cues, Cue};
+use crate::ingest::lexicon::{cues, Cue, Found};
 use crate::ingest::MemoryType;
 use crate::text;
 
@@ -59,13 +59,24 @@ const FIRST_PERSON: &[&str] = &[
 /// question) of four words or more with a memory cue and something besides it
 /// (the cue's object), about the speaker or someone named (`names`) — a constraint
 /// or project may be about the work alone.
-pub(crate) fn memory(s: &str, names: bool) -> Option<MemoryType> {
+///
+/// `found` are the cues of `s`, which are looked for again only when hedges were
+/// skipped.
+pub(crate) fn memory(s: &str, found: &[Found], names: bool) -> Option<MemoryType> {
     if s.trim_end().ends_with('?') || s.split_whitespace().count() < 4 {
         return None;
     }
     let plain = without_hedges(s);
-    let cue = cues(&plain)
-        .into_iter()
+    let again;
+    let found = match plain {
+        Cow::Borrowed(_) => found,
+        Cow::Owned(ref p) => {
+            again = cues(p);
+            &again
+        }
+    };
+    let cue = found
+        .iter()
         .filter_map(|f| match f.cue {
             Cue::Memory(t) => Some((t, f.start..f.end)),
             _ => None,
@@ -91,9 +102,8 @@ pub(crate) fn memory(s: &str, names: bool) -> Option<MemoryType> {
     }
     let personal = || {
         text::word_slices(s).any(|w| {
-            FIRST_PERSON
-                .iter()
-                .any(|p| p.eq_ignore_ascii_case(&w.replace('’', "'")))
+            let w = w.replace('’', "'");
+            FIRST_PERSON.iter().any(|p| p.eq_ignore_ascii_case(&w))
         })
     };
     (of_speaker || matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal())
@@ -156,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_memory_is_a_statement_about_someone() {
-        let kind = |s: &str| memory(s, false);
+        let kind = |s: &str| memory(s, &cues(s), false);
         assert_eq!(
             kind("I love hiking in the mountains."),
             Some(MemoryType::Preference)
@@ -190,7 +200,11 @@ mod tests {
             "no one it is about"
         );
         assert_eq!(
-            memory("Anna visited the museum yesterday.", true),
+            memory(
+                "Anna visited the museum yesterday.",
+                &cues("Anna visited the museum yesterday."),
+                true
+            ),
             Some(MemoryType::Event)
         );
         assert_eq!(kind("Yes."), None, "too short");
@@ -204,7 +218,7 @@ mod tests {
 
     #[test]
     fn grammar_tells_what_the_lexicon_does_not() {
-        let kind = |s: &str| memory(s, false);
+        let kind = |s: &str| memory(s, &cues(s), false);
         assert_eq!(
             kind("We even explored the coast last summer."),
             Some(MemoryType::Event)
