@@ -208,13 +208,13 @@ fn code_chat(target: usize) -> Vec<Turn> {
             words.sentence(&mut rng, 30),
             words.sentence(&mut rng, 40)
         );
-        for (role, content) in [("user", user), ("assistant", answer)] {
+        for (role, content) in [
+            (smg_format::model::role::USER, user),
+            (smg_format::model::role::ASSISTANT, answer),
+        ] {
             bytes += content.len();
             let secs = n * 41;
             out.push(Turn {
-                turn: n,
-                role: role.into(),
-                content,
                 timestamp: Some(format!(
                     "2025-06-{:02}T{:02}:{:02}:{:02}Z",
                     1 + (secs / 86_400) % 28,
@@ -222,7 +222,7 @@ fn code_chat(target: usize) -> Vec<Turn> {
                     (secs / 60) % 60,
                     secs % 60
                 )),
-                ..Turn::default()
+                ..Turn::new(n, role, content)
             });
             n += 1;
         }

@@ -133,11 +133,16 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             .map(|i| {
                 let len = 20 + rng.below(180) as usize;
                 let t = Turn {
-                    turn: turn_no + i,
                     timestamp: Some(timestamp(turn_no + i)),
-                    role: if i % 2 == 0 { "user" } else { "assistant" }.into(),
-                    content: words.sentence(&mut rng, len),
-                    ..Turn::default()
+                    ..Turn::new(
+                        turn_no + i,
+                        if i % 2 == 0 {
+                            smg_format::model::role::USER
+                        } else {
+                            smg_format::model::role::ASSISTANT
+                        },
+                        words.sentence(&mut rng, len),
+                    )
                 };
                 bytes += t.content.len() * 2 / 5;
                 t

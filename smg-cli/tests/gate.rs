@@ -106,3 +106,50 @@ fn an_argument_that_would_make_the_file_invalid_is_refused_as_an_argument() {
     assert!(stderr.contains("type must not be empty"), "{stderr}");
     assert_eq!(std::fs::read(dir.path().join("m.smg")).unwrap(), before);
 }
+
+/// A value the typed model holds by its type (a turn's role) is refused as the file is
+/// read, naming the field, by every command that needs the model; `convert` to an
+/// encoding of the JSON still keeps the file as it is, so that it can be mended.
+#[test]
+fn a_value_the_types_refuse_is_named_and_can_still_be_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = fixtures().join("invalid/empty-role.smg");
+    std::fs::copy(&bad, dir.path().join("bad.smg")).unwrap();
+    let before = std::fs::read(&bad).unwrap();
+    std::fs::write(dir.path().join("note.txt"), "a note\n").unwrap();
+    for args in [
+        &["info", "bad.smg"][..],
+        &["vault", "add", "bad.smg", "note.txt"],
+        &[
+            "convert",
+            "bad.smg",
+            "-o",
+            "packed.smg",
+            "--layout",
+            "packed",
+        ],
+    ] {
+        let out = smg(args, dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("SMG-E012"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("/workingMemory/recentContext/0/role"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read(dir.path().join("bad.smg")).unwrap(), before);
+    }
+    let out = smg(
+        &["convert", "bad.smg", "-o", "bad.zst", "--encoding", "zstd"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = smg(&["validate", "--json", "bad.zst"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    assert!(report.contains("SMG-E104"), "{report}");
+    assert!(
+        report.contains("/workingMemory/recentContext/0/role"),
+        "{report}"
+    );
+}

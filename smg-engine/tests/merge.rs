@@ -218,13 +218,10 @@ proptest! {
 #[test]
 fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
     let said = |n: u64, text: &str| Turn {
-        turn: n,
-        role: "user".into(),
-        content: text.into(),
         conversation_id: Some("c".into()),
         message_id: Some(format!("m{n}")),
         timestamp: Some(format!("2025-03-01T10:0{n}:00Z")),
-        ..Turn::default()
+        ..Turn::new(n, smg_format::model::role::USER, text)
     };
     let options = smg_format::archive::ArchiveOptions::default();
     let append = |doc: &Document, turns: &[Turn]| {

@@ -54,11 +54,8 @@ fn append(doc: &mut Document, contents: &[String]) {
         .iter()
         .zip(last + 1..)
         .map(|(content, n)| Turn {
-            turn: n,
-            role: "user".into(),
-            content: content.clone(),
             timestamp: Some(said_at(content)),
-            ..Turn::default()
+            ..Turn::new(n, smg_format::model::role::USER, content.clone())
         })
         .collect();
     append_turns(doc, &turns, &archive_options()).unwrap();

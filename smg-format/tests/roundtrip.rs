@@ -64,7 +64,7 @@ proptest! {
                 } else {
                     prose
                 };
-                Turn { turn: i as u64 + 1, role: "user".into(), content, ..Turn::default() }
+                Turn::new(i as u64 + 1, smg_format::model::role::USER, content)
             })
             .collect();
         let mut doc = Document::new("2025-01-01T00:00:00Z");

@@ -76,7 +76,7 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
         out.at.insert(t.turn, (c, turns.len()));
         turns.push(ViewTurn(
             t.turn,
-            t.role,
+            t.role.into_string(),
             t.speaker,
             t.timestamp,
             t.session_id,

@@ -252,7 +252,7 @@ fn encoded(
     }
 }
 
-fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {
+pub(super) fn write_options(args: &EncodeArgs) -> Result<smg_format::WriteOptions, Error> {
     let encoding = match (args.layout, args.encoding) {
         (LayoutArg::Packed, Some(_)) => {
             return Err(Error::InvalidArgument(

@@ -61,12 +61,7 @@ mod tests {
 
     #[test]
     fn the_formula_of_smg_9_1() {
-        let turn = |n: u64, content: &str| Turn {
-            turn: n,
-            role: "user".into(),
-            content: content.into(),
-            ..Turn::default()
-        };
+        let turn = |n: u64, content: &str| Turn::new(n, smg_format::model::role::USER, content);
         let owned = [
             turn(1, "We decided to use Rust because it is fast"),
             turn(2, "fine"),

@@ -136,12 +136,7 @@ mod tests {
     use super::*;
 
     fn turn(n: u64) -> Turn {
-        Turn {
-            turn: n,
-            role: "user".into(),
-            content: String::new(),
-            ..Turn::default()
-        }
+        Turn::new(n, smg_format::model::role::USER, String::new())
     }
 
     #[test]

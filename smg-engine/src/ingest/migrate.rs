@@ -126,12 +126,9 @@ mod tests {
 
     fn archived(n: u64, message: Option<&str>) -> Turn {
         Turn {
-            turn: n,
-            role: "user".into(),
-            content: format!("turn {n}"),
             conversation_id: Some("c".into()),
             message_id: message.map(str::to_string),
-            ..Turn::default()
+            ..Turn::new(n, smg_format::model::role::USER, format!("turn {n}"))
         }
     }
 

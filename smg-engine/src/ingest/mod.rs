@@ -511,16 +511,13 @@ impl Pending {
     fn into_turn(self, n: u64, scope: Option<Scope>) -> (Turn, Source) {
         let m = self.message;
         let turn = Turn {
-            turn: n,
             timestamp: m.timestamp,
-            role: m.role,
-            content: m.content,
             speaker: m.speaker,
             conversation_id: Some(self.conversation),
             session_id: m.session_id,
             message_id: Some(m.message_id),
             scope: m.scope.or(scope),
-            ..Turn::default()
+            ..Turn::new(n, m.role, m.content)
         };
         let source = Source {
             format: self.format,
@@ -625,7 +622,7 @@ fn keep_conversation_headers(
 ///
 /// ```
 /// use smg_format::model::Turn;
-/// let mut turn = Turn { turn: 1, role: "user".into(), content: "hello there".into(), ..Turn::default() };
+/// let mut turn = Turn::new(1, smg_format::model::role::USER, "hello there");
 /// turn.extra.insert("source".into(), serde_json::json!({
 ///     "format": "jsonl", "contentAt": "/content", "record": {"content": null, "id": "m1"}
 /// }));

@@ -218,9 +218,8 @@ mod tests {
     fn derived_nodes_take_the_scope_of_their_sources() {
         let turns: Vec<Turn> = (1..=6)
             .map(|n| Turn {
-                turn: n,
                 scope: (n > 3).then_some(Scope::Restricted),
-                ..Turn::default()
+                ..Turn::new(n, smg_format::model::role::USER, "")
             })
             .collect();
         let views: Vec<TurnView<'_>> = turns

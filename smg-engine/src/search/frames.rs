@@ -129,7 +129,7 @@ impl<'a> Columns<'a> {
             c.timestamp.push(t.timestamp.as_deref());
             c.role.push(&t.role);
             c.content.push(&t.content);
-            c.importance.push(t.importance);
+            c.importance.push(t.importance.map(f64::from));
             c.speaker.push(t.speaker.as_deref());
             c.conversation_id.push(t.conversation_id.as_deref());
             c.session_id.push(t.session_id.as_deref());
@@ -159,21 +159,29 @@ impl<'a> Columns<'a> {
     }
 
     /// Turn `i` of the frame (below the `n` it was read with).
-    fn turn(&self, i: usize) -> Turn {
+    fn turn(&self, i: usize) -> Result<Turn> {
         let owned = |s: Option<&str>| s.map(String::from);
-        Turn {
+        let bad = |field: &str, e: smg_format::model::Refused| {
+            damaged(format!("turn {} of a frame: {field} {e}", self.turn[i]))
+        };
+        let role = smg_format::model::NonEmpty::new(self.role[i]).map_err(|e| bad("role", e))?;
+        let importance = self.importance[i]
+            .map(smg_format::model::Unit::new)
+            .transpose()
+            .map_err(|e| bad("importance", e))?;
+        Ok(Turn {
             turn: self.turn[i],
             timestamp: owned(self.timestamp[i]),
-            role: self.role[i].to_string(),
+            role,
             content: self.content[i].to_string(),
-            importance: self.importance[i],
+            importance,
             speaker: owned(self.speaker[i]),
             conversation_id: owned(self.conversation_id[i]),
             session_id: owned(self.session_id[i]),
             message_id: owned(self.message_id[i]),
             scope: self.scope[i],
             extra: Default::default(),
-        }
+        })
     }
 }
 
@@ -354,7 +362,7 @@ impl Frames {
                     .map(|at| &columns[at])
                     .filter(|(_, n)| i % FRAME < *n)
                     .map(|(c, _)| c.turn(i % FRAME))
-                    .ok_or_else(|| damaged(format!("no turn at position {i}")))
+                    .ok_or_else(|| damaged(format!("no turn at position {i}")))?
             })
             .collect()
     }
@@ -389,12 +397,13 @@ mod tests {
     fn turns(n: usize) -> Vec<Turn> {
         (0..n)
             .map(|i| Turn {
-                turn: i as u64 + 1,
-                role: "user".into(),
-                content: format!("turn number {i}"),
                 speaker: Some("Ann".into()),
                 timestamp: (i % 2 == 0).then(|| "2024-05-01T10:00:00Z".into()),
-                ..Turn::default()
+                ..Turn::new(
+                    i as u64 + 1,
+                    smg_format::model::role::USER,
+                    format!("turn number {i}"),
+                )
             })
             .collect()
     }

@@ -208,7 +208,7 @@ pub fn find_turn(doc: &crate::Document, n: u64, limits: &Limits) -> Result<Turn>
 }
 
 /// An archived turn as said, with the artifact versions its content holds.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ArchivedTurn {
     /// The turn, content byte for byte.
@@ -230,7 +230,7 @@ pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<Archiv
 /// use smg_format::archive::{append_turns, read_archive_with, ArchiveOptions};
 /// use smg_format::model::Turn;
 /// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
-/// let mut turn = Turn { turn: 1, role: "user".into(), content: "hi".into(), ..Turn::default() };
+/// let mut turn = Turn::new(1, smg_format::model::role::USER, "hi");
 /// turn.extra.insert("source".into(), serde_json::json!({"line": 1}));
 /// append_turns(&mut doc, &[turn], &ArchiveOptions::default()).unwrap();
 /// let lean = |t: &mut Turn| { t.extra.remove("source"); };
@@ -353,12 +353,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn turn(n: u64, content: &str) -> Turn {
-        Turn {
-            turn: n,
-            role: "user".into(),
-            content: content.into(),
-            ..Turn::default()
-        }
+        Turn::new(n, crate::model::role::USER, content)
     }
 
     #[test]

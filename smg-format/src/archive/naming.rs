@@ -256,12 +256,7 @@ mod tests {
         let turns: Vec<Turn> = said
             .iter()
             .enumerate()
-            .map(|(i, c)| Turn {
-                turn: i as u64 + 1,
-                role: "assistant".into(),
-                content: c.to_string(),
-                ..Turn::default()
-            })
+            .map(|(i, c)| Turn::new(i as u64 + 1, crate::model::role::ASSISTANT, c.to_string()))
             .collect();
         let mut doc = crate::Document::new("2025-01-01T00:00:00Z");
         crate::archive::append_turns(&mut doc, &turns, &crate::archive::ArchiveOptions::default())

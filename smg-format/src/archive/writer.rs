@@ -87,7 +87,7 @@ pub fn append_turns(
 /// use smg_format::archive::{append_turns_with, read_archive, ArchiveOptions};
 /// use smg_format::model::{Extra, Turn};
 /// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
-/// let turns = vec![Turn { turn: 1, role: "user".into(), content: "hi".into(), ..Turn::default() }];
+/// let turns = vec![Turn::new(1, smg_format::model::role::USER, "hi")];
 /// let more = |i: usize| Extra::from_iter([("source".to_string(), serde_json::json!({"line": i + 1}))]);
 /// append_turns_with(&mut doc, &turns, &ArchiveOptions::default(), &more).unwrap();
 /// let back = read_archive(&doc, &Default::default()).unwrap();
@@ -545,18 +545,12 @@ mod similarity_tests {
         c2[7] = "    let changed = 1;".into();
         let v2 = c2.join("\n") + "\n";
         let turns = vec![
-            Turn {
-                turn: 1,
-                role: "user".into(),
-                content: format!("```rust src/a.rs\n{v1}```"),
-                ..Turn::default()
-            },
-            Turn {
-                turn: 2,
-                role: "user".into(),
-                content: format!("```rust\n{v2}```"),
-                ..Turn::default()
-            },
+            Turn::new(
+                1,
+                crate::model::role::USER,
+                format!("```rust src/a.rs\n{v1}```"),
+            ),
+            Turn::new(2, crate::model::role::USER, format!("```rust\n{v2}```")),
         ];
         let mut doc = Document::new("2025-01-01T00:00:00Z");
         append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();

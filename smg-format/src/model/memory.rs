@@ -27,7 +27,7 @@ pub struct WorkingMemory {
 ///
 /// `role` is an open set: `user`, `assistant`, `system` and `tool` are defined.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Turn {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -37,11 +37,11 @@ pub struct Turn {
     /// The source conversation's id.
     pub conversation_id: Option<String>,
     /// Importance in \[0, 1\].
-    pub importance: Option<f64>,
+    pub importance: Option<super::Unit>,
     /// The source system's message id.
     pub message_id: Option<String>,
     /// Who said it.
-    pub role: String,
+    pub role: super::NonEmpty,
     /// The memory tier of the conversation it belongs to; absent means personal.
     /// Everything derived from the turn takes this scope or a more restrictive one.
     pub scope: Option<super::Scope>,
@@ -56,4 +56,29 @@ pub struct Turn {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Turn {
+    /// Turn number `turn`, said by `role`: `content`, and nothing else known yet.
+    ///
+    /// ```
+    /// use smg_format::model::{NonEmpty, Turn};
+    /// let t = Turn { speaker: Some("Ada".into()), ..Turn::new(1, NonEmpty::new("user").unwrap(), "hi") };
+    /// assert_eq!(t.role, "user");
+    /// ```
+    pub fn new(turn: u64, role: super::NonEmpty, content: impl Into<String>) -> Self {
+        Turn {
+            content: content.into(),
+            conversation_id: None,
+            importance: None,
+            message_id: None,
+            role,
+            scope: None,
+            session_id: None,
+            speaker: None,
+            timestamp: None,
+            turn,
+            extra: super::Extra::new(),
+        }
+    }
 }

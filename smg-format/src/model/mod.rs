@@ -4,6 +4,7 @@
 //! newer minor version survives a round trip through this reader unchanged.
 
 mod archive;
+mod checked;
 mod curation;
 mod graph;
 mod memory;
@@ -16,6 +17,7 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
+pub use checked::{role, NonEmpty, Refused, Unit};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};

@@ -298,14 +298,15 @@ mod tests {
         .unwrap()
         .0;
         let turns: Vec<Turn> = (7..40)
-            .map(|n| Turn {
-                turn: n,
-                role: "assistant".into(),
-                content: format!(
-                    "v{n}:\n```python app.py\nimport os\n\ndef main():\n    return {}\n```\n",
-                    n % 5
-                ),
-                ..Turn::default()
+            .map(|n| {
+                Turn::new(
+                    n,
+                    crate::model::role::ASSISTANT,
+                    format!(
+                        "v{n}:\n```python app.py\nimport os\n\ndef main():\n    return {}\n```\n",
+                        n % 5
+                    ),
+                )
             })
             .collect();
         let opts = ArchiveOptions {

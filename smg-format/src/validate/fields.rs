@@ -1,8 +1,9 @@
 //! The JSON Schema's constraints checked on the typed document, without building its
 //! JSON: what a writer runs before it replaces a file (a few milliseconds where the
 //! schema over JSON takes a second). Serde already gives the schema's types and
-//! required members; what is left is held here, field by field: non-empty strings,
-//! ranges, patterns, enums and finite numbers. Members the model keeps as JSON
+//! required members, and the values of `model::checked` (a turn's role and
+//! importance) hold their own constraints; what is left is held here, field by field:
+//! non-empty strings, ranges, patterns, enums and finite numbers. Members the model keeps as JSON
 //! (unknown members, `source`, a node's `metadata`) are checked by the schema itself,
 //! each against its own definition. `tests` holds this against the schema.
 
@@ -196,10 +197,10 @@ impl Fields {
         self.json("/metadata", "metadata", [], &m.extra);
     }
 
+    /// A turn's role and importance are held by their types ([`crate::model::NonEmpty`],
+    /// [`crate::model::Unit`]).
     fn turn(&mut self, at: &str, t: &Turn) {
         self.at_least_one(|| format!("{at}/turn"), Some(t.turn));
-        self.non_empty(|| format!("{at}/role"), &t.role);
-        self.unit(|| format!("{at}/importance"), t.importance);
         self.json(at, "turn", [], &t.extra);
     }
 

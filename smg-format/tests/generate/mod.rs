@@ -15,14 +15,11 @@ use smg_format::{
 
 fn turn(n: u64, minute: u32, role: &str, content: &str) -> Turn {
     Turn {
-        turn: n,
         timestamp: Some(format!("2025-12-04T10:{minute:02}:00Z")),
-        role: role.into(),
-        content: content.into(),
         conversation_id: Some("conv_1".into()),
         session_id: Some("s1".into()),
         message_id: Some(format!("msg_{n}")),
-        ..Turn::default()
+        ..Turn::new(n, smg_format::model::NonEmpty::new(role).unwrap(), content)
     }
 }
 
@@ -706,6 +703,12 @@ fn content_level() -> Vec<Invalid> {
             "importance 1.3",
             mutated(|d| *at(d, "/semanticGraph/nodes/1/importance") = json!(1.3)),
             &["SMG-E103"],
+        ),
+        inv(
+            "empty-role",
+            "a turn of working memory with role \"\"",
+            mutated(|d| *at(d, "/workingMemory/recentContext/0/role") = json!("")),
+            &["SMG-E104"],
         ),
         inv(
             "strength-negative",

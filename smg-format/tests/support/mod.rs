@@ -67,11 +67,8 @@ pub(crate) fn node() -> impl Strategy<Value = Node> {
 
 pub(crate) fn turn() -> impl Strategy<Value = Turn> {
     (1..10_000u64, text(), "(user|assistant)", extra()).prop_map(|(n, content, role, extra)| Turn {
-        turn: n,
-        role,
-        content,
         extra,
-        ..Turn::default()
+        ..Turn::new(n, smg_format::model::NonEmpty::new(role).unwrap(), content)
     })
 }
 

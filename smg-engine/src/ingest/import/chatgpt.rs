@@ -127,7 +127,7 @@ fn message(
     Ok(Some(Message {
         message_id: str_field(msg, "id").unwrap_or(node_id).to_string(),
         session_id: None,
-        role: role.to_string(),
+        role,
         speaker: msg
             .get("author")
             .and_then(|a| str_field(a, "name"))

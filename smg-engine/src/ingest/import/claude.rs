@@ -79,7 +79,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
     Ok(Some(Message {
         message_id: id.to_string(),
         session_id: None,
-        role: role.to_string(),
+        role,
         speaker: None,
         record: super::source(msg, &content, Some(Value::from(index))),
         content,

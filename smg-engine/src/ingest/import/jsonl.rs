@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde_json::Value;
+use smg_format::model::role;
 
 use super::{rfc3339, str_field, unix_time, Conversation, Message, Records};
 use crate::error::Result;
@@ -72,8 +73,8 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
     let mut content = text_of(&["content", "text"], "a string")?.ok_or("no `content`")?;
     let speaker = text_of(&["speaker", "name"], "a string")?;
     let role = match text_of(&["role"], "a string")? {
-        Some(raw) => super::role(&raw)?.to_string(),
-        None if speaker.is_some() => "user".to_string(),
+        Some(raw) => super::role(&raw)?,
+        None if speaker.is_some() => role::USER,
         None => return Err("neither `role` nor `speaker`".into()),
     };
     let timestamp = match field(&record, &["timestamp", "created_at", "time"]) {

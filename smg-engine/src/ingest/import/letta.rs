@@ -16,6 +16,7 @@ use smg_format::Document;
 
 use super::{rfc3339, str_field, without, Conversation, Message, Records};
 use crate::error::Result;
+use smg_format::model::role;
 
 /// `created_by` of the nodes a Letta import makes.
 pub(crate) const CREATED_BY: &str = "letta";
@@ -199,7 +200,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
     let raw = str_field(msg, "role").ok_or("no `role`")?;
     // An approval answers a tool call: a tool message in v1's roles.
     let role = if raw == "approval" {
-        "tool"
+        role::TOOL
     } else {
         super::role(raw)?
     };
@@ -214,7 +215,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
     Ok(Some(Message {
         message_id: id.to_string(),
         session_id: None,
-        role: role.to_string(),
+        role,
         speaker: str_field(msg, "name").map(str::to_string),
         record: super::source(msg, &content, Some(Value::from(index))),
         content,

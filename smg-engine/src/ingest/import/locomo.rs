@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use smg_format::model::role;
 
 use super::{str_field, Conversation, Message, Records};
 use crate::error::Result;
@@ -114,11 +115,10 @@ fn message(
             .map_or_else(|| format!("D{session}:{}", index + 1), str::to_string),
         session_id: Some(format!("session_{session}")),
         role: if speaker == speaker_a {
-            "user"
+            role::USER
         } else {
-            "assistant"
-        }
-        .to_string(),
+            role::ASSISTANT
+        },
         speaker: Some(speaker.to_string()),
         record: super::source(turn, &content, None),
         content,

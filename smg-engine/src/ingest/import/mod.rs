@@ -10,6 +10,7 @@ pub(crate) mod mcp_memory;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use smg_format::model::{role, NonEmpty};
 
 use crate::error::{Error, Result};
 
@@ -53,7 +54,7 @@ impl Format {
 pub(crate) struct Message {
     pub(crate) message_id: String,
     pub(crate) session_id: Option<String>,
-    pub(crate) role: String,
+    pub(crate) role: NonEmpty,
     pub(crate) speaker: Option<String>,
     /// The message as text: what search, chunking and the archive's `content` see.
     pub(crate) content: String,
@@ -367,12 +368,12 @@ pub(crate) fn read_value(
 /// `ai`, `bot`, `model` → `assistant`; `developer` → `system`; `function` → `tool`).
 /// An empty or unknown role is an error, so that its record is skipped and named
 /// (or fails the run under `--strict`), never written as a turn no reader can place.
-pub(crate) fn role(raw: &str) -> std::result::Result<&'static str, String> {
+pub(crate) fn role(raw: &str) -> std::result::Result<NonEmpty, String> {
     match raw.trim().to_ascii_lowercase().as_str() {
-        "user" | "human" => Ok("user"),
-        "assistant" | "ai" | "bot" | "model" => Ok("assistant"),
-        "system" | "developer" => Ok("system"),
-        "tool" | "function" => Ok("tool"),
+        "user" | "human" => Ok(role::USER),
+        "assistant" | "ai" | "bot" | "model" => Ok(role::ASSISTANT),
+        "system" | "developer" => Ok(role::SYSTEM),
+        "tool" | "function" => Ok(role::TOOL),
         "" => Err("the role is empty".into()),
         _ => Err(format!(
             "role {raw:?} is none of user, assistant, system, tool (or human, ai, bot, model, developer, function)"
@@ -479,10 +480,10 @@ mod tests {
 
     #[test]
     fn roles_are_mapped_or_refused() {
-        assert_eq!(role("Human"), Ok("user"));
-        assert_eq!(role(" assistant "), Ok("assistant"));
-        assert_eq!(role("developer"), Ok("system"));
-        assert_eq!(role("function"), Ok("tool"));
+        assert_eq!(role("Human"), Ok(role::USER));
+        assert_eq!(role(" assistant "), Ok(role::ASSISTANT));
+        assert_eq!(role("developer"), Ok(role::SYSTEM));
+        assert_eq!(role("function"), Ok(role::TOOL));
         assert_eq!(role(""), Err("the role is empty".to_string()));
         assert!(role("critic").unwrap_err().contains("\"critic\""));
     }
@@ -492,7 +493,7 @@ mod tests {
         #[test]
         fn any_role_is_a_v1_role_or_an_error(raw in ".{0,12}") {
             if let Ok(r) = role(&raw) {
-                proptest::prop_assert!(["user", "assistant", "system", "tool"].contains(&r));
+                proptest::prop_assert!(["user", "assistant", "system", "tool"].contains(&r.as_str()));
             }
         }
     }

@@ -175,9 +175,7 @@ const MUTATIONS: &[Mutation] = &[
             ["1-2", "1", "-2", "a", "1-", ""][k % 6].into()
     },
     |d, k| d.deep_archive.as_mut().unwrap().extra = extra(k),
-    |d, k| recent(d).role = text(k),
     |d, k| recent(d).turn = k as u64 % 2,
-    |d, k| recent(d).importance = Some(float(k)),
     |d, k| recent(d).extra = extra(k),
 ];
 
@@ -193,5 +191,40 @@ proptest! {
         }
         let (schema, typed) = both(&doc);
         prop_assert_eq!(schema, typed);
+    }
+}
+
+/// Where a field is held by its type rather than checked: the JSON the schema refuses
+/// is the JSON the typed reader refuses, at the same place.
+#[test]
+fn the_typed_values_refuse_what_the_schema_refuses() {
+    let at = "/workingMemory/recentContext/0";
+    let cases = [
+        ("role", json!("")),
+        ("role", json!("user")),
+        ("importance", json!(1.5)),
+        ("importance", json!(-0.1)),
+        ("importance", json!(0.25)),
+    ];
+    for (field, value) in cases {
+        let mut v = serde_json::to_value(full_fixture()).unwrap();
+        v.pointer_mut(at).unwrap()[field] = value.clone();
+        let pointer = format!("{at}/{field}");
+        let schema: Vec<_> = schema::check(&v)
+            .into_iter()
+            .filter(|f| f.pointer == pointer)
+            .collect();
+        let typed = crate::codec::from_json_slice(&serde_json::to_vec(&v).unwrap());
+        match typed {
+            Ok(_) => assert!(schema.is_empty(), "{field} = {value}: {schema:?}"),
+            Err(e) => {
+                assert!(
+                    !schema.is_empty(),
+                    "{field} = {value}: schema accepts, type refuses"
+                );
+                assert_eq!(e.code(), "SMG-E012", "{e}");
+                assert_eq!(e.pointer(), pointer, "{e}");
+            }
+        }
     }
 }

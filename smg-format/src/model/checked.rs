@@ -1,0 +1,276 @@
+//! Values that carry the schema's constraints (issue 31): a role, an id or a type is
+//! never empty, a score is a finite number in \[0, 1\]. A value is made only through
+//! a check, by a constructor or by serde, so a [`Document`](crate::Document) read or
+//! built by any path cannot hold one the schema refuses; reading one names the field
+//! (`SMG-E012` at its JSON Pointer). Today a turn's `role` and `importance` are held
+//! so; the other constrained fields are checked before writing (`validate::fields`).
+
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+use std::ops::Deref;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Why a value was refused, in the schema's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(String);
+
+/// A string of at least one character: roles, ids, types, relations.
+///
+/// ```
+/// use smg_format::model::NonEmpty;
+/// let role = NonEmpty::new("user").unwrap();
+/// assert_eq!(role, "user");
+/// assert!(NonEmpty::new("").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NonEmpty(Cow<'static, str>);
+
+impl NonEmpty {
+    /// `s`, unless it is empty.
+    pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
+        let s = s.into();
+        if s.is_empty() {
+            return Err(Refused("\"\" is shorter than 1 character".into()));
+        }
+        Ok(NonEmpty(Cow::Owned(s)))
+    }
+
+    /// A literal, checked when compiled where it is a constant.
+    ///
+    /// # Panics
+    /// If `s` is empty: meant for literals, never for what a program is given.
+    pub const fn from_static(s: &'static str) -> Self {
+        assert!(!s.is_empty(), "an empty literal for a NonEmpty");
+        NonEmpty(Cow::Borrowed(s))
+    }
+
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The string, owned.
+    pub fn into_string(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl Deref for NonEmpty {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for NonEmpty {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for NonEmpty {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for NonEmpty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for NonEmpty {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for NonEmpty {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for NonEmpty {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl PartialEq<NonEmpty> for str {
+    fn eq(&self, other: &NonEmpty) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<NonEmpty> for &str {
+    fn eq(&self, other: &NonEmpty) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<NonEmpty> for String {
+    fn eq(&self, other: &NonEmpty) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl TryFrom<String> for NonEmpty {
+    type Error = Refused;
+    fn try_from(s: String) -> Result<Self, Refused> {
+        NonEmpty::new(s)
+    }
+}
+
+impl TryFrom<&str> for NonEmpty {
+    type Error = Refused;
+    fn try_from(s: &str) -> Result<Self, Refused> {
+        NonEmpty::new(s)
+    }
+}
+
+impl std::str::FromStr for NonEmpty {
+    type Err = Refused;
+    fn from_str(s: &str) -> Result<Self, Refused> {
+        NonEmpty::new(s)
+    }
+}
+
+impl From<NonEmpty> for String {
+    fn from(s: NonEmpty) -> String {
+        s.into_string()
+    }
+}
+
+impl Serialize for NonEmpty {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for NonEmpty {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        NonEmpty::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The roles v1 defines (`role` is an open set).
+pub mod role {
+    use super::NonEmpty;
+    /// `user`.
+    pub const USER: NonEmpty = NonEmpty::from_static("user");
+    /// `assistant`.
+    pub const ASSISTANT: NonEmpty = NonEmpty::from_static("assistant");
+    /// `system`.
+    pub const SYSTEM: NonEmpty = NonEmpty::from_static("system");
+    /// `tool`.
+    pub const TOOL: NonEmpty = NonEmpty::from_static("tool");
+}
+
+/// A finite number in \[0, 1\]: importance, confidence, strength.
+///
+/// ```
+/// use smg_format::model::Unit;
+/// assert_eq!(Unit::new(0.25).unwrap().get(), 0.25);
+/// assert!(Unit::new(1.5).is_err());
+/// assert_eq!(Unit::clamped(1.5).get(), 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Unit(f64);
+
+impl Unit {
+    /// `v`, unless it is outside \[0, 1\] or not a number.
+    pub fn new(v: f64) -> Result<Self, Refused> {
+        if !v.is_finite() {
+            // JSON has no NaN or infinity.
+            Err(Refused(format!("{v} is not a JSON number")))
+        } else if v < 0.0 {
+            Err(Refused(format!("{v} is less than the minimum of 0")))
+        } else if v > 1.0 {
+            Err(Refused(format!("{v} is greater than the maximum of 1")))
+        } else {
+            Ok(Unit(v))
+        }
+    }
+
+    /// `v` brought into \[0, 1\] (a computed score: not a number counts as 0).
+    pub fn clamped(v: f64) -> Self {
+        if v.is_nan() {
+            Unit(0.0)
+        } else {
+            Unit(v.clamp(0.0, 1.0))
+        }
+    }
+
+    /// The number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl From<Unit> for f64 {
+    fn from(u: Unit) -> f64 {
+        u.0
+    }
+}
+
+impl TryFrom<f64> for Unit {
+    type Error = Refused;
+    fn try_from(v: f64) -> Result<Self, Refused> {
+        Unit::new(v)
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Serialize for Unit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Unit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Unit::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_value_refuses_what_the_schema_refuses() {
+        assert!(NonEmpty::new("").is_err());
+        assert!(NonEmpty::new("x").is_ok());
+        for bad in [-0.5, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(Unit::new(bad).is_err(), "{bad}");
+        }
+        for good in [0.0, 0.5, 1.0] {
+            assert_eq!(Unit::new(good).unwrap().get(), good);
+        }
+    }
+
+    #[test]
+    fn serde_reads_only_what_the_constructors_make() {
+        let read = |j: &str| serde_json::from_str::<NonEmpty>(j);
+        assert!(read("\"\"").is_err());
+        assert_eq!(read("\"a\"").unwrap(), "a");
+        assert!(serde_json::from_str::<Unit>("1.5").is_err());
+        assert_eq!(serde_json::to_string(&Unit::clamped(2.0)).unwrap(), "1.0");
+    }
+
+    #[test]
+    fn a_computed_score_is_brought_into_range() {
+        assert_eq!(Unit::clamped(f64::NAN).get(), 0.0);
+        assert_eq!(Unit::clamped(-1.0).get(), 0.0);
+        assert_eq!(Unit::clamped(0.3).get(), 0.3);
+    }
+}
