@@ -57,13 +57,14 @@ impl World {
         self.next += 1;
         let hour = self.rng.below(24);
         Node {
-            id: format!("{kind}-{}", self.next),
-            kind: kind.into(),
             content: Some(self.words.sentence(&mut self.rng, words)),
             created: Some(at(day, hour)),
             created_by: Some(AGENTS[self.rng.below(6) as usize].into()),
             tier: Some(LifecycleTier::Hot),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(format!("{kind}-{}", self.next)).unwrap(),
+                smg_format::model::NonEmpty::new(kind).unwrap(),
+            )
         }
     }
 
@@ -79,17 +80,17 @@ impl World {
         }
         for _ in 0..8 {
             let mut n = self.node("task", day, 15);
-            n.status = Some("pending".into());
+            n.status = Some(smg_format::model::NonEmpty::from_static("pending"));
             new.push(n);
         }
         for _ in 0..20 {
             let mut n = self.node("notification", day, 10);
-            n.status = Some("unread".into());
+            n.status = Some(smg_format::model::NonEmpty::from_static("unread"));
             new.push(n);
         }
         for _ in 0..3 {
             let mut n = self.node("session", day, 30);
-            n.status = Some("active".into());
+            n.status = Some(smg_format::model::NonEmpty::from_static("active"));
             new.push(n);
         }
         for _ in 0..2 {
@@ -112,21 +113,25 @@ impl World {
         for n in nodes.iter_mut().filter(|n| n.tombstone.is_none()) {
             let roll = self.rng.below(100);
             match (n.kind.as_str(), n.status.as_deref()) {
-                ("task", Some("pending")) if roll < 50 => n.status = Some("in_progress".into()),
+                ("task", Some("pending")) if roll < 50 => {
+                    n.status = Some(smg_format::model::NonEmpty::from_static("in_progress"))
+                }
                 ("task", Some("in_progress")) if roll < 40 => {
                     let s = if roll < 35 { "completed" } else { "failed" };
-                    n.status = Some(s.into());
+                    n.status = Some(smg_format::model::NonEmpty::from_static(s));
                     n.updated = Some(at(day, 12));
                 }
                 ("notification", Some("unread")) if roll < 60 => {
-                    n.status = Some("read".into());
+                    n.status = Some(smg_format::model::NonEmpty::from_static("read"));
                     n.updated = Some(at(day, 9));
                 }
                 ("session", Some("active")) => {
-                    n.status = Some("inactive".into());
+                    n.status = Some(smg_format::model::NonEmpty::from_static("inactive"));
                     n.updated = Some(at(day, 1));
                 }
-                ("reflection", None) if roll < 20 => n.status = Some("consolidated".into()),
+                ("reflection", None) if roll < 20 => {
+                    n.status = Some(smg_format::model::NonEmpty::from_static("consolidated"))
+                }
                 _ => {}
             }
         }
@@ -134,18 +139,17 @@ impl World {
         let ids: Vec<String> = nodes
             .iter()
             .filter(|n| n.tombstone.is_none())
-            .map(|n| n.id.clone())
+            .map(|n| n.id.to_string())
             .collect();
         let edges = g.edges.get_or_insert_with(Vec::new);
         for _ in 0..20 {
             let (a, b) = (self.pick(&ids), self.pick(&ids));
             if a != b {
-                edges.push(Edge {
-                    from: a,
-                    relation: "related_to".into(),
-                    to: b,
-                    ..Edge::default()
-                });
+                edges.push(Edge::new(
+                    smg_format::model::NonEmpty::new(a).unwrap(),
+                    smg_format::model::NonEmpty::from_static("related_to"),
+                    smg_format::model::NonEmpty::new(b).unwrap(),
+                ));
             }
         }
         let mut seen = BTreeSet::new();
@@ -172,19 +176,21 @@ fn base() -> Document {
     let mut nodes: Vec<Node> = AGENTS
         .iter()
         .map(|a| Node {
-            id: format!("agent-{a}"),
-            kind: "agent".into(),
             label: Some((*a).into()),
             created: Some(at(0, 0)),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(format!("agent-{a}")).unwrap(),
+                smg_format::model::NonEmpty::from_static("agent"),
+            )
         })
         .collect();
     for kind in ["system_config", "migration", "agent_key"] {
         nodes.push(Node {
-            id: kind.into(),
-            kind: kind.into(),
             created: Some(at(0, 0)),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(kind).unwrap(),
+                smg_format::model::NonEmpty::new(kind).unwrap(),
+            )
         });
     }
     doc.semantic_graph = Some(Graph {

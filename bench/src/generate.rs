@@ -106,8 +106,6 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             let description = words.sentence(&mut rng, len);
             bytes += description.len() + 260;
             nodes.push(Node {
-                id: id.clone(),
-                kind: ["concept", "decision", "memory", "entity"][k % 4].into(),
                 label: Some(words.sentence(&mut rng, 3)),
                 description: Some(description),
                 importance: Some(rng.below(1000) as f64 / 1000.0),
@@ -117,15 +115,21 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
                     turns: Some(vec![turn_no]),
                     ..Provenance::default()
                 }]),
-                ..Node::default()
+                ..Node::new(
+                    smg_format::model::NonEmpty::new(id.clone()).unwrap(),
+                    smg_format::model::NonEmpty::from_static(
+                        ["concept", "decision", "memory", "entity"][k % 4],
+                    ),
+                )
             });
             if k > 0 {
                 edges.push(Edge {
-                    from: id,
-                    to: format!("n{unit}_{}", k - 1),
-                    relation: "related_to".into(),
                     strength: Some(0.5),
-                    ..Edge::default()
+                    ..Edge::new(
+                        smg_format::model::NonEmpty::new(id).unwrap(),
+                        smg_format::model::NonEmpty::from_static("related_to"),
+                        smg_format::model::NonEmpty::new(format!("n{unit}_{}", k - 1)).unwrap(),
+                    )
                 });
             }
         }

@@ -34,8 +34,6 @@ fn memory(n: usize) -> Document {
                 _ => None,
             };
             Node {
-                id: format!("n{i:06}"),
-                kind: kinds[i % kinds.len()].into(),
                 label: Some(format!("Topic {i}")),
                 content: Some(format!(
                     "What was said about topic {i}: it's a \"note\" of {} words.",
@@ -51,18 +49,22 @@ fn memory(n: usize) -> Document {
                 scope,
                 confidence: scope.map(|_| 0.95),
                 approved_by: scope.map(|_| "head".into()),
-                ..Node::default()
+                ..Node::new(
+                    smg_format::model::NonEmpty::new(format!("n{i:06}")).unwrap(),
+                    smg_format::model::NonEmpty::from_static(kinds[i % kinds.len()]),
+                )
             }
         })
         .collect();
     let relations = ["mentions", "related_to", "supersedes"];
     let edges: Vec<Edge> = (0..n + n / 2)
         .map(|i| Edge {
-            from: format!("n{:06}", i % n),
-            to: format!("n{:06}", rng.below(n as u64)),
-            relation: relations[i % 3].into(),
             strength: Some(0.5 + (i % 50) as f64 / 100.0),
-            ..Edge::default()
+            ..Edge::new(
+                smg_format::model::NonEmpty::new(format!("n{:06}", i % n)).unwrap(),
+                smg_format::model::NonEmpty::from_static(relations[i % 3]),
+                smg_format::model::NonEmpty::new(format!("n{:06}", rng.below(n as u64))).unwrap(),
+            )
         })
         .collect();
     doc.semantic_graph = Some(Graph {

@@ -147,17 +147,17 @@ fn migrate_gives_old_files_stable_ids_and_keeps_references() {
         .nodes()
         .iter()
         .filter(|n| ["segment", "decision", "memory"].contains(&n.kind.as_str()))
-        .map(|n| (n.id.clone(), legacy_id(n)))
+        .map(|n| (n.id.to_string(), legacy_id(n)))
         .collect();
     for n in graph.nodes.as_mut().unwrap() {
-        if let Some(old_id) = renamed.get(&n.id) {
-            n.id = old_id.clone();
+        if let Some(old_id) = renamed.get(n.id.as_str()) {
+            n.id = smg_format::model::NonEmpty::new(old_id.clone()).unwrap();
         }
     }
     for e in graph.edges.as_mut().unwrap() {
         for end in [&mut e.from, &mut e.to] {
             if let Some(old_id) = renamed.get(end.as_str()) {
-                *end = old_id.clone();
+                *end = smg_format::model::NonEmpty::new(old_id.clone()).unwrap();
             }
         }
     }

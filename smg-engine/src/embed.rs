@@ -177,7 +177,7 @@ fn missing(doc: &Document, rows: &[Embedding], limits: &Limits) -> Result<Vec<(K
     {
         let text = crate::search::node_text(n);
         if !nodes.contains(n.id.as_str()) && !text.trim().is_empty() {
-            out.push((Key::Node(n.id.clone()), text));
+            out.push((Key::Node(n.id.to_string()), text));
         }
     }
     Ok(out)

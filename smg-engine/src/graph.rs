@@ -42,22 +42,22 @@ impl MemoryGraph {
         for (_, g) in &graphs {
             for n in g.nodes() {
                 let ix = graph.add_node(n.clone());
-                if by_id.insert(n.id.clone(), ix).is_some() {
-                    return Err(Error::DuplicateNode(n.id.clone()));
+                if by_id.insert(n.id.to_string(), ix).is_some() {
+                    return Err(Error::DuplicateNode(n.id.to_string()));
                 }
             }
         }
         for (_, g) in &graphs {
             for e in g.edges() {
-                match (by_id.get(&e.from), by_id.get(&e.to)) {
+                match (by_id.get(e.from.as_str()), by_id.get(e.to.as_str())) {
                     (Some(&a), Some(&b)) => {
                         graph.add_edge(a, b, e.clone());
                     }
                     _ => {
                         return Err(Error::DanglingEdge {
-                            from: e.from.clone(),
-                            to: e.to.clone(),
-                            relation: e.relation.clone(),
+                            from: e.from.to_string(),
+                            to: e.to.to_string(),
+                            relation: e.relation.to_string(),
                         })
                     }
                 }

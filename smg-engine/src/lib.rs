@@ -21,12 +21,12 @@
 //! whose nodes are found by id in constant time:
 //!
 //! ```
-//! use smg_format::{model::{Edge, Graph, Node}, Document};
+//! use smg_format::{model::{Edge, Graph, Node, NonEmpty}, Document};
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
-//! let node = |id: &str| Node { id: id.into(), kind: "concept".into(), ..Node::default() };
+//! let node = |id: &'static str| Node::new(NonEmpty::from_static(id), NonEmpty::from_static("concept"));
 //! doc.semantic_graph = Some(Graph {
 //!     nodes: Some(vec![node("a"), node("b")]),
-//!     edges: Some(vec![Edge { from: "a".into(), to: "b".into(), relation: "requires".into(), ..Edge::default() }]),
+//!     edges: Some(vec![Edge::new(NonEmpty::from_static("a"), NonEmpty::from_static("requires"), NonEmpty::from_static("b"))]),
 //!     ..Graph::default()
 //! });
 //! let graph = smg_engine::graph::MemoryGraph::load(&doc).unwrap();

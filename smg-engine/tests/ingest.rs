@@ -300,20 +300,22 @@ fn nodes_and_edges_made_elsewhere_survive_a_new_ingest() {
         .unwrap()
         .id
         .clone();
-    graph.nodes.as_mut().unwrap().push(smg_format::model::Node {
-        id: "mine".into(),
-        kind: "concept".into(),
-        ..Default::default()
-    });
+    graph
+        .nodes
+        .as_mut()
+        .unwrap()
+        .push(smg_format::model::Node::new(
+            smg_format::model::NonEmpty::from_static("mine"),
+            smg_format::model::NonEmpty::from_static("concept"),
+        ));
     graph
         .edges
         .get_or_insert_with(Vec::new)
-        .push(smg_format::model::Edge {
-            from: "mine".into(),
-            to: ours.clone(),
-            relation: "references".into(),
-            ..Default::default()
-        });
+        .push(smg_format::model::Edge::new(
+            smg_format::model::NonEmpty::from_static("mine"),
+            smg_format::model::NonEmpty::from_static("references"),
+            ours.clone(),
+        ));
     run(
         &mut doc,
         &[input(

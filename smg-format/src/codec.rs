@@ -290,8 +290,8 @@ impl Parts {
     }
 }
 
-/// The keys of [`Document::semantic_graph`], [`crate::model::Graph::nodes`] and
-/// [`crate::model::Graph::edges`].
+/// The keys of [`Document::semantic_graph`], [`smg_format::model::Graph::nodes`] and
+/// [`smg_format::model::Graph::edges`].
 const SEMANTIC_GRAPH: &str = "semanticGraph";
 const NODES: &str = "nodes";
 const EDGES: &str = "edges";
@@ -319,25 +319,28 @@ mod tests {
     #[test]
     fn a_large_document_is_compressed_from_its_parts_to_the_same_bytes() {
         let json = doc_json(r#","semanticGraph":{"zz":[1]},"zUnknown":"x""#);
+        use crate::model::NonEmpty;
         let mut doc = from_json_slice(json.as_bytes()).unwrap();
         let graph = doc.semantic_graph.as_mut().unwrap();
         // Two 4 MiB cuts of JSON and more, which fall inside the parts.
         let nodes: Vec<crate::model::Node> = (0..30_000)
             .map(|i| crate::model::Node {
-                id: format!("n{i}"),
-                kind: "concept".into(),
                 label: Some(format!("label {i} {}", "x".repeat(i % 200))),
-                ..crate::model::Node::default()
+                ..crate::model::Node::new(
+                    NonEmpty::new(format!("n{i}")).unwrap(),
+                    NonEmpty::from_static("concept"),
+                )
             })
             .collect();
         graph.edges = Some(
             nodes
                 .windows(2)
-                .map(|w| crate::model::Edge {
-                    from: w[0].id.clone(),
-                    to: w[1].id.clone(),
-                    relation: "next".into(),
-                    ..crate::model::Edge::default()
+                .map(|w| {
+                    crate::model::Edge::new(
+                        w[0].id.clone(),
+                        NonEmpty::from_static("next"),
+                        w[1].id.clone(),
+                    )
                 })
                 .collect(),
         );

@@ -3,11 +3,11 @@
 //! added, working-memory and metadata fields changed, and any other section changed.
 //!
 //! ```
-//! use smg_format::{diff::diff, model::{Graph, Node}, Document};
+//! use smg_format::{diff::diff, model::{Graph, Node, NonEmpty}, Document};
 //! let a = Document::new("2025-12-04T10:30:00Z");
 //! let mut b = a.clone();
 //! b.semantic_graph = Some(Graph {
-//!     nodes: Some(vec![Node { id: "n1".into(), kind: "concept".into(), ..Node::default() }]),
+//!     nodes: Some(vec![Node::new(NonEmpty::from_static("n1"), NonEmpty::from_static("concept"))]),
 //!     ..Graph::default()
 //! });
 //! let d = diff(&a, &b);
@@ -162,14 +162,19 @@ fn graphs(a: &Document, b: &Document, d: &mut DocDiff) {
         doc.graphs()
             .into_iter()
             .flat_map(|(_, g)| g.nodes.iter().flatten().cloned())
-            .map(|n| (n.id.clone(), n))
+            .map(|n| (n.id.to_string(), n))
             .collect()
     };
     let edges = |doc: &Document| -> BTreeMap<EdgeKey, Edge> {
         doc.graphs()
             .into_iter()
             .flat_map(|(_, g)| g.edges.iter().flatten().cloned())
-            .map(|e| ((e.from.clone(), e.relation.clone(), e.to.clone()), e))
+            .map(|e| {
+                (
+                    (e.from.to_string(), e.relation.to_string(), e.to.to_string()),
+                    e,
+                )
+            })
             .collect()
     };
     (d.nodes_added, d.nodes_removed, d.nodes_changed) = keyed(&nodes(a), &nodes(b));
@@ -279,12 +284,11 @@ mod tests {
         let mut a = Document::new("2025-01-01T00:00:00Z");
         a.semantic_graph = Some(Graph {
             nodes: Some(vec![node("x", "X"), node("y", "Y")]),
-            edges: Some(vec![Edge {
-                from: "x".into(),
-                to: "y".into(),
-                relation: "requires".into(),
-                ..Edge::default()
-            }]),
+            edges: Some(vec![Edge::new(
+                crate::model::NonEmpty::from_static("x"),
+                crate::model::NonEmpty::from_static("requires"),
+                crate::model::NonEmpty::from_static("y"),
+            )]),
             ..Graph::default()
         });
         append_turns(

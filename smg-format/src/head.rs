@@ -286,11 +286,10 @@ mod tests {
         doc.metadata.extra.insert("later".into(), "yes".into());
         doc.semantic_graph
             .get_or_insert_with(Default::default)
-            .nodes = Some(vec![Node {
-            id: "n1".into(),
-            kind: "concept".into(),
-            ..Node::default()
-        }]);
+            .nodes = Some(vec![Node::new(
+            crate::model::NonEmpty::from_static("n1"),
+            crate::model::NonEmpty::from_static("concept"),
+        )]);
     }
 
     fn options() -> Vec<WriteOptions> {

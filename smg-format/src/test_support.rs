@@ -13,9 +13,10 @@ pub(crate) fn full_fixture() -> Document {
 /// A concept node with a label.
 pub(crate) fn node(id: &str, label: &str) -> Node {
     Node {
-        id: id.into(),
-        kind: "concept".into(),
         label: Some(label.into()),
-        ..Node::default()
+        ..Node::new(
+            crate::model::NonEmpty::new(id).unwrap(),
+            crate::model::NonEmpty::from_static("concept"),
+        )
     }
 }

@@ -92,10 +92,11 @@ fn apply(doc: &Document, edits: &[Edit]) -> Document {
                     .retain(|e| e.from != gone && e.to != gone);
             }
             Edit::AddNode(id, label) if nodes.iter().all(|n| &n.id != id) => nodes.push(Node {
-                id: id.clone(),
-                kind: "concept".into(),
                 label: Some(label.clone()),
-                ..Node::default()
+                ..Node::new(
+                    smg_format::model::NonEmpty::new(id.clone()).unwrap(),
+                    smg_format::model::NonEmpty::from_static("concept"),
+                )
             }),
             Edit::Project(p) => doc.metadata.project_name = Some(p.clone()),
             Edit::Tag(t) => {
@@ -118,13 +119,13 @@ fn base() -> impl Strategy<Value = Document> {
         doc.deep_archive = None;
         if let Some(nodes) = doc.semantic_graph.as_mut().and_then(|g| g.nodes.as_mut()) {
             let mut seen = std::collections::BTreeSet::new();
-            nodes.retain(|n| seen.insert(n.id.clone()));
+            nodes.retain(|n| seen.insert(n.id.to_string()));
         }
         if let Some(g) = doc.semantic_graph.as_mut() {
-            let ids: Vec<String> = g.nodes().iter().map(|n| n.id.clone()).collect();
+            let ids: Vec<String> = g.nodes().iter().map(|n| n.id.to_string()).collect();
             g.edges
                 .get_or_insert_with(Vec::new)
-                .retain(|e| ids.contains(&e.from) && ids.contains(&e.to));
+                .retain(|e| ids.iter().any(|i| *i == e.from) && ids.iter().any(|i| *i == e.to));
         }
         append(&mut doc, &turns);
         doc

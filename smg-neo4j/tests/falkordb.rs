@@ -53,7 +53,7 @@ fn graph(doc: &Document) -> String {
     let mut only = Document::new("2000-01-01T00:00:00Z");
     let mut g = doc.semantic_graph.clone().unwrap_or_default();
     g.extra.clear();
-    let g_ids: Vec<String> = g.nodes().iter().map(|n| n.id.clone()).collect();
+    let g_ids: Vec<String> = g.nodes().iter().map(|n| n.id.to_string()).collect();
     only.semantic_graph = Some(g);
     let vectors = doc
         .deep_archive

@@ -148,7 +148,7 @@ pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::
                 (Some(&from), Some(&to)) => {
                     let next = relations.len();
                     let r = *relations.entry(e.relation.as_str()).or_insert_with(|| {
-                        out.relations.push(e.relation.clone());
+                        out.relations.push(e.relation.to_string());
                         next
                     });
                     out.edges.push((from, to, r));
@@ -174,7 +174,7 @@ fn view_node(n: &Node, fresh: u8, graph: &str) -> ViewNode {
         .into_iter()
         .flatten()
         .find(|t| !t.trim().is_empty())
-        .map_or_else(|| n.id.clone(), |t| smg_engine::search::one_line(t, 80));
+        .map_or_else(|| n.id.to_string(), |t| smg_engine::search::one_line(t, 80));
     let importance = (n.importance.unwrap_or(0.0) * 1000.0).round() / 1000.0;
     let flags = if n.tombstone == Some(true) {
         TOMBSTONE
@@ -182,8 +182,8 @@ fn view_node(n: &Node, fresh: u8, graph: &str) -> ViewNode {
         0
     };
     ViewNode(
-        n.id.clone(),
-        n.kind.clone(),
+        n.id.to_string(),
+        n.kind.to_string(),
         label,
         n.scope.unwrap_or(smg_format::model::Scope::Personal).name(),
         importance,

@@ -11,12 +11,14 @@
 //! the page.
 //!
 //! ```
-//! use smg_format::model::{Document, Graph, Node};
+//! use smg_format::model::{Document, Graph, Node, NonEmpty};
 //! use smg_view::{render, ViewOptions};
 //!
 //! let mut doc = Document::new("2025-01-01T00:00:00Z");
-//! let node = Node { id: "dec-1".into(), kind: "decision".into(),
-//!                   label: Some("Use Postgres".into()), ..Node::default() };
+//! let node = Node {
+//!     label: Some("Use Postgres".into()),
+//!     ..Node::new(NonEmpty::from_static("dec-1"), NonEmpty::from_static("decision"))
+//! };
 //! doc.semantic_graph = Some(Graph { nodes: Some(vec![node]), ..Graph::default() });
 //! let page = render(&doc, &ViewOptions::default()).unwrap();
 //! assert!(page.html.starts_with("<!DOCTYPE html>"));

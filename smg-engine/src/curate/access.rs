@@ -1,6 +1,6 @@
 //! What changes a node outside a cycle: a retrieval recorded, a tier moved by hand.
 
-use smg_format::model::{Access, Action, Document};
+use smg_format::model::{Access, Action, Document, NonEmpty};
 
 use super::audit::{Applier, Change};
 use super::facts::{keep_recent, later};
@@ -40,7 +40,7 @@ pub fn record_access(
         let list = n.recent_accesses.get_or_insert_with(Vec::new);
         list.push(Access {
             at: at.to_string(),
-            by: by.map(str::to_string),
+            by: by.and_then(|b| NonEmpty::new(b).ok()),
             ..Access::default()
         });
         keep_recent(list, Some(now));

@@ -122,9 +122,9 @@ impl<'g> Applier<'g> {
     pub(crate) fn new(nodes: &'g mut Vec<Node>, edges: Vec<Edge>) -> Self {
         let mut edges_of: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, e) in edges.iter().enumerate() {
-            edges_of.entry(e.from.clone()).or_default().push(i);
+            edges_of.entry(e.from.to_string()).or_default().push(i);
             if e.to != e.from {
-                edges_of.entry(e.to.clone()).or_default().push(i);
+                edges_of.entry(e.to.to_string()).or_default().push(i);
             }
         }
         let with_related = (0..nodes.len())
@@ -199,7 +199,7 @@ impl<'g> Applier<'g> {
         insert_sorted(&mut self.nodes_removed, i);
         self.node_gone[i] = true;
         if self.nodes[i].is_derived() {
-            self.removed_ids.push(id);
+            self.removed_ids.push(id.into_string());
         }
     }
 
@@ -236,7 +236,7 @@ impl<'g> Applier<'g> {
             let diff = changed_fields(&at.node, &self.nodes[i]);
             changed.push(FieldsAt {
                 fields: diff,
-                id: at.node.id,
+                id: at.node.id.into_string(),
             });
         }
         let some = |v: Vec<_>| (!v.is_empty()).then_some(v);
@@ -258,9 +258,15 @@ impl<'g> Applier<'g> {
     /// Append an edge.
     pub(crate) fn add_edge(&mut self, edge: Edge, change: &mut Change) {
         let i = self.edges.len();
-        self.edges_of.entry(edge.from.clone()).or_default().push(i);
+        self.edges_of
+            .entry(edge.from.to_string())
+            .or_default()
+            .push(i);
         if edge.to != edge.from {
-            self.edges_of.entry(edge.to.clone()).or_default().push(i);
+            self.edges_of
+                .entry(edge.to.to_string())
+                .or_default()
+                .push(i);
         }
         self.edge_gone.push(false);
         change.edges_added.push(edge.clone());

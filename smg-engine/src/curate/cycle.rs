@@ -1,7 +1,8 @@
 //! One curation cycle: judge every node, then apply what was decided in sequence.
 
 use smg_format::model::{
-    Action, AuditEntry, Curation, CycleSummary, Document, Edge, LifecycleTier, Node, Policy,
+    Action, AuditEntry, Curation, CycleSummary, Document, Edge, LifecycleTier, Node, NonEmpty,
+    Policy,
 };
 
 use super::audit::{Applier, Change};
@@ -145,7 +146,7 @@ fn apply(
     for p in plans {
         let mut change = Change::default();
         let (action, into) = step(&mut applier, &p, &mut change, &options.now);
-        let node = applier.node(p.node).id.clone();
+        let node = applier.node(p.node).id.to_string();
         let score = Some(round(j.scores[p.node].total()));
         let r = applier.record(change);
         entries.push(r.entry(action, &options.now, node, p.reason, score, into));
@@ -170,7 +171,7 @@ fn step(a: &mut Applier<'_>, p: &Plan, change: &mut Change, now: &str) -> (Actio
         }
         Step::Archive => {
             let n = a.edit(i, change);
-            n.status = Some("archived".into());
+            n.status = Some(NonEmpty::from_static("archived"));
             n.updated = Some(now.to_string());
             (Action::Archive, None)
         }
@@ -188,18 +189,15 @@ fn step(a: &mut Applier<'_>, p: &Plan, change: &mut Change, now: &str) -> (Actio
         Step::Relate(k) => {
             let (from, to) = (a.node(i).id.clone(), a.node(k).id.clone());
             let edge = Edge {
-                from,
-                relation: "related_to".into(),
-                to: to.clone(),
                 timestamp: Some(now.to_string()),
-                ..Edge::default()
+                ..Edge::new(from, NonEmpty::from_static("related_to"), to.clone())
             };
             a.add_edge(edge, change);
-            (Action::Relate, Some(to))
+            (Action::Relate, Some(to.into_string()))
         }
         Step::Merge(keep) => {
             super::fold::fold(a, i, keep, change);
-            (Action::Merge, Some(a.node(keep).id.clone()))
+            (Action::Merge, Some(a.node(keep).id.to_string()))
         }
     }
 }

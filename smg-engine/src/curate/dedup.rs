@@ -55,7 +55,7 @@ pub(crate) fn similar(
 ) -> Vec<(usize, usize, f64)> {
     let vector = |i: usize| {
         vectors
-            .get(&nodes[i].id)
+            .get(nodes[i].id.as_str())
             .map(Vec::as_slice)
             .filter(|v| !v.is_empty())
     };
@@ -144,10 +144,11 @@ mod tests {
 
     fn memory(id: &str, text: &str) -> Node {
         Node {
-            id: id.into(),
-            kind: "memory".into(),
             content: Some(text.into()),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(id).unwrap(),
+                smg_format::model::NonEmpty::from_static("memory"),
+            )
         }
     }
 
@@ -159,7 +160,7 @@ mod tests {
             memory("c", "the user prefers postgres for the billing data"),
             memory("d", "the user prefers postgres for billing data"),
         ];
-        nodes[3].kind = "decision".into();
+        nodes[3].kind = smg_format::model::NonEmpty::from_static("decision");
         let none = FastMap::default();
         let pairs = similar(&nodes, &[true; 4], &none);
         assert_eq!(pairs.len(), 1);

@@ -1,7 +1,7 @@
 //! A near-duplicate folded into the node that stays (spec §18.7), and other nodes'
 //! `relatedNodes` pointed away from a node that leaves.
 
-use smg_format::model::{Edge, Node};
+use smg_format::model::{Edge, Node, NonEmpty};
 
 use super::audit::{Applier, Change};
 use super::facts::{keep_recent, later};
@@ -44,7 +44,7 @@ pub(super) fn fold(a: &mut Applier<'_>, fold: usize, keep: usize, change: &mut C
     }
     unlink(a, fold, Some(keep), change);
     for e in a.drop_edges(&gone.id, change) {
-        let moved = |x: String| if x == gone.id { kept_id.clone() } else { x };
+        let moved = |x: NonEmpty| if x == gone.id { kept_id.clone() } else { x };
         let edge = Edge {
             from: moved(e.from),
             to: moved(e.to),
@@ -67,9 +67,9 @@ pub(super) fn unlink(a: &mut Applier<'_>, i: usize, instead: Option<usize>, chan
         list.retain(|r| *r != id);
         if let Some(new) = new
             .as_ref()
-            .filter(|new| **new != n.id && !list.contains(new))
+            .filter(|new| **new != n.id && !list.iter().any(|r| r == *new))
         {
-            list.push(new.clone());
+            list.push(new.to_string());
         }
         if list.is_empty() {
             n.related_nodes = None;

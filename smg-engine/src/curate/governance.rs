@@ -1,7 +1,7 @@
 //! Governance (M3S Part 4, spec §18.9): who may put knowledge into the departmental
 //! and global tiers, from the policy stored in the file.
 
-use smg_format::model::{Document, Node, Policy, Scope};
+use smg_format::model::{Document, Node, NonEmpty, Policy, Scope};
 
 use crate::{Error, Result};
 
@@ -128,19 +128,16 @@ pub fn add_knowledge(doc: &mut Document, k: Knowledge) -> Result<String> {
     }
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);
     let nodes = graph.nodes.get_or_insert_with(Vec::new);
-    let id = if k.id.is_empty() {
+    let id = NonEmpty::new(k.id).unwrap_or_else(|_| {
         let digest =
             smg_format::vault::content_hash(&format!("{}\0{}\0{}", k.label, k.content, k.now));
-        format!("know-{}", &digest.trim_start_matches("sha256:")[..16])
-    } else {
-        k.id
-    };
+        let hex = &digest.trim_start_matches("sha256:")[..16];
+        NonEmpty::joined(&NonEmpty::from_static("know-"), hex)
+    });
     if nodes.iter().any(|n| n.id == id) {
-        return Err(Error::DuplicateNode(id));
+        return Err(Error::DuplicateNode(id.into_string()));
     }
     nodes.push(Node {
-        id: id.clone(),
-        kind: "concept".into(),
         label: (!k.label.is_empty()).then_some(k.label),
         content: (!k.content.is_empty()).then_some(k.content),
         confidence: Some(k.confidence),
@@ -151,7 +148,7 @@ pub fn add_knowledge(doc: &mut Document, k: Knowledge) -> Result<String> {
         knowledge_type: k.knowledge_type,
         created: Some(k.now.clone()),
         updated: Some(k.now),
-        ..Node::default()
+        ..Node::new(id.clone(), NonEmpty::from_static("concept"))
     });
-    Ok(id)
+    Ok(id.into_string())
 }

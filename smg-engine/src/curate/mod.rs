@@ -11,15 +11,13 @@
 //! changes nothing.
 //!
 //! ```
-//! use smg_format::{model::{Graph, Node}, Document};
+//! use smg_format::{model::{Graph, Node, NonEmpty}, Document};
 //! use smg_engine::curate::{curate, restore, CurateOptions};
 //! let mut doc = Document::new("2025-01-01T00:00:00Z");
 //! let note = Node {
-//!     id: "n1".into(),
-//!     kind: "notification".into(),
-//!     status: Some("read".into()),
+//!     status: Some(NonEmpty::from_static("read")),
 //!     created: Some("2025-01-01T00:00:00Z".into()),
-//!     ..Node::default()
+//!     ..Node::new(NonEmpty::from_static("n1"), NonEmpty::from_static("notification"))
 //! };
 //! doc.semantic_graph = Some(Graph { nodes: Some(vec![note]), ..Graph::default() });
 //! let before = doc.clone();
@@ -153,7 +151,7 @@ pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
     Ok(g.nodes()
         .iter()
         .zip(&facts)
-        .filter_map(|(n, f)| rules::rail(n, f, at).map(|(k, _)| (n.id.clone(), k)))
+        .filter_map(|(n, f)| rules::rail(n, f, at).map(|(k, _)| (n.id.to_string(), k)))
         .collect())
 }
 

@@ -118,11 +118,10 @@ mod tests {
     use super::*;
 
     fn node(kind: &str) -> Node {
-        Node {
-            id: "n".into(),
-            kind: kind.into(),
-            ..Node::default()
-        }
+        Node::new(
+            smg_format::model::NonEmpty::from_static("n"),
+            smg_format::model::NonEmpty::new(kind).unwrap(),
+        )
     }
 
     const NOW: i64 = 1_750_000_000;

@@ -12,20 +12,20 @@ const NOW: &str = "2025-06-15T12:00:00Z";
 
 fn node(id: &str, kind: &str, created: &str) -> Node {
     Node {
-        id: id.into(),
-        kind: kind.into(),
         created: Some(created.into()),
-        ..Node::default()
+        ..Node::new(
+            smg_format::model::NonEmpty::new(id).unwrap(),
+            smg_format::model::NonEmpty::new(kind).unwrap(),
+        )
     }
 }
 
 fn edge(from: &str, relation: &str, to: &str) -> Edge {
-    Edge {
-        from: from.into(),
-        relation: relation.into(),
-        to: to.into(),
-        ..Edge::default()
-    }
+    Edge::new(
+        smg_format::model::NonEmpty::new(from).unwrap(),
+        smg_format::model::NonEmpty::new(relation).unwrap(),
+        smg_format::model::NonEmpty::new(to).unwrap(),
+    )
 }
 
 fn doc(nodes: Vec<Node>, edges: Vec<Edge>) -> Document {
@@ -53,7 +53,7 @@ fn errors(d: &Document) -> Vec<String> {
 /// Every kind of thing a cycle does, in one graph.
 fn busy() -> Document {
     let mut read = node("note-read", "notification", "2025-05-01T00:00:00Z");
-    read.status = Some("read".into());
+    read.status = Some(smg_format::model::NonEmpty::from_static("read"));
     let mut gone = node("note-old", "notification", "2025-01-01T00:00:00Z");
     gone.tombstone = Some(true);
     gone.deleted_at = Some("2025-05-01T00:00:00Z".into());
@@ -69,7 +69,7 @@ fn busy() -> Document {
         ..Provenance::default()
     }]);
     let mut b = a.clone();
-    b.id = "m-b".into();
+    b.id = smg_format::model::NonEmpty::from_static("m-b");
     b.content = Some("the team prefers postgres for the billing data".into());
     b.access_count = Some(3);
     b.provenance = Some(vec![Provenance {
@@ -78,9 +78,9 @@ fn busy() -> Document {
     }]);
     b.related_nodes = Some(vec!["hot".into()]);
     let mut task = node("task", "task", "2025-01-01T00:00:00Z");
-    task.status = Some("in_progress".into());
+    task.status = Some(smg_format::model::NonEmpty::from_static("in_progress"));
     let mut done = node("done", "task", "2025-01-01T00:00:00Z");
-    done.status = Some("completed".into());
+    done.status = Some(smg_format::model::NonEmpty::from_static("completed"));
     done.related_nodes = Some(vec!["note-old".into()]);
     doc(
         vec![read, gone, hot, a, b, task, done],
@@ -224,7 +224,7 @@ fn near_but_not_same_nodes_are_related_not_merged() {
     a.content = Some("alpha beta gamma delta epsilon zeta eta theta".into());
     a.confidence = Some(0.9);
     let mut b = a.clone();
-    b.id = "b".into();
+    b.id = smg_format::model::NonEmpty::from_static("b");
     b.content = Some("alpha beta gamma delta epsilon zeta iota kappa lambda mu".into());
     let mut d = doc(vec![a, b], vec![]);
     let r = curate(&mut d, &CurateOptions::at(NOW)).unwrap();
@@ -335,16 +335,17 @@ fn arb_node(i: usize) -> impl Strategy<Value = Node> {
                 .to_utc()
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
             Node {
-                id: format!("n{i}"),
-                kind: kind.into(),
-                status: status.map(str::to_string),
+                status: status.map(smg_format::model::NonEmpty::from_static),
                 created: Some(at.clone()),
                 confidence: confidence.map(|c| (c * 100.0).round() / 100.0),
                 tier,
                 content: Some(words.join(" ")),
                 tombstone: dead.then_some(true),
                 deleted_at: dead.then_some(at),
-                ..Node::default()
+                ..Node::new(
+                    smg_format::model::NonEmpty::new(format!("n{i}")).unwrap(),
+                    smg_format::model::NonEmpty::new(kind).unwrap(),
+                )
             }
         })
 }
@@ -377,7 +378,7 @@ proptest! {
             .iter()
             .filter(|n| n.kind == "task" && n.status.as_deref() == Some("in_progress"))
             .filter(|n| n.tombstone.is_none())
-            .map(|n| n.id.clone())
+            .map(|n| n.id.to_string())
             .collect();
         let mut d = d;
         let r = curate(&mut d, &CurateOptions::at(NOW)).unwrap();

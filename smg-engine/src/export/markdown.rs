@@ -77,7 +77,7 @@ pub fn markdown(doc: &Document) -> Export {
                 None
             };
             if let Some(why) = why {
-                out.left_out.push((n.id.clone(), why.into()));
+                out.left_out.push((n.id.to_string(), why.into()));
             }
             why.is_none()
         })

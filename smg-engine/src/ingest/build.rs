@@ -5,7 +5,7 @@
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
-use smg_format::model::{Edge, Node, Turn};
+use smg_format::model::{Edge, Node, NonEmpty, Turn};
 
 use super::graph::{decision_id, provenance, round, turn_ref, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
@@ -143,10 +143,10 @@ impl Draft {
             }
             for (k, d) in inf.facts.decisions.iter().enumerate() {
                 let id = decision_id(t, k + 1);
-                self.g.add(decision_node(&id, d, t, &inf.facts));
+                self.g.add(decision_node(id.clone(), d, t, &inf.facts));
                 self.g.link(&id, seg, "part_of", 1.0);
                 let words = text::terms(&d.outcome).collect();
-                self.decisions.push((i, id, d.changes, words));
+                self.decisions.push((i, id.into_string(), d.changes, words));
             }
             for (kind, sentence) in &inf.facts.memories {
                 self.memories.add(&mut self.g, *kind, sentence, t, seg);
@@ -240,7 +240,7 @@ fn segments(g: &mut Graph, turns: &[&Turn], info: &mut [TurnInfo]) -> Vec<String
     for conversation in chunked {
         let mut previous: Option<String> = None;
         for (chunk_turns, node) in conversation {
-            let id = node.id.clone();
+            let id = node.id.to_string();
             g.add(node);
             for &i in &chunk_turns {
                 info[i].segment = ids.len();
@@ -269,7 +269,7 @@ fn segment_node(
     let last = turns[members[members.len() - 1]];
     // Named by the first turn only: appending turns may grow the last chunk, never
     // move where a chunk starts, so the id stays.
-    let id = format!("seg-{}", turn_ref(first));
+    let id = NonEmpty::joined(&NonEmpty::from_static("seg-"), turn_ref(first));
     let mut kinds: FastMap<&'static str, usize> = FastMap::default();
     for &i in members {
         *kinds.entry(info[i].facts.kind.name()).or_default() += 1;
@@ -300,8 +300,6 @@ fn segment_node(
         .find(|t| t.content.split_whitespace().count() >= 3)
         .unwrap_or(first);
     Node {
-        id,
-        kind: "segment".into(),
         label: Some(clip(&format!("{}: {}", speaker(label), label.content), 100)),
         confidence: Some(1.0),
         first_mentioned: Some(first.turn),
@@ -316,17 +314,15 @@ fn segment_node(
         tags: kind.map(|k| vec![k.to_string()]),
         provenance: Some(vec![provenance(members.iter().map(|&i| turns[i]))]),
         created_by: Some(CREATED_BY.into()),
-        ..Node::default()
+        ..Node::new(id, NonEmpty::from_static("segment"))
     }
 }
 
-fn decision_node(id: &str, d: &super::analyze::Decision, t: &Turn, facts: &Facts) -> Node {
+fn decision_node(id: NonEmpty, d: &super::analyze::Decision, t: &Turn, facts: &Facts) -> Node {
     let confidence = 0.6
         + if d.rationale.is_some() { 0.2 } else { 0.0 }
         + if d.options.is_some() { 0.1 } else { 0.0 };
     Node {
-        id: id.to_string(),
-        kind: "decision".into(),
         label: Some(clip(&d.outcome, 80)),
         description: Some(d.sentence.clone()),
         outcome: Some(d.outcome.clone()),
@@ -344,6 +340,6 @@ fn decision_node(id: &str, d: &super::analyze::Decision, t: &Turn, facts: &Facts
             .map(|o| serde_json::json!({ "options": o })),
         provenance: Some(vec![provenance(std::iter::once(t))]),
         created_by: Some(CREATED_BY.into()),
-        ..Node::default()
+        ..Node::new(id, NonEmpty::from_static("decision"))
     }
 }

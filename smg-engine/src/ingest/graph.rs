@@ -2,7 +2,7 @@
 //! found by id, edges made once per relation, provenance of turns, each turn's facts.
 //! build.rs runs the rules in order; each rule module takes what it needs from here.
 
-use smg_format::model::{Edge, Node, Provenance, Turn};
+use smg_format::model::{Edge, Node, NonEmpty, Provenance, Turn};
 
 use super::analyze::Facts;
 use crate::fast::{FastMap, FastSet};
@@ -26,7 +26,7 @@ impl Graph {
     pub(crate) fn add(&mut self, node: impl Into<Box<Node>>) -> usize {
         let node = node.into();
         let at = self.nodes.len();
-        self.index.insert(node.id.clone(), at);
+        self.index.insert(node.id.to_string(), at);
         self.nodes.push(node);
         at
     }
@@ -46,11 +46,12 @@ impl Graph {
         };
         if a != b && self.seen.insert((a, b, relation)) {
             self.edges.push(Edge {
-                from: from.to_string(),
-                to: to.to_string(),
-                relation: relation.to_string(),
                 strength: Some(round(strength)),
-                ..Edge::default()
+                ..Edge::new(
+                    self.nodes[a].id.clone(),
+                    NonEmpty::from_static(relation),
+                    self.nodes[b].id.clone(),
+                )
             });
         }
     }
@@ -80,8 +81,11 @@ pub(crate) fn turn_ref(t: &Turn) -> String {
 }
 
 /// The id of the `k`th decision (from 1) said in turn `t`.
-pub(super) fn decision_id(t: &Turn, k: usize) -> String {
-    format!("dec-{}-{k}", turn_ref(t))
+pub(super) fn decision_id(t: &Turn, k: usize) -> NonEmpty {
+    NonEmpty::joined(
+        &NonEmpty::from_static("dec-"),
+        format_args!("{}-{k}", turn_ref(t)),
+    )
 }
 
 /// A score to four decimals, as every score in the file is written.

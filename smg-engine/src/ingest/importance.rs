@@ -89,17 +89,19 @@ mod tests {
             }])
         };
         g.add(Node {
-            id: "d".into(),
-            kind: "decision".into(),
             last_mentioned: Some(1),
             provenance: prov(1),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::from_static("d"),
+                smg_format::model::NonEmpty::from_static("decision"),
+            )
         });
         g.add(Node {
-            id: "x".into(),
-            kind: "concept".into(),
             last_mentioned: Some(2),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::from_static("x"),
+                smg_format::model::NonEmpty::from_static("concept"),
+            )
         });
         g.link("d", "x", "mentions", 1.0);
         score(&mut g, &turns, &facts.iter().collect::<Vec<_>>(), 2);

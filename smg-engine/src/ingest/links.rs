@@ -5,7 +5,7 @@ use crate::fast::FastMap;
 
 use rayon::prelude::*;
 
-use smg_format::model::{ArtifactVault, Node, Turn};
+use smg_format::model::{ArtifactVault, Node, NonEmpty, Turn};
 
 use super::graph::{Graph, TurnInfo, CREATED_BY};
 use super::named::{entity_id, Named};
@@ -23,7 +23,9 @@ pub(super) fn link_mentions(
     // A few speakers say every turn: each one's id is hashed once.
     let mut speakers: FastMap<&str, String> = FastMap::default();
     for s in turns.iter().filter_map(|t| t.speaker.as_deref()) {
-        speakers.entry(s).or_insert_with(|| entity_id(s));
+        speakers
+            .entry(s)
+            .or_insert_with(|| entity_id(s).into_string());
     }
     // What each turn names is found side by side, a slice of turns at a time (a
     // large archive has hundreds of thousands); the edges are added in order.
@@ -147,7 +149,7 @@ pub(super) fn artifacts(
 ) {
     for (i, (t, inf)) in turns.iter().zip(info).enumerate() {
         for (art, version) in t.artifacts {
-            let id = format!("artifact-{art}");
+            let id = NonEmpty::joined(&NonEmpty::from_static("artifact-"), art);
             let n = t.turn.turn;
             match g.get_mut(&id) {
                 Some(node) => {
@@ -157,8 +159,6 @@ pub(super) fn artifacts(
                 None => {
                     let a = labels.get(art);
                     g.add(Node {
-                        id: id.clone(),
-                        kind: "artifact".into(),
                         label: Some(
                             a.and_then(|a| a.filename.clone())
                                 .unwrap_or_else(|| art.clone()),
@@ -170,7 +170,7 @@ pub(super) fn artifacts(
                         last_mentioned: Some(n),
                         tags: a.map(|a| vec![a.kind.clone()]),
                         created_by: Some(CREATED_BY.into()),
-                        ..Node::default()
+                        ..Node::new(id.clone(), NonEmpty::from_static("artifact"))
                     });
                 }
             }

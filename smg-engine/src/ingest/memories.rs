@@ -5,7 +5,7 @@
 
 use crate::fast::FastMap;
 
-use smg_format::model::{Node, Turn};
+use smg_format::model::{Node, NonEmpty, Turn};
 
 use super::graph::{provenance, round, Graph, CREATED_BY};
 use super::named::Named;
@@ -65,10 +65,11 @@ impl Memories {
         } else {
             (t.turn, 1)
         };
-        let id = format!("mem-{}-{}", super::graph::turn_ref(t), self.per_turn.1);
+        let id = NonEmpty::joined(
+            &NonEmpty::from_static("mem-"),
+            format_args!("{}-{}", super::graph::turn_ref(t), self.per_turn.1),
+        );
         g.add(Node {
-            id: id.clone(),
-            kind: "memory".into(),
             memory_type: Some(kind.name().into()),
             label: Some(clip(sentence, 80)),
             content: Some(sentence.to_string()),
@@ -80,7 +81,7 @@ impl Memories {
                 .filter(|k: &Vec<String>| !k.is_empty()),
             provenance: Some(vec![provenance(std::iter::once(t))]),
             created_by: Some(CREATED_BY.into()),
-            ..Node::default()
+            ..Node::new(id.clone(), NonEmpty::from_static("memory"))
         });
         g.link(&id, segment, "part_of", 1.0);
         if let Some((i, sim)) = best.filter(|b| b.1 >= RELATED_THRESHOLD) {
@@ -90,8 +91,11 @@ impl Memories {
         for term in &terms {
             self.postings.entry(term.clone()).or_default().push(at);
         }
-        self.sentences.push((id.clone(), sentence.to_string()));
-        self.items.push(Item { id, terms });
+        self.sentences.push((id.to_string(), sentence.to_string()));
+        self.items.push(Item {
+            id: id.into_string(),
+            terms,
+        });
     }
 
     /// The earlier memory most like `terms` (cosine of term sets), if any shares a term.

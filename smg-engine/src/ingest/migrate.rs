@@ -5,7 +5,7 @@
 //! graph and every reference, so that the edges and related nodes someone authored
 //! towards them stay true when the graph is built again.
 
-use smg_format::model::Turn;
+use smg_format::model::{NonEmpty, Turn};
 use smg_format::{Document, Limits};
 
 use crate::error::Result;
@@ -55,7 +55,7 @@ pub(crate) fn legacy_ids<'t>(
         return 0;
     }
     let by_number: FastMap<u64, &Turn> = archived.map(|t| (t.turn, t)).collect();
-    let renamed: FastMap<String, String> = legacy
+    let renamed: FastMap<String, NonEmpty> = legacy
         .into_iter()
         .filter_map(|(id, l)| {
             let t = by_number.get(&l.turn).filter(|t| t.message_id.is_some())?;
@@ -64,21 +64,29 @@ pub(crate) fn legacy_ids<'t>(
                 Some(k) => format!("{}-{r}-{k}", l.kind),
                 None => format!("{}-{r}", l.kind),
             };
-            Some((id.to_string(), new))
+            Some((id.to_string(), NonEmpty::new(new).ok()?))
         })
         .collect();
     if renamed.is_empty() {
         return 0;
     }
-    let rename = |id: &mut String| {
+    let rename = |id: &mut NonEmpty| {
         if let Some(new) = renamed.get(id.as_str()) {
             id.clone_from(new);
+        }
+    };
+    let rename_related = |id: &mut String| {
+        if let Some(new) = renamed.get(id.as_str()) {
+            *id = new.to_string();
         }
     };
     for g in doc.graphs_mut() {
         for node in g.nodes.iter_mut().flatten() {
             rename(&mut node.id);
-            node.related_nodes.iter_mut().flatten().for_each(rename);
+            node.related_nodes
+                .iter_mut()
+                .flatten()
+                .for_each(rename_related);
         }
         for edge in g.edges.iter_mut().flatten() {
             rename(&mut edge.from);
@@ -136,10 +144,11 @@ mod tests {
     fn legacy_ids_and_the_edges_to_them_are_renamed() {
         let turns = [archived(1, Some("m1")), archived(2, None)];
         let node = |id: &str, by: Option<&str>| Node {
-            id: id.into(),
-            kind: "segment".into(),
             created_by: by.map(str::to_string),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(id).unwrap(),
+                smg_format::model::NonEmpty::from_static("segment"),
+            )
         };
         let mut doc = Document::new("2025-01-01T00:00:00Z");
         doc.semantic_graph = Some(Graph {
@@ -153,12 +162,11 @@ mod tests {
                     ..node("mine", None)
                 },
             ]),
-            edges: Some(vec![Edge {
-                from: "mine".into(),
-                to: "seg-1".into(),
-                relation: "mentions".into(),
-                ..Edge::default()
-            }]),
+            edges: Some(vec![Edge::new(
+                smg_format::model::NonEmpty::from_static("mine"),
+                smg_format::model::NonEmpty::from_static("mentions"),
+                smg_format::model::NonEmpty::from_static("seg-1"),
+            )]),
             ..Graph::default()
         });
         assert_eq!(legacy_ids(&mut doc, turns.iter()), 2);

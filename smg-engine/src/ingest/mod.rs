@@ -657,14 +657,14 @@ fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>)
         .into_iter()
         .partition(|n| n.created_by.as_deref() == Some(graph::CREATED_BY));
     lifecycle::carry(&ours, &mut nodes);
-    let ours: FastSet<String> = ours.into_iter().map(|n| n.id).collect();
+    let ours: FastSet<String> = ours.into_iter().map(|n| n.id.into_string()).collect();
     // Without nodes from elsewhere, the new nodes are the graph's as they are: no
     // second copy of them (a Node is 760 bytes) at the peak of memory.
     if kept.is_empty() {
         kept = nodes;
     } else {
-        let taken: FastSet<String> = kept.iter().map(|n| n.id.clone()).collect();
-        kept.extend(nodes.into_iter().filter(|n| !taken.contains(&n.id)));
+        let taken: FastSet<String> = kept.iter().map(|n| n.id.to_string()).collect();
+        kept.extend(nodes.into_iter().filter(|n| !taken.contains(n.id.as_str())));
     }
     // The graph lives until the file is written: no spare room (a Node is 760 bytes).
     kept.shrink_to_fit();
@@ -673,7 +673,7 @@ fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>)
         .take()
         .unwrap_or_default()
         .into_iter()
-        .filter(|e| !(ours.contains(&e.from) && ours.contains(&e.to)))
+        .filter(|e| !(ours.contains(e.from.as_str()) && ours.contains(e.to.as_str())))
         .collect();
     // The new edges join nodes of the new graph, once each: only edges kept from
     // elsewhere can dangle or repeat them.

@@ -2,7 +2,7 @@
 //! nodes they become (spec §11: an entity's id is the SHA-256 of its name).
 
 use sha2::{Digest, Sha256};
-use smg_format::model::Node;
+use smg_format::model::{Node, NonEmpty};
 
 use super::graph::{round, Graph, CREATED_BY};
 use super::names::NameKind;
@@ -32,16 +32,14 @@ impl Mention {
 
     /// The node of this name or term: `base` confidence and 0.1 more per mention, at
     /// most 1.
-    fn node(&self, id: String, kind: &str, base: f64) -> Node {
+    fn node(&self, id: NonEmpty, kind: NonEmpty, base: f64) -> Node {
         Node {
-            id,
-            kind: kind.into(),
             label: Some(self.display.clone()),
             confidence: Some(round((base + 0.1 * self.count as f64).min(1.0))),
             first_mentioned: Some(self.first),
             last_mentioned: Some(self.last),
             created_by: Some(CREATED_BY.into()),
-            ..Node::default()
+            ..Node::new(id, kind)
         }
     }
 }
@@ -78,8 +76,8 @@ pub(super) fn count(
 }
 
 /// Entity ids (spec §11): SHA-256 of the trimmed, lower-cased name, in hex.
-pub(crate) fn entity_id(name: &str) -> String {
-    hex::encode(Sha256::digest(name.trim().to_lowercase().as_bytes()))
+pub(crate) fn entity_id(name: &str) -> NonEmpty {
+    NonEmpty::hex(Sha256::digest(name.trim().to_lowercase().as_bytes()).into())
 }
 
 /// Concepts: technical terms used three times or more, and names said mostly in
@@ -102,17 +100,17 @@ fn concepts(
             .chars()
             .map(|c| if c.is_alphanumeric() { c } else { '-' })
             .collect();
-        let id = format!("concept-{slug}");
+        let id = NonEmpty::joined(&NonEmpty::from_static("concept-"), slug);
         if let Some(node) = g.get_mut(&id) {
             node.first_mentioned = node.first_mentioned.min(Some(m.first));
             node.last_mentioned = node.last_mentioned.max(Some(m.last));
         } else {
             g.add(Node {
                 keywords: Some(vec![key.clone()]),
-                ..m.node(id.clone(), "concept", 0.4)
+                ..m.node(id.clone(), NonEmpty::from_static("concept"), 0.4)
             });
         }
-        ids.insert(key.clone(), id);
+        ids.insert(key.clone(), id.into_string());
     }
     ids
 }
@@ -175,10 +173,10 @@ fn entities(
             kinds[best]
         };
         let id = entity_id(key);
-        ids.insert(key.clone(), id.clone());
+        ids.insert(key.clone(), id.to_string());
         g.add(Node {
             tags: Some(vec![kind.to_string()]),
-            ..m.node(id, "entity", 0.5)
+            ..m.node(id, NonEmpty::from_static("entity"), 0.5)
         });
     }
     ids

@@ -191,8 +191,6 @@ mod tests {
 
     fn node(id: &str, turns: Option<Vec<u64>>, first: u64, last: u64) -> Node {
         Node {
-            id: id.into(),
-            kind: "x".into(),
             provenance: turns.map(|t| {
                 vec![Provenance {
                     turns: Some(t),
@@ -201,17 +199,19 @@ mod tests {
             }),
             first_mentioned: Some(first),
             last_mentioned: Some(last),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(id).unwrap(),
+                smg_format::model::NonEmpty::from_static("x"),
+            )
         }
     }
 
     fn edge(from: &str, to: &str) -> Edge {
-        Edge {
-            from: from.into(),
-            to: to.into(),
-            relation: "mentions".into(),
-            ..Edge::default()
-        }
+        Edge::new(
+            smg_format::model::NonEmpty::new(from).unwrap(),
+            smg_format::model::NonEmpty::from_static("mentions"),
+            smg_format::model::NonEmpty::new(to).unwrap(),
+        )
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub(crate) fn entity_of(n: &Node) -> (String, Vec<String>) {
         .filter(|t| Some(*t) != label)
         .map(str::to_string)
         .collect();
-    (kind.unwrap_or_else(|| n.kind.clone()), observations)
+    (kind.unwrap_or_else(|| n.kind.to_string()), observations)
 }
 
 /// Whether an MCP tool or import made the node only because a relation named it.
@@ -187,18 +187,18 @@ impl View {
         let mut used: FastSet<String> = FastSet::default();
         for n in g.nodes() {
             if let Some(why) = left_out(n) {
-                v.left_out.push((n.id.clone(), why.to_string()));
+                v.left_out.push((n.id.to_string(), why.to_string()));
                 continue;
             }
-            let label = n.label.clone().unwrap_or_else(|| n.id.clone());
+            let label = n.label.clone().unwrap_or_else(|| n.id.to_string());
             let name = if used.insert(label.clone()) {
                 label
             } else {
-                used.insert(n.id.clone());
-                n.id.clone()
+                used.insert(n.id.to_string());
+                n.id.to_string()
             };
-            v.names.insert(n.id.clone(), name.clone());
-            v.ids.insert(name.clone(), n.id.clone());
+            v.names.insert(n.id.to_string(), name.clone());
+            v.ids.insert(name.clone(), n.id.to_string());
             if implicit(n) {
                 continue;
             }
@@ -218,7 +218,7 @@ impl View {
             });
         }
         for e in g.edges() {
-            match (v.names.get(&e.from), v.names.get(&e.to)) {
+            match (v.names.get(e.from.as_str()), v.names.get(e.to.as_str())) {
                 (Some(from), Some(to)) => {
                     let k = v.graph.relations.len();
                     v.touching.entry(from.clone()).or_default().push(k);
@@ -228,7 +228,7 @@ impl View {
                     v.graph.relations.push(Relation {
                         from: from.clone(),
                         to: to.clone(),
-                        relation_type: e.relation.clone(),
+                        relation_type: e.relation.to_string(),
                     });
                 }
                 _ => v.left_out.push((

@@ -4,7 +4,7 @@
 //! to delete) is skipped here too.
 
 use serde_json::{json, Map, Value};
-use smg_format::model::{Edge, Graph, Node};
+use smg_format::model::{Edge, Graph, Node, NonEmpty};
 use smg_format::Document;
 
 use super::{entity_of, Entity, ObservationsAdded, ObservationsToAdd, ObservationsToDelete};
@@ -17,11 +17,11 @@ fn refuse(detail: String) -> Error {
     smg_format::Error::InvalidArgument(detail).into()
 }
 
-fn named(what: &str, name: &str) -> Result<()> {
+fn named(what: &str, name: &str) -> Result<NonEmpty> {
     if name.trim().is_empty() {
         return Err(refuse(format!("{what} is empty")));
     }
-    Ok(())
+    NonEmpty::new(name).map_err(|e| refuse(format!("{what}: {e}")))
 }
 
 /// Makes entity nodes with ids no node of the document has (spec §11's id from the
@@ -36,16 +36,16 @@ impl Maker {
         let ids = graphs
             .iter()
             .flat_map(|(_, g)| g.nodes())
-            .map(|n| n.id.clone());
+            .map(|n| n.id.to_string());
         Maker { ids: ids.collect() }
     }
 
     fn node(&mut self, e: &Entity, implicit: bool) -> Node {
         let mut id = crate::ingest::named::entity_id(&e.name);
-        if self.ids.contains(&id) {
+        if self.ids.contains(id.as_str()) {
             id = mcp_memory::exact_id(&id, &e.name);
         }
-        self.ids.insert(id.clone());
+        self.ids.insert(id.to_string());
         let entity = mcp_memory::Entity {
             name: e.name.clone(),
             entity_type: e.entity_type.clone(),
@@ -67,7 +67,7 @@ fn position(doc: &Document) -> FastMap<String, usize> {
     nodes
         .iter()
         .enumerate()
-        .map(|(i, n)| (n.id.clone(), i))
+        .map(|(i, n)| (n.id.to_string(), i))
         .collect()
 }
 
@@ -113,16 +113,19 @@ pub fn create_relations(doc: &mut Document, relations: Vec<Relation>) -> Result<
     }
     let view = View::new(doc);
     let mut have: FastSet<Relation> = view.graph().relations.iter().cloned().collect();
-    let mut ids: FastMap<String, String> = FastMap::default();
+    let mut ids: FastMap<String, NonEmpty> = FastMap::default();
     let mut maker = Maker::new(doc);
     let mut added = Vec::new();
     for r in relations {
         if !have.insert(r.clone()) {
             continue;
         }
-        let mut end = |name: &str| -> String {
-            if let Some(id) = view.id_of(name).or(ids.get(name).map(String::as_str)) {
-                return id.to_string();
+        let mut end = |name: &str| -> Result<NonEmpty> {
+            if let Some(id) = view.id_of(name) {
+                return named("a node's id", id);
+            }
+            if let Some(id) = ids.get(name) {
+                return Ok(id.clone());
             }
             let e = Entity {
                 name: name.to_string(),
@@ -133,16 +136,14 @@ pub fn create_relations(doc: &mut Document, relations: Vec<Relation>) -> Result<
             ids.insert(name.to_string(), node.id.clone());
             let id = node.id.clone();
             nodes(doc).push(node);
-            id
+            Ok(id)
         };
-        let (from, to) = (end(&r.from), end(&r.to));
+        let (from, to) = (end(&r.from)?, end(&r.to)?);
+        let kind = named("a relation's type", &r.relation_type)?;
         let g = doc.semantic_graph.get_or_insert_with(Graph::default);
-        g.edges.get_or_insert_with(Vec::new).push(Edge {
-            from,
-            relation: r.relation_type.clone(),
-            to,
-            ..Edge::default()
-        });
+        g.edges
+            .get_or_insert_with(Vec::new)
+            .push(Edge::new(from, kind, to));
         added.push(r);
     }
     Ok(added)
@@ -250,7 +251,7 @@ pub fn delete_entities(doc: &mut Document, names: &[String]) -> Result<()> {
     }
     for g in doc.graphs_mut() {
         if let Some(nodes) = g.nodes.as_mut() {
-            nodes.retain(|n| !gone.contains(&n.id));
+            nodes.retain(|n| !gone.contains(n.id.as_str()));
             for n in nodes.iter_mut() {
                 if let Some(r) = n.related_nodes.as_mut() {
                     r.retain(|id| !gone.contains(id));
@@ -258,7 +259,7 @@ pub fn delete_entities(doc: &mut Document, names: &[String]) -> Result<()> {
             }
         }
         if let Some(edges) = g.edges.as_mut() {
-            edges.retain(|e| !gone.contains(&e.from) && !gone.contains(&e.to));
+            edges.retain(|e| !gone.contains(e.from.as_str()) && !gone.contains(e.to.as_str()));
         }
     }
     let vectors = doc

@@ -9,11 +9,11 @@
 //! is `personal`.
 //!
 //! ```
-//! use smg_format::{model::{Graph, Node}, Document};
+//! use smg_format::{model::{Graph, Node, NonEmpty}, Document};
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
-//! let node = |id: &str, kind: &str, label: &str, importance: f64| Node {
-//!     id: id.into(), kind: kind.into(), label: Some(label.into()), importance: Some(importance),
-//!     ..Node::default()
+//! let node = |id: &'static str, kind: &'static str, label: &str, importance: f64| Node {
+//!     label: Some(label.into()), importance: Some(importance),
+//!     ..Node::new(NonEmpty::from_static(id), NonEmpty::from_static(kind))
 //! };
 //! doc.semantic_graph = Some(Graph {
 //!     nodes: Some(vec![
@@ -24,7 +24,7 @@
 //!     ..Graph::default()
 //! });
 //! let q = smg_engine::query::parse(r#"find decisions where topic = "database schema" order by importance desc"#).unwrap();
-//! let ids: Vec<String> = smg_engine::query::run(&doc, &q).into_iter().map(|n| n.id).collect();
+//! let ids: Vec<String> = smg_engine::query::run(&doc, &q).into_iter().map(|n| n.id.into_string()).collect();
 //! assert_eq!(ids, ["d2", "d1"]);
 //! ```
 
@@ -258,12 +258,13 @@ mod tests {
 
     fn doc() -> Document {
         let node = |id: &str, kind: &str, label: &str, ts: &str, imp: f64| Node {
-            id: id.into(),
-            kind: kind.into(),
             label: Some(label.into()),
             timestamp: Some(ts.into()),
             importance: Some(imp),
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(id).unwrap(),
+                smg_format::model::NonEmpty::new(kind).unwrap(),
+            )
         };
         let mut d = Document::new("2025-01-01T00:00:00Z");
         let mut restricted = node(
@@ -307,7 +308,7 @@ mod tests {
     fn ids(q: &str) -> Vec<String> {
         run(&doc(), &parse(q).unwrap())
             .into_iter()
-            .map(|n| n.id)
+            .map(|n| n.id.into_string())
             .collect()
     }
 

@@ -144,7 +144,7 @@ impl Nodes {
                         super::frames::damaged(format!("node {} could not be kept: {e}", n.id))
                     })?,
                     links: std::mem::take(links),
-                    key: Some(n.id.clone()),
+                    key: Some(n.id.to_string()),
                 })
             })
             .collect();
@@ -418,8 +418,8 @@ fn weight(n: &Node, fresh: Option<i64>, now: Option<i64>) -> f64 {
 fn entry(n: &Node) -> Entry {
     let hit = is_hit(n);
     Entry {
-        id: n.id.clone(),
-        kind: n.kind.clone(),
+        id: n.id.to_string(),
+        kind: n.kind.to_string(),
         text: if hit { text_of(n) } else { String::new() },
         importance: n.importance,
         confidence: n.confidence,

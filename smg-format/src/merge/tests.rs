@@ -7,11 +7,12 @@ fn with_nodes(nodes: Vec<Node>) -> Document {
     let mut doc = Document::new("2025-12-04T10:30:00Z");
     let edges = nodes
         .windows(2)
-        .map(|w| Edge {
-            from: w[0].id.clone(),
-            to: w[1].id.clone(),
-            relation: "related_to".into(),
-            ..Edge::default()
+        .map(|w| {
+            Edge::new(
+                crate::model::NonEmpty::new(w[0].id.clone()).unwrap(),
+                crate::model::NonEmpty::from_static("related_to"),
+                crate::model::NonEmpty::new(w[1].id.clone()).unwrap(),
+            )
         })
         .collect();
     doc.semantic_graph = Some(Graph {
@@ -34,7 +35,7 @@ fn labels(doc: &Document) -> Vec<(String, Option<String>)> {
     let g = doc.semantic_graph.as_ref().unwrap();
     g.nodes()
         .iter()
-        .map(|n| (n.id.clone(), n.label.clone()))
+        .map(|n| (n.id.to_string(), n.label.clone()))
         .collect()
 }
 

@@ -60,7 +60,7 @@ struct ArchiveView<'a> {
 
 /// Whether an edge joins two derived nodes.
 fn derived_edge(e: &Edge, derived: &HashSet<String>) -> bool {
-    derived.contains(&e.from) && derived.contains(&e.to)
+    derived.contains(e.from.as_str()) && derived.contains(e.to.as_str())
 }
 
 /// `doc` as JSON without its semantic graph's derived nodes (ids in `derived`), the

@@ -2,8 +2,10 @@
 //! never empty, a score is a finite number in \[0, 1\]. A value is made only through
 //! a check, by a constructor or by serde, so a [`Document`](crate::Document) read or
 //! built by any path cannot hold one the schema refuses; reading one names the field
-//! (`SMG-E012` at its JSON Pointer). Today a turn's `role` and `importance` are held
-//! so; the other constrained fields are checked before writing (`validate::fields`).
+//! (`SMG-E012` at its JSON Pointer). Held so today: a turn's `role` and
+//! `importance`; a node's `id`, `type` and `status`; an edge's `from`, `to` and
+//! `relation`; who retrieved a node. The other constrained fields are checked before
+//! writing (`validate::fields`).
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
@@ -44,6 +46,30 @@ impl NonEmpty {
     pub const fn from_static(s: &'static str) -> Self {
         assert!(!s.is_empty(), "an empty literal for a NonEmpty");
         NonEmpty(Cow::Borrowed(s))
+    }
+
+    /// `head` and then `tail`: never empty, since `head` is not. What a program
+    /// makes ids with (`mem-` and a hash).
+    ///
+    /// ```
+    /// use smg_format::model::NonEmpty;
+    /// const MEM: NonEmpty = NonEmpty::from_static("mem-");
+    /// assert_eq!(NonEmpty::joined(&MEM, format_args!("{}-{}", "ab12", 1)), "mem-ab12-1");
+    /// ```
+    pub fn joined(head: &NonEmpty, tail: impl fmt::Display) -> Self {
+        NonEmpty(Cow::Owned(format!("{head}{tail}")))
+    }
+
+    /// `bytes` in lowercase hex (a digest): never empty, since an array of no bytes
+    /// does not compile.
+    ///
+    /// ```
+    /// use smg_format::model::NonEmpty;
+    /// assert_eq!(NonEmpty::hex([0xab, 0x01]), "ab01");
+    /// ```
+    pub fn hex<const N: usize>(bytes: [u8; N]) -> Self {
+        const { assert!(N > 0, "the hex of no bytes would be empty") };
+        NonEmpty(Cow::Owned(hex::encode(bytes)))
     }
 
     /// The string.

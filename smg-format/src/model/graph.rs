@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
-use super::Extra;
+use super::{Extra, NonEmpty};
 
 /// A graph of nodes and edges (`semanticGraph`, `sharedGraph`, or a private context's graph).
 #[skip_serializing_none]
@@ -151,7 +151,7 @@ pub struct Access {
     /// When (RFC 3339).
     pub at: String,
     /// Who retrieved it, when known.
-    pub by: Option<String>,
+    pub by: Option<NonEmpty>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -185,7 +185,7 @@ pub struct Provenance {
 /// `solution`, `entity`, `memory` and `segment`; other values are kept and
 /// reported as warnings.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -217,7 +217,7 @@ pub struct Node {
     /// First turn that mentions the node.
     pub first_mentioned: Option<u64>,
     /// Unique across the whole document.
-    pub id: String,
+    pub id: NonEmpty,
     /// How much the node matters, in \[0, 1\].
     pub importance: Option<f64>,
     /// Free-form keywords.
@@ -254,7 +254,7 @@ pub struct Node {
     /// The state of what the node stands for: `active`, `archived`, `pending`,
     /// `in_progress`, `blocked`, `completed`, `failed`, `read`, `unread`, `inactive`,
     /// `consolidated`, `unconsolidated`, `keywords`… (an open set; curation's rules, §18).
-    pub status: Option<String>,
+    pub status: Option<NonEmpty>,
     /// Free-form tags.
     pub tags: Option<Vec<String>>,
     /// Curation lifecycle tier.
@@ -265,7 +265,7 @@ pub struct Node {
     pub tombstone: Option<bool>,
     /// The node type (see the type's documentation).
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: NonEmpty,
     /// When the node was last changed (RFC 3339).
     pub updated: Option<String>,
     /// For `artifact` nodes: the artifact version meant.
@@ -276,6 +276,57 @@ pub struct Node {
 }
 
 impl Node {
+    /// Node `id` of type `kind`, and nothing else known yet.
+    ///
+    /// ```
+    /// use smg_format::model::{NonEmpty, Node};
+    /// let n = Node { label: Some("Rust".into()), ..Node::new(NonEmpty::from_static("c1"), NonEmpty::from_static("concept")) };
+    /// assert_eq!(n.kind, "concept");
+    /// ```
+    pub fn new(id: NonEmpty, kind: NonEmpty) -> Self {
+        Node {
+            access_count: None,
+            approved_by: None,
+            artifact_ref: None,
+            confidence: None,
+            content: None,
+            created: None,
+            created_by: None,
+            deleted_at: None,
+            department: None,
+            description: None,
+            effective_date: None,
+            expiry_date: None,
+            first_mentioned: None,
+            id,
+            importance: None,
+            keywords: None,
+            knowledge_type: None,
+            label: None,
+            last_accessed: None,
+            last_mentioned: None,
+            memory_type: None,
+            metadata: None,
+            outcome: None,
+            owner: None,
+            provenance: None,
+            rationale: None,
+            recent_accesses: None,
+            related_nodes: None,
+            scope: None,
+            severity: None,
+            status: None,
+            tags: None,
+            tier: None,
+            timestamp: None,
+            tombstone: None,
+            kind,
+            updated: None,
+            version: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// `createdBy` of the nodes ingest derives from the archive (spec §16): the whole
     /// node is computed, and built again by every ingest and after a merge (§17.3).
     pub const DERIVED_BY: &'static str = "smg ingest";
@@ -293,24 +344,39 @@ impl Node {
 /// `implements`, `related_to`, `resulted_in`, `mentions`, `references`, `supersedes`,
 /// `replaces`, `clarifies`, `next` and `part_of`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Edge {
     // Fields in the order of their keys in canonical JSON: written in that order,
     // an object needs no sorting (the writer checks, and sorts only what is not).
     /// Source node id.
-    pub from: String,
+    pub from: NonEmpty,
     /// Where the relation came from.
     pub provenance: Option<Vec<Provenance>>,
     /// Relation type.
-    pub relation: String,
+    pub relation: NonEmpty,
     /// Strength in \[0, 1\].
     pub strength: Option<f64>,
     /// When the relation was established (RFC 3339).
     pub timestamp: Option<String>,
     /// Target node id.
-    pub to: String,
+    pub to: NonEmpty,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Edge {
+    /// An edge `from` → `to` of type `relation`, and nothing else known yet.
+    pub fn new(from: NonEmpty, relation: NonEmpty, to: NonEmpty) -> Self {
+        Edge {
+            from,
+            provenance: None,
+            relation,
+            strength: None,
+            timestamp: None,
+            to,
+            extra: Extra::new(),
+        }
+    }
 }

@@ -117,22 +117,22 @@ fn scoped() -> Document {
         ..WorkingMemory::default()
     });
     let node = |id: &str, scope| Node {
-        id: id.into(),
-        kind: "memory".into(),
         scope,
-        ..Node::default()
+        ..Node::new(
+            crate::model::NonEmpty::new(id).unwrap(),
+            crate::model::NonEmpty::from_static("memory"),
+        )
     };
     let g = d.semantic_graph.get_or_insert_with(Default::default);
     g.nodes = Some(vec![
         node("public", None),
         node("secret", Some(Scope::Restricted)),
     ]);
-    g.edges = Some(vec![Edge {
-        from: "secret".into(),
-        to: "public".into(),
-        relation: "related_to".into(),
-        ..Edge::default()
-    }]);
+    g.edges = Some(vec![Edge::new(
+        crate::model::NonEmpty::from_static("secret"),
+        crate::model::NonEmpty::from_static("related_to"),
+        crate::model::NonEmpty::from_static("public"),
+    )]);
     d
 }
 
@@ -190,7 +190,7 @@ fn unsealing_keeps_what_was_made_while_sealed() {
     seal_restricted(&mut d);
     // Written again while sealed: the public node gone, another node named `secret`.
     let nodes = d.semantic_graph.as_mut().unwrap().nodes.as_mut().unwrap();
-    nodes[0].id = "secret".into();
+    nodes[0].id = crate::model::NonEmpty::from_static("secret");
     nodes[0].label = Some("made while sealed".into());
     unseal(&mut d, "tier:restricted", b"pass").unwrap();
     assert!(valid(&d));
@@ -252,7 +252,7 @@ fn an_authorised_writer_seals_again_what_it_opened_with_what_it_added() {
     let opened = unseal_all(&mut d, b"pass").unwrap();
     let g = d.semantic_graph.as_mut().unwrap();
     let mut added = g.nodes()[1].clone();
-    added.id = "added while open".into();
+    added.id = crate::model::NonEmpty::from_static("added while open");
     g.nodes.as_mut().unwrap().push(added);
     let open = d.clone();
     opened.seal_again(&mut d, b"pass").unwrap();

@@ -37,7 +37,7 @@ impl TierContent {
     /// What a reader without the key may see of it: the ids of its nodes and the
     /// turn ranges of its blocks (`None` for none).
     pub(super) fn visible(&self) -> (Option<Vec<String>>, Option<Vec<String>>) {
-        let ids: Vec<String> = self.nodes.iter().map(|p| p.item.id.clone()).collect();
+        let ids: Vec<String> = self.nodes.iter().map(|p| p.item.id.to_string()).collect();
         let ranges = self.blocks.iter().map(|p| p.item.turn_range.clone());
         let ranges: Vec<String> = ranges.collect();
         (
@@ -62,17 +62,18 @@ pub(super) fn take_tier(doc: &mut Document, scope: Scope) -> TierContent {
             g.nodes()
                 .iter()
                 .filter(|n| n.scope == Some(scope))
-                .map(|n| n.id.clone())
+                .map(|n| n.id.to_string())
         })
         .collect();
     for (at, graph) in graphs_mut(doc) {
         if let Some(nodes) = graph.nodes.as_mut() {
-            out.nodes
-                .extend(drain_where(nodes, &at, |n: &Node| ids.contains(&n.id)));
+            out.nodes.extend(drain_where(nodes, &at, |n: &Node| {
+                ids.contains(n.id.as_str())
+            }));
         }
         if let Some(edges) = graph.edges.as_mut() {
             out.edges.extend(drain_where(edges, &at, |e: &Edge| {
-                ids.contains(&e.from) || ids.contains(&e.to)
+                ids.contains(e.from.as_str()) || ids.contains(e.to.as_str())
             }));
         }
     }
@@ -226,7 +227,7 @@ pub(super) fn restore(doc: &mut Document, content: TierContent) {
     let mut ids: HashSet<String> = doc
         .graphs()
         .iter()
-        .flat_map(|(_, g)| g.nodes().iter().map(|n| n.id.clone()))
+        .flat_map(|(_, g)| g.nodes().iter().map(|n| n.id.to_string()))
         .collect();
     let links: HashSet<(String, String, String)> = doc
         .graphs()
@@ -237,15 +238,15 @@ pub(super) fn restore(doc: &mut Document, content: TierContent) {
     let nodes: Vec<Placed<Node>> = content
         .nodes
         .into_iter()
-        .filter(|p| !ids.contains(&p.item.id))
+        .filter(|p| !ids.contains(p.item.id.as_str()))
         .collect();
-    ids.extend(nodes.iter().map(|p| p.item.id.clone()));
+    ids.extend(nodes.iter().map(|p| p.item.id.to_string()));
     for p in nodes {
         if let Some((_, g)) = graphs.iter_mut().find(|(at, _)| *at == p.at) {
             put_back(g.nodes.get_or_insert_with(Vec::new), vec![p]);
         }
     }
-    let ends = |e: &Edge| ids.contains(&e.from) && ids.contains(&e.to);
+    let ends = |e: &Edge| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str());
     let edges = content.edges.into_iter();
     for p in edges.filter(|p| !links.contains(&link(&p.item)) && ends(&p.item)) {
         if let Some((_, g)) = graphs.iter_mut().find(|(at, _)| *at == p.at) {
@@ -255,7 +256,7 @@ pub(super) fn restore(doc: &mut Document, content: TierContent) {
 }
 
 fn link(e: &Edge) -> (String, String, String) {
-    (e.from.clone(), e.relation.clone(), e.to.clone())
+    (e.from.to_string(), e.relation.to_string(), e.to.to_string())
 }
 
 /// Insert each item at its index, in the order taken (ascending).

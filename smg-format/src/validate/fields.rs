@@ -1,8 +1,8 @@
 //! The JSON Schema's constraints checked on the typed document, without building its
 //! JSON: what a writer runs before it replaces a file (a few milliseconds where the
 //! schema over JSON takes a second). Serde already gives the schema's types and
-//! required members, and the values of `model::checked` (a turn's role and
-//! importance) hold their own constraints; what is left is held here, field by field:
+//! required members, and the values of `model::checked` (roles, node ids, types and
+//! statuses, edge ends and relations, a turn's importance) hold their own constraints; what is left is held here, field by field:
 //! non-empty strings, ranges, patterns, enums and finite numbers. Members the model keeps as JSON
 //! (unknown members, `source`, a node's `metadata`) are checked by the schema itself,
 //! each against its own definition. `tests` holds this against the schema.
@@ -214,24 +214,18 @@ impl Fields {
         self.json(at, "graph", [], &g.extra);
     }
 
+    /// A node's id, type and status are held by their type ([`crate::model::NonEmpty`]).
     fn node(&mut self, at: &str, n: &Node) {
-        self.non_empty(|| format!("{at}/id"), &n.id);
-        self.non_empty(|| format!("{at}/type"), &n.kind);
         self.unit(|| format!("{at}/confidence"), n.confidence);
         self.unit(|| format!("{at}/importance"), n.importance);
         self.at_least_one(|| format!("{at}/version"), n.version);
-        if let Some(status) = &n.status {
-            self.non_empty(|| format!("{at}/status"), status);
-        }
         self.accesses(at, n.recent_accesses.as_deref());
         self.provenance(at, n.provenance.as_deref());
         self.json(at, "node", [("metadata", n.metadata.clone())], &n.extra);
     }
 
+    /// An edge's ends and relation are held by their type.
     fn edge(&mut self, at: &str, e: &Edge) {
-        self.non_empty(|| format!("{at}/from"), &e.from);
-        self.non_empty(|| format!("{at}/to"), &e.to);
-        self.non_empty(|| format!("{at}/relation"), &e.relation);
         self.unit(|| format!("{at}/strength"), e.strength);
         self.provenance(at, e.provenance.as_deref());
         self.json(at, "edge", [], &e.extra);
@@ -247,9 +241,6 @@ impl Fields {
             );
         }
         for (i, a) in list.iter().enumerate() {
-            if let Some(by) = &a.by {
-                self.non_empty(|| format!("{at}/recentAccesses/{i}/by"), by);
-            }
             self.json(&format!("{at}/recentAccesses/{i}"), "access", [], &a.extra);
         }
     }

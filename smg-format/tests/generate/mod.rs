@@ -311,8 +311,6 @@ fn sealed_conversation() -> smg_format::Document {
                "conv_1": {"format": "jsonl", "order": 0}}),
     );
     let decision = |id: &str, t: &Turn, text: &str, scope| Node {
-        id: id.into(),
-        kind: "decision".into(),
         label: Some(text.into()),
         scope,
         provenance: Some(vec![Provenance {
@@ -321,7 +319,10 @@ fn sealed_conversation() -> smg_format::Document {
             turns: Some(vec![t.turn]),
             ..Provenance::default()
         }]),
-        ..Node::default()
+        ..Node::new(
+            smg_format::model::NonEmpty::new(id).unwrap(),
+            smg_format::model::NonEmpty::from_static("decision"),
+        )
     };
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);
     graph.nodes = Some(vec![
@@ -333,12 +334,11 @@ fn sealed_conversation() -> smg_format::Document {
             Some(Scope::Restricted),
         ),
     ]);
-    graph.edges = Some(vec![Edge {
-        from: "d_acquire".into(),
-        to: "d_beta".into(),
-        relation: "related_to".into(),
-        ..Edge::default()
-    }]);
+    graph.edges = Some(vec![Edge::new(
+        smg_format::model::NonEmpty::from_static("d_acquire"),
+        smg_format::model::NonEmpty::from_static("related_to"),
+        smg_format::model::NonEmpty::from_static("d_beta"),
+    )]);
     let n = smg_format::crypto::MIN_ITERATIONS;
     let tier = smg_format::seal::SealTarget::Tier(Scope::Restricted);
     smg_format::seal::seal_with(&mut doc, tier, b"restricted", n, &[5; 16], &[6; 12]).unwrap();

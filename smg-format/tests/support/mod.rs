@@ -55,13 +55,14 @@ pub(crate) fn node() -> impl Strategy<Value = Node> {
         extra(),
     )
         .prop_map(|(id, label, importance, description, extra)| Node {
-            id,
-            kind: "concept".into(),
             label: Some(label),
             importance,
             description,
             extra,
-            ..Node::default()
+            ..Node::new(
+                smg_format::model::NonEmpty::new(id).unwrap(),
+                smg_format::model::NonEmpty::from_static("concept"),
+            )
         })
 }
 
@@ -84,11 +85,12 @@ pub(crate) fn document() -> impl Strategy<Value = Document> {
             let mut doc = Document::new("2025-12-04T10:30:00Z");
             let edges = nodes
                 .windows(2)
-                .map(|w| Edge {
-                    from: w[0].id.clone(),
-                    to: w[1].id.clone(),
-                    relation: "related_to".into(),
-                    ..Edge::default()
+                .map(|w| {
+                    Edge::new(
+                        smg_format::model::NonEmpty::new(w[0].id.clone()).unwrap(),
+                        smg_format::model::NonEmpty::from_static("related_to"),
+                        smg_format::model::NonEmpty::new(w[1].id.clone()).unwrap(),
+                    )
                 })
                 .collect();
             doc.semantic_graph = Some(Graph {

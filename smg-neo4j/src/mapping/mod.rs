@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
-use smg_format::model::{Document, Scope};
+use smg_format::model::{Document, NonEmpty, Scope};
 
 use crate::bolt::Value;
 use crate::Error;
@@ -199,7 +199,7 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
             continue;
         }
         if node.tombstone == Some(true) {
-            slice.tombstoned.push(node.id.clone());
+            slice.tombstoned.push(node.id.to_string());
             continue;
         }
         let json = to_json(node, &node.id)?;
@@ -219,13 +219,13 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
         let hash = digest(tier_label(tier), &props);
         in_slice.insert(node.id.as_str());
         slice.nodes.push(NodeRow {
-            id: node.id.clone(),
+            id: node.id.to_string(),
             tier,
             props,
             hash,
         });
     }
-    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut seen: HashMap<(NonEmpty, NonEmpty, NonEmpty), usize> = HashMap::new();
     for (order, edge) in graph.map(|g| g.edges()).unwrap_or(&[]).iter().enumerate() {
         let triple = (edge.from.clone(), edge.relation.clone(), edge.to.clone());
         let rank = seen.entry(triple).or_default();
@@ -255,8 +255,8 @@ pub fn slice(doc: &Document, memory: &str, tiers: &[Scope]) -> Result<Slice, Err
         let hash = digest(&rel_type, &props);
         slice.edges.push(EdgeRow {
             key,
-            from: edge.from.clone(),
-            to: edge.to.clone(),
+            from: edge.from.to_string(),
+            to: edge.to.to_string(),
             rel_type,
             props,
             hash,

@@ -79,7 +79,7 @@ pub fn read(
         .iter_mut()
         .filter_map(|(_, n, v)| {
             Some(Embedding {
-                node_id: Some(n.id.clone()),
+                node_id: Some(n.id.to_string()),
                 vector: v.take()?,
                 ..Embedding::default()
             })

@@ -28,11 +28,15 @@ type EdgeKey = (String, String, String, usize);
 
 fn merged(mut base: Document, pulled: Document, tiers: &[Scope]) -> Document {
     let pulled_graph = pulled.semantic_graph.unwrap_or_default();
-    let fresh_order: Vec<String> = pulled_graph.nodes().iter().map(|n| n.id.clone()).collect();
+    let fresh_order: Vec<String> = pulled_graph
+        .nodes()
+        .iter()
+        .map(|n| n.id.to_string())
+        .collect();
     let mut fresh: HashMap<String, Node> = pulled_graph
         .nodes()
         .iter()
-        .map(|n| (n.id.clone(), n.clone()))
+        .map(|n| (n.id.to_string(), n.clone()))
         .collect();
     let graph = base.semantic_graph.get_or_insert_with(Default::default);
     let chosen = |n: &Node| tiers.contains(&n.scope.unwrap_or(Scope::Personal));
@@ -41,7 +45,7 @@ fn merged(mut base: Document, pulled: Document, tiers: &[Scope]) -> Document {
     let mut kept = HashSet::new();
     let mut nodes = Vec::new();
     for n in graph.nodes() {
-        if let Some(newer) = fresh.remove(&n.id) {
+        if let Some(newer) = fresh.remove(n.id.as_str()) {
             nodes.push(newer);
         } else if !chosen(n) || n.tombstone == Some(true) {
             kept.insert(n.id.clone());
@@ -85,7 +89,12 @@ fn ranked(edges: &[Edge]) -> Vec<(EdgeKey, &Edge)> {
         .iter()
         .map(|e| {
             let rank = seen.entry((&e.from, &e.relation, &e.to)).or_default();
-            let key = (e.from.clone(), e.relation.clone(), e.to.clone(), *rank);
+            let key = (
+                e.from.to_string(),
+                e.relation.to_string(),
+                e.to.to_string(),
+                *rank,
+            );
             *rank += 1;
             (key, e)
         })
@@ -135,17 +144,17 @@ fn drop_dangling(doc: &mut Document) -> Dropped {
     let Some(graph) = doc.semantic_graph.as_mut() else {
         return dropped;
     };
-    ids.extend(graph.nodes().iter().map(|n| n.id.clone()));
+    ids.extend(graph.nodes().iter().map(|n| n.id.to_string()));
     for n in graph.nodes.iter_mut().flatten() {
         if let Some(a) = n.artifact_ref.take_if(|a| !artifacts.contains(a.as_str())) {
-            dropped.artifact_refs.push((n.id.clone(), a));
+            dropped.artifact_refs.push((n.id.to_string(), a));
         }
         if let Some(related) = n.related_nodes.as_mut() {
             let id = &n.id;
             related.retain(|r| {
                 let known = ids.contains(r);
                 if !known {
-                    dropped.related_nodes.push((id.clone(), r.clone()));
+                    dropped.related_nodes.push((id.to_string(), r.clone()));
                 }
                 known
             });

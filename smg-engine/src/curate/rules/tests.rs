@@ -7,11 +7,12 @@ const NOW: i64 = 1_750_000_000;
 
 fn node(kind: &str, status: Option<&str>) -> Node {
     Node {
-        id: "n".into(),
-        kind: kind.into(),
-        status: status.map(str::to_string),
+        status: status.and_then(|s| smg_format::model::NonEmpty::new(s).ok()),
         created: Some("2024-01-01T00:00:00Z".into()),
-        ..Node::default()
+        ..Node::new(
+            smg_format::model::NonEmpty::from_static("n"),
+            smg_format::model::NonEmpty::new(kind).unwrap(),
+        )
     }
 }
 

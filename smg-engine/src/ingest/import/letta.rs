@@ -140,8 +140,6 @@ fn block_node(block: &Value, file: &str) -> Option<Node> {
     let value = str_field(block, "value")?;
     let key = smg_format::vault::content_hash(&format!("{file}/{id}"));
     Some(Node {
-        id: format!("letta-{}", &key["sha256:".len().."sha256:".len() + 12]),
-        kind: "memory".into(),
         label: Some(label.to_string()),
         description: str_field(block, "description").map(str::to_string),
         content: Some(value.trim().to_string()).filter(|v| !v.is_empty()),
@@ -150,7 +148,14 @@ fn block_node(block: &Value, file: &str) -> Option<Node> {
         metadata: Some(json!({"letta": {
             "file": file, "block": id, "label": label, "limit": block.get("limit"),
         }})),
-        ..Node::default()
+        ..Node::new(
+            smg_format::model::NonEmpty::new(format!(
+                "letta-{}",
+                &key["sha256:".len().."sha256:".len() + 12]
+            ))
+            .unwrap(),
+            smg_format::model::NonEmpty::from_static("memory"),
+        )
     })
 }
 

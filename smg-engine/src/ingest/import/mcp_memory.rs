@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use smg_format::model::{Document, Edge, Graph, Node, Scope};
+use smg_format::model::{Document, Edge, Graph, Node, NonEmpty, Scope};
 
 use super::Records;
 use crate::error::Result;
@@ -33,7 +33,7 @@ pub(crate) struct Entity {
 pub(crate) struct McpGraph {
     pub(crate) entities: Vec<Entity>,
     /// (from, to, relation type), repeats taken once, in file order.
-    pub(crate) relations: Vec<(String, String, String)>,
+    pub(crate) relations: Vec<(String, String, NonEmpty)>,
 }
 
 /// Whether a parsed first line is an MCP memory record.
@@ -58,7 +58,7 @@ fn text<'v>(v: &'v Value, key: &str) -> std::result::Result<&'v str, String> {
 pub(crate) fn read(text_in: &str, records: &mut Records<'_>) -> Result<McpGraph> {
     let mut graph = McpGraph::default();
     let mut at: FastMap<String, usize> = FastMap::default();
-    let mut seen_relations: FastSet<(String, String, String)> = FastSet::default();
+    let mut seen_relations: FastSet<(String, String, NonEmpty)> = FastSet::default();
     let body = text_in.trim_start_matches('\u{feff}');
     for (n, line) in body.lines().enumerate() {
         if line.trim().is_empty() {
@@ -121,29 +121,30 @@ fn entity(v: &Value) -> std::result::Result<Entity, String> {
     })
 }
 
-fn relation(v: &Value) -> std::result::Result<(String, String, String), String> {
+fn relation(v: &Value) -> std::result::Result<(String, String, NonEmpty), String> {
+    let kind = text(v, "relationType")?;
     Ok((
         text(v, "from")?.to_string(),
         text(v, "to")?.to_string(),
-        text(v, "relationType")?.to_string(),
+        NonEmpty::new(kind).map_err(|e| format!("`relationType`: {e}"))?,
     ))
 }
 
 /// The id of the entity `name`: spec §11's (SHA-256 of the trimmed, lower-cased
 /// name), unless another name already has it in `taken` (the MCP server tells
 /// `Ada` from `ada`): then that id and the first 16 hex of the exact name's digest.
-fn id_for(name: &str, taken: &FastMap<String, String>) -> String {
+fn id_for(name: &str, taken: &FastMap<String, String>) -> NonEmpty {
     let id = entity_id(name);
-    match taken.get(&id) {
+    match taken.get(id.as_str()) {
         Some(other) if other != name => exact_id(&id, name),
         _ => id,
     }
 }
 
 /// `id` told apart by the first 16 hex of the exact name's digest.
-pub(crate) fn exact_id(id: &str, name: &str) -> String {
+pub(crate) fn exact_id(id: &NonEmpty, name: &str) -> NonEmpty {
     let exact = hex::encode(Sha256::digest(name.as_bytes()));
-    format!("{id}-{}", &exact[..16])
+    NonEmpty::joined(id, format_args!("-{}", &exact[..16]))
 }
 
 /// The MCP facts a node holds, if an MCP import made it.
@@ -151,20 +152,18 @@ pub(crate) fn mcp_of(node: &Node) -> Option<&Value> {
     node.metadata.as_ref()?.get("mcp")
 }
 
-pub(crate) fn entity_node(id: String, e: &Entity, implicit: bool) -> Node {
+pub(crate) fn entity_node(id: NonEmpty, e: &Entity, implicit: bool) -> Node {
     let mut mcp = json!({"entityType": e.entity_type, "observations": e.observations});
     if implicit {
         mcp["implicit"] = json!(true);
     }
     Node {
-        id,
-        kind: "entity".into(),
         label: Some(e.name.clone()),
         tags: Some(vec![e.entity_type.clone()]),
         content: (!e.observations.is_empty()).then(|| e.observations.join("\n")),
         created_by: Some(CREATED_BY.into()),
         metadata: Some(json!({ "mcp": mcp })),
-        ..Node::default()
+        ..Node::new(id, NonEmpty::from_static("entity"))
     }
 }
 
@@ -175,24 +174,27 @@ struct Placer {
     /// Node id → position, for every node.
     index: FastMap<String, usize>,
     /// Entity name → MCP node id.
-    by_name: FastMap<String, String>,
+    by_name: FastMap<String, NonEmpty>,
 }
 
 impl Placer {
     fn new(nodes: &[Node]) -> Self {
-        let names: FastMap<String, String> = nodes
-            .iter()
-            .filter(|n| mcp_of(n).is_some())
-            .filter_map(|n| Some((n.id.clone(), n.label.clone()?)))
+        let mcp = nodes.iter().filter(|n| mcp_of(n).is_some());
+        let named: Vec<(&NonEmpty, &String)> = mcp
+            .filter_map(|n| Some((&n.id, n.label.as_ref()?)))
             .collect();
-        let by_name = names
+        let names = named
             .iter()
+            .map(|(id, name)| (id.to_string(), name.to_string()))
+            .collect();
+        let by_name = named
+            .into_iter()
             .map(|(id, name)| (name.clone(), id.clone()))
             .collect();
         let index = nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.id.clone(), i))
+            .map(|(i, n)| (n.id.to_string(), i))
             .collect();
         Placer {
             names,
@@ -202,22 +204,22 @@ impl Placer {
     }
 
     /// The node of entity `e`, merged into the one of its name or made.
-    fn put(&mut self, nodes: &mut Vec<Node>, e: &Entity, implicit: bool) -> String {
+    fn put(&mut self, nodes: &mut Vec<Node>, e: &Entity, implicit: bool) -> NonEmpty {
         if let Some(id) = self.by_name.get(&e.name) {
-            merge_observations(&mut nodes[self.index[id]], e, implicit);
+            merge_observations(&mut nodes[self.index[id.as_str()]], e, implicit);
             return id.clone();
         }
         let id = id_for(&e.name, &self.names);
         let node = entity_node(id.clone(), e, implicit);
-        match self.index.get(&id) {
+        match self.index.get(id.as_str()) {
             // A node ingest derived for the same name gives way to the authored one.
             Some(&i) => nodes[i] = node,
             None => {
-                self.index.insert(id.clone(), nodes.len());
+                self.index.insert(id.to_string(), nodes.len());
                 nodes.push(node);
             }
         }
-        self.names.insert(id.clone(), e.name.clone());
+        self.names.insert(id.to_string(), e.name.clone());
         self.by_name.insert(e.name.clone(), id.clone());
         id
     }
@@ -245,7 +247,7 @@ pub(crate) fn apply(
             .iter()
             .flat_map(|(a, b, _)| [a.as_str(), b.as_str()]);
         for name in names.chain(ends) {
-            let at = placer.by_name.get(name).map(|id| placer.index[id]);
+            let at = placer.by_name.get(name).map(|id| placer.index[id.as_str()]);
             if at.is_some_and(|i| nodes[i].scope != Some(s)) {
                 return Err(smg_format::Error::InvalidArgument(format!(
                     "entity `{name}` is in the memory with another scope: its {} observations cannot be kept apart from it",
@@ -280,22 +282,17 @@ pub(crate) fn apply(
     if scope.is_some() {
         let ids = placed.iter().chain(ends.iter().flat_map(|(a, b)| [a, b]));
         for id in ids {
-            nodes[placer.index[id]].scope = scope;
+            nodes[placer.index[id.as_str()]].scope = scope;
         }
     }
     let edges = g.edges.get_or_insert_with(Vec::new);
-    let mut have: FastSet<(String, String, String)> = edges
+    let mut have: FastSet<(NonEmpty, NonEmpty, NonEmpty)> = edges
         .iter()
         .map(|e| (e.from.clone(), e.relation.clone(), e.to.clone()))
         .collect();
     for ((from, to), (_, _, kind)) in ends.into_iter().zip(graph.relations) {
         if have.insert((from.clone(), kind.clone(), to.clone())) {
-            edges.push(Edge {
-                from,
-                relation: kind,
-                to,
-                ..Edge::default()
-            });
+            edges.push(Edge::new(from, kind, to));
         }
     }
     Ok(implicit)

@@ -3,22 +3,24 @@ use smg_format::model::{Edge, Graph};
 
 fn node(id: &str, kind: &str, label: &str, time: &str) -> Node {
     Node {
-        id: id.into(),
-        kind: kind.into(),
         label: Some(label.into()),
         importance: Some(0.5),
         timestamp: (!time.is_empty()).then(|| time.into()),
-        ..Node::default()
+        ..Node::new(
+            smg_format::model::NonEmpty::new(id).unwrap(),
+            smg_format::model::NonEmpty::new(kind).unwrap(),
+        )
     }
 }
 
 fn doc() -> Document {
     let mut doc = Document::new("2025-01-01T00:00:00Z");
-    let edge = |from: &str, to: &str, relation: &str| Edge {
-        from: from.into(),
-        to: to.into(),
-        relation: relation.into(),
-        ..Edge::default()
+    let edge = |from: &str, to: &str, relation: &str| {
+        Edge::new(
+            smg_format::model::NonEmpty::new(from).unwrap(),
+            smg_format::model::NonEmpty::new(relation).unwrap(),
+            smg_format::model::NonEmpty::new(to).unwrap(),
+        )
     };
     doc.semantic_graph = Some(Graph {
         nodes: Some(vec![
@@ -79,11 +81,12 @@ fn expansion_walks_two_hops_through_segments_but_not_turn_order() {
 
 #[test]
 fn no_path_passes_through_a_hub() {
-    let edge = |from: String, to: &str| Edge {
-        from,
-        to: to.into(),
-        relation: "mentions".into(),
-        ..Edge::default()
+    let edge = |from: String, to: &str| {
+        Edge::new(
+            smg_format::model::NonEmpty::new(from).unwrap(),
+            smg_format::model::NonEmpty::from_static("mentions"),
+            smg_format::model::NonEmpty::new(to).unwrap(),
+        )
     };
     let mut nodes = vec![
         node("seed", "memory", "seed", ""),

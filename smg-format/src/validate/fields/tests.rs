@@ -147,8 +147,6 @@ const MUTATIONS: &[Mutation] = &[
     |d, k| d.metadata.branch = Some(text(k)),
     |d, k| d.metadata.compression_ratio = Some(float(k) - 1.0),
     |d, k| d.metadata.extra = extra(k),
-    |d, k| node(d).id = text(k),
-    |d, k| node(d).kind = text(k),
     |d, k| node(d).confidence = Some(float(k)),
     |d, k| node(d).importance = Some(float(k)),
     |d, k| node(d).version = Some(k as u64 % 2),
@@ -160,8 +158,6 @@ const MUTATIONS: &[Mutation] = &[
             ..Default::default()
         }])
     },
-    |d, k| edge(d).relation = text(k),
-    |d, k| edge(d).from = text(k),
     |d, k| edge(d).strength = Some(float(k)),
     |d, k| edge(d).extra = extra(k),
     |d, k| artifact(d).hash = hash(k),
@@ -198,15 +194,27 @@ proptest! {
 /// is the JSON the typed reader refuses, at the same place.
 #[test]
 fn the_typed_values_refuse_what_the_schema_refuses() {
-    let at = "/workingMemory/recentContext/0";
+    let turn = "/workingMemory/recentContext/0";
+    let node = "/semanticGraph/nodes/0";
+    let edge = "/semanticGraph/edges/0";
     let cases = [
-        ("role", json!("")),
-        ("role", json!("user")),
-        ("importance", json!(1.5)),
-        ("importance", json!(-0.1)),
-        ("importance", json!(0.25)),
+        (turn, "role", json!("")),
+        (turn, "role", json!("user")),
+        (turn, "importance", json!(1.5)),
+        (turn, "importance", json!(-0.1)),
+        (turn, "importance", json!(0.25)),
+        (node, "id", json!("")),
+        (node, "id", json!("n")),
+        (node, "type", json!("")),
+        (node, "type", json!("anything")),
+        (node, "status", json!("")),
+        (node, "status", json!("active")),
+        (edge, "from", json!("")),
+        (edge, "to", json!("")),
+        (edge, "relation", json!("")),
+        (edge, "relation", json!("next")),
     ];
-    for (field, value) in cases {
+    for (at, field, value) in cases {
         let mut v = serde_json::to_value(full_fixture()).unwrap();
         v.pointer_mut(at).unwrap()[field] = value.clone();
         let pointer = format!("{at}/{field}");
