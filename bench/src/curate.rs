@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use smg_engine::curate::{curate, protected, record_access, tier_tokens, CurateOptions};
-use smg_format::model::{Edge, Graph, LifecycleTier, Node, Severity};
+use smg_format::model::{Edge, Graph, LifecycleTier, Node, NonEmpty, Severity, Unit};
 use smg_format::{Document, Encoding, WriteOptions};
 
 use crate::generate::{Rng, Words};
@@ -62,8 +62,8 @@ impl World {
             created_by: Some(AGENTS[self.rng.below(6) as usize].into()),
             tier: Some(LifecycleTier::Hot),
             ..Node::new(
-                smg_format::model::NonEmpty::new(format!("{kind}-{}", self.next)).unwrap(),
-                smg_format::model::NonEmpty::new(kind).unwrap(),
+                NonEmpty::new(format!("{kind}-{}", self.next)).unwrap(),
+                NonEmpty::new(kind).unwrap(),
             )
         }
     }
@@ -75,22 +75,22 @@ impl World {
         let mut new = Vec::new();
         for _ in 0..5 {
             let mut n = self.node("belief", day, 20);
-            n.confidence = Some(0.2 + self.rng.below(80) as f64 / 100.0);
+            n.confidence = Some(Unit::clamped(0.2 + self.rng.below(80) as f64 / 100.0));
             new.push(n);
         }
         for _ in 0..8 {
             let mut n = self.node("task", day, 15);
-            n.status = Some(smg_format::model::NonEmpty::from_static("pending"));
+            n.status = Some(NonEmpty::from_static("pending"));
             new.push(n);
         }
         for _ in 0..20 {
             let mut n = self.node("notification", day, 10);
-            n.status = Some(smg_format::model::NonEmpty::from_static("unread"));
+            n.status = Some(NonEmpty::from_static("unread"));
             new.push(n);
         }
         for _ in 0..3 {
             let mut n = self.node("session", day, 30);
-            n.status = Some(smg_format::model::NonEmpty::from_static("active"));
+            n.status = Some(NonEmpty::from_static("active"));
             new.push(n);
         }
         for _ in 0..2 {
@@ -114,23 +114,23 @@ impl World {
             let roll = self.rng.below(100);
             match (n.kind.as_str(), n.status.as_deref()) {
                 ("task", Some("pending")) if roll < 50 => {
-                    n.status = Some(smg_format::model::NonEmpty::from_static("in_progress"))
+                    n.status = Some(NonEmpty::from_static("in_progress"))
                 }
                 ("task", Some("in_progress")) if roll < 40 => {
                     let s = if roll < 35 { "completed" } else { "failed" };
-                    n.status = Some(smg_format::model::NonEmpty::from_static(s));
+                    n.status = Some(NonEmpty::from_static(s));
                     n.updated = Some(at(day, 12));
                 }
                 ("notification", Some("unread")) if roll < 60 => {
-                    n.status = Some(smg_format::model::NonEmpty::from_static("read"));
+                    n.status = Some(NonEmpty::from_static("read"));
                     n.updated = Some(at(day, 9));
                 }
                 ("session", Some("active")) => {
-                    n.status = Some(smg_format::model::NonEmpty::from_static("inactive"));
+                    n.status = Some(NonEmpty::from_static("inactive"));
                     n.updated = Some(at(day, 1));
                 }
                 ("reflection", None) if roll < 20 => {
-                    n.status = Some(smg_format::model::NonEmpty::from_static("consolidated"))
+                    n.status = Some(NonEmpty::from_static("consolidated"))
                 }
                 _ => {}
             }
@@ -146,9 +146,9 @@ impl World {
             let (a, b) = (self.pick(&ids), self.pick(&ids));
             if a != b {
                 edges.push(Edge::new(
-                    smg_format::model::NonEmpty::new(a).unwrap(),
-                    smg_format::model::NonEmpty::from_static("related_to"),
-                    smg_format::model::NonEmpty::new(b).unwrap(),
+                    NonEmpty::new(a).unwrap(),
+                    NonEmpty::from_static("related_to"),
+                    NonEmpty::new(b).unwrap(),
                 ));
             }
         }
@@ -179,18 +179,15 @@ fn base() -> Document {
             label: Some((*a).into()),
             created: Some(at(0, 0)),
             ..Node::new(
-                smg_format::model::NonEmpty::new(format!("agent-{a}")).unwrap(),
-                smg_format::model::NonEmpty::from_static("agent"),
+                NonEmpty::new(format!("agent-{a}")).unwrap(),
+                NonEmpty::from_static("agent"),
             )
         })
         .collect();
     for kind in ["system_config", "migration", "agent_key"] {
         nodes.push(Node {
             created: Some(at(0, 0)),
-            ..Node::new(
-                smg_format::model::NonEmpty::new(kind).unwrap(),
-                smg_format::model::NonEmpty::new(kind).unwrap(),
-            )
+            ..Node::new(NonEmpty::new(kind).unwrap(), NonEmpty::new(kind).unwrap())
         });
     }
     doc.semantic_graph = Some(Graph {

@@ -7,7 +7,6 @@ use smg_format::{
         Artifact, ArtifactVault, ArtifactVersion, Block, DeepArchive, Edge, Graph, Node,
         Provenance, Turn,
     },
-    vault::content_hash,
     Document,
 };
 
@@ -108,7 +107,9 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             nodes.push(Node {
                 label: Some(words.sentence(&mut rng, 3)),
                 description: Some(description),
-                importance: Some(rng.below(1000) as f64 / 1000.0),
+                importance: Some(smg_format::model::Unit::clamped(
+                    rng.below(1000) as f64 / 1000.0,
+                )),
                 first_mentioned: Some(turn_no),
                 provenance: Some(vec![Provenance {
                     conversation_id: Some(format!("c{}", unit / 20)),
@@ -124,7 +125,7 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             });
             if k > 0 {
                 edges.push(Edge {
-                    strength: Some(0.5),
+                    strength: Some(smg_format::model::Unit::clamped(0.5)),
                     ..Edge::new(
                         smg_format::model::NonEmpty::new(id).unwrap(),
                         smg_format::model::NonEmpty::from_static("related_to"),
@@ -217,12 +218,13 @@ fn add_artifact(
     out.insert(
         format!("art_{unit}"),
         Artifact {
-            kind: "code".into(),
             language: Some("rust".into()),
             filename: Some(format!("src/mod{unit}.rs")),
-            hash: content_hash(&prev),
-            versions,
-            ..Artifact::default()
+            ..Artifact::new(
+                smg_format::model::NonEmpty::from_static("code"),
+                smg_format::model::Sha256Ref::of(prev.as_bytes()),
+                versions,
+            )
         },
     );
     bytes

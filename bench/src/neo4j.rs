@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{json, Value as Json};
-use smg_format::model::{Document, Edge, Graph, Node, Scope};
+use smg_format::model::{Document, Edge, Graph, Node, NonEmpty, Scope, Unit};
 use smg_format::{Encoding, WriteOptions};
 use smg_neo4j::bolt::Value;
 use smg_neo4j::export::inline;
@@ -39,7 +39,7 @@ fn memory(n: usize) -> Document {
                     "What was said about topic {i}: it's a \"note\" of {} words.",
                     rng.below(400)
                 )),
-                importance: Some(rng.below(1000) as f64 / 1000.0),
+                importance: Some(Unit::clamped(rng.below(1000) as f64 / 1000.0)),
                 timestamp: Some(format!(
                     "2025-{:02}-{:02}T10:00:00Z",
                     1 + i % 12,
@@ -47,11 +47,11 @@ fn memory(n: usize) -> Document {
                 )),
                 keywords: Some(vec![format!("k{}", i % 97), format!("k{}", i % 89)]),
                 scope,
-                confidence: scope.map(|_| 0.95),
+                confidence: scope.map(|_| Unit::clamped(0.95)),
                 approved_by: scope.map(|_| "head".into()),
                 ..Node::new(
-                    smg_format::model::NonEmpty::new(format!("n{i:06}")).unwrap(),
-                    smg_format::model::NonEmpty::from_static(kinds[i % kinds.len()]),
+                    NonEmpty::new(format!("n{i:06}")).unwrap(),
+                    NonEmpty::from_static(kinds[i % kinds.len()]),
                 )
             }
         })
@@ -59,11 +59,11 @@ fn memory(n: usize) -> Document {
     let relations = ["mentions", "related_to", "supersedes"];
     let edges: Vec<Edge> = (0..n + n / 2)
         .map(|i| Edge {
-            strength: Some(0.5 + (i % 50) as f64 / 100.0),
+            strength: Some(Unit::clamped(0.5 + (i % 50) as f64 / 100.0)),
             ..Edge::new(
-                smg_format::model::NonEmpty::new(format!("n{:06}", i % n)).unwrap(),
-                smg_format::model::NonEmpty::from_static(relations[i % 3]),
-                smg_format::model::NonEmpty::new(format!("n{:06}", rng.below(n as u64))).unwrap(),
+                NonEmpty::new(format!("n{:06}", i % n)).unwrap(),
+                NonEmpty::from_static(relations[i % 3]),
+                NonEmpty::new(format!("n{:06}", rng.below(n as u64))).unwrap(),
             )
         })
         .collect();

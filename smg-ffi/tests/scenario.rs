@@ -327,8 +327,8 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
 
 #[test]
 fn save_refuses_a_memory_that_would_not_validate() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/invalid/importance-out-of-range.smg");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/invalid/node-version-zero.smg");
     let path = CString::new(fixture.to_str().unwrap()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("copy.smg");

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::archive::parse_turn_range;
-use crate::model::{Document, Edge, Node};
+use crate::model::{Document, Edge, Node, Sha256Ref};
 
 /// One field that differs: its value before and after (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -209,7 +209,7 @@ fn vault(a: &Document, b: &Document, d: &mut DocDiff) {
     };
     let (aa, ab) = (arts(a), arts(b));
     for (id, art) in &ab {
-        let old: BTreeSet<(u64, Option<&String>)> = aa
+        let old: BTreeSet<(u64, Option<&Sha256Ref>)> = aa
             .get(id)
             .map(|o| o.versions.iter().map(|v| (v.v, v.hash.as_ref())).collect())
             .unwrap_or_default();
@@ -303,7 +303,7 @@ mod tests {
         g.nodes.as_mut().unwrap()[0].label = Some("X2".into());
         g.nodes.as_mut().unwrap().remove(1);
         g.nodes.as_mut().unwrap().push(node("z", "Z"));
-        g.edges.as_mut().unwrap()[0].strength = Some(0.5);
+        g.edges.as_mut().unwrap()[0].strength = Some(crate::model::Unit::clamped(0.5));
         append_turns(
             &mut b,
             &[turn(3, "three"), turn(4, "four")],

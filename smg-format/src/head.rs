@@ -272,11 +272,11 @@ mod tests {
         );
         let mut doc = from_json_slice(json.as_bytes()).unwrap();
         let vault = doc.artifact_vault.as_mut().unwrap();
-        let artifact = Artifact {
-            kind: "code".into(),
-            hash: "sha256:00".into(),
-            ..Artifact::default()
-        };
+        let artifact = Artifact::new(
+            crate::model::NonEmpty::from_static("code"),
+            crate::model::Sha256Ref::of(b"00"),
+            Vec::new(),
+        );
         vault.artifacts = Some([("a1".to_string(), artifact)].into());
         doc
     }

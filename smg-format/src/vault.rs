@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVault, ArtifactVersion};
+use crate::model::{Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Sha256Ref};
 use lines::LineIndex;
 
 /// The language a file name's extension says (`src/app.py` → `python`), as the vault
@@ -108,7 +108,7 @@ fn step(id: &str, version: &ArtifactVersion, prev: Option<&str>) -> Result<Strin
     };
     if let Some(h) = &version.hash {
         let actual = content_hash(&content);
-        if *h != actual {
+        if h.as_str() != actual {
             return Err(fail(format!(
                 "hash is {h} but the content hashes to {actual}"
             )));
@@ -241,12 +241,18 @@ pub struct NewContent<'a> {
 }
 
 impl NewContent<'_> {
-    fn check(&self) -> Result<()> {
-        if self.kind.is_some_and(|k| k.trim().is_empty()) {
-            return Err(Error::InvalidArgument(
+    /// The artifact's type, once what is given is known to validate.
+    fn check(&self) -> Result<NonEmpty> {
+        let empty = || {
+            Error::InvalidArgument(
                 "an artifact's type must not be empty (code, document, canvas, data…)".into(),
-            ));
-        }
+            )
+        };
+        let kind = match self.kind {
+            None => NonEmpty::from_static("code"),
+            Some(k) if k.trim().is_empty() => return Err(empty()),
+            Some(k) => NonEmpty::new(k).map_err(|_| empty())?,
+        };
         if let Some(t) = self.timestamp {
             if chrono::DateTime::parse_from_rfc3339(t).is_err() {
                 return Err(Error::InvalidArgument(format!(
@@ -254,7 +260,7 @@ impl NewContent<'_> {
                 )));
             }
         }
-        Ok(())
+        Ok(kind)
     }
 }
 
@@ -363,15 +369,15 @@ impl<'v> VaultWriter<'v> {
     /// artifact named by `meta`, or a new artifact. An empty type or a timestamp that
     /// is not RFC 3339 is refused (`SMG-E020`): the vault would not validate.
     pub fn add(&mut self, content: &str, meta: &NewContent<'_>) -> Result<Stored> {
-        meta.check()?;
-        let hash = content_hash(content);
+        let kind = meta.check()?;
+        let hash = Sha256Ref::of(content.as_bytes());
         let target = match meta.artifact {
             Some(a) => Some(self.resolve(a).ok_or_else(|| {
                 Error::InvalidArgument(format!("no artifact `{a}` in the vault"))
             })?),
             None => meta.name.and_then(|n| self.by_name.get(n).cloned()),
         };
-        if let Some((id, v)) = self.by_hash.get(&hash) {
+        if let Some((id, v)) = self.by_hash.get(hash.as_str()) {
             if target.as_ref().is_none_or(|t| t == id) {
                 return Ok(Stored {
                     artifact: id.clone(),
@@ -385,7 +391,7 @@ impl<'v> VaultWriter<'v> {
                 self.push_version(&id, content, &hash, meta.timestamp);
                 id
             }
-            None => self.new_artifact(content, &hash, meta),
+            None => self.new_artifact(content, &hash, kind, meta),
         };
         let version = self
             .vault
@@ -394,7 +400,7 @@ impl<'v> VaultWriter<'v> {
             .and_then(|a| a.get(&id))
             .map_or(1, |a| a.versions.len() as u64);
         self.by_hash
-            .entry(hash)
+            .entry(hash.into())
             .or_insert_with(|| (id.clone(), version));
         self.lines.add(&id, content);
         self.latest.insert(id.clone(), content.to_string());
@@ -405,7 +411,13 @@ impl<'v> VaultWriter<'v> {
         })
     }
 
-    fn new_artifact(&mut self, content: &str, hash: &str, meta: &NewContent<'_>) -> String {
+    fn new_artifact(
+        &mut self,
+        content: &str,
+        hash: &Sha256Ref,
+        kind: NonEmpty,
+        meta: &NewContent<'_>,
+    ) -> String {
         let seed = match meta.name {
             Some(n) => content_hash(&format!("name:{n}")),
             None => hash.to_string(),
@@ -421,18 +433,19 @@ impl<'v> VaultWriter<'v> {
         arts.insert(
             id.clone(),
             Artifact {
-                kind: meta.kind.unwrap_or("code").to_string(),
                 language: meta.language.map(str::to_string),
                 filename: meta.name.map(str::to_string),
-                hash: hash.to_string(),
-                versions: vec![ArtifactVersion {
-                    v: 1,
-                    timestamp: meta.timestamp.map(str::to_string),
-                    content: Some(content.to_string()),
-                    hash: Some(hash.to_string()),
-                    ..ArtifactVersion::default()
-                }],
-                ..Artifact::default()
+                ..Artifact::new(
+                    kind,
+                    hash.clone(),
+                    vec![ArtifactVersion {
+                        v: 1,
+                        timestamp: meta.timestamp.map(str::to_string),
+                        content: Some(content.to_string()),
+                        hash: Some(hash.clone()),
+                        ..ArtifactVersion::default()
+                    }],
+                )
             },
         );
         if let Some(name) = meta.name {
@@ -441,17 +454,17 @@ impl<'v> VaultWriter<'v> {
         id
     }
 
-    fn push_version(&mut self, id: &str, content: &str, hash: &str, timestamp: Option<&str>) {
+    fn push_version(&mut self, id: &str, content: &str, hash: &Sha256Ref, timestamp: Option<&str>) {
         let prev = self.latest.get(id).cloned().unwrap_or_default();
         let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
             return;
         };
         let version = ArtifactVersion {
-            hash: Some(hash.to_string()),
+            hash: Some(hash.clone()),
             ..next_version(id, art, &prev, content, timestamp)
         };
         art.versions.push(version);
-        art.hash = hash.to_string();
+        art.hash = hash.clone();
     }
 }
 
@@ -501,15 +514,14 @@ mod tests {
     fn rebuilds_a_delta_chain() {
         let v1 = "a\nb\nc\n";
         let v2 = "a\nB\nc\nd\n";
-        let art = Artifact {
-            kind: "code".into(),
-            hash: content_hash(v2),
-            versions: vec![
+        let art = Artifact::new(
+            crate::model::NonEmpty::from_static("code"),
+            crate::model::Sha256Ref::of(v2.as_bytes()),
+            vec![
                 version(1, Some(v1), None),
                 version(2, None, Some(unified_diff(v1, v2, "f"))),
             ],
-            ..Artifact::default()
-        };
+        );
         assert_eq!(rebuild_versions("a1", &art).unwrap(), vec![v1, v2]);
         assert_eq!(rebuild_version("a1", &art, 2).unwrap(), v2);
         assert_eq!(
@@ -520,15 +532,14 @@ mod tests {
 
     #[test]
     fn a_delta_that_does_not_apply_names_artifact_and_version() {
-        let art = Artifact {
-            kind: "code".into(),
-            hash: String::new(),
-            versions: vec![
+        let art = Artifact::new(
+            crate::model::NonEmpty::from_static("code"),
+            crate::model::Sha256Ref::of(b""),
+            vec![
                 version(1, Some("q\n"), None),
                 version(2, None, Some(unified_diff("x\ny\n", "x\nz\n", "f"))),
             ],
-            ..Artifact::default()
-        };
+        );
         let err = rebuild_versions("art_9", &art).unwrap_err();
         assert_eq!(err.code(), "SMG-E116");
         assert!(
@@ -584,7 +595,7 @@ mod tests {
             assert_eq!(v.hash.as_deref(), Some(content_hash(content).as_str()));
         }
         let mut tampered = art.clone();
-        tampered.versions[40].hash = Some(content_hash("something else"));
+        tampered.versions[40].hash = Some(crate::model::Sha256Ref::of(b"something else"));
         let err = rebuild_version("x", &tampered, 45).unwrap_err();
         assert!(
             err.code() == "SMG-E116" && err.to_string().contains("41"),

@@ -82,7 +82,9 @@ fn apply(doc: &Document, edits: &[Edit]) -> Document {
         let len = nodes.len();
         match e {
             Edit::Label(i, t) if len > 0 => nodes[i.index(len)].label = Some(t.clone()),
-            Edit::Importance(i, u) if len > 0 => nodes[i.index(len)].importance = Some(*u),
+            Edit::Importance(i, u) if len > 0 => {
+                nodes[i.index(len)].importance = Some(smg_format::model::Unit::clamped(*u))
+            }
             Edit::RemoveNode(i) if len > 0 => {
                 let gone = nodes.remove(i.index(len)).id;
                 let graph = doc.semantic_graph.as_mut().unwrap();

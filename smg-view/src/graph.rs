@@ -175,7 +175,7 @@ fn view_node(n: &Node, fresh: u8, graph: &str) -> ViewNode {
         .flatten()
         .find(|t| !t.trim().is_empty())
         .map_or_else(|| n.id.to_string(), |t| smg_engine::search::one_line(t, 80));
-    let importance = (n.importance.unwrap_or(0.0) * 1000.0).round() / 1000.0;
+    let importance = (n.importance.map_or(0.0, f64::from) * 1000.0).round() / 1000.0;
     let flags = if n.tombstone == Some(true) {
         TOMBSTONE
     } else {

@@ -58,7 +58,7 @@ pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
             .map(|(k, (v, text))| VersionView {
                 v: v.v,
                 timestamp: v.timestamp.clone(),
-                hash: v.hash.clone(),
+                hash: v.hash.as_deref().map(str::to_string),
                 lines: text.lines().count(),
                 rows: side_by_side(if k == 0 { "" } else { &texts[k - 1] }, text),
             })
@@ -66,7 +66,7 @@ pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
         out.push(ArtifactView {
             id: id.clone(),
             name: a.filename.clone().unwrap_or_else(|| id.clone()),
-            kind: a.kind.clone(),
+            kind: a.kind.to_string(),
             language: a.language.clone(),
             versions,
         });

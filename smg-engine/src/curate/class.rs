@@ -95,7 +95,7 @@ impl Class {
             Class::Agent | Class::AgentKey | Class::Migration | Class::SystemConfig => (10.0, None),
             // The table weighs active beliefs held with confidence over 0.7; any other
             // belief weighs as a plain entry but keeps the belief's half-life.
-            Class::Belief if is_active(node) && node.confidence.unwrap_or(0.0) > 0.7 => {
+            Class::Belief if is_active(node) && node.confidence.map_or(0.0, f64::from) > 0.7 => {
                 (10.0, Some(180.0))
             }
             Class::Belief => (2.5, Some(180.0)),

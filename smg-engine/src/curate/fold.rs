@@ -1,7 +1,7 @@
 //! A near-duplicate folded into the node that stays (spec §18.7), and other nodes'
 //! `relatedNodes` pointed away from a node that leaves.
 
-use smg_format::model::{Edge, Node, NonEmpty};
+use smg_format::model::{Edge, Node, NonEmpty, Unit};
 
 use super::audit::{Applier, Change};
 use super::facts::{keep_recent, later};
@@ -24,8 +24,10 @@ pub(super) fn fold(a: &mut Applier<'_>, fold: usize, keep: usize, change: &mut C
                 list.push(p.clone());
             }
         }
-        if let Some(c) = n.confidence.or(gone.confidence) {
-            n.confidence = Some(((c + 0.05).min(1.0) * 1000.0).round() / 1000.0);
+        if let Some(c) = n.confidence.or(gone.confidence).map(Unit::get) {
+            n.confidence = Some(Unit::clamped(
+                ((c + 0.05).min(1.0) * 1000.0).round() / 1000.0,
+            ));
         }
         if let Some(more) = &gone.recent_accesses {
             let list = n.recent_accesses.get_or_insert_with(Vec::new);

@@ -1,7 +1,7 @@
 //! Governance (M3S Part 4, spec §18.9): who may put knowledge into the departmental
 //! and global tiers, from the policy stored in the file.
 
-use smg_format::model::{Document, Node, NonEmpty, Policy, Scope};
+use smg_format::model::{Document, Node, NonEmpty, Policy, Scope, Unit};
 
 use crate::{Error, Result};
 
@@ -140,7 +140,7 @@ pub fn add_knowledge(doc: &mut Document, k: Knowledge) -> Result<String> {
     nodes.push(Node {
         label: (!k.label.is_empty()).then_some(k.label),
         content: (!k.content.is_empty()).then_some(k.content),
-        confidence: Some(k.confidence),
+        confidence: Some(Unit::clamped(k.confidence)),
         scope: Some(scope),
         department: k.department,
         approved_by: k.approved_by,

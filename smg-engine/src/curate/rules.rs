@@ -50,7 +50,7 @@ pub(crate) fn rail(node: &Node, facts: &Facts, now: i64) -> Option<(u8, &'static
             (3, "active task")
         }
         Class::Session if state == "active" => (4, "active session"),
-        Class::Belief if state == "active" && node.confidence.unwrap_or(0.0) >= 0.9 => {
+        Class::Belief if state == "active" && node.confidence.map_or(0.0, f64::from) >= 0.9 => {
             (5, "active belief held with confidence >= 0.9")
         }
         Class::Reflection if state == "consolidated" && node.access_count.unwrap_or(0) > 5 => {
@@ -107,7 +107,7 @@ pub(crate) fn ttl(node: &Node, links: &Links) -> Option<(f64, &'static str)> {
         }
         (Class::Task, "failed") => Some((90.0, "failed task: 90 days")),
         (Class::Belief, "archived")
-            if node.confidence.unwrap_or(0.0) < 0.3 && !links.from_active_belief =>
+            if node.confidence.map_or(0.0, f64::from) < 0.3 && !links.from_active_belief =>
         {
             Some((30.0, "archived belief below 0.3 confidence: 30 days"))
         }
@@ -140,7 +140,7 @@ pub(crate) fn ttl(node: &Node, links: &Links) -> Option<(f64, &'static str)> {
 pub(crate) fn belief_to_archive(node: &Node, last_changed: Option<i64>, now: i64) -> bool {
     Class::of(node) == Class::Belief
         && status(node) == "active"
-        && node.confidence.is_some_and(|c| c < 0.3)
+        && node.confidence.is_some_and(|c| c.get() < 0.3)
         && last_changed.is_some_and(|t| now - t >= 60 * DAY)
 }
 

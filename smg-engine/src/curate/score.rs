@@ -71,7 +71,7 @@ pub(crate) fn score(node: &Node, facts: &Facts, now: i64, protected: bool) -> Sc
         Severity::High => 1.5,
         Severity::Critical => 2.0,
     });
-    let quality = (2.0 * node.confidence.unwrap_or(0.0)).max(severity);
+    let quality = (2.0 * node.confidence.map_or(0.0, f64::from)).max(severity);
     let centrality = (0.5 * (1.0 + facts.degree as f64).ln()).min(1.5);
     let cross_agent = (0.5 * facts.agents.saturating_sub(1) as f64).min(2.0);
     let over = tokens(node).saturating_sub(500) as f64;
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn an_active_confident_belief_used_today_scores_by_the_seed() {
         let mut n = node("belief");
-        n.confidence = Some(0.8);
+        n.confidence = Some(smg_format::model::Unit::clamped(0.8));
         let facts = Facts {
             last_used: Some(NOW),
             accesses_7d: 9,

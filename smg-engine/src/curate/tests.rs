@@ -1,7 +1,9 @@
 use proptest::prelude::*;
 use smg_format::codec::to_canonical_json;
 use smg_format::limits::Limits;
-use smg_format::model::{Edge, Graph, LifecycleTier, Node, Policy, Provenance, Scope};
+use smg_format::model::{
+    Edge, Graph, LifecycleTier, Node, NonEmpty, Policy, Provenance, Scope, Unit,
+};
 use smg_format::validate::check_document;
 use smg_format::Document;
 
@@ -13,18 +15,15 @@ const NOW: &str = "2025-06-15T12:00:00Z";
 fn node(id: &str, kind: &str, created: &str) -> Node {
     Node {
         created: Some(created.into()),
-        ..Node::new(
-            smg_format::model::NonEmpty::new(id).unwrap(),
-            smg_format::model::NonEmpty::new(kind).unwrap(),
-        )
+        ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::new(kind).unwrap())
     }
 }
 
 fn edge(from: &str, relation: &str, to: &str) -> Edge {
     Edge::new(
-        smg_format::model::NonEmpty::new(from).unwrap(),
-        smg_format::model::NonEmpty::new(relation).unwrap(),
-        smg_format::model::NonEmpty::new(to).unwrap(),
+        NonEmpty::new(from).unwrap(),
+        NonEmpty::new(relation).unwrap(),
+        NonEmpty::new(to).unwrap(),
     )
 }
 
@@ -53,7 +52,7 @@ fn errors(d: &Document) -> Vec<String> {
 /// Every kind of thing a cycle does, in one graph.
 fn busy() -> Document {
     let mut read = node("note-read", "notification", "2025-05-01T00:00:00Z");
-    read.status = Some(smg_format::model::NonEmpty::from_static("read"));
+    read.status = Some(NonEmpty::from_static("read"));
     let mut gone = node("note-old", "notification", "2025-01-01T00:00:00Z");
     gone.tombstone = Some(true);
     gone.deleted_at = Some("2025-05-01T00:00:00Z".into());
@@ -62,14 +61,14 @@ fn busy() -> Document {
     hot.content = Some("a fact that was hot once".into());
     let mut a = node("m-a", "memory", "2025-06-01T00:00:00Z");
     a.content = Some("the team prefers postgres for billing data".into());
-    a.confidence = Some(0.6);
+    a.confidence = Some(Unit::clamped(0.6));
     a.access_count = Some(2);
     a.provenance = Some(vec![Provenance {
         conversation_id: Some("c1".into()),
         ..Provenance::default()
     }]);
     let mut b = a.clone();
-    b.id = smg_format::model::NonEmpty::from_static("m-b");
+    b.id = NonEmpty::from_static("m-b");
     b.content = Some("the team prefers postgres for the billing data".into());
     b.access_count = Some(3);
     b.provenance = Some(vec![Provenance {
@@ -78,9 +77,9 @@ fn busy() -> Document {
     }]);
     b.related_nodes = Some(vec!["hot".into()]);
     let mut task = node("task", "task", "2025-01-01T00:00:00Z");
-    task.status = Some(smg_format::model::NonEmpty::from_static("in_progress"));
+    task.status = Some(NonEmpty::from_static("in_progress"));
     let mut done = node("done", "task", "2025-01-01T00:00:00Z");
-    done.status = Some(smg_format::model::NonEmpty::from_static("completed"));
+    done.status = Some(NonEmpty::from_static("completed"));
     done.related_nodes = Some(vec!["note-old".into()]);
     doc(
         vec![read, gone, hot, a, b, task, done],
@@ -116,7 +115,7 @@ fn a_cycle_does_each_thing_once_and_writes_a_valid_file() {
     assert_eq!(errors(&d), Vec::<String>::new());
     let kept = nodes(&d).iter().find(|n| n.id.starts_with("m-")).unwrap();
     assert_eq!(kept.access_count, Some(5));
-    assert_eq!(kept.confidence, Some(0.65));
+    assert_eq!(kept.confidence.map(f64::from), Some(0.65));
     assert_eq!(kept.provenance.as_ref().unwrap().len(), 2);
     let summary = &d.curation.as_ref().unwrap().cycles.as_ref().unwrap()[0];
     assert_eq!((summary.purged, summary.merged), (1, 1));
@@ -200,7 +199,7 @@ fn the_hot_tier_keeps_its_budget_least_recently_used_first() {
         .map(|i| {
             let mut n = node(&format!("h{i}"), "belief", "2025-01-01T00:00:00Z");
             n.tier = Some(LifecycleTier::Hot);
-            n.confidence = Some(0.95);
+            n.confidence = Some(Unit::clamped(0.95));
             n.content = Some("x".repeat(4 * 500));
             n.last_accessed = Some(format!("2025-06-15T0{i}:00:00Z"));
             n
@@ -222,9 +221,9 @@ fn the_hot_tier_keeps_its_budget_least_recently_used_first() {
 fn near_but_not_same_nodes_are_related_not_merged() {
     let mut a = node("a", "memory", "2025-01-01T00:00:00Z");
     a.content = Some("alpha beta gamma delta epsilon zeta eta theta".into());
-    a.confidence = Some(0.9);
+    a.confidence = Some(Unit::clamped(0.9));
     let mut b = a.clone();
-    b.id = smg_format::model::NonEmpty::from_static("b");
+    b.id = NonEmpty::from_static("b");
     b.content = Some("alpha beta gamma delta epsilon zeta iota kappa lambda mu".into());
     let mut d = doc(vec![a, b], vec![]);
     let r = curate(&mut d, &CurateOptions::at(NOW)).unwrap();
@@ -335,16 +334,16 @@ fn arb_node(i: usize) -> impl Strategy<Value = Node> {
                 .to_utc()
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
             Node {
-                status: status.map(smg_format::model::NonEmpty::from_static),
+                status: status.map(NonEmpty::from_static),
                 created: Some(at.clone()),
-                confidence: confidence.map(|c| (c * 100.0).round() / 100.0),
+                confidence: confidence.map(|c| Unit::clamped((c * 100.0).round() / 100.0)),
                 tier,
                 content: Some(words.join(" ")),
                 tombstone: dead.then_some(true),
                 deleted_at: dead.then_some(at),
                 ..Node::new(
-                    smg_format::model::NonEmpty::new(format!("n{i}")).unwrap(),
-                    smg_format::model::NonEmpty::new(kind).unwrap(),
+                    NonEmpty::new(format!("n{i}")).unwrap(),
+                    NonEmpty::new(kind).unwrap(),
                 )
             }
         })

@@ -5,7 +5,7 @@
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
-use smg_format::model::{Edge, Node, NonEmpty, Turn};
+use smg_format::model::{Edge, Node, NonEmpty, Turn, Unit};
 
 use super::graph::{decision_id, provenance, round, turn_ref, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
@@ -301,7 +301,7 @@ fn segment_node(
         .unwrap_or(first);
     Node {
         label: Some(clip(&format!("{}: {}", speaker(label), label.content), 100)),
-        confidence: Some(1.0),
+        confidence: Some(Unit::clamped(1.0)),
         first_mentioned: Some(first.turn),
         last_mentioned: Some(last.turn),
         timestamp: first.timestamp.clone(),
@@ -327,7 +327,7 @@ fn decision_node(id: NonEmpty, d: &super::analyze::Decision, t: &Turn, facts: &F
         description: Some(d.sentence.clone()),
         outcome: Some(d.outcome.clone()),
         rationale: d.rationale.clone(),
-        confidence: Some(round(confidence)),
+        confidence: Some(Unit::clamped(round(confidence))),
         first_mentioned: Some(t.turn),
         last_mentioned: Some(t.turn),
         timestamp: t.timestamp.clone(),

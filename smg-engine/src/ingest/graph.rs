@@ -2,7 +2,7 @@
 //! found by id, edges made once per relation, provenance of turns, each turn's facts.
 //! build.rs runs the rules in order; each rule module takes what it needs from here.
 
-use smg_format::model::{Edge, Node, NonEmpty, Provenance, Turn};
+use smg_format::model::{Edge, Node, NonEmpty, Provenance, Turn, Unit};
 
 use super::analyze::Facts;
 use crate::fast::{FastMap, FastSet};
@@ -46,7 +46,7 @@ impl Graph {
         };
         if a != b && self.seen.insert((a, b, relation)) {
             self.edges.push(Edge {
-                strength: Some(round(strength)),
+                strength: Some(Unit::clamped(round(strength))),
                 ..Edge::new(
                     self.nodes[a].id.clone(),
                     NonEmpty::from_static(relation),

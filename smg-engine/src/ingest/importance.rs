@@ -49,7 +49,9 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
         let centrality = degree.get(node.id.as_str()).copied().unwrap_or(0) as f64 / max_degree;
         let importance =
             0.3 * recency + 0.4 * density + 0.2 * f64::from(u8::from(artifact)) + 0.1 * centrality;
-        node.importance = Some(round(importance.clamp(0.0, 1.0)));
+        node.importance = Some(smg_format::model::Unit::clamped(round(
+            importance.clamp(0.0, 1.0),
+        )));
     });
 }
 
@@ -107,7 +109,7 @@ mod tests {
         score(&mut g, &turns, &facts.iter().collect::<Vec<_>>(), 2);
         // d: recency 1/2, density 2 cues / 9 words, artifact 1, centrality 1.
         let expected = 0.3 * 0.5 + 0.4 * (2.0 / 9.0) + 0.2 + 0.1;
-        assert_eq!(g.nodes[0].importance, Some(round(expected)));
-        assert_eq!(g.nodes[1].importance, Some(0.3));
+        assert_eq!(g.nodes[0].importance.map(f64::from), Some(round(expected)));
+        assert_eq!(g.nodes[1].importance.map(f64::from), Some(0.3));
     }
 }

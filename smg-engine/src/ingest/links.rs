@@ -5,7 +5,7 @@ use crate::fast::FastMap;
 
 use rayon::prelude::*;
 
-use smg_format::model::{ArtifactVault, Node, NonEmpty, Turn};
+use smg_format::model::{ArtifactVault, Node, NonEmpty, Turn, Unit};
 
 use super::graph::{Graph, TurnInfo, CREATED_BY};
 use super::named::{entity_id, Named};
@@ -128,7 +128,7 @@ pub(crate) fn artifact_labels(vault: Option<&ArtifactVault>) -> ArtifactLabels {
         .map(|(id, a)| {
             let label = ArtifactLabel {
                 filename: a.filename.clone(),
-                kind: a.kind.clone(),
+                kind: a.kind.to_string(),
             };
             (id.clone(), label)
         })
@@ -165,7 +165,7 @@ pub(super) fn artifacts(
                         ),
                         artifact_ref: Some(art.clone()),
                         version: Some(*version),
-                        confidence: Some(1.0),
+                        confidence: Some(Unit::clamped(1.0)),
                         first_mentioned: Some(n),
                         last_mentioned: Some(n),
                         tags: a.map(|a| vec![a.kind.clone()]),

@@ -5,7 +5,7 @@
 
 use crate::fast::FastMap;
 
-use smg_format::model::{Node, NonEmpty, Turn};
+use smg_format::model::{Node, NonEmpty, Turn, Unit};
 
 use super::graph::{provenance, round, Graph, CREATED_BY};
 use super::named::Named;
@@ -51,7 +51,9 @@ impl Memories {
         if let Some((i, sim)) = best.filter(|b| b.1 >= MERGE_THRESHOLD) {
             let id = self.items[i].id.clone();
             if let Some(node) = g.get_mut(&id) {
-                node.confidence = Some(round((node.confidence.unwrap_or(0.6) + 0.05).min(1.0)));
+                node.confidence = Some(Unit::clamped(round(
+                    (node.confidence.map_or(0.6, f64::from) + 0.05).min(1.0),
+                )));
                 node.last_mentioned = node.last_mentioned.max(Some(t.turn));
                 node.provenance
                     .get_or_insert_with(Vec::new)
@@ -73,7 +75,7 @@ impl Memories {
             memory_type: Some(kind.name().into()),
             label: Some(clip(sentence, 80)),
             content: Some(sentence.to_string()),
-            confidence: Some(0.6),
+            confidence: Some(Unit::clamped(0.6)),
             first_mentioned: Some(t.turn),
             last_mentioned: Some(t.turn),
             timestamp: t.timestamp.clone(),
@@ -187,7 +189,7 @@ mod tests {
             "{:?}",
             memories.iter().map(|n| &n.id).collect::<Vec<_>>()
         );
-        assert_eq!(memories[0].confidence, Some(0.65));
+        assert_eq!(memories[0].confidence.map(f64::from), Some(0.65));
         assert_eq!(memories[0].last_mentioned, Some(5));
         assert_eq!(memories[0].provenance.as_ref().unwrap().len(), 2);
         let related: Vec<_> = g

@@ -145,10 +145,7 @@ mod tests {
         let turns = [archived(1, Some("m1")), archived(2, None)];
         let node = |id: &str, by: Option<&str>| Node {
             created_by: by.map(str::to_string),
-            ..Node::new(
-                smg_format::model::NonEmpty::new(id).unwrap(),
-                smg_format::model::NonEmpty::from_static("segment"),
-            )
+            ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::from_static("segment"))
         };
         let mut doc = Document::new("2025-01-01T00:00:00Z");
         doc.semantic_graph = Some(Graph {
@@ -163,9 +160,9 @@ mod tests {
                 },
             ]),
             edges: Some(vec![Edge::new(
-                smg_format::model::NonEmpty::from_static("mine"),
-                smg_format::model::NonEmpty::from_static("mentions"),
-                smg_format::model::NonEmpty::from_static("seg-1"),
+                NonEmpty::from_static("mine"),
+                NonEmpty::from_static("mentions"),
+                NonEmpty::from_static("seg-1"),
             )]),
             ..Graph::default()
         });

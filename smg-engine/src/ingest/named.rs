@@ -2,7 +2,7 @@
 //! nodes they become (spec §11: an entity's id is the SHA-256 of its name).
 
 use sha2::{Digest, Sha256};
-use smg_format::model::{Node, NonEmpty};
+use smg_format::model::{Node, NonEmpty, Unit};
 
 use super::graph::{round, Graph, CREATED_BY};
 use super::names::NameKind;
@@ -35,7 +35,9 @@ impl Mention {
     fn node(&self, id: NonEmpty, kind: NonEmpty, base: f64) -> Node {
         Node {
             label: Some(self.display.clone()),
-            confidence: Some(round((base + 0.1 * self.count as f64).min(1.0))),
+            confidence: Some(Unit::clamped(round(
+                (base + 0.1 * self.count as f64).min(1.0),
+            ))),
             first_mentioned: Some(self.first),
             last_mentioned: Some(self.last),
             created_by: Some(CREATED_BY.into()),

@@ -9,10 +9,10 @@
 //! is `personal`.
 //!
 //! ```
-//! use smg_format::{model::{Graph, Node, NonEmpty}, Document};
+//! use smg_format::{model::{Graph, Node, NonEmpty, Unit}, Document};
 //! let mut doc = Document::new("2025-12-04T10:30:00Z");
 //! let node = |id: &'static str, kind: &'static str, label: &str, importance: f64| Node {
-//!     label: Some(label.into()), importance: Some(importance),
+//!     label: Some(label.into()), importance: Some(Unit::new(importance).unwrap()),
 //!     ..Node::new(NonEmpty::from_static(id), NonEmpty::from_static(kind))
 //! };
 //! doc.semantic_graph = Some(Graph {
@@ -260,7 +260,7 @@ mod tests {
         let node = |id: &str, kind: &str, label: &str, ts: &str, imp: f64| Node {
             label: Some(label.into()),
             timestamp: Some(ts.into()),
-            importance: Some(imp),
+            importance: Some(smg_format::model::Unit::clamped(imp)),
             ..Node::new(
                 smg_format::model::NonEmpty::new(id).unwrap(),
                 smg_format::model::NonEmpty::new(kind).unwrap(),

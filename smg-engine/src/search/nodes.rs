@@ -375,7 +375,7 @@ fn links_of(doc: &Document, nodes: &[&Node]) -> Vec<Vec<(u32, f32)>> {
     for e in doc.graphs().into_iter().flat_map(|(_, g)| g.edges().iter()) {
         if let (Some(&a), Some(&b)) = (position.get(e.from.as_str()), position.get(e.to.as_str())) {
             if !NOT_RELATED.contains(&e.relation.as_str()) {
-                link(a, b, e.strength.unwrap_or(1.0));
+                link(a, b, e.strength.map_or(1.0, f64::from));
             }
         }
     }
@@ -404,7 +404,7 @@ fn best_first(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
 /// Importance from a floor, lowered by decay at `now` from the node's last sign of
 /// life by its type's half-life.
 fn weight(n: &Node, fresh: Option<i64>, now: Option<i64>) -> f64 {
-    let importance = IMPORTANCE_FLOOR + n.importance.unwrap_or(0.5).clamp(0.0, 1.0);
+    let importance = IMPORTANCE_FLOOR + n.importance.map_or(0.5, f64::from).clamp(0.0, 1.0);
     let decay = match (fresh, now) {
         (Some(t), Some(now)) => {
             let days = (now - t).max(0) as f64 / DAY_MS;
@@ -421,8 +421,8 @@ fn entry(n: &Node) -> Entry {
         id: n.id.to_string(),
         kind: n.kind.to_string(),
         text: if hit { text_of(n) } else { String::new() },
-        importance: n.importance,
-        confidence: n.confidence,
+        importance: n.importance.map(f64::from),
+        confidence: n.confidence.map(f64::from),
         timestamp: n.timestamp.clone(),
         provenance: match &n.provenance {
             Some(p) if hit => serde_json::to_string(p).unwrap_or_default(),

@@ -116,7 +116,7 @@ fn a_node_removed_on_one_side_and_changed_on_the_other_is_a_conflict() {
         .nodes
         .as_mut()
         .unwrap()[0]
-        .importance = Some(0.9);
+        .importance = Some(crate::model::Unit::clamped(0.9));
     let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
     let pointers: Vec<&str> = m.conflicts.iter().map(|c| c.pointer.as_str()).collect();
     assert_eq!(pointers, ["/semanticGraph/nodes/a"]);
@@ -262,13 +262,18 @@ fn derived_nodes_and_working_memory_never_conflict() {
         });
         doc.metadata.total_exchanges = Some(summary.len() as u64);
         let g = doc.semantic_graph.as_mut().unwrap();
-        g.nodes.as_mut().unwrap()[1].importance = Some(summary.len() as f64 / 10.0);
+        g.nodes.as_mut().unwrap()[1].importance =
+            Some(crate::model::Unit::clamped(summary.len() as f64 / 10.0));
     }
     let m = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();
     assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
     assert!(m.report.rederive);
     let mine = &m.document.semantic_graph.as_ref().unwrap().nodes()[1];
-    assert_eq!(mine.importance, Some(0.6), "the greater importance");
+    assert_eq!(
+        mine.importance.map(f64::from),
+        Some(0.6),
+        "the greater importance"
+    );
 }
 
 #[test]

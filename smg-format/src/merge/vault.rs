@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 
 use super::{Merger, Taken};
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVersion, Document, Extra};
-use crate::vault::{content_hash, next_version, rebuild_versions};
+use crate::model::{Artifact, ArtifactVersion, Document, Extra, Sha256Ref};
+use crate::vault::{next_version, rebuild_versions};
 
 /// Merge one artifact. The versions both sides share (a common prefix) stay as they
 /// are; when only one side added versions they are taken verbatim; when both did, the
@@ -77,7 +77,7 @@ fn typed(id: &str, a: &Map<String, Value>) -> Result<Artifact> {
 /// A version to be numbered again: when, its content, and what it carried besides.
 struct Pending {
     timestamp: Option<String>,
-    hash: String,
+    hash: Sha256Ref,
     content: String,
     stated_hash: bool,
     extra: Extra,
@@ -96,7 +96,7 @@ fn union(
     let mut pending: Vec<Pending> = Vec::new();
     for (art, contents) in [(&ao, &co), (&at, &ct)] {
         for (v, content) in art.versions.iter().zip(contents).skip(prefix) {
-            let hash = content_hash(content);
+            let hash = Sha256Ref::of(content.as_bytes());
             if seen.insert(hash.clone()) {
                 pending.push(Pending {
                     timestamp: v.timestamp.clone(),
@@ -111,14 +111,17 @@ fn union(
     pending.sort_by(|x, y| (&x.timestamp, &x.hash).cmp(&(&y.timestamp, &y.hash)));
     let mut art = Artifact {
         filename,
-        versions: ao.versions[..prefix].to_vec(),
-        ..Artifact::default()
+        ..Artifact::new(
+            ao.kind.clone(),
+            ao.hash.clone(),
+            ao.versions[..prefix].to_vec(),
+        )
     };
     let mut prev = prefix
         .checked_sub(1)
         .map(|i| co[i].clone())
         .unwrap_or_default();
-    let mut hash = art.hash.clone();
+    let mut hash = String::new();
     for p in pending {
         let mut v = next_version(id, &art, &prev, &p.content, p.timestamp.as_deref());
         if art.versions.is_empty() {
@@ -131,7 +134,7 @@ fn union(
         v.hash = p.stated_hash.then(|| p.hash.clone());
         v.extra = p.extra;
         art.versions.push(v);
-        hash = p.hash;
+        hash = p.hash.into();
         prev = p.content;
     }
     let list = serde_json::to_value(&art.versions)
@@ -142,7 +145,7 @@ fn union(
 /// The artifact versions (by artifact and content hash) each side added since the
 /// base that the `merged` vault holds.
 pub(super) fn added_versions([base, ours, theirs]: [&Document; 3], merged: &Document) -> Taken {
-    let hashes = |d: &Document| -> BTreeSet<(String, String)> {
+    let hashes = |d: &Document| -> BTreeSet<(String, Sha256Ref)> {
         let arts = d.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref());
         arts.into_iter()
             .flatten()
@@ -153,7 +156,7 @@ pub(super) fn added_versions([base, ours, theirs]: [&Document; 3], merged: &Docu
             .collect()
     };
     let (b, m) = (hashes(base), hashes(merged));
-    let added = |d: &Document| -> BTreeSet<(String, String)> {
+    let added = |d: &Document| -> BTreeSet<(String, Sha256Ref)> {
         hashes(d)
             .into_iter()
             .filter(|k| !b.contains(k) && m.contains(k))

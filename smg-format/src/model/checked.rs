@@ -1,11 +1,14 @@
 //! Values that carry the schema's constraints (issue 31): a role, an id or a type is
-//! never empty, a score is a finite number in \[0, 1\]. A value is made only through
-//! a check, by a constructor or by serde, so a [`Document`](crate::Document) read or
-//! built by any path cannot hold one the schema refuses; reading one names the field
-//! (`SMG-E012` at its JSON Pointer). Held so today: a turn's `role` and
-//! `importance`; a node's `id`, `type` and `status`; an edge's `from`, `to` and
-//! `relation`; who retrieved a node. The other constrained fields are checked before
-//! writing (`validate::fields`).
+//! never empty, a score is a finite number in \[0, 1\], a content hash has its one
+//! form. A value is made only through a check, by a constructor or by serde, so a
+//! [`Document`](crate::Document) read or built by any path cannot hold one the
+//! schema refuses; reading one names the field (`SMG-E012` at its JSON Pointer).
+//!
+//! Held so: a turn's `role` and `importance`; a node's `id`, `type`, `status`,
+//! `importance` and `confidence`; an edge's `from`, `to`, `relation` and `strength`;
+//! who retrieved a node; an artifact's `type` and `hash` and each version's `hash`.
+//! Constraints that span fields or concern the JSON kept as it is (`extra`) are
+//! checked before a write instead (`validate::fields`, `validate::semantic`).
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
@@ -268,6 +271,122 @@ impl<'de> Deserialize<'de> for Unit {
     }
 }
 
+/// A content hash as the file names it: `sha256:` and 64 lowercase hex digits.
+///
+/// ```
+/// use smg_format::model::Sha256Ref;
+/// let h = Sha256Ref::of(b"hello");
+/// assert!(h.as_str().starts_with("sha256:2cf24dba"));
+/// assert!(Sha256Ref::new("sha256:ABC").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sha256Ref(String);
+
+impl Sha256Ref {
+    /// `s`, unless it is not of the form `sha256:` and 64 lowercase hex digits.
+    pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
+        let s = s.into();
+        if !s.strip_prefix("sha256:").is_some_and(is_sha256_hex) {
+            return Err(Refused(format!(
+                "{s:?} does not match \"^sha256:[0-9a-f]{{64}}$\""
+            )));
+        }
+        Ok(Sha256Ref(s))
+    }
+
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        Sha256Ref(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
+    }
+
+    /// The reference, `sha256:…`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The 64 hex digits.
+    pub fn hex(&self) -> &str {
+        &self.0["sha256:".len()..]
+    }
+}
+
+/// Whether `h` is 64 lowercase hex digits.
+pub(crate) fn is_sha256_hex(h: &str) -> bool {
+    h.len() == 64
+        && h.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Deref for Sha256Ref {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Sha256Ref {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Sha256Ref {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for Sha256Ref {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Sha256Ref {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Sha256Ref {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl TryFrom<String> for Sha256Ref {
+    type Error = Refused;
+    fn try_from(s: String) -> Result<Self, Refused> {
+        Sha256Ref::new(s)
+    }
+}
+
+impl std::str::FromStr for Sha256Ref {
+    type Err = Refused;
+    fn from_str(s: &str) -> Result<Self, Refused> {
+        Sha256Ref::new(s)
+    }
+}
+
+impl From<Sha256Ref> for String {
+    fn from(s: Sha256Ref) -> String {
+        s.0
+    }
+}
+
+impl Serialize for Sha256Ref {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Sha256Ref {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Sha256Ref::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +397,15 @@ mod tests {
         assert!(NonEmpty::new("x").is_ok());
         for bad in [-0.5, 1.5, f64::NAN, f64::INFINITY] {
             assert!(Unit::new(bad).is_err(), "{bad}");
+        }
+        let hex = "ab".repeat(32);
+        assert!(Sha256Ref::new(format!("sha256:{hex}")).is_ok());
+        for bad in [
+            hex.clone(),
+            format!("sha256:{}", hex.to_uppercase()),
+            format!("sha256:{}", &hex[1..]),
+        ] {
+            assert!(Sha256Ref::new(bad.clone()).is_err(), "{bad}");
         }
         for good in [0.0, 0.5, 1.0] {
             assert_eq!(Unit::new(good).unwrap().get(), good);

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
-use super::{Extra, NonEmpty};
+use super::{Extra, NonEmpty, Unit};
 
 /// A graph of nodes and edges (`semanticGraph`, `sharedGraph`, or a private context's graph).
 #[skip_serializing_none]
@@ -197,7 +197,7 @@ pub struct Node {
     /// For `artifact` nodes: the artifact id in the vault.
     pub artifact_ref: Option<String>,
     /// How sure the extractor is, in \[0, 1\].
-    pub confidence: Option<f64>,
+    pub confidence: Option<Unit>,
     /// Full text of a memory or segment.
     pub content: Option<String>,
     /// When the node was created (RFC 3339).
@@ -219,7 +219,7 @@ pub struct Node {
     /// Unique across the whole document.
     pub id: NonEmpty,
     /// How much the node matters, in \[0, 1\].
-    pub importance: Option<f64>,
+    pub importance: Option<Unit>,
     /// Free-form keywords.
     pub keywords: Option<Vec<String>>,
     /// Curated knowledge type (how_to, expertise, policy, milestone…).
@@ -356,7 +356,7 @@ pub struct Edge {
     /// Relation type.
     pub relation: NonEmpty,
     /// Strength in \[0, 1\].
-    pub strength: Option<f64>,
+    pub strength: Option<Unit>,
     /// When the relation was established (RFC 3339).
     pub timestamp: Option<String>,
     /// Target node id.

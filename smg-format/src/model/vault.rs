@@ -23,18 +23,18 @@ pub struct ArtifactVault {
 ///
 /// `type` is an open set: `code`, `document`, `canvas` and `data` are defined.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
     /// Kind of artifact.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: super::NonEmpty,
     /// Programming language, for code.
     pub language: Option<String>,
     /// File name as the conversation named it.
     pub filename: Option<String>,
     /// `sha256:` + lowercase hex SHA-256 of the newest version's full content.
-    pub hash: String,
+    pub hash: super::Sha256Ref,
     /// Versions, oldest first, numbered from 1.
     pub versions: Vec<ArtifactVersion>,
     /// Fields this version does not know, kept verbatim.
@@ -56,8 +56,27 @@ pub struct ArtifactVersion {
     /// Full content (required for version 1).
     pub content: Option<String>,
     /// `sha256:` + hex of this version's full content.
-    pub hash: Option<String>,
+    pub hash: Option<super::Sha256Ref>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Artifact {
+    /// An artifact of type `kind` whose newest content hashes to `hash`, with
+    /// `versions`, and nothing else known yet.
+    pub fn new(
+        kind: super::NonEmpty,
+        hash: super::Sha256Ref,
+        versions: Vec<ArtifactVersion>,
+    ) -> Self {
+        Artifact {
+            kind,
+            language: None,
+            filename: None,
+            hash,
+            versions,
+            extra: super::Extra::new(),
+        }
+    }
 }

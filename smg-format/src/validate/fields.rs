@@ -46,10 +46,6 @@ impl Fields {
         }
     }
 
-    fn unit(&mut self, at: impl FnOnce() -> String, value: Option<f64>) {
-        self.number(at, value, 0.0, Some(1.0));
-    }
-
     fn number(
         &mut self,
         at: impl FnOnce() -> String,
@@ -185,7 +181,7 @@ impl Fields {
         }
         for (i, f) in m.lineage.iter().flatten().enumerate() {
             let at = |field: &str| format!("/metadata/lineage/{i}/{field}");
-            let hex = f.parent_sha256.len() == 64 && f.parent_sha256.bytes().all(is_lower_hex);
+            let hex = crate::model::is_sha256_hex(&f.parent_sha256);
             self.pattern(
                 || at("parentSha256"),
                 &f.parent_sha256,
@@ -214,19 +210,17 @@ impl Fields {
         self.json(at, "graph", [], &g.extra);
     }
 
-    /// A node's id, type and status are held by their type ([`crate::model::NonEmpty`]).
+    /// A node's id, type and status ([`crate::model::NonEmpty`]), its confidence and
+    /// importance ([`crate::model::Unit`]) are held by their types.
     fn node(&mut self, at: &str, n: &Node) {
-        self.unit(|| format!("{at}/confidence"), n.confidence);
-        self.unit(|| format!("{at}/importance"), n.importance);
         self.at_least_one(|| format!("{at}/version"), n.version);
         self.accesses(at, n.recent_accesses.as_deref());
         self.provenance(at, n.provenance.as_deref());
         self.json(at, "node", [("metadata", n.metadata.clone())], &n.extra);
     }
 
-    /// An edge's ends and relation are held by their type.
+    /// An edge's ends, relation and strength are held by their types.
     fn edge(&mut self, at: &str, e: &Edge) {
-        self.unit(|| format!("{at}/strength"), e.strength);
         self.provenance(at, e.provenance.as_deref());
         self.json(at, "edge", [], &e.extra);
     }
@@ -264,14 +258,8 @@ impl Fields {
         }
     }
 
+    /// An artifact's type and hashes are held by their types ([`crate::model::Sha256Ref`]).
     fn artifact(&mut self, at: &str, a: &Artifact) {
-        self.non_empty(|| format!("{at}/type"), &a.kind);
-        self.pattern(
-            || format!("{at}/hash"),
-            &a.hash,
-            is_sha256_ref(&a.hash),
-            "^sha256:[0-9a-f]{64}$",
-        );
         if a.versions.is_empty() {
             self.push(
                 "SMG-E109",
@@ -282,14 +270,6 @@ impl Fields {
         for (i, v) in a.versions.iter().enumerate() {
             let at = format!("{at}/versions/{i}");
             self.at_least_one(|| format!("{at}/v"), Some(v.v));
-            if let Some(h) = &v.hash {
-                self.pattern(
-                    || format!("{at}/hash"),
-                    h,
-                    is_sha256_ref(h),
-                    "^sha256:[0-9a-f]{64}$",
-                );
-            }
             self.json(&at, "artifactVersion", [], &v.extra);
         }
         self.json(at, "artifact", [], &a.extra);
@@ -357,15 +337,6 @@ impl Fields {
             self.json(&at, "sealedSection", [], &s.extra);
         }
     }
-}
-
-fn is_lower_hex(b: u8) -> bool {
-    b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
-}
-
-fn is_sha256_ref(s: &str) -> bool {
-    s.strip_prefix("sha256:")
-        .is_some_and(|h| h.len() == 64 && h.bytes().all(is_lower_hex))
 }
 
 fn version_pattern(v: &str) -> bool {

@@ -234,7 +234,7 @@ impl<'a> Checker<'a> {
         if let Some(scope) = n.scope {
             if let Some(min) = scope.min_confidence() {
                 let name = scope.name();
-                match n.confidence {
+                match n.confidence.map(f64::from) {
                     Some(c) if c >= min => {}
                     Some(c) => self.err(
                         "SMG-E120",
@@ -383,7 +383,7 @@ impl<'a> Checker<'a> {
                             format!("{ptr}/versions"),
                             format!("artifact {id} has no versions"),
                         );
-                    } else if newest != art.hash {
+                    } else if art.hash != newest {
                         self.err("SMG-E115", format!("{ptr}/hash"), format!(
                             "artifact {id}: hash is {} but the newest version hashes to {newest}", art.hash
                         ));

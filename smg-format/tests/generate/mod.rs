@@ -705,6 +705,12 @@ fn content_level() -> Vec<Invalid> {
             &["SMG-E103"],
         ),
         inv(
+            "node-version-zero",
+            "an authored node of version 0 (versions count from 1)",
+            mutated(|d| at(d, "/semanticGraph/nodes/1")["version"] = json!(0)),
+            &["SMG-E103"],
+        ),
+        inv(
             "empty-role",
             "a turn of working memory with role \"\"",
             mutated(|d| *at(d, "/workingMemory/recentContext/0/role") = json!("")),

@@ -56,7 +56,7 @@ pub(crate) fn node() -> impl Strategy<Value = Node> {
     )
         .prop_map(|(id, label, importance, description, extra)| Node {
             label: Some(label),
-            importance,
+            importance: importance.map(smg_format::model::Unit::clamped),
             description,
             extra,
             ..Node::new(

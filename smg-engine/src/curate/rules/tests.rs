@@ -1,4 +1,4 @@
-use smg_format::model::{LifecycleTier, Node, Scope, Severity};
+use smg_format::model::{LifecycleTier, Node, NonEmpty, Scope, Severity, Unit};
 
 use super::*;
 use crate::curate::facts::{Facts, Links};
@@ -7,12 +7,9 @@ const NOW: i64 = 1_750_000_000;
 
 fn node(kind: &str, status: Option<&str>) -> Node {
     Node {
-        status: status.and_then(|s| smg_format::model::NonEmpty::new(s).ok()),
+        status: status.and_then(|s| NonEmpty::new(s).ok()),
         created: Some("2024-01-01T00:00:00Z".into()),
-        ..Node::new(
-            smg_format::model::NonEmpty::from_static("n"),
-            smg_format::model::NonEmpty::new(kind).unwrap(),
-        )
+        ..Node::new(NonEmpty::from_static("n"), NonEmpty::new(kind).unwrap())
     }
 }
 
@@ -31,9 +28,9 @@ fn each_rail_protects_on_its_own_and_only_its_own() {
     assert_eq!(rail_of(&node("session", Some("active"))), Some(4));
     assert_eq!(rail_of(&node("session", Some("inactive"))), None);
     let mut belief = node("belief", None);
-    belief.confidence = Some(0.9);
+    belief.confidence = Some(Unit::clamped(0.9));
     assert_eq!(rail_of(&belief), Some(5));
-    belief.confidence = Some(0.89);
+    belief.confidence = Some(Unit::clamped(0.89));
     assert_eq!(rail_of(&belief), None);
     let mut reflection = node("reflection", Some("consolidated"));
     reflection.access_count = Some(6);
@@ -86,7 +83,7 @@ fn ttl_rows_follow_the_seed_table() {
     assert_eq!(days(&node("task", Some("completed")), &learned), None);
     assert_eq!(days(&node("task", Some("failed")), &none), Some(90.0));
     let mut belief = node("belief", Some("archived"));
-    belief.confidence = Some(0.2);
+    belief.confidence = Some(Unit::clamped(0.2));
     assert_eq!(days(&belief, &none), Some(30.0));
     let cited = Links {
         from_active_belief: true,
@@ -171,7 +168,7 @@ fn old_segments_go_by_their_use_and_beliefs_are_archived_first() {
     assert_eq!(retention(&seg, &old, NOW), Some(false));
     assert_eq!(retention(&node("memory", None), &old, NOW), None);
     let mut belief = node("belief", None);
-    belief.confidence = Some(0.2);
+    belief.confidence = Some(Unit::clamped(0.2));
     assert!(belief_to_archive(&belief, Some(NOW - 60 * DAY), NOW));
     assert!(!belief_to_archive(&belief, Some(NOW - 59 * DAY), NOW));
 }

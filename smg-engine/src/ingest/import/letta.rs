@@ -10,7 +10,7 @@
 //! ([`apply`]).
 
 use serde_json::{json, Map, Value};
-use smg_format::model::{Graph, Node, Scope};
+use smg_format::model::{Graph, Node, NonEmpty, Scope, Unit};
 use smg_format::vault::{NewContent, VaultWriter};
 use smg_format::Document;
 
@@ -143,18 +143,17 @@ fn block_node(block: &Value, file: &str) -> Option<Node> {
         label: Some(label.to_string()),
         description: str_field(block, "description").map(str::to_string),
         content: Some(value.trim().to_string()).filter(|v| !v.is_empty()),
-        importance: Some(0.9),
+        importance: Some(Unit::clamped(0.9)),
         created_by: Some(CREATED_BY.into()),
         metadata: Some(json!({"letta": {
             "file": file, "block": id, "label": label, "limit": block.get("limit"),
         }})),
         ..Node::new(
-            smg_format::model::NonEmpty::new(format!(
-                "letta-{}",
-                &key["sha256:".len().."sha256:".len() + 12]
-            ))
-            .unwrap(),
-            smg_format::model::NonEmpty::from_static("memory"),
+            NonEmpty::joined(
+                &NonEmpty::from_static("letta-"),
+                &key["sha256:".len().."sha256:".len() + 12],
+            ),
+            NonEmpty::from_static("memory"),
         )
     })
 }

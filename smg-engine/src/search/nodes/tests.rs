@@ -1,15 +1,12 @@
 use super::*;
-use smg_format::model::{Edge, Graph};
+use smg_format::model::{Edge, Graph, NonEmpty, Unit};
 
 fn node(id: &str, kind: &str, label: &str, time: &str) -> Node {
     Node {
         label: Some(label.into()),
-        importance: Some(0.5),
+        importance: Some(Unit::clamped(0.5)),
         timestamp: (!time.is_empty()).then(|| time.into()),
-        ..Node::new(
-            smg_format::model::NonEmpty::new(id).unwrap(),
-            smg_format::model::NonEmpty::new(kind).unwrap(),
-        )
+        ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::new(kind).unwrap())
     }
 }
 
@@ -17,9 +14,9 @@ fn doc() -> Document {
     let mut doc = Document::new("2025-01-01T00:00:00Z");
     let edge = |from: &str, to: &str, relation: &str| {
         Edge::new(
-            smg_format::model::NonEmpty::new(from).unwrap(),
-            smg_format::model::NonEmpty::new(relation).unwrap(),
-            smg_format::model::NonEmpty::new(to).unwrap(),
+            NonEmpty::new(from).unwrap(),
+            NonEmpty::new(relation).unwrap(),
+            NonEmpty::new(to).unwrap(),
         )
     };
     doc.semantic_graph = Some(Graph {
@@ -83,9 +80,9 @@ fn expansion_walks_two_hops_through_segments_but_not_turn_order() {
 fn no_path_passes_through_a_hub() {
     let edge = |from: String, to: &str| {
         Edge::new(
-            smg_format::model::NonEmpty::new(from).unwrap(),
-            smg_format::model::NonEmpty::from_static("mentions"),
-            smg_format::model::NonEmpty::new(to).unwrap(),
+            NonEmpty::new(from).unwrap(),
+            NonEmpty::from_static("mentions"),
+            NonEmpty::new(to).unwrap(),
         )
     };
     let mut nodes = vec![

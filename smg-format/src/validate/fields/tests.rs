@@ -63,17 +63,6 @@ fn float(k: usize) -> f64 {
     [-0.5, 0.0, 0.5, 1.0, 1.5, f64::NAN, f64::INFINITY, 7.0][k % 8]
 }
 
-fn hash(k: usize) -> String {
-    let hex = "ab".repeat(32);
-    [
-        format!("sha256:{hex}"),
-        hex.clone(),
-        format!("sha256:{}", hex.to_uppercase()),
-        format!("sha256:{}", &hex[1..]),
-    ][k % 4]
-        .clone()
-}
-
 fn extra(k: usize) -> Map<String, Value> {
     let v = [
         json!(null),
@@ -147,8 +136,6 @@ const MUTATIONS: &[Mutation] = &[
     |d, k| d.metadata.branch = Some(text(k)),
     |d, k| d.metadata.compression_ratio = Some(float(k) - 1.0),
     |d, k| d.metadata.extra = extra(k),
-    |d, k| node(d).confidence = Some(float(k)),
-    |d, k| node(d).importance = Some(float(k)),
     |d, k| node(d).version = Some(k as u64 % 2),
     |d, k| node(d).metadata = Some([json!(1), json!({"a": 1}), json!([])][k % 3].clone()),
     |d, k| node(d).extra = extra(k),
@@ -158,13 +145,9 @@ const MUTATIONS: &[Mutation] = &[
             ..Default::default()
         }])
     },
-    |d, k| edge(d).strength = Some(float(k)),
     |d, k| edge(d).extra = extra(k),
-    |d, k| artifact(d).hash = hash(k),
-    |d, k| artifact(d).kind = text(k),
     |d, k| artifact(d).versions.truncate(k % 2),
     |d, k| version(d).into_iter().for_each(|v| v.v = k as u64 % 2),
-    |d, k| version(d).into_iter().for_each(|v| v.hash = Some(hash(k))),
     |d, k| version(d).into_iter().for_each(|v| v.extra = extra(k)),
     |d, k| {
         d.deep_archive.as_mut().unwrap().blocks.as_mut().unwrap()[0].turn_range =
@@ -197,7 +180,19 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
     let turn = "/workingMemory/recentContext/0";
     let node = "/semanticGraph/nodes/0";
     let edge = "/semanticGraph/edges/0";
+    let doc = full_fixture();
+    let arts = doc.artifact_vault.as_ref().unwrap().artifacts.as_ref();
+    let id = arts.unwrap().keys().next().unwrap();
+    let art = format!("/artifactVault/artifacts/{}", escape_pointer(id));
+    let version = format!("{art}/versions/0");
+    let (art, version) = (art.as_str(), version.as_str());
+    let hex = "ab".repeat(32);
     let cases = [
+        (art, "type", json!("")),
+        (art, "type", json!("document")),
+        (art, "hash", json!(hex)),
+        (art, "hash", json!(format!("sha256:{}", hex.to_uppercase()))),
+        (version, "hash", json!(format!("sha256:{}", &hex[1..]))),
         (turn, "role", json!("")),
         (turn, "role", json!("user")),
         (turn, "importance", json!(1.5)),
@@ -213,6 +208,12 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         (edge, "to", json!("")),
         (edge, "relation", json!("")),
         (edge, "relation", json!("next")),
+        (node, "confidence", json!(1.5)),
+        (node, "confidence", json!(0.5)),
+        (node, "importance", json!(-0.5)),
+        (node, "importance", json!(1)),
+        (edge, "strength", json!(7.0)),
+        (edge, "strength", json!(0.0)),
     ];
     for (at, field, value) in cases {
         let mut v = serde_json::to_value(full_fixture()).unwrap();
