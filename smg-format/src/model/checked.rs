@@ -86,46 +86,87 @@ impl NonEmpty {
     }
 }
 
-impl Deref for NonEmpty {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
+/// What a string value offers besides its own constructors: read as `str`, compared
+/// with strings, converted back, and read and written by serde only through `new`.
+macro_rules! string_value {
+    ($t:ident) => {
+        impl Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl PartialEq<str> for $t {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $t {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl PartialEq<String> for $t {
+            fn eq(&self, other: &String) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl TryFrom<String> for $t {
+            type Error = Refused;
+            fn try_from(s: String) -> Result<Self, Refused> {
+                $t::new(s)
+            }
+        }
+
+        impl std::str::FromStr for $t {
+            type Err = Refused;
+            fn from_str(s: &str) -> Result<Self, Refused> {
+                $t::new(s)
+            }
+        }
+
+        impl From<$t> for String {
+            fn from(s: $t) -> String {
+                s.into_string()
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $t::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+            }
+        }
+    };
 }
 
-impl AsRef<str> for NonEmpty {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
+string_value!(NonEmpty);
 
+/// Ids are looked up in maps keyed by `String`.
 impl Borrow<str> for NonEmpty {
     fn borrow(&self) -> &str {
         &self.0
-    }
-}
-
-impl fmt::Display for NonEmpty {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl PartialEq<str> for NonEmpty {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for NonEmpty {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl PartialEq<String> for NonEmpty {
-    fn eq(&self, other: &String) -> bool {
-        &self.0 == other
     }
 }
 
@@ -147,42 +188,10 @@ impl PartialEq<NonEmpty> for String {
     }
 }
 
-impl TryFrom<String> for NonEmpty {
-    type Error = Refused;
-    fn try_from(s: String) -> Result<Self, Refused> {
-        NonEmpty::new(s)
-    }
-}
-
 impl TryFrom<&str> for NonEmpty {
     type Error = Refused;
     fn try_from(s: &str) -> Result<Self, Refused> {
         NonEmpty::new(s)
-    }
-}
-
-impl std::str::FromStr for NonEmpty {
-    type Err = Refused;
-    fn from_str(s: &str) -> Result<Self, Refused> {
-        NonEmpty::new(s)
-    }
-}
-
-impl From<NonEmpty> for String {
-    fn from(s: NonEmpty) -> String {
-        s.into_string()
-    }
-}
-
-impl Serialize for NonEmpty {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for NonEmpty {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        NonEmpty::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -305,6 +314,11 @@ impl Sha256Ref {
         &self.0
     }
 
+    /// The reference, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// The 64 hex digits.
     pub fn hex(&self) -> &str {
         &self.0["sha256:".len()..]
@@ -318,74 +332,7 @@ pub(crate) fn is_sha256_hex(h: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-impl Deref for Sha256Ref {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for Sha256Ref {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Sha256Ref {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl PartialEq<str> for Sha256Ref {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for Sha256Ref {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl PartialEq<String> for Sha256Ref {
-    fn eq(&self, other: &String) -> bool {
-        &self.0 == other
-    }
-}
-
-impl TryFrom<String> for Sha256Ref {
-    type Error = Refused;
-    fn try_from(s: String) -> Result<Self, Refused> {
-        Sha256Ref::new(s)
-    }
-}
-
-impl std::str::FromStr for Sha256Ref {
-    type Err = Refused;
-    fn from_str(s: &str) -> Result<Self, Refused> {
-        Sha256Ref::new(s)
-    }
-}
-
-impl From<Sha256Ref> for String {
-    fn from(s: Sha256Ref) -> String {
-        s.0
-    }
-}
-
-impl Serialize for Sha256Ref {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Sha256Ref {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Sha256Ref::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
+string_value!(Sha256Ref);
 
 #[cfg(test)]
 mod tests {
