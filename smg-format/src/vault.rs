@@ -9,8 +9,6 @@ mod lines;
 
 use std::collections::HashMap;
 
-use sha2::{Digest, Sha256};
-
 use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Sha256Ref};
 use lines::LineIndex;
@@ -35,7 +33,7 @@ pub fn language_of(name: &str) -> Option<&'static str> {
 /// );
 /// ```
 pub fn content_hash(content: &str) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(content.as_bytes())))
+    Sha256Ref::of(content.as_bytes()).into_string()
 }
 
 /// Rebuild the full content of every version of an artifact, oldest first.
