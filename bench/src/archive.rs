@@ -72,7 +72,9 @@ struct Sizes {
 
 fn measure(dir: &Path, turns: &[Turn]) -> (Sizes, Document, Duration) {
     let raw = raw_jsonl(turns);
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     let (report, build) =
         time(|| append_turns(&mut doc, turns, &ArchiveOptions::default()).expect("archive"));
     eprintln!(
@@ -215,13 +217,16 @@ fn code_chat(target: usize) -> Vec<Turn> {
             bytes += content.len();
             let secs = n * 41;
             out.push(Turn {
-                timestamp: Some(format!(
-                    "2025-06-{:02}T{:02}:{:02}:{:02}Z",
-                    1 + (secs / 86_400) % 28,
-                    (secs / 3600) % 24,
-                    (secs / 60) % 60,
-                    secs % 60
-                )),
+                timestamp: Some(
+                    smg_format::model::Timestamp::new(format!(
+                        "2025-06-{:02}T{:02}:{:02}:{:02}Z",
+                        1 + (secs / 86_400) % 28,
+                        (secs / 3600) % 24,
+                        (secs / 60) % 60,
+                        secs % 60
+                    ))
+                    .expect("a date-time"),
+                ),
                 ..Turn::new(n, role, content)
             });
             n += 1;

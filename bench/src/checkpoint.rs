@@ -60,7 +60,9 @@ fn without_last_turns(v: &Value, mut drop: usize) -> Value {
 
 /// The `.smg` file (Brotli, as `smg ingest` writes) of ingesting `exports` in turn.
 fn ingested(name: &str, exports: &[&Value]) -> Vec<u8> {
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     for export in exports {
         let input = vec![Input {
             name: name.to_string(),

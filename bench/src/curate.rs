@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use smg_engine::curate::{curate, protected, record_access, tier_tokens, CurateOptions};
-use smg_format::model::{Edge, Graph, LifecycleTier, Node, NonEmpty, Severity, Unit};
+use smg_format::model::{Edge, Graph, LifecycleTier, Node, NonEmpty, Severity, Timestamp, Unit};
 use smg_format::{Document, Encoding, WriteOptions};
 
 use crate::generate::{Rng, Words};
@@ -16,9 +16,9 @@ use crate::kb;
 
 const AGENTS: [&str; 6] = ["kublai", "mongke", "chagatai", "temujin", "jochi", "ogedei"];
 
-fn at(day: u64, hour: u64) -> String {
+fn at(day: u64, hour: u64) -> Timestamp {
     let t = 1_735_689_600 + day * 86_400 + hour * 3_600; // 2025-01-01T00:00:00Z
-    chrono_free(t)
+    Timestamp::new(chrono_free(t)).expect("the civil calendar writes RFC 3339")
 }
 
 /// RFC 3339 of Unix seconds without a date library (days from 1970 by the civil
@@ -172,7 +172,7 @@ impl World {
 }
 
 fn base() -> Document {
-    let mut doc = Document::new(&at(0, 0));
+    let mut doc = Document::new(at(0, 0));
     let mut nodes: Vec<Node> = AGENTS
         .iter()
         .map(|a| Node {
@@ -247,14 +247,13 @@ pub(crate) fn run(days: u64, nodes: usize, smg: &Path, dir: &Path) {
         w2.day(&mut kept, day);
         let now = at(day, 23);
         let guarded: BTreeSet<String> = protected(&kept, &now)
-            .expect("a valid time")
             .into_iter()
             .map(|(id, _)| id)
             .collect();
         let hot_before = hot_tokens(&kept);
         worst_before = worst_before.max(hot_before);
         let start = Instant::now();
-        let report = curate(&mut kept, &CurateOptions::at(&now)).expect("curates");
+        let report = curate(&mut kept, &CurateOptions::at(now.clone())).expect("curates");
         let took = start.elapsed().as_secs_f64();
         slowest = slowest.max(took);
         total_actions += report.actions.len();
@@ -306,12 +305,12 @@ fn large(n: usize, smg: &Path, dir: &Path) {
     let edges = doc.semantic_graph.as_ref().map_or(0, |g| g.edges().len());
     let now = at(day + 30, 0);
     // Median of three runs of each cycle, each on its own copy of the graph.
-    let cycle = |doc: &Document, at: &str| {
+    let cycle = |doc: &Document, at: &Timestamp| {
         let mut runs: Vec<(f64, Document, usize)> = (0..3)
             .map(|_| {
                 let mut copy = doc.clone();
                 let start = Instant::now();
-                let r = curate(&mut copy, &CurateOptions::at(at)).expect("curates");
+                let r = curate(&mut copy, &CurateOptions::at(at.clone())).expect("curates");
                 (start.elapsed().as_secs_f64(), copy, r.actions.len())
             })
             .collect();

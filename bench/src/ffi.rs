@@ -39,7 +39,9 @@ fn other(cmd: &str, script: &str, file: &Path, n: u32, key: &str) -> Option<f64>
 pub(crate) fn run(locomo: &Path, dir: &Path, n: u32) {
     std::fs::create_dir_all(dir).expect("bench dir");
     let file = dir.join("memory.smg");
-    let mut doc = smg_format::Document::new("1970-01-01T00:00:00Z");
+    let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ));
     let input = Input {
         name: locomo.display().to_string(),
         bytes: std::fs::read(locomo).expect("read the LoCoMo file"),

@@ -94,7 +94,9 @@ pub(crate) fn document_of_nodes(nodes: usize, seed: u64) -> Document {
 fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
     let mut rng = Rng::new(seed);
     let words = Words::new(&mut rng, 4000);
-    let mut doc = Document::new("2025-03-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-03-01T00:00:00Z",
+    ));
     let (mut nodes, mut edges, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
     let mut artifacts = std::collections::BTreeMap::new();
     let (mut bytes, mut turn_no, mut unit) = (0usize, 1u64, 0u64);
@@ -138,7 +140,9 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             .map(|i| {
                 let len = 20 + rng.below(180) as usize;
                 let t = Turn {
-                    timestamp: Some(timestamp(turn_no + i)),
+                    timestamp: Some(
+                        smg_format::model::Timestamp::new(timestamp(turn_no + i)).unwrap(),
+                    ),
                     ..Turn::new(
                         turn_no + i,
                         if i % 2 == 0 {

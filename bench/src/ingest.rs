@@ -202,7 +202,9 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, conversations: usize, smg: &Pat
         let mut turns = 0;
         let mut out = 0;
         let d = median(5, || {
-            let mut doc = Document::new("1970-01-01T00:00:00Z");
+            let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+                "1970-01-01T00:00:00Z",
+            ));
             let input = vec![Input {
                 name: f.display().to_string(),
                 bytes: bytes.clone(),

@@ -22,7 +22,9 @@ use crate::generate::Rng;
 /// A memory of `n` nodes in the four tiers and about 1.5 `n` edges.
 fn memory(n: usize) -> Document {
     let mut rng = Rng::new(26);
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     doc.metadata.id = Some("bench".into());
     let kinds = ["concept", "decision", "entity", "memory", "segment"];
     let nodes: Vec<Node> = (0..n)
@@ -40,11 +42,14 @@ fn memory(n: usize) -> Document {
                     rng.below(400)
                 )),
                 importance: Some(Unit::clamped(rng.below(1000) as f64 / 1000.0)),
-                timestamp: Some(format!(
-                    "2025-{:02}-{:02}T10:00:00Z",
-                    1 + i % 12,
-                    1 + i % 28
-                )),
+                timestamp: Some(
+                    smg_format::model::Timestamp::new(format!(
+                        "2025-{:02}-{:02}T10:00:00Z",
+                        1 + i % 12,
+                        1 + i % 28
+                    ))
+                    .expect("a date-time"),
+                ),
                 keywords: Some(vec![format!("k{}", i % 97), format!("k{}", i % 89)]),
                 scope,
                 confidence: scope.map(|_| Unit::clamped(0.95)),

@@ -90,7 +90,9 @@ pub(crate) fn run(versions: usize, dir: &Path) {
     std::fs::create_dir_all(dir).expect("bench dir");
     let history = history(versions);
     let sum: usize = history.iter().map(String::len).sum();
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     let vault = doc
         .artifact_vault
         .get_or_insert_with(ArtifactVault::default);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use smg_format::model::Timestamp;
 use smg_format::{Document, Limits};
 
 use crate::embed::Embedder;
@@ -135,9 +136,8 @@ impl LocomoReport {
 #[derive(Default)]
 #[non_exhaustive]
 pub struct LocomoOptions<'a> {
-    /// Curate each memory at this time (RFC 3339, [`crate::curate::curate`]) before
-    /// asking it.
-    pub curate_at: Option<&'a str>,
+    /// Curate each memory at this time ([`crate::curate::curate`]) before asking it.
+    pub curate_at: Option<&'a Timestamp>,
     /// Embed each memory ([`crate::embed::embed`]) and each question with this model:
     /// retrieval then mixes meaning with words.
     pub embedder: Option<&'a dyn Embedder>,
@@ -163,7 +163,9 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
     for f in &files {
         let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
         let (questions, observed) = labels(f, &bytes)?;
-        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
         let input = Input {
             name: f.display().to_string(),
             bytes,
@@ -174,7 +176,7 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
         };
         ingest(&mut doc, vec![input], &options, &Silent)?;
         if let Some(at) = curate_at {
-            crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at))?;
+            crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at.clone()))?;
         }
         if let Some(e) = embedder {
             crate::embed::embed(&mut doc, e, false, &Limits::default(), &Silent)?;

@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use smg_format::{model::{Edge, Graph, Node, NonEmpty}, Document};
-//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let node = |id: &'static str| Node::new(NonEmpty::from_static(id), NonEmpty::from_static("concept"));
 //! doc.semantic_graph = Some(Graph {
 //!     nodes: Some(vec![node("a"), node("b")]),

@@ -14,7 +14,7 @@
 //!     ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
 //!     doc
 //! };
-//! let base = grow(&Document::new("2025-01-01T00:00:00Z"), line("1", "2025-01-01T10:00:00Z", "We decided to use Postgres."));
+//! let base = grow(&Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z")), line("1", "2025-01-01T10:00:00Z", "We decided to use Postgres."));
 //! let ours = grow(&base, line("2", "2025-01-02T10:00:00Z", "I prefer tea."));
 //! let theirs = grow(&base, line("3", "2025-01-03T10:00:00Z", "My sister lives in Lyon."));
 //! let merged = merge(&base, &ours, &theirs, &MergeOptions::default()).unwrap();

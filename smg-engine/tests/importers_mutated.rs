@@ -133,7 +133,9 @@ fn encoded(value: &Value, format: Format) -> Vec<u8> {
 /// The file ingest writes of `input` read as `format` validates, and reads back the
 /// same in every encoding and layout; or ingest says what is wrong.
 fn holds(format: Format, input: Vec<u8>) -> Result<(), TestCaseError> {
-    let doc = Document::new("1970-01-01T00:00:00Z");
+    let doc = Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ));
     let inputs = vec![Input {
         name: "export".into(),
         bytes: input,

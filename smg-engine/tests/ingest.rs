@@ -50,7 +50,9 @@ fn bytes(doc: &Document) -> Vec<u8> {
 }
 
 fn fresh() -> Document {
-    Document::new("1970-01-01T00:00:00Z")
+    Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ))
 }
 
 /// The records of a sample that hold a message, as the source wrote them.

@@ -162,7 +162,7 @@ proptest! {
         shared in messages("s", 0..3),
         code in any::<bool>(),
     ) {
-        let start = grown(&Document::new("2025-03-01T00:00:00Z"), [export(&base, 1)]);
+        let start = grown(&Document::new(smg_format::model::Timestamp::from_static("2025-03-01T00:00:00Z")), [export(&base, 1)]);
         let mut a = [ours.as_slice(), &shared].concat();
         let mut b = [theirs.as_slice(), &shared].concat();
         if code {
@@ -190,7 +190,7 @@ proptest! {
         base in messages("b", 1..6),
         sessions in prop::collection::vec(messages("n", 1..5), 3..5),
     ) {
-        let start = grown(&Document::new("2025-03-01T00:00:00Z"), [export(&base, 1)]);
+        let start = grown(&Document::new(smg_format::model::Timestamp::from_static("2025-03-01T00:00:00Z")), [export(&base, 1)]);
         // Each branch's messages have their own ids; each session is on its own day.
         let sessions: Vec<Vec<Message>> = sessions
             .into_iter()
@@ -220,7 +220,9 @@ fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
     let said = |n: u64, text: &str| Turn {
         conversation_id: Some("c".into()),
         message_id: Some(format!("m{n}")),
-        timestamp: Some(format!("2025-03-01T10:0{n}:00Z")),
+        timestamp: Some(
+            smg_format::model::Timestamp::new(format!("2025-03-01T10:0{n}:00Z")).unwrap(),
+        ),
         ..Turn::new(n, smg_format::model::role::USER, text)
     };
     let options = smg_format::archive::ArchiveOptions::default();
@@ -230,7 +232,9 @@ fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
         doc
     };
     let base = append(
-        &Document::new("2025-03-01T00:00:00Z"),
+        &Document::new(smg_format::model::Timestamp::from_static(
+            "2025-03-01T00:00:00Z",
+        )),
         &[said(1, "We decided to use Postgres.")],
     );
     let ours = append(&base, &[said(2, "I prefer tea.")]);

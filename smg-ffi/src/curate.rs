@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::json;
 use smg_engine::curate::{self, CurateOptions};
 use smg_format::file::WriteLock;
+use smg_format::model::Timestamp;
 use smg_format::{Document, Limits};
 
 use crate::memory::{engine_error, format_error, read, respond, text, WRITE_WAIT};
@@ -15,20 +16,20 @@ use crate::SmgStatus;
 
 type Failure = (SmgStatus, String);
 
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
 /// `s` when given, else the current time.
 ///
 /// # Safety
 /// `s` must be null or a NUL-terminated string.
-unsafe fn time_or_now(s: *const c_char) -> Result<String, Failure> {
+unsafe fn time_or_now(s: *const c_char, name: &str) -> Result<Timestamp, Failure> {
     if s.is_null() {
-        return Ok(now());
+        return Ok(Timestamp::now());
     }
     // SAFETY: forwarded from the caller's guarantees.
-    Ok(unsafe { text(s, "now") }?.to_string())
+    let text = unsafe { text(s, name) }?;
+    Timestamp::new(text).map_err(|e| {
+        let why = format!("error[SMG-E020]: `{name}`: {e}");
+        (SmgStatus::InvalidArgument, why)
+    })
 }
 
 /// Read `path` under its lock, change its document with `f`, and write it back in
@@ -79,9 +80,9 @@ pub unsafe extern "C" fn smg_curate(
         // SAFETY: forwarded from the caller's guarantees.
         let path = unsafe { text(path, "path") }?;
         // SAFETY: forwarded from the caller's guarantees.
-        let now = unsafe { time_or_now(now) }?;
+        let now = unsafe { time_or_now(now, "now") }?;
         rewrite(path, |doc| {
-            let r = curate::curate(doc, &CurateOptions::at(&now)).map_err(engine_error)?;
+            let r = curate::curate(doc, &CurateOptions::at(now.clone())).map_err(engine_error)?;
             let actions: Vec<_> = r
                 .actions
                 .iter()
@@ -151,7 +152,7 @@ pub unsafe extern "C" fn smg_record_access(
             list.push(unsafe { text(*ids.add(i), "a node id") }?);
         }
         // SAFETY: forwarded from the caller's guarantees.
-        let at = unsafe { time_or_now(at) }?;
+        let at = unsafe { time_or_now(at, "at") }?;
         let by = if by.is_null() {
             None
         } else {

@@ -421,7 +421,9 @@ pub unsafe extern "C" fn smg_ingest(
         let output = unsafe { text(output, "output") }?;
         // SAFETY: forwarded from the caller's guarantees.
         let files = unsafe { read_inputs(inputs, n) }?;
-        let doc = Document::new("1970-01-01T00:00:00Z");
+        let doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
         let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli)?;
         smg_format::file::write_atomic(std::path::Path::new(output), &bytes)
             .map_err(format_error)?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use smg_format::file::WriteLock;
-use smg_format::model::Scope;
+use smg_format::model::{Scope, Timestamp};
 use smg_format::Limits;
 use smg_neo4j::bolt::{Auth, Connection, Target, Timeouts};
 use smg_neo4j::schema::Dialect;
@@ -198,9 +198,10 @@ pub unsafe extern "C" fn smg_neo4j_pull(
             memory: o.str("memory")?,
             tiers: tiers.clone(),
             database: o.str("database")?,
-            now: o.str("now")?.unwrap_or_else(|| {
-                chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            }),
+            now: match o.str("now")? {
+                Some(t) => Timestamp::new(t).map_err(|e| bad(format!("options.now: {e}")))?,
+                None => Timestamp::now(),
+            },
             dialect: o.dialect()?,
         };
         let mut conn = o.connect()?;

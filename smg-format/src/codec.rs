@@ -3,7 +3,7 @@
 //! ```
 //! use smg_format::codec::{from_bytes_with, to_canonical_json};
 //! use smg_format::{to_bytes, Document, Encoding, Limits, WriteOptions};
-//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let packed = to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
 //! let (back, encoding) = from_bytes_with(&packed, &Limits::default(), None).unwrap();
 //! assert_eq!(encoding, Encoding::Packed);

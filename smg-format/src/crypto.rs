@@ -7,7 +7,7 @@
 //! ```
 //! use smg_format::crypto::{decrypt, encrypt, is_encrypted, MIN_ITERATIONS};
 //! use smg_format::{to_bytes, Document, Encoding, Limits, WriteOptions};
-//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let inner = to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
 //! let locked = encrypt(&inner, b"correct horse", MIN_ITERATIONS).unwrap();
 //! assert!(is_encrypted(&locked));

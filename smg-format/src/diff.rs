@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use smg_format::{diff::diff, model::{Graph, Node, NonEmpty}, Document};
-//! let a = Document::new("2025-12-04T10:30:00Z");
+//! let a = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let mut b = a.clone();
 //! b.semantic_graph = Some(Graph {
 //!     nodes: Some(vec![Node::new(NonEmpty::from_static("n1"), NonEmpty::from_static("concept"))]),
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn nodes_edges_turns_and_fields() {
-        let mut a = Document::new("2025-01-01T00:00:00Z");
+        let mut a = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         a.semantic_graph = Some(Graph {
             nodes: Some(vec![node("x", "X"), node("y", "Y")]),
             edges: Some(vec![Edge::new(
@@ -310,7 +310,7 @@ mod tests {
             &ArchiveOptions::default(),
         )
         .unwrap();
-        b.metadata.modified = Some("2025-02-01T00:00:00Z".into());
+        b.metadata.modified = Some(crate::model::Timestamp::from_static("2025-02-01T00:00:00Z"));
         b.working_memory = Some(WorkingMemory {
             summary: Some("new".into()),
             ..WorkingMemory::default()
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn artifact_versions_added() {
-        let mut a = Document::new("2025-01-01T00:00:00Z");
+        let mut a = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         let code = |v: u32| format!("```rust src/a.rs\nfn a() {{\n    {v};\n}}\n// end\n```");
         append_turns(&mut a, &[turn(1, &code(1))], &ArchiveOptions::default()).unwrap();
         let mut b = a.clone();

@@ -29,7 +29,7 @@ use crate::model::{ArtifactVault, Collaborator, DeepArchive, Document, Extra};
 /// use smg_format::codec::{into_bytes, into_bytes_with_head, Head};
 /// use smg_format::{Document, Encoding, WriteOptions};
 ///
-/// let mut doc = Document::new("2025-12-04T10:30:00Z");
+/// let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// doc.artifact_vault = Some(Default::default());
 /// let options = WriteOptions::new(Encoding::Brotli);
 /// let expected = into_bytes(doc.clone(), &options).unwrap();

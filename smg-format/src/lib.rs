@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use smg_format::{Document, Encoding, Limits, WriteOptions};
-//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
 //! let (back, encoding) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
 //! assert_eq!((back, encoding), (doc, Encoding::Brotli));

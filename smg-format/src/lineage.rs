@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::model::{Document, Fork};
+use crate::model::{Document, Extra, Fork, Timestamp};
 
 /// Fork the memory read from `parent_bytes` (`parent` is that file's document) onto
 /// `branch` at time `at`: the copy gets a new id, the branch, and the parent appended
@@ -13,22 +13,23 @@ use crate::model::{Document, Fork};
 /// fork made twice gives the same file.
 ///
 /// ```
-/// use smg_format::{lineage::fork, to_bytes, Document, Encoding, WriteOptions};
-/// let parent = Document::new("2025-12-04T10:30:00Z");
+/// use smg_format::{lineage::fork, model::Timestamp, to_bytes, Document, Encoding, WriteOptions};
+/// let parent = Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let bytes = to_bytes(&parent, &WriteOptions::new(Encoding::Json)).unwrap();
-/// let child = fork(&parent, &bytes, "experiment", "2025-12-05T09:00:00Z").unwrap();
+/// let at = Timestamp::from_static("2025-12-05T09:00:00Z");
+/// let child = fork(&parent, &bytes, "experiment", &at).unwrap();
 /// assert_eq!(child.metadata.branch.as_deref(), Some("experiment"));
 /// assert_eq!(child.metadata.lineage.unwrap().len(), 1);
 /// ```
-pub fn fork(parent: &Document, parent_bytes: &[u8], branch: &str, at: &str) -> Result<Document> {
+pub fn fork(
+    parent: &Document,
+    parent_bytes: &[u8],
+    branch: &str,
+    at: &Timestamp,
+) -> Result<Document> {
     if branch.trim().is_empty() || branch.chars().any(char::is_control) {
         return Err(Error::InvalidArgument(format!(
             "branch name {branch:?} must be non-empty and hold no control characters"
-        )));
-    }
-    if chrono::DateTime::parse_from_rfc3339(at).is_err() {
-        return Err(Error::InvalidArgument(format!(
-            "fork time `{at}` is not an RFC 3339 date-time"
         )));
     }
     let parent_sha256 = hex::encode(Sha256::digest(parent_bytes));
@@ -39,12 +40,12 @@ pub fn fork(parent: &Document, parent_bytes: &[u8], branch: &str, at: &str) -> R
         parent_sha256: parent_sha256.clone(),
         parent_branch: meta.branch.clone(),
         branch: branch.to_string(),
-        forked_at: at.to_string(),
-        ..Fork::default()
+        forked_at: at.clone(),
+        extra: Extra::new(),
     });
     meta.id = Some(derived_uuid(&[&parent_sha256, branch, at]));
     meta.branch = Some(branch.to_string());
-    meta.modified = Some(at.to_string());
+    meta.modified = Some(at.clone());
     Ok(child)
 }
 
@@ -67,12 +68,30 @@ mod tests {
 
     #[test]
     fn forks_chain_their_lineage_and_are_reproducible() {
-        let mut root = Document::new("2025-12-04T10:30:00Z");
+        let mut root = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
         root.metadata.id = Some("root".into());
-        let a = fork(&root, b"root bytes", "a", "2025-12-05T09:00:00Z").unwrap();
-        let again = fork(&root, b"root bytes", "a", "2025-12-05T09:00:00Z").unwrap();
+        let a = fork(
+            &root,
+            b"root bytes",
+            "a",
+            &crate::model::Timestamp::from_static("2025-12-05T09:00:00Z"),
+        )
+        .unwrap();
+        let again = fork(
+            &root,
+            b"root bytes",
+            "a",
+            &crate::model::Timestamp::from_static("2025-12-05T09:00:00Z"),
+        )
+        .unwrap();
         assert_eq!(a, again);
-        let b = fork(&a, b"a bytes", "b", "2025-12-06T09:00:00Z").unwrap();
+        let b = fork(
+            &a,
+            b"a bytes",
+            "b",
+            &crate::model::Timestamp::from_static("2025-12-06T09:00:00Z"),
+        )
+        .unwrap();
         let lineage = b.metadata.lineage.as_deref().unwrap();
         assert_eq!(lineage.len(), 2);
         assert_eq!(lineage[0].parent_id.as_deref(), Some("root"));
@@ -89,13 +108,18 @@ mod tests {
 
     #[test]
     fn bad_branch_names_and_times_are_refused() {
-        let root = Document::new("2025-12-04T10:30:00Z");
+        let root = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
         for (branch, at) in [
             ("", "2025-12-05T09:00:00Z"),
             ("a\nb", "2025-12-05T09:00:00Z"),
-            ("a", "yesterday"),
         ] {
-            let err = fork(&root, b"x", branch, at).unwrap_err();
+            let err = fork(
+                &root,
+                b"x",
+                branch,
+                &crate::model::Timestamp::new(at).unwrap(),
+            )
+            .unwrap_err();
             assert_eq!(err.code(), "SMG-E020");
         }
     }

@@ -6,7 +6,7 @@
 //! order, so the same document gives the same quads.
 //!
 //! ```
-//! let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+//! let doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let quads = smg_format::rdf::nquads(&doc).unwrap();
 //! assert!(quads.contains("<https://w3id.org/smg/v1#created>"), "{quads}");
 //! ```

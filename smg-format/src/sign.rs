@@ -5,7 +5,7 @@
 //! use smg_format::sign::{generate_key, sign, verify};
 //! use smg_format::Document;
 //! let (secret, public) = generate_key().unwrap();
-//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! sign(&mut doc, &secret, "2025-12-04T10:31:00Z").unwrap();
 //! assert!(verify(&doc, Some(&public)).is_ok());
 //! doc.metadata.project_name = Some("changed".into());
@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
-use crate::model::Document;
+use crate::model::{Document, Timestamp};
 
 const SECRET_PREFIX: &str = "smg-ed25519-secret:";
 const PUBLIC_PREFIX: &str = "smg-ed25519-public:";
@@ -100,7 +100,7 @@ fn section_hashes(doc: &Document) -> Result<BTreeMap<String, String>> {
 }
 
 /// Sign `doc` with the secret key in `secret_key_text`, replacing any earlier signature.
-pub fn sign(doc: &mut Document, secret_key_text: &str, signed_at: &str) -> Result<()> {
+pub fn sign(doc: &mut Document, secret_key_text: &str, signed_at: &Timestamp) -> Result<()> {
     let key = SigningKey::from_bytes(&parse_key(secret_key_text, SECRET_PREFIX)?);
     doc.metadata.extra.remove("signature");
     let manifest = Manifest {
@@ -198,7 +198,12 @@ mod tests {
     fn sign_verify_and_name_what_changed() {
         let (secret, public) = generate_key().unwrap();
         let mut d = doc();
-        sign(&mut d, &secret, "2025-12-05T00:00:00Z").unwrap();
+        sign(
+            &mut d,
+            &secret,
+            &crate::model::Timestamp::from_static("2025-12-05T00:00:00Z"),
+        )
+        .unwrap();
         let bytes = crate::codec::to_canonical_json(&d).unwrap();
         let report =
             crate::validate::validate(&bytes, &crate::validate::ValidateOptions::default());

@@ -39,7 +39,7 @@ pub struct Stats {
 /// Count what `doc` holds.
 ///
 /// ```
-/// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let stats = smg_format::stats::stats(&doc);
 /// assert_eq!(stats.nodes, 0);
 /// assert!(stats.section_bytes.iter().any(|(k, _)| k == "metadata"));

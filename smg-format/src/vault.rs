@@ -10,7 +10,7 @@ mod lines;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Sha256Ref};
+use crate::model::{Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Sha256Ref, Timestamp};
 use lines::LineIndex;
 
 /// The language a file name's extension says (`src/app.py` → `python`), as the vault
@@ -232,8 +232,8 @@ pub struct NewContent<'a> {
     pub kind: Option<&'a str>,
     /// Programming language.
     pub language: Option<&'a str>,
-    /// When the content was made (RFC 3339).
-    pub timestamp: Option<&'a str>,
+    /// When the content was made.
+    pub timestamp: Option<&'a Timestamp>,
     /// An existing artifact to add a version to, overriding the name lookup.
     pub artifact: Option<&'a str>,
 }
@@ -251,13 +251,6 @@ impl NewContent<'_> {
             Some(k) if k.trim().is_empty() => return Err(empty()),
             Some(k) => NonEmpty::new(k).map_err(|_| empty())?,
         };
-        if let Some(t) = self.timestamp {
-            if chrono::DateTime::parse_from_rfc3339(t).is_err() {
-                return Err(Error::InvalidArgument(format!(
-                    "the version's time `{t}` is not an RFC 3339 date-time"
-                )));
-            }
-        }
         Ok(kind)
     }
 }
@@ -364,8 +357,8 @@ impl<'v> VaultWriter<'v> {
     }
 
     /// Store `content`: referenced if identical content exists, a new version of the
-    /// artifact named by `meta`, or a new artifact. An empty type or a timestamp that
-    /// is not RFC 3339 is refused (`SMG-E020`): the vault would not validate.
+    /// artifact named by `meta`, or a new artifact. An empty type is refused
+    /// (`SMG-E020`): the vault would not validate.
     pub fn add(&mut self, content: &str, meta: &NewContent<'_>) -> Result<Stored> {
         let kind = meta.check()?;
         let hash = Sha256Ref::of(content.as_bytes());
@@ -438,7 +431,7 @@ impl<'v> VaultWriter<'v> {
                     hash.clone(),
                     vec![ArtifactVersion {
                         v: 1,
-                        timestamp: meta.timestamp.map(str::to_string),
+                        timestamp: meta.timestamp.cloned(),
                         content: Some(content.to_string()),
                         hash: Some(hash.clone()),
                         ..ArtifactVersion::default()
@@ -452,7 +445,13 @@ impl<'v> VaultWriter<'v> {
         id
     }
 
-    fn push_version(&mut self, id: &str, content: &str, hash: &Sha256Ref, timestamp: Option<&str>) {
+    fn push_version(
+        &mut self,
+        id: &str,
+        content: &str,
+        hash: &Sha256Ref,
+        timestamp: Option<&Timestamp>,
+    ) {
         let prev = self.latest.get(id).cloned().unwrap_or_default();
         let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
             return;
@@ -475,7 +474,7 @@ pub(crate) fn next_version(
     art: &Artifact,
     prev: &str,
     content: &str,
-    timestamp: Option<&str>,
+    timestamp: Option<&Timestamp>,
 ) -> ArtifactVersion {
     let chain = art
         .versions
@@ -488,7 +487,7 @@ pub(crate) fn next_version(
     let full = chain >= VaultWriter::MAX_CHAIN || delta.len() >= content.len();
     ArtifactVersion {
         v: art.versions.len() as u64 + 1,
-        timestamp: timestamp.map(str::to_string),
+        timestamp: timestamp.cloned(),
         content: full.then(|| content.to_string()),
         delta: (!full).then_some(delta),
         ..ArtifactVersion::default()

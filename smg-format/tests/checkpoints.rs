@@ -63,12 +63,12 @@ fn append(doc: &mut Document, contents: &[String]) {
 
 /// A time of its own for each text: turns added on two sides are merged in time
 /// order, and only turns said at the same time keep ours first (spec §17.3).
-fn said_at(content: &str) -> String {
+fn said_at(content: &str) -> smg_format::model::Timestamp {
     let h = content.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let t = chrono::DateTime::from_timestamp_millis((h % 1_000_000_000_000) as i64).unwrap();
-    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    smg_format::model::Timestamp::from_utc(&t, chrono::SecondsFormat::Millis).unwrap()
 }
 
 fn apply(doc: &Document, edits: &[Edit]) -> Document {

@@ -67,7 +67,7 @@ proptest! {
                 Turn::new(i as u64 + 1, smg_format::model::role::USER, content)
             })
             .collect();
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         let options = smg_format::archive::ArchiveOptions::default();
         smg_format::archive::append_turns(&mut doc, &turns, &options).unwrap();
         for enc in [Encoding::Json, Encoding::Packed] {

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use smg_format::lineage::fork;
 use smg_format::merge::{merge, MergeOptions};
-use smg_format::model::Scope;
+use smg_format::model::{Scope, Timestamp};
 use smg_format::seal::{seal_with, unseal, SealTarget};
 use smg_format::sign::{generate_key, sign, verify};
 use smg_format::validate::{validate, ValidateOptions};
@@ -89,11 +89,13 @@ fn apply(doc: &Document, op: &Op) -> Option<Document> {
             language,
             timestamp,
         } => {
+            // A time that is not RFC 3339 cannot be given: the type refuses it.
+            let timestamp = timestamp.as_ref().map(Timestamp::new).transpose().ok()?;
             let meta = NewContent {
                 name: name.as_deref(),
                 kind: kind.as_deref(),
                 language: language.as_deref(),
-                timestamp: timestamp.as_deref(),
+                timestamp: timestamp.as_ref(),
                 ..NewContent::default()
             };
             let vault = doc.artifact_vault.get_or_insert_with(Default::default);
@@ -102,7 +104,7 @@ fn apply(doc: &Document, op: &Op) -> Option<Document> {
         }
         Op::Fork { branch, at } => {
             let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Json)).ok()?;
-            fork(&doc, &bytes, branch, at).ok()
+            fork(&doc, &bytes, branch, &Timestamp::new(at).ok()?).ok()
         }
         Op::Seal { tier, passphrase } => {
             let scope = [
@@ -121,7 +123,7 @@ fn apply(doc: &Document, op: &Op) -> Option<Document> {
         }
         Op::Sign { signed_at } => {
             let (secret, public) = generate_key().unwrap();
-            sign(&mut doc, &secret, signed_at).ok()?;
+            sign(&mut doc, &secret, &Timestamp::new(signed_at).ok()?).ok()?;
             verify(&doc, Some(&public)).expect("what was just signed verifies");
             Some(doc)
         }

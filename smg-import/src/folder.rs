@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use smg_engine::Error;
+use smg_format::model::Timestamp;
 
 use crate::{jsonl, text_of, Source, Version};
 
@@ -104,7 +105,7 @@ fn title_of(text: &str) -> Option<String> {
 }
 
 /// The document's date as an RFC 3339 date-time (midnight UTC for a bare date).
-fn date_of(path: &str, text: &str) -> Option<String> {
+fn date_of(path: &str, text: &str) -> Option<Timestamp> {
     let front = text
         .strip_prefix("---\n")
         .and_then(|rest| rest.split_once("\n---").map(|(f, _)| f));
@@ -128,16 +129,15 @@ fn date_of(path: &str, text: &str) -> Option<String> {
     candidates.into_iter().find_map(|c| parse_date(&c))
 }
 
-fn parse_date(s: &str) -> Option<String> {
+fn parse_date(s: &str) -> Option<Timestamp> {
+    let utc =
+        |t: chrono::DateTime<chrono::Utc>| Timestamp::from_utc(&t, chrono::SecondsFormat::Secs);
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Some(
-            t.with_timezone(&chrono::Utc)
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        );
+        return utc(t.with_timezone(&chrono::Utc)).ok();
     }
     let day = s.get(..10)?;
     let d = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
-    Some(format!("{}T00:00:00Z", d.format("%Y-%m-%d")))
+    utc(d.and_time(chrono::NaiveTime::MIN).and_utc()).ok()
 }
 
 #[cfg(test)]

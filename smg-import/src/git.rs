@@ -12,6 +12,7 @@ use gix::bstr::ByteSlice;
 use gix::object::tree::diff::ChangeDetached as Change;
 use serde_json::{json, Value};
 use smg_engine::Error;
+use smg_format::model::Timestamp;
 
 use crate::{jsonl, text_of, Source, Version};
 
@@ -58,9 +59,11 @@ pub fn read(path: &Path) -> smg_engine::Result<Source> {
             .map_err(|e| fail(format!("commit {id}: {e}")))?;
         let changes = changes(&repo, &commit).map_err(at)?;
         let record = record(&commit, &changes, &conversation).map_err(at)?;
-        let time = record["timestamp"].as_str().map(str::to_string);
+        let time = record["timestamp"]
+            .as_str()
+            .and_then(|t| Timestamp::new(t).ok());
         for c in &changes {
-            versions(&repo, c, time.as_deref(), &mut out);
+            versions(&repo, c, time.as_ref(), &mut out);
         }
         records.push(record);
     }
@@ -99,7 +102,7 @@ fn record(commit: &gix::Commit<'_>, changes: &[Change], conversation: &str) -> g
     let time = |t: &str| {
         gix::date::parse_header(t)
             .and_then(|t| chrono::DateTime::from_timestamp(t.seconds, 0))
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .and_then(|t| Timestamp::from_utc(&t, chrono::SecondsFormat::Secs).ok())
     };
     let message = commit
         .message_raw_sloppy()
@@ -168,7 +171,7 @@ fn change_json(c: &Change) -> Option<Value> {
 }
 
 /// The new content of a changed text file, as a version.
-fn versions(repo: &gix::Repository, c: &Change, time: Option<&str>, out: &mut Source) {
+fn versions(repo: &gix::Repository, c: &Change, time: Option<&Timestamp>, out: &mut Source) {
     if matches!(c, Change::Deletion { .. }) || !c.entry_mode().is_blob() {
         return;
     }
@@ -185,7 +188,7 @@ fn versions(repo: &gix::Repository, c: &Change, time: Option<&str>, out: &mut So
         Ok(content) => out.versions.push(Version {
             path,
             content,
-            time: time.map(str::to_string),
+            time: time.cloned(),
         }),
         Err(why) => out.skipped.push((path, why)),
     }

@@ -12,7 +12,7 @@ pub mod git;
 
 use serde_json::Value;
 use smg_engine::ingest::Input;
-use smg_format::model::WorkingMemory;
+use smg_format::model::{Timestamp, WorkingMemory};
 use smg_format::vault::{NewContent, VaultWriter};
 use smg_format::Document;
 
@@ -39,7 +39,7 @@ pub struct Version {
     /// The text.
     pub content: String,
     /// When it was written (RFC 3339).
-    pub time: Option<String>,
+    pub time: Option<Timestamp>,
 }
 
 /// Files larger than this are not put into the vault.
@@ -68,7 +68,7 @@ impl Source {
                 name: Some(&v.path),
                 language,
                 kind: Some(kind(&v.path, language)),
-                timestamp: v.time.as_deref(),
+                timestamp: v.time.as_ref(),
                 ..NewContent::default()
             };
             added += usize::from(writer.add(&v.content, &meta)?.added);
@@ -145,11 +145,13 @@ mod tests {
 
     #[test]
     fn versions_of_one_path_become_one_artifact_with_diffs() {
-        let mut doc = Document::new("2025-03-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-03-01T00:00:00Z",
+        ));
         let v = |content: &str| Version {
             path: "src/app.py".into(),
             content: content.into(),
-            time: Some("2025-03-01T10:00:00Z".into()),
+            time: Some(Timestamp::from_static("2025-03-01T10:00:00Z")),
         };
         let source = Source {
             versions: vec![v("a = 1\n"), v("a = 2\n"), v("a = 2\n")],
@@ -169,7 +171,9 @@ mod tests {
         assert_eq!(art.language.as_deref(), Some("python"));
         assert_eq!(doc.working_memory.unwrap().extra["repository"]["name"], "x");
         // Applied again, nothing is added.
-        let mut again = Document::new("2025-03-01T00:00:00Z");
+        let mut again = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-03-01T00:00:00Z",
+        ));
         source.apply(&mut again).unwrap();
         assert_eq!(source.apply(&mut again).unwrap(), 0);
     }

@@ -189,7 +189,9 @@ mod tests {
 
     fn memory(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("m.smg");
-        let doc = Document::new("2025-01-01T00:00:00Z");
+        let doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         smg_format::write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
         path
     }

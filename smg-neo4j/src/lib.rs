@@ -11,7 +11,7 @@
 //! use smg_format::model::{Document, Graph, Node, NonEmpty};
 //! use smg_neo4j::mapping::{read, slice, TIERS};
 //!
-//! let mut doc = Document::new("2025-01-01T00:00:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
 //! let node = Node::new(NonEmpty::from_static("concept:rust"), NonEmpty::from_static("concept"));
 //! doc.semantic_graph = Some(Graph { nodes: Some(vec![node]), ..Graph::default() });
 //! let rows = slice(&doc, "alice", &TIERS).unwrap();

@@ -42,7 +42,7 @@ fn pull_all(conn: &mut Connection, tiers: &[Scope]) -> Result<Document, Error> {
         memory: None,
         tiers: tiers.to_vec(),
         database: None,
-        now: "2030-01-01T00:00:00Z".into(),
+        now: smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
         dialect: Dialect::FalkorDb,
     };
     pull(conn, &options).map(|(doc, _)| doc)
@@ -50,7 +50,9 @@ fn pull_all(conn: &mut Connection, tiers: &[Scope]) -> Result<Document, Error> {
 
 /// The graph sections and node embeddings of a document, as canonical JSON.
 fn graph(doc: &Document) -> String {
-    let mut only = Document::new("2000-01-01T00:00:00Z");
+    let mut only = Document::new(smg_format::model::Timestamp::from_static(
+        "2000-01-01T00:00:00Z",
+    ));
     let mut g = doc.semantic_graph.clone().unwrap_or_default();
     g.extra.clear();
     let g_ids: Vec<String> = g.nodes().iter().map(|n| n.id.to_string()).collect();
@@ -391,7 +393,7 @@ fn an_unknown_memory_is_named_with_what_the_database_holds() {
         memory: Some("bob".into()),
         tiers: ALL.to_vec(),
         database: None,
-        now: "2030-01-01T00:00:00Z".into(),
+        now: smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
         dialect: Dialect::FalkorDb,
     };
     let err = pull(&mut conn, &options).unwrap_err();

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use smg_format::archive::read_archive;
 use smg_format::limits::Limits;
+use smg_format::model::Timestamp;
 use smg_format::Document;
 
 /// A turn as shown: `[turn, role, speaker, time, session, content, artifacts]`, the
@@ -78,7 +79,7 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
             t.turn,
             t.role.into_string(),
             t.speaker,
-            t.timestamp,
+            t.timestamp.map(Timestamp::into_string),
             t.session_id,
             t.content,
             a.artifacts,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use smg_format::model::{Graph, Node};
+use smg_format::model::{Graph, Node, Timestamp};
 use smg_format::Document;
 
 use crate::archive::Archive;
@@ -66,7 +66,11 @@ struct Entry<'d> {
 }
 
 /// Build the graph of `doc`, freshness measured at `at`.
-pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::Result<ViewGraph> {
+pub(crate) fn build(
+    doc: &Document,
+    at: &Timestamp,
+    archive: &Archive,
+) -> smg_engine::Result<ViewGraph> {
     let mut graphs: Vec<(String, &Graph)> = Vec::new();
     graphs.extend(
         doc.semantic_graph
@@ -84,7 +88,7 @@ pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::
     }
     let mut entries = Vec::new();
     for (name, g) in &graphs {
-        let fresh = freshness(g, at)?;
+        let fresh = freshness(g, at);
         for (n, f) in g.nodes().iter().zip(fresh) {
             entries.push(Entry {
                 node: view_node(n, f, name),
@@ -162,11 +166,11 @@ pub(crate) fn build(doc: &Document, at: &str, archive: &Archive) -> smg_engine::
 }
 
 /// Each node's freshness, 0–100: the curation score's recency (spec §18.3) over 3.
-fn freshness(g: &Graph, at: &str) -> smg_engine::Result<Vec<u8>> {
-    Ok(smg_engine::curate::scores(g, at)?
+fn freshness(g: &Graph, at: &Timestamp) -> Vec<u8> {
+    smg_engine::curate::scores(g, at)
         .iter()
         .map(|s| (s.recency / 3.0 * 100.0).round().clamp(0.0, 100.0) as u8)
-        .collect())
+        .collect()
 }
 
 fn view_node(n: &Node, fresh: u8, graph: &str) -> ViewNode {

@@ -14,7 +14,7 @@
 //! use smg_format::model::{Document, Graph, Node, NonEmpty};
 //! use smg_view::{render, ViewOptions};
 //!
-//! let mut doc = Document::new("2025-01-01T00:00:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
 //! let node = Node {
 //!     label: Some("Use Postgres".into()),
 //!     ..Node::new(NonEmpty::from_static("dec-1"), NonEmpty::from_static("decision"))
@@ -36,16 +36,17 @@ mod timeline;
 mod vault;
 
 use serde::Serialize;
+use smg_format::model::Timestamp;
 use smg_format::{limits::Limits, Document};
 
 /// How the page is built.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ViewOptions {
-    /// The time freshness is measured to (RFC 3339); default: the memory's own last
+    /// The time freshness is measured to; default: the memory's own last
     /// change (`metadata.modified`, else `created`), so that the same file gives the
     /// same page.
-    pub at: Option<String>,
+    pub at: Option<Timestamp>,
     /// How many nodes, the most important first, the graph shows at first; the page
     /// adds as many again on each "show more".
     pub shown: usize,
@@ -68,9 +69,9 @@ impl Default for ViewOptions {
 }
 
 impl ViewOptions {
-    /// Options measuring freshness at `at` (RFC 3339).
-    pub fn at(mut self, at: &str) -> Self {
-        self.at = Some(at.to_owned());
+    /// Options measuring freshness at `at`.
+    pub fn at(mut self, at: Timestamp) -> Self {
+        self.at = Some(at);
         self
     }
 
@@ -179,10 +180,6 @@ pub fn render(doc: &Document, options: &ViewOptions) -> smg_engine::Result<Page>
             .clone()
             .unwrap_or_else(|| doc.metadata.created.clone()),
     };
-    if chrono::DateTime::parse_from_rfc3339(&at).is_err() {
-        let what = format!("`{at}` is not an RFC 3339 date-time (freshness is measured to it)");
-        return Err(smg_format::Error::InvalidArgument(what).into());
-    }
     let archive = archive::build(doc, &options.limits)?;
     let graph = graph::build(doc, &at, &archive)?;
     let vault = vault::build(doc)?;

@@ -57,7 +57,7 @@ pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
             .enumerate()
             .map(|(k, (v, text))| VersionView {
                 v: v.v,
-                timestamp: v.timestamp.clone(),
+                timestamp: v.timestamp.as_ref().map(|t| t.to_string()),
                 hash: v.hash.as_deref().map(str::to_string),
                 lines: text.lines().count(),
                 rows: side_by_side(if k == 0 { "" } else { &texts[k - 1] }, text),

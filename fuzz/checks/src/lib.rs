@@ -70,7 +70,9 @@ pub fn ingest_holds(format: Format, data: &[u8]) {
         name: "export".into(),
         bytes: data.to_vec(),
     };
-    let doc = Document::new("1970-01-01T00:00:00Z");
+    let doc = Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ));
     let write = WriteOptions::new(Encoding::Brotli);
     let Ok((_, bytes)) = ingest_into_bytes(doc, vec![input], &options, &Silent, &write) else {
         return;

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use smg_format::model::Timestamp;
 use smg_format::{delta::DeltaOptions, Error};
 
 use crate::cli::{DiffArgs, FileJson};
@@ -83,10 +84,10 @@ pub(crate) fn fork(
     at: Option<&str>,
     ctx: &Context,
 ) -> Result<Outcome, Error> {
+    let at = super::time_arg("--at", at)?.unwrap_or_else(Timestamp::now);
     let bytes = read_input(file)?;
     let loaded = load_bytes(&bytes, ctx)?;
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let child = smg_format::lineage::fork(&loaded.doc, &bytes, branch, at.unwrap_or(&now))?;
+    let child = smg_format::lineage::fork(&loaded.doc, &bytes, branch, &at)?;
     save_like(output, &child, &loaded)?;
     let id = child.metadata.id.unwrap_or_default();
     report(output, &format!("forked onto branch `{branch}` as {id}\n"))?;

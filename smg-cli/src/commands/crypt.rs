@@ -113,7 +113,7 @@ pub(crate) fn sign(
 ) -> Result<Outcome, Error> {
     let loaded = load(file, ctx)?;
     let mut doc = loaded.doc.clone();
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let now = smg_format::model::Timestamp::now();
     let secret = zeroize::Zeroizing::new(read_text(key)?);
     smg_format::sign::sign(&mut doc, &secret, &now)?;
     save_like(output.unwrap_or(file), &doc, &loaded)?;

@@ -9,7 +9,7 @@ use smg_engine::curate::{
     governance::{add_knowledge, Knowledge},
     ActionReport, CurateOptions, CycleReport, Direction,
 };
-use smg_format::model::{Policy, Scope};
+use smg_format::model::{Policy, Scope, Timestamp};
 use smg_format::Error;
 
 use super::checkpoint::report as say;
@@ -22,10 +22,9 @@ use crate::Outcome;
 
 type Result<T> = std::result::Result<T, smg_engine::Error>;
 
-fn now_or(given: &Option<String>) -> String {
-    given
-        .clone()
-        .unwrap_or_else(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+fn now_or(given: &Option<String>) -> Result<Timestamp> {
+    let given = super::time_arg("--now", given.as_deref())?;
+    Ok(given.unwrap_or_else(Timestamp::now))
 }
 
 fn action_json(a: &ActionReport) -> serde_json::Value {
@@ -35,8 +34,8 @@ fn action_json(a: &ActionReport) -> serde_json::Value {
 
 pub(crate) fn run(a: &CurateArgs, ctx: &Context) -> Result<Outcome> {
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
-    let now = now_or(&a.now);
-    let options = CurateOptions::at(&now).with_dedup(!a.no_dedup);
+    let now = now_or(&a.now)?;
+    let options = CurateOptions::at(now.clone()).with_dedup(!a.no_dedup);
     let working = super::working::Working::new(format!("curating {}", a.file.display()));
     let report = curate::curate(&mut loaded.doc, &options);
     drop(working);
@@ -145,7 +144,7 @@ pub(crate) fn tier(cmd: &TierCommand, ctx: &Context) -> Result<Outcome> {
         &mut loaded.doc,
         &a.node,
         direction,
-        &now_or(&a.now),
+        &now_or(&a.now)?,
         &a.reason,
     )?;
     save_indexed(&a.file, loaded, indexed, &ctx.limits)?;
@@ -237,7 +236,7 @@ fn policy_text(p: &Policy, as_json: bool) -> String {
 pub(crate) fn knowledge(cmd: &KnowledgeCommand, ctx: &Context) -> Result<Outcome> {
     let KnowledgeCommand::Add(a) = cmd;
     let (mut loaded, indexed) = load_indexed(&a.file, ctx)?;
-    let mut k = Knowledge::new(&a.label, &a.content, a.confidence, &now_or(&a.now));
+    let mut k = Knowledge::new(&a.label, &a.content, a.confidence, now_or(&a.now)?);
     k.scope = Some(a.tier.scope());
     k.department = a.department.clone();
     k.approved_by = a.approved_by.clone();

@@ -91,7 +91,7 @@ pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
     let mut options = smg_view::ViewOptions::default()
         .shown(a.shown)
         .limits(loaded.limits);
-    if let Some(at) = &a.at {
+    if let Some(at) = super::time_arg("--at", a.at.as_deref())? {
         options = options.at(at);
     }
     if let Some(name) = a.file.file_name().filter(|_| !is_stdio(&a.file)) {

@@ -131,7 +131,9 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             )
         }
         (None, Some(path)) => {
-            let mut doc = Document::new("1970-01-01T00:00:00Z");
+            let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+                "1970-01-01T00:00:00Z",
+            ));
             versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
             let (report, bytes) = if args.index || model.is_some() {

@@ -12,8 +12,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<Outcome, Error> {
             args.file.display()
         )));
     }
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let mut doc = Document::new(&now);
+    let mut doc = Document::new(smg_format::model::Timestamp::now());
     doc.metadata.id = Some(uuid::Uuid::new_v4().to_string());
     doc.metadata.project_name = args.project.clone();
     smg_format::validate::ensure_valid(&doc, &smg_format::Limits::default())?;

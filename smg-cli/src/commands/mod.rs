@@ -22,6 +22,7 @@ mod working;
 use std::path::Path;
 
 use smg_format::limits::Bound;
+use smg_format::model::Timestamp;
 use smg_format::{Error, Limits};
 
 use crate::cli::{
@@ -31,6 +32,13 @@ use crate::cli::{
 use crate::io::Context;
 use crate::secret::Secrets;
 use crate::Outcome;
+
+/// The time given with `flag` (`--now`, `--at`…), or `SMG-E020` naming the flag.
+pub(crate) fn time_arg(flag: &str, given: Option<&str>) -> Result<Option<Timestamp>, Error> {
+    let check =
+        |t: &str| Timestamp::new(t).map_err(|e| Error::InvalidArgument(format!("{flag}: {e}")));
+    given.map(check).transpose()
+}
 
 /// The limits the global flags set.
 fn limits(global: &Global) -> Limits {

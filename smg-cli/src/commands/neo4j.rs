@@ -127,9 +127,8 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
         tiers: tiers.clone(),
         database: a.server.database.clone(),
         dialect: dialect(a.server.dialect),
-        now: a.now.clone().unwrap_or_else(|| {
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-        }),
+        now: super::time_arg("--now", a.now.as_deref())?
+            .unwrap_or_else(smg_format::model::Timestamp::now),
     };
     let (pulled, r) = smg_neo4j::pull::pull(&mut conn, &options)?;
     let (mut doc, dropped) =

@@ -78,7 +78,7 @@ fn track(
         return Ok(());
     }
     let (mut loaded, indexed) = load_indexed(file, ctx)?;
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let now = smg_format::model::Timestamp::now();
     let list: Vec<&str> = ids.iter().map(String::as_str).collect();
     smg_engine::curate::record_access(&mut loaded.doc, &list, &now, by)?;
     save_indexed(file, loaded, indexed, &ctx.limits)
@@ -248,7 +248,8 @@ pub(crate) fn bench_locomo(
 ) -> Result<Outcome, smg_engine::Error> {
     let model = super::embed::load(model)?;
     let mut options = LocomoOptions::default();
-    options.curate_at = curate_at;
+    let curate_at = super::time_arg("--curate-at", curate_at)?;
+    options.curate_at = curate_at.as_ref();
     options.embedder = model.as_ref().map(|m| m as _);
     options.tokens = tokenizer.tokens();
     let r = locomo(dir, &options)?;

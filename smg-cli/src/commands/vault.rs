@@ -32,7 +32,7 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             })?;
             let default_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let name = name.or(if is_stdio(&path) { None } else { default_name });
-            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            let now = smg_format::model::Timestamp::now();
             let meta = NewContent {
                 name: name.as_deref(),
                 kind: Some(&kind),

@@ -1,6 +1,6 @@
 //! What changes a node outside a cycle: a retrieval recorded, a tier moved by hand.
 
-use smg_format::model::{Access, Action, Document, NonEmpty};
+use smg_format::model::{Access, Action, Document, NonEmpty, Timestamp};
 
 use super::audit::{Applier, Change};
 use super::facts::{keep_recent, later};
@@ -11,17 +11,17 @@ fn invalid(detail: String) -> Error {
     Error::Format(smg_format::Error::InvalidArgument(detail))
 }
 
-/// Record that the nodes `ids` were retrieved at `at` (RFC 3339) by `by`: their
+/// Record that the nodes `ids` were retrieved at `at` by `by`: their
 /// `accessCount`, `lastAccessed` and `recentAccesses` (the last 90 days, at most 64).
 /// A retrieval is what reactivates a node (SMG §9.2). Returns how many were found;
 /// ids of no node are left alone.
 pub fn record_access(
     doc: &mut Document,
     ids: &[&str],
-    at: &str,
+    at: &Timestamp,
     by: Option<&str>,
 ) -> Result<usize> {
-    let now = super::facts::time(at)?;
+    let now = super::facts::time(at);
     if by == Some("") {
         return Err(invalid("the accessing agent's id is empty".into()));
     }
@@ -36,12 +36,12 @@ pub fn record_access(
         }
         found += 1;
         n.access_count = Some(n.access_count.unwrap_or(0) + 1);
-        n.last_accessed = later(n.last_accessed.take(), Some(at.to_string()));
+        n.last_accessed = later(n.last_accessed.take(), Some(at.clone()));
         let list = n.recent_accesses.get_or_insert_with(Vec::new);
         list.push(Access {
-            at: at.to_string(),
+            at: at.clone(),
             by: by.and_then(|b| NonEmpty::new(b).ok()),
-            ..Access::default()
+            extra: Default::default(),
         });
         keep_recent(list, Some(now));
     }
@@ -54,10 +54,9 @@ pub fn move_tier(
     doc: &mut Document,
     id: &str,
     direction: Direction,
-    now: &str,
+    now: &Timestamp,
     reason: &str,
 ) -> Result<ActionReport> {
-    super::facts::time(now)?;
     let graph = doc.semantic_graph.get_or_insert_with(Default::default);
     let nodes = graph.nodes.get_or_insert_with(Vec::new);
     let i = nodes

@@ -6,7 +6,7 @@
 //! and the graph's canonical bytes are the same as before.
 
 use serde_json::{Map, Value};
-use smg_format::model::{Action, AuditEntry, Edge, EdgeAt, FieldsAt, Node, NodeAt};
+use smg_format::model::{Action, AuditEntry, Edge, EdgeAt, FieldsAt, Node, NodeAt, Timestamp};
 
 use crate::fast::{FastMap, FastSet};
 
@@ -58,7 +58,7 @@ impl Recorded {
     pub(crate) fn entry(
         self,
         action: Action,
-        at: &str,
+        at: &Timestamp,
         node: String,
         reason: String,
         score: Option<f64>,
@@ -66,7 +66,7 @@ impl Recorded {
     ) -> AuditEntry {
         AuditEntry {
             action,
-            at: at.to_string(),
+            at: at.clone(),
             before: self.before,
             changed: self.changed,
             cycle: None,

@@ -2,7 +2,7 @@
 
 use smg_format::model::{
     Action, AuditEntry, Curation, CycleSummary, Document, Edge, LifecycleTier, Node, NonEmpty,
-    Policy,
+    Policy, Timestamp,
 };
 
 use super::audit::{Applier, Change};
@@ -15,7 +15,7 @@ use crate::Result;
 
 /// Run one cycle on `doc`'s semantic graph at `options.now`.
 pub fn curate(doc: &mut Document, options: &CurateOptions) -> Result<CycleReport> {
-    let now = super::facts::time(&options.now)?;
+    let now = super::facts::time(&options.now);
     let mut curation = doc.curation.take().unwrap_or_default();
     let expired = expire(&mut curation, now);
     let vectors = super::dedup::node_vectors(doc);
@@ -75,10 +75,8 @@ fn record(
         Some(at) => at,
         None => {
             cycles.push(CycleSummary {
-                at: options.now.clone(),
-                id: cycle_id.to_string(),
                 scanned: report.scanned as u64,
-                ..CycleSummary::default()
+                ..CycleSummary::new(cycle_id.to_string(), options.now.clone())
             });
             cycles.len() - 1
         }
@@ -156,7 +154,12 @@ fn apply(
 }
 
 /// Make one planned change; the action and, for a merge or relation, the other node.
-fn step(a: &mut Applier<'_>, p: &Plan, change: &mut Change, now: &str) -> (Action, Option<String>) {
+fn step(
+    a: &mut Applier<'_>,
+    p: &Plan,
+    change: &mut Change,
+    now: &Timestamp,
+) -> (Action, Option<String>) {
     let i = p.node;
     match p.step {
         Step::Tier(to) => {
@@ -172,13 +175,13 @@ fn step(a: &mut Applier<'_>, p: &Plan, change: &mut Change, now: &str) -> (Actio
         Step::Archive => {
             let n = a.edit(i, change);
             n.status = Some(NonEmpty::from_static("archived"));
-            n.updated = Some(now.to_string());
+            n.updated = Some(now.clone());
             (Action::Archive, None)
         }
         Step::Tombstone => {
             let n = a.edit(i, change);
             n.tombstone = Some(true);
-            n.deleted_at = Some(now.to_string());
+            n.deleted_at = Some(now.clone());
             (Action::Tombstone, None)
         }
         Step::Purge => {
@@ -189,7 +192,7 @@ fn step(a: &mut Applier<'_>, p: &Plan, change: &mut Change, now: &str) -> (Actio
         Step::Relate(k) => {
             let (from, to) = (a.node(i).id.clone(), a.node(k).id.clone());
             let edge = Edge {
-                timestamp: Some(now.to_string()),
+                timestamp: Some(now.clone()),
                 ..Edge::new(from, NonEmpty::from_static("related_to"), to.clone())
             };
             a.add_edge(edge, change);

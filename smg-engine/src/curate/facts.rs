@@ -2,7 +2,7 @@
 //! last used, how often and by whom, and which neighbours it has.
 
 use chrono::DateTime;
-use smg_format::model::{Access, Edge, Node};
+use smg_format::model::{Access, Edge, Node, Timestamp};
 
 use super::class::{status, Class};
 use crate::fast::FastMap;
@@ -29,20 +29,16 @@ pub(crate) fn keep_recent(list: &mut Vec<Access>, now: Option<i64>) {
 }
 
 /// The later of two optional times (by their instant, not their text).
-pub(crate) fn later(a: Option<String>, b: Option<String>) -> Option<String> {
+pub(crate) fn later(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
     match (a, b) {
         (Some(x), Some(y)) => Some(if seconds(&y) > seconds(&x) { y } else { x }),
         (x, y) => x.or(y),
     }
 }
 
-/// [`seconds`] of a time the caller gave, or the error that says it is not one.
-pub(crate) fn time(t: &str) -> crate::Result<i64> {
-    seconds(t).ok_or_else(|| {
-        crate::Error::Format(smg_format::Error::InvalidArgument(format!(
-            "`{t}` is not an RFC 3339 date-time"
-        )))
-    })
+/// Unix seconds of a checked time.
+pub(crate) fn time(t: &Timestamp) -> i64 {
+    t.instant().timestamp()
 }
 
 /// What one node's score reads.

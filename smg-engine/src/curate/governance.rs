@@ -1,12 +1,12 @@
 //! Governance (M3S Part 4, spec §18.9): who may put knowledge into the departmental
 //! and global tiers, from the policy stored in the file.
 
-use smg_format::model::{Document, Node, NonEmpty, Policy, Scope, Unit};
+use smg_format::model::{Document, Node, NonEmpty, Policy, Scope, Timestamp, Unit};
 
 use crate::{Error, Result};
 
 /// Knowledge to add to a curated tier (`smg knowledge add`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Knowledge {
     /// The node's id; derived from the label and time when empty.
@@ -27,19 +27,24 @@ pub struct Knowledge {
     pub created_by: Option<String>,
     /// `how_to`, `policy`, `milestone`…
     pub knowledge_type: Option<String>,
-    /// When (RFC 3339).
-    pub now: String,
+    /// When.
+    pub now: Timestamp,
 }
 
 impl Knowledge {
     /// Knowledge `label`: `content`, held with `confidence`, added at `now`.
-    pub fn new(label: &str, content: &str, confidence: f64, now: &str) -> Self {
+    pub fn new(label: &str, content: &str, confidence: f64, now: Timestamp) -> Self {
         Knowledge {
+            id: String::new(),
             label: label.into(),
             content: content.into(),
+            scope: None,
+            department: None,
             confidence,
-            now: now.into(),
-            ..Knowledge::default()
+            approved_by: None,
+            created_by: None,
+            knowledge_type: None,
+            now,
         }
     }
 }

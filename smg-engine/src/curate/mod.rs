@@ -13,7 +13,7 @@
 //! ```
 //! use smg_format::{model::{Graph, Node, NonEmpty}, Document};
 //! use smg_engine::curate::{curate, restore, CurateOptions};
-//! let mut doc = Document::new("2025-01-01T00:00:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
 //! let note = Node {
 //!     status: Some(NonEmpty::from_static("read")),
 //!     created: Some("2025-01-01T00:00:00Z".into()),
@@ -47,7 +47,7 @@ pub use class::Class;
 pub use cycle::curate;
 pub use score::Score;
 
-use smg_format::model::{Action, Curation, Document, Graph};
+use smg_format::model::{Action, Curation, Document, Graph, Timestamp};
 
 use crate::{Error, Result};
 
@@ -55,19 +55,16 @@ use crate::{Error, Result};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CurateOptions {
-    /// The cycle's time (RFC 3339): every age is measured to it.
-    pub now: String,
+    /// The cycle's time: every age is measured to it.
+    pub now: Timestamp,
     /// Merge and relate near-duplicates (on by default).
     pub dedup: bool,
 }
 
 impl CurateOptions {
-    /// A cycle at `now` (RFC 3339) with every step on.
-    pub fn at(now: &str) -> Self {
-        CurateOptions {
-            now: now.to_string(),
-            dedup: true,
-        }
+    /// A cycle at `now` with every step on.
+    pub fn at(now: Timestamp) -> Self {
+        CurateOptions { now, dedup: true }
     }
 
     /// The same cycle with deduplication on or off.
@@ -140,27 +137,26 @@ pub fn tier_tokens(doc: &Document) -> Vec<(Class, smg_format::model::LifecycleTi
     cycle::tier_tokens(doc.semantic_graph.as_ref().map_or(&[], |g| g.nodes()))
 }
 
-/// The nodes of the semantic graph a never-prune rail protects at `now` (RFC 3339),
-/// with the rail's number (spec §18.5), in graph order.
-pub fn protected(doc: &Document, now: &str) -> Result<Vec<(String, u8)>> {
-    let at = facts::time(now)?;
+/// The nodes of the semantic graph a never-prune rail protects at `now`, with the
+/// rail's number (spec §18.5), in graph order.
+pub fn protected(doc: &Document, now: &Timestamp) -> Vec<(String, u8)> {
+    let at = facts::time(now);
     let Some(g) = doc.semantic_graph.as_ref() else {
-        return Ok(Vec::new());
+        return Vec::new();
     };
     let (facts, _) = facts::gather(g.nodes(), g.edges(), at);
-    Ok(g.nodes()
+    g.nodes()
         .iter()
         .zip(&facts)
         .filter_map(|(n, f)| rules::rail(n, f, at).map(|(k, _)| (n.id.to_string(), k)))
-        .collect())
+        .collect()
 }
 
-/// Every node's memory value score at `now` (RFC 3339), in the graph's node order: what
+/// Every node's memory value score at `now`, in the graph's node order: what
 /// a cycle would weigh (spec §18.3), without changing anything. `recency / 3` is how
 /// fresh a node still is (1 = used now or never decays, 0 = long faded).
-pub fn scores(graph: &Graph, now: &str) -> Result<Vec<Score>> {
-    let at = facts::time(now)?;
-    Ok(plan::judge_all(graph.nodes(), graph.edges(), at).scores)
+pub fn scores(graph: &Graph, now: &Timestamp) -> Vec<Score> {
+    plan::judge_all(graph.nodes(), graph.edges(), facts::time(now)).scores
 }
 
 /// Undo an audit entry, or every entry of a cycle (last first), by its id. The

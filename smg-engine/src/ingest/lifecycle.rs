@@ -62,7 +62,9 @@ mod tests {
 
     #[test]
     fn an_append_keeps_what_curation_did_to_derived_nodes() {
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         let first = [
             (
                 "user",
@@ -90,8 +92,20 @@ mod tests {
             .unwrap()
             .id
             .clone();
-        record_access(&mut doc, &[&other], "2025-06-01T00:00:00Z", None).unwrap();
-        let report = curate(&mut doc, &CurateOptions::at("2025-06-01T01:00:00Z")).unwrap();
+        record_access(
+            &mut doc,
+            &[&other],
+            &smg_format::model::Timestamp::from_static("2025-06-01T00:00:00Z"),
+            None,
+        )
+        .unwrap();
+        let report = curate(
+            &mut doc,
+            &CurateOptions::at(smg_format::model::Timestamp::from_static(
+                "2025-06-01T01:00:00Z",
+            )),
+        )
+        .unwrap();
         assert!(
             report.actions.iter().any(|a| a.node == seg),
             "{:?}",

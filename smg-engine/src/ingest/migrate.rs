@@ -20,7 +20,7 @@ use crate::fast::FastMap;
 /// the archive is read only when a legacy id is found.
 ///
 /// ```
-/// let mut doc = smg_format::Document::new("2025-01-01T00:00:00Z");
+/// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
 /// assert_eq!(smg_engine::ingest::migrate(&mut doc, &Default::default()).unwrap(), 0);
 /// ```
 pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
@@ -147,7 +147,9 @@ mod tests {
             created_by: by.map(str::to_string),
             ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::from_static("segment"))
         };
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         doc.semantic_graph = Some(Graph {
             nodes: Some(vec![
                 node("seg-1", Some(CREATED_BY)),

@@ -3,7 +3,8 @@
 
 use crate::fast::{FastMap, FastSet};
 
-use smg_format::{model::WorkingMemory, Document};
+use smg_format::model::{Timestamp, WorkingMemory};
+use smg_format::Document;
 
 use super::TurnView;
 
@@ -25,19 +26,19 @@ pub(crate) fn update(
     fresh: bool,
 ) {
     let last = turns.last().map_or(0, |t| t.turn.turn);
-    let times: Vec<&str> = turns
+    let times: Vec<&Timestamp> = turns
         .iter()
-        .filter_map(|t| t.turn.timestamp.as_deref())
+        .filter_map(|t| t.turn.timestamp.as_ref())
         .collect();
     let earliest = times.iter().min_by_key(|t| super::millis(t)).copied();
     let latest = times.iter().max_by_key(|t| super::millis(t)).copied();
     if fresh {
         if let Some(t) = earliest {
-            doc.metadata.created = t.to_string();
+            doc.metadata.created = t.clone();
         }
     }
     if let Some(t) = latest {
-        doc.metadata.modified = Some(t.to_string());
+        doc.metadata.modified = Some(t.clone());
     }
     doc.metadata.total_exchanges = Some(turns.len() as u64);
     // Working memory is read by everyone who opens the file: restricted talk and what
@@ -85,7 +86,12 @@ pub(crate) fn update(
     let wm = doc
         .working_memory
         .get_or_insert_with(WorkingMemory::default);
-    wm.summary = Some(summary(turns, built, earliest, latest));
+    wm.summary = Some(summary(
+        turns,
+        built,
+        earliest.map(|t| t.as_str()),
+        latest.map(|t| t.as_str()),
+    ));
     wm.current_goals = (!goals.is_empty()).then_some(goals);
     wm.active_artifacts = (!active.is_empty()).then_some(active);
     let from = turns.len().saturating_sub(recent);

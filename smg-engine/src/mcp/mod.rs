@@ -12,7 +12,7 @@
 //! use smg_engine::mcp::{create_entities, create_relations, Entity, Relation, View};
 //! use smg_format::Document;
 //!
-//! let mut doc = Document::new("2025-01-01T00:00:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
 //! let ada = Entity { name: "Ada".into(), entity_type: "person".into(),
 //!                    observations: vec!["likes tea".into()] };
 //! assert_eq!(create_entities(&mut doc, vec![ada.clone()]).unwrap(), vec![ada]);

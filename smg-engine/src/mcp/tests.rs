@@ -21,7 +21,9 @@ fn relation(from: &str, to: &str, kind: &str) -> Relation {
 }
 
 fn memory() -> Document {
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     let made = create_entities(
         &mut doc,
         vec![
@@ -133,7 +135,9 @@ fn a_relation_end_becomes_an_entity_when_created() {
 
 #[test]
 fn names_that_differ_in_case_are_two_entities() {
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     create_entities(
         &mut doc,
         vec![entity("Ada", "person", &[]), entity("ada", "project", &[])],

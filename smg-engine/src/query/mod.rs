@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use smg_format::{model::{Graph, Node, NonEmpty, Unit}, Document};
-//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let node = |id: &'static str, kind: &'static str, label: &str, importance: f64| Node {
 //!     label: Some(label.into()), importance: Some(Unit::new(importance).unwrap()),
 //!     ..Node::new(NonEmpty::from_static(id), NonEmpty::from_static(kind))
@@ -259,14 +259,16 @@ mod tests {
     fn doc() -> Document {
         let node = |id: &str, kind: &str, label: &str, ts: &str, imp: f64| Node {
             label: Some(label.into()),
-            timestamp: Some(ts.into()),
+            timestamp: Some(smg_format::model::Timestamp::new(ts).unwrap()),
             importance: Some(smg_format::model::Unit::clamped(imp)),
             ..Node::new(
                 smg_format::model::NonEmpty::new(id).unwrap(),
                 smg_format::model::NonEmpty::new(kind).unwrap(),
             )
         };
-        let mut d = Document::new("2025-01-01T00:00:00Z");
+        let mut d = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         let mut restricted = node(
             "m1",
             "memory",

@@ -171,7 +171,9 @@ impl<'a> Columns<'a> {
             .map_err(|e| bad("importance", e))?;
         Ok(Turn {
             turn: self.turn[i],
-            timestamp: owned(self.timestamp[i]),
+            timestamp: (self.timestamp[i].map(smg_format::model::Timestamp::new))
+                .transpose()
+                .map_err(|e| bad("timestamp", e))?,
             role,
             content: self.content[i].to_string(),
             importance,
@@ -398,7 +400,8 @@ mod tests {
         (0..n)
             .map(|i| Turn {
                 speaker: Some("Ann".into()),
-                timestamp: (i % 2 == 0).then(|| "2024-05-01T10:00:00Z".into()),
+                timestamp: (i % 2 == 0)
+                    .then(|| smg_format::model::Timestamp::from_static("2024-05-01T10:00:00Z")),
                 ..Turn::new(
                     i as u64 + 1,
                     smg_format::model::role::USER,

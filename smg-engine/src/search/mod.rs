@@ -577,7 +577,9 @@ pub(crate) mod tests {
 
     /// A memory ingested from JSON Lines (spec §16).
     pub(crate) fn ingested(jsonl: String) -> Document {
-        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
         let input = Input {
             name: "t.jsonl".into(),
             bytes: jsonl.into_bytes(),

@@ -423,7 +423,7 @@ fn entry(n: &Node) -> Entry {
         text: if hit { text_of(n) } else { String::new() },
         importance: n.importance.map(f64::from),
         confidence: n.confidence.map(f64::from),
-        timestamp: n.timestamp.clone(),
+        timestamp: n.timestamp.as_ref().map(|t| t.to_string()),
         provenance: match &n.provenance {
             Some(p) if hit => serde_json::to_string(p).unwrap_or_default(),
             _ => String::new(),

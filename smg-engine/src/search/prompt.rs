@@ -246,7 +246,9 @@ mod tests {
             name: "sample".into(),
             bytes: std::fs::read(sample).unwrap(),
         };
-        let mut doc = Document::new("1970-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
         ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
         Retriever::new(&doc, &Limits::default()).unwrap()
     }

@@ -258,7 +258,8 @@ mod tests {
             .enumerate()
             .map(|(i, c)| Turn::new(i as u64 + 1, crate::model::role::ASSISTANT, c.to_string()))
             .collect();
-        let mut doc = crate::Document::new("2025-01-01T00:00:00Z");
+        let mut doc =
+            crate::Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         crate::archive::append_turns(&mut doc, &turns, &crate::archive::ArchiveOptions::default())
             .unwrap();
         let arts = doc.artifact_vault.unwrap().artifacts.unwrap();

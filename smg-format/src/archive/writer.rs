@@ -12,7 +12,9 @@ use super::key_points::key_points;
 use super::{code, naming};
 use crate::archive::{decode_block, encode_json, stored_turns};
 use crate::error::{Error, Result};
-use crate::model::{Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Turn};
+use crate::model::{
+    Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Timestamp, Turn,
+};
 use crate::vault::{NewContent, VaultWriter};
 
 /// How turns are cut into blocks and compressed.
@@ -86,7 +88,7 @@ pub fn append_turns(
 /// ```
 /// use smg_format::archive::{append_turns_with, read_archive, ArchiveOptions};
 /// use smg_format::model::{Extra, Turn};
-/// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let turns = vec![Turn::new(1, smg_format::model::role::USER, "hi")];
 /// let more = |i: usize| Extra::from_iter([("source".to_string(), serde_json::json!({"line": i + 1}))]);
 /// append_turns_with(&mut doc, &turns, &ArchiveOptions::default(), &more).unwrap();
@@ -307,7 +309,7 @@ fn store_code(
         let meta = NewContent {
             name,
             language,
-            timestamp: t.timestamp.as_deref(),
+            timestamp: t.timestamp.as_ref(),
             artifact: similar.as_deref(),
             ..NewContent::default()
         };
@@ -335,9 +337,9 @@ fn store_code(
 fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> {
     let first = turns.first().map_or(0, |t| t.0.turn);
     let last = turns.last().map_or(0, |t| t.0.turn);
-    let times: Vec<&str> = turns
+    let times: Vec<&Timestamp> = turns
         .iter()
-        .filter_map(|t| t.0.timestamp.as_deref())
+        .filter_map(|t| t.0.timestamp.as_ref())
         .collect();
     // A canonical array of canonical values is the values joined by commas.
     let mut json = Vec::with_capacity(turns.iter().map(|t| t.1.len() + 1).sum::<usize>() + 2);
@@ -354,9 +356,9 @@ fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> 
         turn_range: format!("{first}-{last}"),
         time_range: match (times.first(), times.last()) {
             (Some(a), Some(b)) => Some(TimeRange {
-                start: a.to_string(),
-                end: b.to_string(),
-                ..TimeRange::default()
+                start: (*a).clone(),
+                end: (*b).clone(),
+                extra: Extra::new(),
             }),
             _ => None,
         },
@@ -413,7 +415,7 @@ mod tests {
             turn(3, &format!("Changed x\r\n```rust\n{code2}```\n")),
             turn(4, "thanks"),
         ];
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         let r = append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
         assert_eq!(
             (r.turns, r.blocks, r.code_blocks, r.code_deduplicated),
@@ -472,9 +474,10 @@ mod tests {
                 t
             })
             .collect();
-        let mut expected = Document::new("2025-01-01T00:00:00Z");
+        let mut expected =
+            Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         append_turns(&mut expected, &holding, &opts).unwrap();
-        let mut got = Document::new("2025-01-01T00:00:00Z");
+        let mut got = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         let report = append_turns_with(&mut got, &turns, &opts, &more).unwrap();
         assert_eq!(report.code_blocks, 3);
         assert_eq!(got, expected);
@@ -491,12 +494,13 @@ mod tests {
         let turns: Vec<Turn> = (1..=11)
             .map(|n| turn(n, &format!("turn {n} {}", code(n as usize % 3))))
             .collect();
-        let mut whole = Document::new("2025-01-01T00:00:00Z");
+        let mut whole = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         append_turns(&mut whole, &turns, &opts).unwrap();
         let expected =
             crate::codec::to_canonical_json_value(&serde_json::to_value(&whole).unwrap());
         for cut in [1, 2, 4, 6, 10] {
-            let mut doc = Document::new("2025-01-01T00:00:00Z");
+            let mut doc =
+                Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
             append_turns(&mut doc, &turns[..cut], &opts).unwrap();
             append_turns(&mut doc, &turns[cut..], &opts).unwrap();
             let got = crate::codec::to_canonical_json_value(&serde_json::to_value(&doc).unwrap());
@@ -506,7 +510,7 @@ mod tests {
 
     #[test]
     fn blocks_split_by_count_and_size_and_appends_continue() {
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         let opts = ArchiveOptions {
             max_turns: 3,
             max_block_bytes: 200,
@@ -552,7 +556,7 @@ mod similarity_tests {
             ),
             Turn::new(2, crate::model::role::USER, format!("```rust\n{v2}```")),
         ];
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
         let arts = doc.artifact_vault.unwrap().artifacts.unwrap();
         assert_eq!(arts.len(), 1, "{arts:#?}");

@@ -10,8 +10,8 @@
 //! ```
 //! use smg_format::{delta::{apply_delta, make_delta, DeltaOptions}, to_bytes, Document, Encoding, WriteOptions};
 //! let options = WriteOptions::new(Encoding::Brotli);
-//! let v1 = to_bytes(&Document::new("2025-12-04T10:30:00Z"), &options).unwrap();
-//! let mut doc = Document::new("2025-12-04T10:30:00Z");
+//! let v1 = to_bytes(&Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z")), &options).unwrap();
+//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! doc.metadata.project_name = Some("atlas".into());
 //! let v2 = to_bytes(&doc, &options).unwrap();
 //! let delta = make_delta(&v1, &v2, &DeltaOptions::default()).unwrap().bytes;

@@ -7,7 +7,7 @@
 //! let dir = std::env::temp_dir().join(format!("smg-file-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let path = dir.join("memory.smg");
-//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
 //! assert_eq!(read_file(&path, &Limits::default()).unwrap(), (doc, Encoding::Brotli));
 //! std::fs::remove_dir_all(&dir).unwrap();
@@ -140,7 +140,7 @@ mod tests {
     fn atomic_write_replaces_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.smg");
-        let doc = Document::new("2025-12-04T10:30:00Z");
+        let doc = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
         for enc in [Encoding::Json, Encoding::Brotli, Encoding::Zstd] {
             write_file(&path, &doc, &WriteOptions::new(enc)).unwrap();
             let (back, found) = read_file(&path, &Limits::default()).unwrap();

@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use smg_format::{merge::{merge, MergeOptions}, Document};
-//! let base = Document::new("2025-12-04T10:30:00Z");
+//! let base = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let mut ours = base.clone();
 //! ours.metadata.project_name = Some("atlas".into());
 //! let mut theirs = base.clone();

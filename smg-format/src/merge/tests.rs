@@ -4,7 +4,7 @@ use crate::model::{Edge, Graph, Node, Turn};
 use crate::test_support::node;
 
 fn with_nodes(nodes: Vec<Node>) -> Document {
-    let mut doc = Document::new("2025-12-04T10:30:00Z");
+    let mut doc = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
     let edges = nodes
         .windows(2)
         .map(|w| {
@@ -125,7 +125,7 @@ fn a_node_removed_on_one_side_and_changed_on_the_other_is_a_conflict() {
 /// Turn `n` of conversation `c`, said at minute `n` (message id `c-n`).
 fn said(n: u64, content: &str) -> Turn {
     Turn {
-        timestamp: Some(format!("2025-01-01T10:{n:02}:00Z")),
+        timestamp: Some(crate::model::Timestamp::new(format!("2025-01-01T10:{n:02}:00Z")).unwrap()),
         conversation_id: Some("c".into()),
         message_id: Some(format!("c-{n}")),
         ..turn(n, content)
@@ -145,7 +145,7 @@ fn small_blocks() -> MergeOptions {
 /// A base of three turns, and each side with its own new turns appended.
 fn forked(ours_new: &[Turn], theirs_new: &[Turn]) -> [Document; 3] {
     let options = small_blocks().archive;
-    let mut base = Document::new("2025-12-04T10:30:00Z");
+    let mut base = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
     let first = [said(1, "one"), said(2, "two"), said(3, "three")];
     append_turns(&mut base, &first, &options).unwrap();
     let mut ours = base.clone();
@@ -161,7 +161,7 @@ fn both_sides_appending_turns_keep_every_turn_in_time_order() {
     // Said between ours' two turns, archived by theirs as turn 4.
     let theirs_new = [Turn {
         turn: 4,
-        timestamp: Some("2025-01-01T10:04:30Z".into()),
+        timestamp: Some(crate::model::Timestamp::from_static("2025-01-01T10:04:30Z")),
         message_id: Some("t-1".into()),
         ..said(4, "theirs four")
     }];
@@ -304,7 +304,7 @@ fn artifact_versions_added_on_both_sides_are_all_kept() {
     let lines =
         |extra: &str| format!("import os\nimport sys\n\ndef main():\n    print('{extra}')\n");
     let options = ArchiveOptions::default();
-    let mut base = Document::new("2025-12-04T10:30:00Z");
+    let mut base = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
     append_turns(&mut base, &[turn(1, &code(&lines("v1")))], &options).unwrap();
     let mut ours = base.clone();
     append_turns(&mut ours, &[turn(2, &code(&lines("ours")))], &options).unwrap();
@@ -345,7 +345,7 @@ fn curation_logs_of_both_sides_are_kept_in_time_and_sequence_order() {
     use crate::model::{Action, AuditEntry, Curation, CycleSummary};
     let entry = |at: &str, k: u32| AuditEntry {
         action: Action::Demote,
-        at: at.into(),
+        at: crate::model::Timestamp::new(at).unwrap(),
         before: None,
         changed: None,
         cycle: Some(format!("cycle-{at}")),
@@ -359,10 +359,11 @@ fn curation_logs_of_both_sides_are_kept_in_time_and_sequence_order() {
         extra: Default::default(),
     };
     let cycle = |at: &str| CycleSummary {
-        at: at.into(),
-        id: format!("cycle-{at}"),
         demoted: 1,
-        ..CycleSummary::default()
+        ..CycleSummary::new(
+            format!("cycle-{at}"),
+            crate::model::Timestamp::new(at).unwrap(),
+        )
     };
     let log = |at: &str, n: u32| Curation {
         audit: Some((1..=n).map(|k| entry(at, k)).collect()),

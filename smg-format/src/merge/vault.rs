@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{Merger, Taken};
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVersion, Document, Extra, Sha256Ref};
+use crate::model::{Artifact, ArtifactVersion, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
 
 /// Merge one artifact. The versions both sides share (a common prefix) stay as they
@@ -76,7 +76,7 @@ fn typed(id: &str, a: &Map<String, Value>) -> Result<Artifact> {
 
 /// A version to be numbered again: when, its content, and what it carried besides.
 struct Pending {
-    timestamp: Option<String>,
+    timestamp: Option<Timestamp>,
     hash: Sha256Ref,
     content: String,
     stated_hash: bool,
@@ -108,7 +108,8 @@ fn union(
             }
         }
     }
-    pending.sort_by(|x, y| (&x.timestamp, &x.hash).cmp(&(&y.timestamp, &y.hash)));
+    pending
+        .sort_by(|x, y| (x.timestamp.as_deref(), &x.hash).cmp(&(y.timestamp.as_deref(), &y.hash)));
     let mut art = Artifact {
         filename,
         ..Artifact::new(
@@ -123,7 +124,7 @@ fn union(
         .unwrap_or_default();
     let mut hash = String::new();
     for p in pending {
-        let mut v = next_version(id, &art, &prev, &p.content, p.timestamp.as_deref());
+        let mut v = next_version(id, &art, &prev, &p.content, p.timestamp.as_ref());
         if art.versions.is_empty() {
             v = ArtifactVersion {
                 content: Some(p.content.clone()),

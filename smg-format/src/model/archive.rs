@@ -1,5 +1,6 @@
 //! The deep archive: every original turn, in compressed blocks, and the vector index.
 
+use super::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
@@ -68,13 +69,13 @@ pub struct Block {
 
 /// A span of time (RFC 3339 date-times).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimeRange {
     /// First instant.
-    pub start: String,
+    pub start: Timestamp,
     /// Last instant.
-    pub end: String,
+    pub end: Timestamp,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

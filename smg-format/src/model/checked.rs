@@ -21,6 +21,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[error("{0}")]
 pub struct Refused(String);
 
+impl Refused {
+    pub(super) fn new(why: String) -> Self {
+        Refused(why)
+    }
+}
+
 /// A string of at least one character: roles, ids, types, relations.
 ///
 /// ```
@@ -160,6 +166,8 @@ macro_rules! string_value {
         }
     };
 }
+
+pub(super) use string_value;
 
 string_value!(NonEmpty);
 

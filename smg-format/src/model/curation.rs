@@ -2,6 +2,7 @@
 //! snapshots that undo each action, its cycle summaries, and the derived nodes it
 //! removed for good.
 
+use super::Timestamp;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -98,7 +99,7 @@ pub struct AuditEntry {
     /// What was done.
     pub action: Action,
     /// When (the cycle's `now`, RFC 3339).
-    pub at: String,
+    pub at: Timestamp,
     /// The nodes the action removed, whole, each with its place in the node list.
     pub before: Option<Vec<NodeAt>>,
     /// The nodes the action changed in place: the changed fields' earlier values.
@@ -154,14 +155,14 @@ pub struct EdgeAt {
 
 /// What one curation cycle did, in counts.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CycleSummary {
     // Fields in the order of their keys in canonical JSON.
     /// Beliefs archived.
     pub archived: u64,
     /// The cycle's `now` (RFC 3339).
-    pub at: String,
+    pub at: Timestamp,
     /// Nodes moved a tier colder.
     pub demoted: u64,
     /// Unique among the file's cycles.
@@ -181,4 +182,23 @@ pub struct CycleSummary {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl CycleSummary {
+    /// Cycle `id`, run at `at`, that has done nothing yet.
+    pub fn new(id: String, at: Timestamp) -> Self {
+        CycleSummary {
+            archived: 0,
+            at,
+            demoted: 0,
+            id,
+            merged: 0,
+            promoted: 0,
+            purged: 0,
+            related: 0,
+            scanned: 0,
+            tombstoned: 0,
+            extra: Extra::new(),
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! The semantic graph: nodes, edges, provenance, memory tiers and lifecycle.
 
+use super::{DateOrTime, Timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
@@ -145,11 +146,11 @@ impl Severity {
 
 /// One retrieval of a node: when, and by whom (a user or an agent id).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Access {
     /// When (RFC 3339).
-    pub at: String,
+    pub at: Timestamp,
     /// Who retrieved it, when known.
     pub by: Option<NonEmpty>,
     /// Fields this version does not know, kept verbatim.
@@ -171,7 +172,7 @@ pub struct Provenance {
     /// The session within the conversation.
     pub session_id: Option<String>,
     /// When the source was said (RFC 3339).
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Timestamp>,
     /// Archive turn numbers the memory was drawn from.
     pub turns: Option<Vec<u64>>,
     /// Fields this version does not know, kept verbatim.
@@ -201,19 +202,19 @@ pub struct Node {
     /// Full text of a memory or segment.
     pub content: Option<String>,
     /// When the node was created (RFC 3339).
-    pub created: Option<String>,
+    pub created: Option<Timestamp>,
     /// Who created the node.
     pub created_by: Option<String>,
     /// When the node was tombstoned (RFC 3339).
-    pub deleted_at: Option<String>,
+    pub deleted_at: Option<Timestamp>,
     /// Department of departmental memory.
     pub department: Option<String>,
     /// Longer text.
     pub description: Option<String>,
     /// First day the knowledge applies (RFC 3339 date or date-time).
-    pub effective_date: Option<String>,
+    pub effective_date: Option<DateOrTime>,
     /// Last day the knowledge applies (RFC 3339 date or date-time).
-    pub expiry_date: Option<String>,
+    pub expiry_date: Option<DateOrTime>,
     /// First turn that mentions the node.
     pub first_mentioned: Option<u64>,
     /// Unique across the whole document.
@@ -227,7 +228,7 @@ pub struct Node {
     /// Short human-readable name.
     pub label: Option<String>,
     /// When the node was last retrieved (RFC 3339).
-    pub last_accessed: Option<String>,
+    pub last_accessed: Option<Timestamp>,
     /// Last turn that mentions the node.
     pub last_mentioned: Option<u64>,
     /// For `memory` nodes: fact, preference, project, relationship, constraint or event.
@@ -260,14 +261,14 @@ pub struct Node {
     /// Curation lifecycle tier.
     pub tier: Option<LifecycleTier>,
     /// When the node's event happened or was said (RFC 3339).
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Timestamp>,
     /// Soft-deleted, pending removal.
     pub tombstone: Option<bool>,
     /// The node type (see the type's documentation).
     #[serde(rename = "type")]
     pub kind: NonEmpty,
     /// When the node was last changed (RFC 3339).
-    pub updated: Option<String>,
+    pub updated: Option<Timestamp>,
     /// For `artifact` nodes: the artifact version meant.
     pub version: Option<u64>,
     /// Fields this version does not know, kept verbatim.
@@ -358,7 +359,7 @@ pub struct Edge {
     /// Strength in \[0, 1\].
     pub strength: Option<Unit>,
     /// When the relation was established (RFC 3339).
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Timestamp>,
     /// Target node id.
     pub to: NonEmpty,
     /// Fields this version does not know, kept verbatim.

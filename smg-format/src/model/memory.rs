@@ -1,5 +1,6 @@
 //! Working memory and conversation turns.
 
+use super::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
@@ -50,7 +51,7 @@ pub struct Turn {
     /// Display name of the speaker, where the source has one.
     pub speaker: Option<String>,
     /// When it was said (RFC 3339).
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Timestamp>,
     /// Turn number, unique within the document, from 1.
     pub turn: u64,
     /// Fields this version does not know, kept verbatim.

@@ -8,6 +8,7 @@ mod checked;
 mod curation;
 mod graph;
 mod memory;
+mod time;
 mod vault;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,8 @@ pub use checked::{role, NonEmpty, Refused, Sha256Ref, Unit};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};
+pub(crate) use time::{is_date_time, is_full_date};
+pub use time::{DateOrTime, Timestamp};
 pub use vault::{Artifact, ArtifactVault, ArtifactVersion};
 
 /// Fields a reader does not know: kept and written back verbatim.
@@ -37,7 +40,8 @@ pub const FORMAT_VERSION: &str = "1.0";
 /// A whole `.smg` document.
 ///
 /// ```
-/// let doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// use smg_format::model::Timestamp;
+/// let doc = smg_format::Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let bytes = smg_format::codec::to_canonical_json(&doc).unwrap();
 /// let again = smg_format::codec::from_json_slice(&bytes).unwrap();
 /// assert_eq!(doc, again);
@@ -80,16 +84,15 @@ pub struct Document {
 }
 
 impl Document {
-    /// An empty v1 document created at `created` (RFC 3339).
-    pub fn new(created: &str) -> Self {
+    /// An empty v1 document created at `created`.
+    pub fn new(created: Timestamp) -> Self {
         Document {
             context: Value::String(CONTEXT_IRI.to_string()),
             kind: DOCUMENT_TYPE.to_string(),
             version: FORMAT_VERSION.to_string(),
             metadata: Metadata {
-                created: created.to_string(),
-                modified: Some(created.to_string()),
-                ..Metadata::default()
+                modified: Some(created.clone()),
+                ..Metadata::new(created)
             },
             working_memory: None,
             semantic_graph: None,
@@ -144,15 +147,15 @@ pub(crate) fn escape_pointer(token: &str) -> String {
 
 /// File-level facts.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Metadata {
     /// The memory's id (a UUID is recommended).
     pub id: Option<String>,
     /// When the memory was created (RFC 3339).
-    pub created: String,
+    pub created: Timestamp,
     /// When it was last written (RFC 3339).
-    pub modified: Option<String>,
+    pub modified: Option<Timestamp>,
     /// An application's project id.
     pub project_id: Option<String>,
     /// Project name.
@@ -174,9 +177,29 @@ pub struct Metadata {
     pub extra: Extra,
 }
 
+impl Metadata {
+    /// The facts of a memory created at `created`, and no others.
+    pub fn new(created: Timestamp) -> Self {
+        Metadata {
+            id: None,
+            created,
+            modified: None,
+            project_id: None,
+            project_name: None,
+            project_description: None,
+            total_exchanges: None,
+            compression_ratio: None,
+            tags: None,
+            branch: None,
+            lineage: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 /// One fork in a memory's lineage: the parent it was copied from.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Fork {
     /// The parent's `metadata.id`, if it had one.
@@ -188,7 +211,7 @@ pub struct Fork {
     /// The branch the fork started.
     pub branch: String,
     /// When the fork was made (RFC 3339).
-    pub forked_at: String,
+    pub forked_at: Timestamp,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

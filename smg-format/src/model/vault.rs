@@ -1,5 +1,6 @@
 //! The artifact vault: code and documents, deduplicated, with versions as diffs.
 
+use super::Timestamp;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ pub struct ArtifactVersion {
     /// Version number, from 1, increasing by one.
     pub v: u64,
     /// When the version was made (RFC 3339).
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Timestamp>,
     /// Unified diff against version `v - 1`.
     pub delta: Option<String>,
     /// Full content (required for version 1).

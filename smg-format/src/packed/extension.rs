@@ -26,7 +26,7 @@ pub(super) struct Extension {
 ///
 /// ```
 /// use smg_format::{packed::{with_extension, PackedArchive}, to_bytes, Document, Encoding, Limits, WriteOptions};
-/// let packed = to_bytes(&Document::new("2025-01-01T00:00:00Z"), &WriteOptions::new(Encoding::Packed)).unwrap();
+/// let packed = to_bytes(&Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z")), &WriteOptions::new(Encoding::Packed)).unwrap();
 /// let with = with_extension(&packed, "search", b"index bytes").unwrap();
 /// let path = std::env::temp_dir().join(format!("smg-ext-doc-{}.smg", std::process::id()));
 /// std::fs::write(&path, &with).unwrap();
@@ -201,7 +201,7 @@ mod tests {
     use crate::{from_bytes, to_bytes, Document, Encoding, WriteOptions};
 
     fn packed() -> Vec<u8> {
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         doc.metadata.project_name = Some("p".into());
         to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap()
     }
@@ -261,7 +261,8 @@ mod tests {
     #[test]
     fn an_extension_of_another_head_is_ignored_and_a_corrupt_one_refused() {
         let base = packed();
-        let mut changed = Document::new("2025-01-01T00:00:00Z");
+        let mut changed =
+            Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         changed.metadata.project_name = Some("q".into());
         let other = to_bytes(&changed, &WriteOptions::new(Encoding::Packed)).unwrap();
         let with = with_extension(&base, "search", b"index").unwrap();

@@ -8,7 +8,7 @@
 //! ```
 //! use smg_format::packed::{list_extensions, read_extension, with_extension};
 //! use smg_format::{to_bytes, Document, Encoding, WriteOptions};
-//! let doc = Document::new("2025-12-04T10:30:00Z");
+//! let doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 //! let packed = to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
 //! let with = with_extension(&packed, "notes", b"hello").unwrap();
 //! assert_eq!(read_extension(&with, "notes").unwrap(), Some(&b"hello"[..]));

@@ -233,7 +233,7 @@ pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
 /// ```
 /// use smg_format::model::{Node, NonEmpty, Scope};
 /// use smg_format::seal::{seal, unseal_all, SealTarget};
-/// let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+/// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let secret = Node { scope: Some(Scope::Restricted), ..Node::new(NonEmpty::from_static("n1"), NonEmpty::from_static("memory")) };
 /// doc.semantic_graph.get_or_insert_with(Default::default).nodes = Some(vec![secret]);
 /// let original = doc.clone();

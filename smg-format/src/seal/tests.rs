@@ -75,7 +75,7 @@ fn sealing_hides_content_keeps_validity_and_unsealing_restores_exactly() {
 /// conversation entries of both.
 fn scoped() -> Document {
     use crate::model::{Edge, Embedding, Node, Turn, VectorIndex, WorkingMemory};
-    let mut d = Document::new("2025-12-04T10:30:00Z");
+    let mut d = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
     let code = "```py\nx = 1\ny = 2\nz = 3\nprint(x)\n```";
     let mut turns: Vec<Turn> = [
         (1, "public plan"),

@@ -154,7 +154,7 @@ pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
 ///
 /// ```
 /// use smg_format::{validate::check_document, Document, Limits};
-/// let mut doc = Document::new("2026-01-01T00:00:00Z");
+/// let mut doc = Document::new(smg_format::model::Timestamp::from_static("2026-01-01T00:00:00Z"));
 /// assert!(check_document(&doc, &Limits::default()).is_empty());
 /// doc.metadata.branch = Some(String::new());
 /// assert_eq!(check_document(&doc, &Limits::default())[0].pointer, "/metadata/branch");

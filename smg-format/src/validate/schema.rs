@@ -7,6 +7,7 @@ use jsonschema::error::ValidationErrorKind as Kind;
 use serde_json::Value;
 
 use super::Finding;
+use crate::model::{is_date_time, is_full_date};
 
 /// Where in the schema's definitions a vector index's embedding is defined.
 pub(crate) const EMBEDDING: &str = "vectorIndex/properties/embeddings/items";
@@ -45,8 +46,20 @@ fn validator() -> &'static jsonschema::Validator {
     VALIDATOR.get_or_init(|| {
         let schema: Value =
             serde_json::from_str(SCHEMA_JSON).expect("bundled schema is JSON (tested)");
-        jsonschema::draft202012::new(&schema).expect("bundled schema compiles (tested)")
+        compile(&schema)
     })
+}
+
+/// The schema's `format`s are asserted, each by the check the model's type runs
+/// ([`crate::model::Timestamp`], [`crate::model::DateOrTime`]), so that what the
+/// schema passes the typed reader reads.
+fn compile(schema: &Value) -> jsonschema::Validator {
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_format("date-time", is_date_time)
+        .with_format("date", is_full_date)
+        .build(schema)
+        .expect("bundled schema compiles (tested)")
 }
 
 /// Every schema violation, each mapped to its stable code.
@@ -66,9 +79,7 @@ pub(crate) fn check_against(def: &str, value: &Value) -> Vec<Finding> {
             .into_iter()
             .map(|d| {
                 let one = serde_json::json!({"$ref": format!("#/$defs/{d}"), "$defs": defs});
-                let v =
-                    jsonschema::draft202012::new(&one).expect("bundled schema compiles (tested)");
-                (d, v)
+                (d, compile(&one))
             })
             .collect()
     });
@@ -78,6 +89,16 @@ pub(crate) fn check_against(def: &str, value: &Value) -> Vec<Finding> {
 }
 
 fn finding(e: jsonschema::ValidationError<'_>) -> Finding {
+    let at = e.instance_path().as_str();
+    let time = |what: &str| {
+        let message = format!("{} is not an RFC 3339 {what}", e.instance());
+        Finding::error("SMG-E113", at, message)
+    };
+    match e.kind() {
+        Kind::Format { format } if format == "date-time" => return time("date-time"),
+        Kind::AnyOf { context } if only_formats(context) => return time("date or date-time"),
+        _ => {}
+    }
     let code = match e.kind() {
         Kind::Required { .. } => "SMG-E100",
         Kind::Type { .. } => "SMG-E101",
@@ -89,7 +110,13 @@ fn finding(e: jsonschema::ValidationError<'_>) -> Finding {
         Kind::Pattern { .. } | Kind::Format { .. } | Kind::MinLength { .. } => "SMG-E104",
         _ => "SMG-E109",
     };
-    Finding::error(code, e.instance_path().as_str(), e.to_string())
+    Finding::error(code, at, e.to_string())
+}
+
+/// Whether every alternative of an `anyOf` failed on a `format` alone.
+fn only_formats(context: &[Vec<jsonschema::ValidationError<'static>>]) -> bool {
+    let errors = || context.iter().flatten();
+    errors().next().is_some() && errors().all(|e| matches!(e.kind(), Kind::Format { .. }))
 }
 
 #[cfg(test)]

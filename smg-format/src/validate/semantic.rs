@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use chrono::{DateTime, NaiveDate};
 use rayon::prelude::*;
 
 use super::provenance::Archived;
@@ -11,7 +10,7 @@ use super::Finding;
 use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
 use crate::model::{
-    escape_pointer, Block, DeepArchive, Document, Edge, Node, Provenance, Scope, Turn,
+    escape_pointer, Block, DateOrTime, DeepArchive, Document, Edge, Node, Provenance, Scope, Turn,
 };
 use crate::vault::{content_hash, rebuild_versions};
 
@@ -60,7 +59,6 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
         archived: Archived::default(),
     };
     c.version();
-    c.metadata();
     c.graphs();
     c.working_memory();
     c.vault();
@@ -97,12 +95,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Dates in the curation section, and audit and cycle ids used once each.
+    /// Audit and cycle ids used once each.
     fn curation(&mut self) {
         let Some(c) = &self.doc.curation else { return };
         let mut ids = HashSet::new();
         for (i, e) in c.audit.iter().flatten().enumerate() {
-            self.time(|| format!("/curation/audit/{i}/at"), Some(&e.at));
             if !ids.insert(e.id.as_str()) {
                 let msg = format!("audit entry id `{}` is used twice", e.id);
                 self.err("SMG-E127", format!("/curation/audit/{i}/id"), msg);
@@ -110,48 +107,10 @@ impl<'a> Checker<'a> {
         }
         let mut ids = HashSet::new();
         for (i, s) in c.cycles.iter().flatten().enumerate() {
-            self.time(|| format!("/curation/cycles/{i}/at"), Some(&s.at));
             if !ids.insert(s.id.as_str()) {
                 let msg = format!("cycle id `{}` is used twice", s.id);
                 self.err("SMG-E127", format!("/curation/cycles/{i}/id"), msg);
             }
-        }
-    }
-
-    fn time(&mut self, ptr: impl FnOnce() -> String, value: Option<&str>) {
-        if let Some(v) = value {
-            if DateTime::parse_from_rfc3339(v).is_err() {
-                self.err(
-                    "SMG-E113",
-                    ptr(),
-                    format!("`{v}` is not an RFC 3339 date-time"),
-                );
-            }
-        }
-    }
-
-    fn date(&mut self, ptr: String, value: Option<&str>) -> Option<NaiveDate> {
-        let v = value?;
-        let parsed = NaiveDate::parse_from_str(v, "%Y-%m-%d")
-            .ok()
-            .or_else(|| DateTime::parse_from_rfc3339(v).ok().map(|d| d.date_naive()));
-        if parsed.is_none() {
-            self.err(
-                "SMG-E113",
-                ptr,
-                format!("`{v}` is not an RFC 3339 date or date-time"),
-            );
-        }
-        parsed
-    }
-
-    fn metadata(&mut self) {
-        let m = &self.doc.metadata;
-        self.time(|| "/metadata/created".into(), Some(&m.created));
-        self.time(|| "/metadata/modified".into(), m.modified.as_deref());
-        for (i, fork) in m.lineage.iter().flatten().enumerate() {
-            let ptr = || format!("/metadata/lineage/{i}/forkedAt");
-            self.time(ptr, Some(&fork.forked_at));
         }
     }
 
@@ -192,18 +151,6 @@ impl<'a> Checker<'a> {
                 format!("{ptr}/type"),
                 format!("node type `{}` is not defined in v1; kept as is", n.kind),
             );
-        }
-        for (field, v) in [
-            ("timestamp", &n.timestamp),
-            ("created", &n.created),
-            ("updated", &n.updated),
-            ("lastAccessed", &n.last_accessed),
-            ("deletedAt", &n.deleted_at),
-        ] {
-            self.time(|| format!("{ptr}/{field}"), v.as_deref());
-        }
-        for (i, a) in n.recent_accesses.iter().flatten().enumerate() {
-            self.time(|| format!("{ptr}/recentAccesses/{i}/at"), Some(&a.at));
         }
         if let (Some(a), Some(b)) = (n.first_mentioned, n.last_mentioned) {
             if a > b {
@@ -256,9 +203,8 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        let from = self.date(format!("{ptr}/effectiveDate"), n.effective_date.as_deref());
-        let to = self.date(format!("{ptr}/expiryDate"), n.expiry_date.as_deref());
-        if let (Some(a), Some(b)) = (from, to) {
+        let day = |d: &Option<DateOrTime>| d.as_ref().map(DateOrTime::day);
+        if let (Some(a), Some(b)) = (day(&n.effective_date), day(&n.expiry_date)) {
             if a > b {
                 self.err(
                     "SMG-E122",
@@ -272,10 +218,6 @@ impl<'a> Checker<'a> {
     fn provenance(&mut self, ptr: &str, prov: Option<&'a [Provenance]>) {
         for (i, p) in prov.unwrap_or_default().iter().enumerate() {
             self.provenances.push((format!("{ptr}/provenance/{i}"), p));
-            self.time(
-                || format!("{ptr}/provenance/{i}/timestamp"),
-                p.timestamp.as_deref(),
-            );
         }
     }
 
@@ -296,7 +238,6 @@ impl<'a> Checker<'a> {
                 format!("relation `{}` is not defined in v1; kept as is", e.relation),
             );
         }
-        self.time(|| format!("{ptr}/timestamp"), e.timestamp.as_deref());
         self.provenance(ptr, e.provenance.as_deref());
     }
 
@@ -314,7 +255,6 @@ impl<'a> Checker<'a> {
     /// `field` builds the pointer of one of the turn's fields; archived turns live
     /// inside `compressedData`, so theirs all point there.
     fn turn(&mut self, field: impl Fn(&str) -> String, t: &Turn) {
-        self.time(|| field("timestamp"), t.timestamp.as_deref());
         if !ROLES.contains(&t.role.as_str()) {
             let msg = format!("turn {}: role `{}` is not defined in v1", t.turn, t.role);
             self.warn("SMG-W004", field("role"), msg);
@@ -357,12 +297,6 @@ impl<'a> Checker<'a> {
                     "SMG-W003",
                     format!("{ptr}/type"),
                     format!("artifact type `{}` is not defined in v1", art.kind),
-                );
-            }
-            for (i, v) in art.versions.iter().enumerate() {
-                self.time(
-                    || format!("{ptr}/versions/{i}/timestamp"),
-                    v.timestamp.as_deref(),
                 );
             }
             match newest {
@@ -442,10 +376,6 @@ impl<'a> Checker<'a> {
                 format!("{ptr}/id"),
                 format!("block id {} is used twice", b.id),
             );
-        }
-        if let Some(tr) = &b.time_range {
-            self.time(|| format!("{ptr}/timeRange/start"), Some(&tr.start));
-            self.time(|| format!("{ptr}/timeRange/end"), Some(&tr.end));
         }
         let range = parse_turn_range(&b.turn_range);
         if range.is_none() {

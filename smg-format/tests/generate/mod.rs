@@ -15,7 +15,9 @@ use smg_format::{
 
 fn turn(n: u64, minute: u32, role: &str, content: &str) -> Turn {
     Turn {
-        timestamp: Some(format!("2025-12-04T10:{minute:02}:00Z")),
+        timestamp: Some(
+            smg_format::model::Timestamp::new(format!("2025-12-04T10:{minute:02}:00Z")).unwrap(),
+        ),
         conversation_id: Some("conv_1".into()),
         session_id: Some("s1".into()),
         message_id: Some(format!("msg_{n}")),
@@ -276,7 +278,9 @@ fn sealed() -> smg_format::Document {
 /// the section; its turn numbers stay taken.
 fn sealed_conversation() -> smg_format::Document {
     use smg_format::model::{Edge, Node, Provenance, Scope};
-    let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+    let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
+        "2025-12-04T10:30:00Z",
+    ));
     let mut turns = vec![
         turn(1, 30, "user", "We ship the public beta on Friday."),
         turn(
@@ -353,7 +357,9 @@ fn packed(v: &Value) -> Vec<u8> {
 /// A coding chat archived by smg: code blocks moved to the vault, revisions as diffs,
 /// turns stored as `parts`.
 fn code_chat() -> smg_format::Document {
-    let mut doc = smg_format::Document::new("2025-12-04T10:30:00Z");
+    let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
+        "2025-12-04T10:30:00Z",
+    ));
     let revisions = [V1, V2, V3, V2];
     let turns: Vec<Turn> = revisions
         .iter()

@@ -82,7 +82,9 @@ pub(crate) fn document() -> impl Strategy<Value = Document> {
         extra(),
     )
         .prop_map(|(nodes, recent, archived, top, graph_extra)| {
-            let mut doc = Document::new("2025-12-04T10:30:00Z");
+            let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+                "2025-12-04T10:30:00Z",
+            ));
             let edges = nodes
                 .windows(2)
                 .map(|w| {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use smg_engine::search::{display, prompt, Item, SearchOptions};
-use smg_format::model::{Node, Scope};
+use smg_format::model::{Node, Scope, Timestamp};
 
 use super::{answer, failed, Server};
 use crate::Error;
@@ -117,9 +117,9 @@ impl Server {
         let k = if days.is_some() { CANDIDATES } else { limit };
         let found = retriever.search(query, &self.options(query, k)?)?;
         let cutoff = days.map(|d| chrono::Utc::now() - chrono::Duration::days(i64::from(d)));
-        let recent = |t: Option<&String>| match (cutoff, t) {
+        let recent = |t: Option<&Timestamp>| match (cutoff, t) {
             (None, _) => true,
-            (Some(c), Some(t)) => chrono::DateTime::parse_from_rfc3339(t).is_ok_and(|t| t >= c),
+            (Some(c), Some(t)) => t.instant() >= c,
             (Some(_), None) => false,
         };
         Ok(found
@@ -188,10 +188,8 @@ impl Server {
 
     fn global(&self, a: &Global, limit: usize) -> Result<Vec<Value>, Error> {
         let keep = |n: &Node| {
-            let year = n
-                .effective_date
-                .as_ref()
-                .or(n.timestamp.as_ref())
+            let year = (n.effective_date.as_deref())
+                .or(n.timestamp.as_deref())
                 .and_then(|t| t.get(..4)?.parse::<i32>().ok());
             a.knowledge_type
                 .as_ref()

@@ -297,8 +297,9 @@ fn fields_to_props(json: Json, table: &[(&str, &str)]) -> BTreeMap<String, Value
 /// The year of a node's time (its timestamp, creation or effective date), for the
 /// seed's composite indexes.
 fn year(node: &smg_format::model::Node) -> Option<i64> {
-    let date = [&node.timestamp, &node.created, &node.effective_date]
-        .into_iter()
+    let times = [&node.timestamp, &node.created].map(|t| t.as_deref());
+    let date = (times.into_iter())
+        .chain([node.effective_date.as_deref()])
         .flatten()
         .next()?;
     date.get(..4)?.parse().ok()

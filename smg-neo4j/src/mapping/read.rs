@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value as Json};
 use smg_format::model::{
-    DeepArchive, Document, Edge, Embedding, Graph, Metadata, Node, Scope, VectorIndex,
+    DeepArchive, Document, Edge, Embedding, Graph, Metadata, Node, Scope, Timestamp, VectorIndex,
 };
 
 use super::{
@@ -44,9 +44,9 @@ pub fn read(
     memory_props: Option<&[(String, Value)]>,
     nodes: Vec<ReadNode>,
     edges: Vec<ReadEdge>,
-    now: &str,
+    now: &Timestamp,
 ) -> Result<Document, Error> {
-    let mut doc = Document::new(now);
+    let mut doc = Document::new(now.clone());
     let prop = |name: &str| {
         memory_props
             .into_iter()

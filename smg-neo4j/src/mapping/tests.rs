@@ -34,7 +34,9 @@ fn stored(slice: &Slice) -> (Vec<ReadNode>, Vec<ReadEdge>) {
 }
 
 fn graph_json(doc: &Document) -> Vec<u8> {
-    let mut only = Document::new("2000-01-01T00:00:00Z");
+    let mut only = Document::new(smg_format::model::Timestamp::from_static(
+        "2000-01-01T00:00:00Z",
+    ));
     only.semantic_graph = doc.semantic_graph.clone();
     to_canonical_json(&only).unwrap()
 }
@@ -56,7 +58,7 @@ fn every_fixture_graph_comes_back_byte_for_byte() {
             Some(&slice.memory),
             nodes,
             edges,
-            "2030-01-01T00:00:00Z",
+            &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
         )
         .unwrap();
         let mut expected = doc.clone();
@@ -190,7 +192,14 @@ fn a_graph_that_does_not_fit_names_the_first_offending_node() {
         ),
     ];
     for (n, why) in cases {
-        let err = read("m", None, vec![n], vec![], "2030-01-01T00:00:00Z").unwrap_err();
+        let err = read(
+            "m",
+            None,
+            vec![n],
+            vec![],
+            &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "SMG-E305");
         let text = err.to_string();
         assert!(text.contains("n1") && text.contains(why), "{why}: {text}");
@@ -208,7 +217,14 @@ fn nodes_written_by_others_come_after_and_take_their_tier_from_the_label() {
             ("owner_team".into(), "hr".into()),
         ],
     };
-    let doc = read("m", None, vec![n], vec![], "2030-01-01T00:00:00Z").unwrap();
+    let doc = read(
+        "m",
+        None,
+        vec![n],
+        vec![],
+        &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
+    )
+    .unwrap();
     let g = &doc.semantic_graph.as_ref().unwrap().nodes()[0];
     assert_eq!(g.scope, Some(Scope::Global));
     assert_eq!(g.extra.get("owner_team"), Some(&serde_json::json!("hr")));

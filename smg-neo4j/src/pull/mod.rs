@@ -4,7 +4,7 @@ mod merge;
 
 pub use merge::{into_file, Dropped};
 
-use smg_format::model::{Document, Scope};
+use smg_format::model::{Document, Scope, Timestamp};
 
 use crate::bolt::{Connection, Value};
 use crate::mapping::{self, tier_label, ReadEdge, ReadNode, MEMORY_LABEL, NODE_LABEL};
@@ -22,7 +22,7 @@ pub struct PullOptions {
     /// The database, or the server's default.
     pub database: Option<String>,
     /// The creation time of the metadata when the database has no memory node.
-    pub now: String,
+    pub now: Timestamp,
     /// The server's Cypher dialect.
     pub dialect: Dialect,
 }

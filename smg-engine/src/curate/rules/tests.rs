@@ -8,7 +8,9 @@ const NOW: i64 = 1_750_000_000;
 fn node(kind: &str, status: Option<&str>) -> Node {
     Node {
         status: status.and_then(|s| NonEmpty::new(s).ok()),
-        created: Some("2024-01-01T00:00:00Z".into()),
+        created: Some(smg_format::model::Timestamp::from_static(
+            "2024-01-01T00:00:00Z",
+        )),
         ..Node::new(NonEmpty::from_static("n"), NonEmpty::new(kind).unwrap())
     }
 }
@@ -40,9 +42,13 @@ fn each_rail_protects_on_its_own_and_only_its_own() {
     assert_eq!(rail_of(&node("migration", None)), Some(7));
     assert_eq!(rail_of(&node("system_config", None)), Some(8));
     let mut fresh = node("memory", None);
-    fresh.created = Some("2025-06-15T00:00:00Z".into()); // NOW is 2025-06-15T15:06:40Z
+    fresh.created = Some(smg_format::model::Timestamp::from_static(
+        "2025-06-15T00:00:00Z",
+    )); // NOW is 2025-06-15T15:06:40Z
     assert_eq!(rail_of(&fresh), Some(9));
-    fresh.created = Some("2025-06-14T15:06:39Z".into());
+    fresh.created = Some(smg_format::model::Timestamp::from_static(
+        "2025-06-14T15:06:39Z",
+    ));
     assert_eq!(rail_of(&fresh), None);
     let shared = Facts {
         agents: 4,
@@ -61,7 +67,7 @@ fn each_rail_protects_on_its_own_and_only_its_own() {
     curated.scope = Some(Scope::Departmental);
     curated.approved_by = Some("head".into());
     assert_eq!(rail_of(&curated), Some(11));
-    curated.expiry_date = Some("2025-01-01".into());
+    curated.expiry_date = Some(smg_format::model::DateOrTime::new("2025-01-01").unwrap());
     assert_eq!(rail_of(&curated), None);
 }
 

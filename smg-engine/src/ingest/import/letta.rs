@@ -10,7 +10,7 @@
 //! ([`apply`]).
 
 use serde_json::{json, Map, Value};
-use smg_format::model::{Graph, Node, NonEmpty, Scope, Unit};
+use smg_format::model::{Graph, Node, NonEmpty, Scope, Timestamp, Unit};
 use smg_format::vault::{NewContent, VaultWriter};
 use smg_format::Document;
 
@@ -29,7 +29,7 @@ pub(crate) struct Extras {
     /// Tools with source code: `(file name, language, code)`.
     pub(crate) tools: Vec<(String, String, String)>,
     /// The file's `created_at`, when the tools' versions were written.
-    pub(crate) created: Option<String>,
+    pub(crate) created: Option<Timestamp>,
 }
 
 /// Whether a parsed document reads as an agent file.
@@ -190,7 +190,7 @@ pub(crate) fn apply(doc: &mut Document, extras: Extras, scope: Option<Scope>) ->
             name: Some(name),
             language: Some(language),
             kind: Some("code"),
-            timestamp: extras.created.as_deref(),
+            timestamp: extras.created.as_ref(),
             ..NewContent::default()
         };
         writer.add(code, &meta)?;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use smg_format::model::role;
+use smg_format::model::{role, Timestamp};
 
 use super::{str_field, Conversation, Message, Records};
 use crate::error::Result;
@@ -59,7 +59,7 @@ pub(super) fn read(samples: &[&RawValue], records: &mut Records<'_>) -> Result<V
             let timestamp = date.as_deref().and_then(session_time);
             for (t, turn) in turns.iter().enumerate() {
                 let at = format!("sample {}, session {n}, turn {}", i + 1, t + 1);
-                match message(&parse(turn), &a, n, t, timestamp.as_deref()) {
+                match message(&parse(turn), &a, n, t, timestamp.as_ref()) {
                     Ok(m) => messages.push(m),
                     Err(reason) => records.skip(at, reason)?,
                 }
@@ -102,7 +102,7 @@ fn message(
     speaker_a: &str,
     session: usize,
     index: usize,
-    timestamp: Option<&str>,
+    timestamp: Option<&Timestamp>,
 ) -> std::result::Result<Message, String> {
     let speaker = str_field(turn, "speaker").ok_or("no `speaker`")?;
     let text = str_field(turn, "text").ok_or("no `text`")?;
@@ -122,15 +122,15 @@ fn message(
         speaker: Some(speaker.to_string()),
         record: super::source(turn, &content, None),
         content,
-        timestamp: timestamp.map(str::to_string),
+        timestamp: timestamp.cloned(),
         scope: None,
     })
 }
 
 /// "1:56 pm on 8 May, 2023" as RFC 3339 (the dataset gives no zone: UTC).
-fn session_time(s: &str) -> Option<String> {
+fn session_time(s: &str) -> Option<Timestamp> {
     let t = chrono::NaiveDateTime::parse_from_str(s.trim(), "%I:%M %p on %d %B, %Y").ok()?;
-    Some(t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    Timestamp::from_utc(&t.and_utc(), chrono::SecondsFormat::Secs).ok()
 }
 
 #[cfg(test)]

@@ -364,7 +364,9 @@ mod tests {
 
     #[test]
     fn a_server_file_comes_back_line_for_line() {
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         let r = run(&mut doc, SERVER, true).unwrap();
         assert_eq!((r.entities, r.relations, r.implicit.len()), (3, 2, 0));
         let ids: Vec<&str> = doc
@@ -402,7 +404,9 @@ mod tests {
             r#"{"type":"entity","name":"","entityType":"person"}"#,
             "\n",
         );
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         let r = run(&mut doc, text, false).unwrap();
         assert_eq!((r.entities, r.relations), (1, 1));
         assert_eq!(r.implicit, ["Stripe"]);
@@ -421,14 +425,23 @@ mod tests {
         let more = r#"{"type":"entity","name":"Stripe","entityType":"organization","observations":["payments"]}"#;
         run(&mut doc, more, true).unwrap();
         assert_eq!(mcp_memory(&doc).entities, 2);
-        let err = run(&mut Document::new("2025-01-01T00:00:00Z"), text, true).unwrap_err();
+        let err = run(
+            &mut Document::new(smg_format::model::Timestamp::from_static(
+                "2025-01-01T00:00:00Z",
+            )),
+            text,
+            true,
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "SMG-E210");
         assert!(err.to_string().contains("line 3"), "{err}");
     }
 
     #[test]
     fn other_knowledge_exports_as_entities_and_says_what_it_leaves_out() {
-        let mut doc = Document::new("2025-01-01T00:00:00Z");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
         let chat = concat!(
             r#"{"conversation_id":"c1","message_id":"m1","role":"user","content":"We decided to use Postgres for billing because of transactions.","timestamp":"2025-02-28T10:10:00Z"}"#,
             "\n",

@@ -10,7 +10,7 @@ pub(crate) mod mcp_memory;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use smg_format::model::{role, NonEmpty};
+use smg_format::model::{role, NonEmpty, Timestamp};
 
 use crate::error::{Error, Result};
 
@@ -58,7 +58,7 @@ pub(crate) struct Message {
     pub(crate) speaker: Option<String>,
     /// The message as text: what search, chunking and the archive's `content` see.
     pub(crate) content: String,
-    pub(crate) timestamp: Option<String>,
+    pub(crate) timestamp: Option<Timestamp>,
     /// The source record, verbatim, as [`source`] gives it.
     pub(crate) record: Box<str>,
     /// The scope the record gives (JSON Lines' `scope`): `Restricted`, or none.
@@ -402,26 +402,29 @@ pub(crate) fn without(v: &Value, keys: &[&str]) -> Option<Value> {
 }
 
 /// Unix seconds (integer or fractional) as an RFC 3339 UTC date-time; milliseconds
-/// are kept when the source has a fraction.
-pub(crate) fn unix_time(v: &Value) -> Option<String> {
+/// are kept when the source has a fraction. `None` for a time RFC 3339 cannot
+/// write (before year 0 or after 9999).
+pub(crate) fn unix_time(v: &Value) -> Option<Timestamp> {
     let secs = v.as_f64()?;
     if !secs.is_finite() {
         return None;
     }
     let millis = (secs * 1000.0).round() as i64;
     let t = chrono::DateTime::from_timestamp_millis(millis)?;
-    Some(if millis % 1000 == 0 {
-        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    let precision = if millis % 1000 == 0 {
+        chrono::SecondsFormat::Secs
     } else {
-        t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-    })
+        chrono::SecondsFormat::Millis
+    };
+    Timestamp::from_utc(&t, precision).ok()
 }
 
-/// An RFC 3339 date-time from a string, normalised to UTC; `None` when it is not one.
-pub(crate) fn rfc3339(s: &str) -> Option<String> {
+/// An RFC 3339 date-time from a string, normalised to UTC; `None` when it is not one
+/// (or is one that UTC takes past year 9999).
+pub(crate) fn rfc3339(s: &str) -> Option<Timestamp> {
     let t = chrono::DateTime::parse_from_rfc3339(s).ok()?;
     let t = t.with_timezone(&chrono::Utc);
-    Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+    Timestamp::from_utc(&t, chrono::SecondsFormat::AutoSi).ok()
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@ fn node(id: &str, kind: &str, label: &str, time: &str) -> Node {
     Node {
         label: Some(label.into()),
         importance: Some(Unit::clamped(0.5)),
-        timestamp: (!time.is_empty()).then(|| time.into()),
+        timestamp: (!time.is_empty()).then(|| smg_format::model::Timestamp::new(time).unwrap()),
         ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::new(kind).unwrap())
     }
 }
 
 fn doc() -> Document {
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     let edge = |from: &str, to: &str, relation: &str| {
         Edge::new(
             NonEmpty::new(from).unwrap(),
@@ -94,7 +96,9 @@ fn no_path_passes_through_a_hub() {
         nodes.push(node(&format!("m{i}"), "memory", "a memory", ""));
         edges.push(edge(format!("m{i}"), "hub"));
     }
-    let mut doc = Document::new("2025-01-01T00:00:00Z");
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "2025-01-01T00:00:00Z",
+    ));
     doc.semantic_graph = Some(Graph {
         nodes: Some(nodes),
         edges: Some(edges),

@@ -214,6 +214,22 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         (node, "importance", json!(1)),
         (edge, "strength", json!(7.0)),
         (edge, "strength", json!(0.0)),
+        ("/metadata", "created", json!("2025-12-04")),
+        ("/metadata", "created", json!("2025-12-04 10:30:00+01:00")),
+        ("/metadata", "modified", json!("2025-02-30T00:00:00Z")),
+        (turn, "timestamp", json!("yesterday")),
+        (turn, "timestamp", json!("2025-12-04T10:30:00.5Z")),
+        (node, "created", json!("2025-12-04T10:30")),
+        (node, "updated", json!("2025-12-04T10:30:00")),
+        (node, "lastAccessed", json!("2025-12-04T10:30:00Z")),
+        (node, "deletedAt", json!("")),
+        (node, "timestamp", json!("2025-12-04t10:30:00z")),
+        (node, "effectiveDate", json!("2025-12-31")),
+        (node, "effectiveDate", json!("2025-1-5")),
+        (node, "expiryDate", json!("2025-12-31T10:00:00-05:00")),
+        (node, "expiryDate", json!("2025-12-31T25:00:00Z")),
+        (edge, "timestamp", json!("1 May 2025")),
+        (version, "timestamp", json!("+2025-12-04T10:30:00Z")),
     ];
     for (at, field, value) in cases {
         let mut v = serde_json::to_value(full_fixture()).unwrap();
@@ -233,6 +249,10 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
                 );
                 assert_eq!(e.code(), "SMG-E012", "{e}");
                 assert_eq!(e.pointer(), pointer, "{e}");
+                let time = ["created", "modified", "timestamp", "Date", "At", "updated"];
+                if time.iter().any(|t| field.contains(t)) {
+                    assert_eq!(schema[0].code, "SMG-E113", "{field} = {value}");
+                }
             }
         }
     }
