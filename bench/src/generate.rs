@@ -158,11 +158,12 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
             })
             .collect();
         blocks.push(Block {
-            id: unit,
-            turn_range: format!("{}-{}", turn_no, turn_no + 49),
-            compressed_data: encode_turns(&turns, 5).expect("encode"),
             summary: Some(words.sentence(&mut rng, 12)),
-            ..Block::default()
+            ..Block::new(
+                unit,
+                smg_format::model::TurnRange::span(turn_no, turn_no + 49),
+                encode_turns(&turns, 5).expect("encode"),
+            )
         });
         turn_no += 50;
         if unit % 20 == 0 {

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::archive::parse_turn_range;
-use crate::model::{Document, Edge, Node, Sha256Ref};
+use crate::model::{Document, Edge, Node, Sha256Ref, TurnRange};
 
 /// One field that differs: its value before and after (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -252,7 +252,7 @@ fn ranges(numbers: impl Iterator<Item = u64>) -> Vec<(u64, u64)> {
 
 /// Whether a block of the same id and turn range holds other data in `b`.
 fn rewritten_block(a: &Document, b: &Document) -> bool {
-    let blocks = |d: &Document| -> BTreeMap<u64, (String, String)> {
+    let blocks = |d: &Document| -> BTreeMap<u64, (TurnRange, String)> {
         d.deep_archive
             .iter()
             .flat_map(|x| x.blocks())

@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::model::{Document, Extra, Fork, Timestamp};
+use crate::model::{Document, Extra, Fork, NonEmpty, Sha256Hex, Timestamp};
 
 /// Fork the memory read from `parent_bytes` (`parent` is that file's document) onto
 /// `branch` at time `at`: the copy gets a new id, the branch, and the parent appended
@@ -27,24 +27,29 @@ pub fn fork(
     branch: &str,
     at: &Timestamp,
 ) -> Result<Document> {
-    if branch.trim().is_empty() || branch.chars().any(char::is_control) {
-        return Err(Error::InvalidArgument(format!(
+    let refused = || {
+        Error::InvalidArgument(format!(
             "branch name {branch:?} must be non-empty and hold no control characters"
-        )));
+        ))
+    };
+    if branch.trim().is_empty() || branch.chars().any(char::is_control) {
+        return Err(refused());
     }
-    let parent_sha256 = hex::encode(Sha256::digest(parent_bytes));
+    let name = NonEmpty::new(branch).map_err(|_| refused())?;
+    let parent_sha256 = Sha256Hex::of(parent_bytes);
     let mut child = parent.clone();
     let meta = &mut child.metadata;
+    let id = derived_uuid(&[&parent_sha256, branch, at]);
     meta.lineage.get_or_insert_with(Vec::new).push(Fork {
         parent_id: meta.id.clone(),
-        parent_sha256: parent_sha256.clone(),
-        parent_branch: meta.branch.clone(),
-        branch: branch.to_string(),
+        parent_sha256,
+        parent_branch: meta.branch.take().map(NonEmpty::into_string),
+        branch: name.clone(),
         forked_at: at.clone(),
         extra: Extra::new(),
     });
-    meta.id = Some(derived_uuid(&[&parent_sha256, branch, at]));
-    meta.branch = Some(branch.to_string());
+    meta.id = Some(id);
+    meta.branch = Some(name);
     meta.modified = Some(at.clone());
     Ok(child)
 }

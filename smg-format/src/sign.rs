@@ -2,11 +2,12 @@
 //! section's canonical JSON, so a failed check names the sections that changed.
 //!
 //! ```
+//! use smg_format::model::Timestamp;
 //! use smg_format::sign::{generate_key, sign, verify};
 //! use smg_format::Document;
 //! let (secret, public) = generate_key().unwrap();
-//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
-//! sign(&mut doc, &secret, "2025-12-04T10:31:00Z").unwrap();
+//! let mut doc = Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
+//! sign(&mut doc, &secret, &Timestamp::from_static("2025-12-04T10:31:00Z")).unwrap();
 //! assert!(verify(&doc, Some(&public)).is_ok());
 //! doc.metadata.project_name = Some("changed".into());
 //! assert!(verify(&doc, Some(&public)).is_err());

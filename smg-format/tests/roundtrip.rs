@@ -44,7 +44,7 @@ proptest! {
 
     #[test]
     fn archived_turns_come_back_byte_for_byte(turns in prop::collection::vec(turn(), 0..8)) {
-        let block = Block { id: 1, turn_range: "1-1".into(), compressed_data: smg_format::archive::encode_turns(&turns, 5).unwrap(), ..Block::default() };
+        let block = Block::new(1, smg_format::model::TurnRange::span(1, 1), smg_format::archive::encode_turns(&turns, 5).unwrap());
         let back = smg_format::archive::decode_block(&block, smg_format::model::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
         prop_assert_eq!(back, turns);
     }

@@ -72,7 +72,7 @@ fn list(
         });
         rows[i].1 += 1;
     }
-    let sealed: Vec<(String, Vec<String>)> = doc
+    let sealed: Vec<(String, Vec<smg_format::model::TurnRange>)> = doc
         .sealed_sections
         .iter()
         .flatten()
@@ -97,7 +97,11 @@ fn list(
             let _ = writeln!(out, "{s:<10}  {n:>7} turns  {id}");
         }
         for (id, r) in &sealed {
-            let _ = writeln!(out, "sealed      {id} (turns {})", r.join(", "));
+            let _ = writeln!(
+                out,
+                "sealed      {id} (turns {})",
+                r.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+            );
         }
         out
     };

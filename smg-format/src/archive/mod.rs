@@ -362,12 +362,11 @@ pub(crate) mod tests {
             turn(1, "héllo\r\n\u{0}tabs\t"),
             turn(2, "```rust\nfn main() {}\n```"),
         ];
-        let block = Block {
-            id: 1,
-            turn_range: "1-2".into(),
-            compressed_data: encode_turns(&turns, 9).unwrap(),
-            ..Block::default()
-        };
+        let block = Block::new(
+            1,
+            crate::model::TurnRange::new("1-2").unwrap(),
+            encode_turns(&turns, 9).unwrap(),
+        );
         let back =
             decode_block(&block, CompressionMethod::Brotli, None, &Limits::default()).unwrap();
         assert_eq!(back, turns);
@@ -375,12 +374,11 @@ pub(crate) mod tests {
 
     #[test]
     fn corrupt_blocks_name_the_block() {
-        let block = Block {
-            id: 7,
-            turn_range: "1-1".into(),
-            compressed_data: "!!!".into(),
-            ..Block::default()
-        };
+        let block = Block::new(
+            7,
+            crate::model::TurnRange::new("1-1").unwrap(),
+            "!!!".into(),
+        );
         let err =
             decode_block(&block, CompressionMethod::Brotli, None, &Limits::default()).unwrap_err();
         assert_eq!(err.code(), "SMG-E117");
@@ -398,12 +396,7 @@ pub(crate) mod tests {
             (CompressionMethod::Gzip, b64(&gz.finish().unwrap())),
             (CompressionMethod::None, b64(json)),
         ] {
-            let block = Block {
-                id: 1,
-                turn_range: "1".into(),
-                compressed_data: data,
-                ..Block::default()
-            };
+            let block = Block::new(1, crate::model::TurnRange::new("1").unwrap(), data);
             assert_eq!(
                 decode_block(&block, method, None, &Limits::default()).unwrap()[0].content,
                 "hi"

@@ -13,7 +13,7 @@ use super::{code, naming};
 use crate::archive::{decode_block, encode_json, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{
-    Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Timestamp, Turn,
+    Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Timestamp, Turn, TurnRange,
 };
 use crate::vault::{NewContent, VaultWriter};
 
@@ -352,8 +352,6 @@ fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> 
     }
     json.push(b']');
     Ok(Block {
-        id,
-        turn_range: format!("{first}-{last}"),
         time_range: match (times.first(), times.last()) {
             (Some(a), Some(b)) => Some(TimeRange {
                 start: (*a).clone(),
@@ -365,8 +363,11 @@ fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> 
         summary: summary(turns.iter().map(|t| t.0.as_ref())),
         key_points: Some(key_points(turns.iter().map(|t| t.0.as_ref()))),
         scope: turns.first().and_then(|t| t.0.scope),
-        compressed_data: encode_json(&json, quality)?,
-        ..Block::default()
+        ..Block::new(
+            id,
+            TurnRange::span(first, last),
+            encode_json(&json, quality)?,
+        )
     })
 }
 

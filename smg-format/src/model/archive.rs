@@ -1,6 +1,6 @@
 //! The deep archive: every original turn, in compressed blocks, and the vector index.
 
-use super::Timestamp;
+use super::{Timestamp, TurnRange};
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
@@ -44,13 +44,13 @@ impl DeepArchive {
 
 /// One block: base64 of the compressed UTF-8 JSON array of its turns.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Block {
     /// Block number, unique within the archive.
     pub id: u64,
     /// Inclusive turn range, `"first-last"` (e.g. `"1-50"`).
-    pub turn_range: String,
+    pub turn_range: TurnRange,
     /// Timestamps of the block's first and last turns that have one.
     pub time_range: Option<TimeRange>,
     /// What the block is about.
@@ -65,6 +65,22 @@ pub struct Block {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Block {
+    /// Block `id` holding `turn_range`, its turns compressed in `compressed_data`.
+    pub fn new(id: u64, turn_range: TurnRange, compressed_data: String) -> Self {
+        Block {
+            id,
+            turn_range,
+            time_range: None,
+            summary: None,
+            key_points: None,
+            scope: None,
+            compressed_data,
+            extra: Extra::new(),
+        }
+    }
 }
 
 /// A span of time (RFC 3339 date-times).

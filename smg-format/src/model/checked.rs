@@ -6,7 +6,9 @@
 //!
 //! Held so: a turn's `role` and `importance`; a node's `id`, `type`, `status`,
 //! `importance` and `confidence`; an edge's `from`, `to`, `relation` and `strength`;
-//! who retrieved a node; an artifact's `type` and `hash` and each version's `hash`.
+//! who retrieved a node; an artifact's `type` and `hash` and each version's `hash`;
+//! the memory's branch, each fork's branch and parent digest; a collaborator's id;
+//! a block's and a sealed tier's turn ranges; and every time ([`super::Timestamp`]).
 //! Constraints that span fields or concern the JSON kept as it is (`extra`) are
 //! checked before a write instead (`validate::fields`, `validate::semantic`).
 
@@ -313,8 +315,7 @@ impl Sha256Ref {
 
     /// The hash of `bytes`.
     pub fn of(bytes: &[u8]) -> Self {
-        use sha2::{Digest, Sha256};
-        Sha256Ref(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
+        Sha256Ref(format!("sha256:{}", Sha256Hex::of(bytes)))
     }
 
     /// The reference, `sha256:…`.
@@ -333,8 +334,96 @@ impl Sha256Ref {
     }
 }
 
+/// A SHA-256 digest written as 64 lowercase hex digits, without a prefix (a fork's
+/// parent file).
+///
+/// ```
+/// use smg_format::model::Sha256Hex;
+/// assert_eq!(Sha256Hex::of(b"").as_str().len(), 64);
+/// assert!(Sha256Hex::new("sha256:ab").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sha256Hex(String);
+
+impl Sha256Hex {
+    /// `s`, unless it is not 64 lowercase hex digits.
+    pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
+        let s = s.into();
+        if !is_sha256_hex(&s) {
+            return Err(Refused(format!(
+                "{s:?} does not match \"^[0-9a-f]{{64}}$\""
+            )));
+        }
+        Ok(Sha256Hex(s))
+    }
+
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        Sha256Hex(hex::encode(Sha256::digest(bytes)))
+    }
+
+    /// The 64 hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The digits, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+string_value!(Sha256Hex);
+
+/// A range of turn numbers as a block or a sealed tier names it: `first-last`, or one
+/// number, in decimal digits (`^[0-9]+(-[0-9]+)?$`).
+///
+/// ```
+/// use smg_format::model::TurnRange;
+/// assert_eq!(TurnRange::span(3, 9), "3-9");
+/// assert!(TurnRange::new("3-").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TurnRange(String);
+
+impl TurnRange {
+    /// `s`, unless it is not of that form.
+    pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
+        let s = s.into();
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        let ok = match s.split_once('-') {
+            Some((a, b)) => digits(a) && digits(b),
+            None => digits(&s),
+        };
+        if !ok {
+            return Err(Refused(format!(
+                "{s:?} does not match \"^[0-9]+(-[0-9]+)?$\""
+            )));
+        }
+        Ok(TurnRange(s))
+    }
+
+    /// `first-last`.
+    pub fn span(first: u64, last: u64) -> Self {
+        TurnRange(format!("{first}-{last}"))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+string_value!(TurnRange);
+
 /// Whether `h` is 64 lowercase hex digits.
-pub(crate) fn is_sha256_hex(h: &str) -> bool {
+fn is_sha256_hex(h: &str) -> bool {
     h.len() == 64
         && h.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))

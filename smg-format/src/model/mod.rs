@@ -18,8 +18,7 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub(crate) use checked::is_sha256_hex;
-pub use checked::{role, NonEmpty, Refused, Sha256Ref, Unit};
+pub use checked::{role, NonEmpty, Refused, Sha256Hex, Sha256Ref, TurnRange, Unit};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};
@@ -169,7 +168,7 @@ pub struct Metadata {
     /// Free-form tags.
     pub tags: Option<Vec<String>>,
     /// The branch this memory is on (set by a fork).
-    pub branch: Option<String>,
+    pub branch: Option<NonEmpty>,
     /// The forks that led to this memory, oldest first.
     pub lineage: Option<Vec<Fork>>,
     /// Fields this version does not know, kept verbatim.
@@ -205,11 +204,11 @@ pub struct Fork {
     /// The parent's `metadata.id`, if it had one.
     pub parent_id: Option<String>,
     /// SHA-256 of the parent file's bytes, lowercase hex.
-    pub parent_sha256: String,
+    pub parent_sha256: Sha256Hex,
     /// The parent's branch, if it was on one.
     pub parent_branch: Option<String>,
     /// The branch the fork started.
-    pub branch: String,
+    pub branch: NonEmpty,
     /// When the fork was made (RFC 3339).
     pub forked_at: Timestamp,
     /// Fields this version does not know, kept verbatim.
@@ -219,11 +218,11 @@ pub struct Fork {
 
 /// A person who shares the memory.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Collaborator {
     /// Collaborator id, the key of their private context.
-    pub id: String,
+    pub id: NonEmpty,
     /// Role in the project (developer, designer…).
     pub role: Option<String>,
     /// Display name.
@@ -252,7 +251,7 @@ pub struct SealedSection {
     pub node_ids: Option<Vec<String>>,
     /// For a tier: the turn ranges (`"first-last"`) of the sealed archive blocks, so
     /// that turn numbers stay unique and new turns are numbered after them.
-    pub turn_ranges: Option<Vec<String>>,
+    pub turn_ranges: Option<Vec<TurnRange>>,
     /// `brotli` when the content was compressed before it was encrypted; absent when
     /// it is stored as is.
     pub compression: Option<String>,

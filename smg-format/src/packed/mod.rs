@@ -46,7 +46,7 @@ struct Section {
 #[serde(rename_all = "camelCase")]
 struct IndexBlock {
     id: u64,
-    turn_range: String,
+    turn_range: crate::model::TurnRange,
     section: Section,
 }
 

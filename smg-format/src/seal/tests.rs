@@ -2,6 +2,7 @@
 
 use super::*;
 
+use crate::model::TurnRange;
 use crate::test_support::full_fixture as doc;
 
 fn valid(d: &Document) -> bool {
@@ -161,7 +162,7 @@ fn a_tier_seals_its_blocks_vectors_recent_turns_and_conversations() {
         assert!(!text.contains(gone), "{gone} is still readable: {text}");
     }
     let section = &d.sealed_sections.as_ref().unwrap()[0];
-    assert_eq!(section.turn_ranges, Some(vec!["3-4".to_string()]));
+    assert_eq!(section.turn_ranges, Some(vec![TurnRange::span(3, 4)]));
     assert_eq!(section.node_ids, Some(vec!["secret".to_string()]));
     assert_eq!(
         crate::archive::last_turn(&d),

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Block, Document, Edge, Embedding, Node, Scope, Turn};
+use crate::model::{Block, Document, Edge, Embedding, Node, Scope, Turn, TurnRange};
 
 /// A node or edge removed from a graph, with where it stood.
 #[derive(Debug, Serialize, Deserialize)]
@@ -36,10 +36,10 @@ pub(super) struct TierContent {
 impl TierContent {
     /// What a reader without the key may see of it: the ids of its nodes and the
     /// turn ranges of its blocks (`None` for none).
-    pub(super) fn visible(&self) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    pub(super) fn visible(&self) -> (Option<Vec<String>>, Option<Vec<TurnRange>>) {
         let ids: Vec<String> = self.nodes.iter().map(|p| p.item.id.to_string()).collect();
         let ranges = self.blocks.iter().map(|p| p.item.turn_range.clone());
-        let ranges: Vec<String> = ranges.collect();
+        let ranges: Vec<TurnRange> = ranges.collect();
         (
             (!ids.is_empty()).then_some(ids),
             (!ranges.is_empty()).then_some(ranges),

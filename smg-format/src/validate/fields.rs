@@ -1,11 +1,13 @@
 //! The JSON Schema's constraints checked on the typed document, without building its
 //! JSON: what a writer runs before it replaces a file (a few milliseconds where the
 //! schema over JSON takes a second). Serde already gives the schema's types and
-//! required members, and the values of `model::checked` (roles, node ids, types and
-//! statuses, edge ends and relations, a turn's importance) hold their own constraints; what is left is held here, field by field:
-//! non-empty strings, ranges, patterns, enums and finite numbers. Members the model keeps as JSON
-//! (unknown members, `source`, a node's `metadata`) are checked by the schema itself,
-//! each against its own definition. `tests` holds this against the schema.
+//! required members, and the model's values hold their own constraints (roles, ids,
+//! types, relations, branches; scores; hashes and digests; times; turn ranges). What
+//! is left is held here, field by field: numbers from 1, the document's type and
+//! version, sealed sections' ids and kinds, list lengths and finite vectors. Members
+//! the model keeps as JSON (unknown members, `source`, a node's `metadata`) are
+//! checked by the schema itself, each against its own definition. `tests` holds this
+//! against the schema.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -38,12 +40,6 @@ struct Fields {
 impl Fields {
     fn push(&mut self, code: &'static str, at: impl FnOnce() -> String, message: String) {
         self.findings.push(Finding::error(code, at(), message));
-    }
-
-    fn non_empty(&mut self, at: impl FnOnce() -> String, value: &str) {
-        if value.is_empty() {
-            self.push("SMG-E104", at, "\"\" is shorter than 1 character".into());
-        }
     }
 
     fn number(
@@ -137,9 +133,7 @@ impl Fields {
             self.json("/artifactVault", "artifactVault", [], &v.extra);
         }
         for (i, c) in doc.collaborators.iter().flatten().enumerate() {
-            let at = format!("/collaborators/{i}");
-            self.non_empty(|| format!("{at}/id"), &c.id);
-            self.json(&at, "collaborator", [], &c.extra);
+            self.json(&format!("/collaborators/{i}"), "collaborator", [], &c.extra);
         }
         if let Some(a) = &doc.deep_archive {
             self.archive(a);
@@ -176,20 +170,6 @@ impl Fields {
             0.0,
             None,
         );
-        if let Some(b) = &m.branch {
-            self.non_empty(|| "/metadata/branch".into(), b);
-        }
-        for (i, f) in m.lineage.iter().flatten().enumerate() {
-            let at = |field: &str| format!("/metadata/lineage/{i}/{field}");
-            let hex = crate::model::is_sha256_hex(&f.parent_sha256);
-            self.pattern(
-                || at("parentSha256"),
-                &f.parent_sha256,
-                hex,
-                "^[0-9a-f]{64}$",
-            );
-            self.non_empty(|| at("branch"), &f.branch);
-        }
         self.json("/metadata", "metadata", [], &m.extra);
     }
 
@@ -286,13 +266,6 @@ impl Fields {
     }
 
     fn block(&mut self, at: &str, b: &Block) {
-        let range = &b.turn_range;
-        self.pattern(
-            || format!("{at}/turnRange"),
-            range,
-            turn_range_pattern(range),
-            "^[0-9]+(-[0-9]+)?$",
-        );
         if let Some(t) = &b.time_range {
             self.json(&format!("{at}/timeRange"), TIME_RANGE, [], &t.extra);
         }
@@ -344,14 +317,6 @@ fn version_pattern(v: &str) -> bool {
     parts.next() == Some("1")
         && parts.clone().count() <= 2
         && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn turn_range_pattern(r: &str) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    match r.split_once('-') {
-        Some((a, b)) => digits(a) && digits(b),
-        None => digits(r),
-    }
 }
 
 /// An object holding valid values for the required members of definition `def`, so

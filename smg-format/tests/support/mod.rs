@@ -105,12 +105,11 @@ pub(crate) fn document() -> impl Strategy<Value = Document> {
                 ..WorkingMemory::default()
             });
             doc.deep_archive = Some(DeepArchive {
-                blocks: Some(vec![Block {
-                    id: 1,
-                    turn_range: "1-10000".into(),
-                    compressed_data: smg_format::archive::encode_turns(&archived, 5).unwrap(),
-                    ..Block::default()
-                }]),
+                blocks: Some(vec![Block::new(
+                    1,
+                    smg_format::model::TurnRange::span(1, 10_000),
+                    smg_format::archive::encode_turns(&archived, 5).unwrap(),
+                )]),
                 ..DeepArchive::default()
             });
             doc.extra = top;
