@@ -227,7 +227,7 @@ fn code_chat(target: usize) -> Vec<Turn> {
                     ))
                     .expect("a date-time"),
                 ),
-                ..Turn::new(n, role, content)
+                ..Turn::new(smg_format::model::Ordinal::new(n).unwrap(), role, content)
             });
             n += 1;
         }

@@ -144,7 +144,7 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
                         smg_format::model::Timestamp::new(timestamp(turn_no + i)).unwrap(),
                     ),
                     ..Turn::new(
-                        turn_no + i,
+                        smg_format::model::Ordinal::new(turn_no + i).unwrap(),
                         if i % 2 == 0 {
                             smg_format::model::role::USER
                         } else {

@@ -80,7 +80,7 @@ fn index_into(turns: &[smg_format::model::Turn], dir: &Path, threads: Option<usi
     .expect("writer");
     for t in turns {
         let mut doc = TantivyDocument::default();
-        doc.add_u64(f.turn, t.turn);
+        doc.add_u64(f.turn, t.turn.get());
         doc.add_text(f.conversation, t.conversation_id.as_deref().unwrap_or(""));
         doc.add_text(f.session, t.session_id.as_deref().unwrap_or(""));
         doc.add_text(f.speaker, t.speaker.as_deref().unwrap_or(&t.role));

@@ -167,8 +167,8 @@ fn missing(doc: &Document, rows: &[Embedding], limits: &Limits) -> Result<Vec<(K
     let (archived, _) = crate::search::load_turns(doc, limits)?;
     let mut out: Vec<(Key, String)> = archived
         .iter()
-        .filter(|t| !turns.contains(&t.turn))
-        .map(|t| (Key::Turn(t.turn), display(t)))
+        .filter(|t| !turns.contains(&t.turn.get()))
+        .map(|t| (Key::Turn(t.turn.get()), display(t)))
         .collect();
     for n in doc
         .semantic_graph

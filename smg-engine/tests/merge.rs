@@ -223,7 +223,11 @@ fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
         timestamp: Some(
             smg_format::model::Timestamp::new(format!("2025-03-01T10:0{n}:00Z")).unwrap(),
         ),
-        ..Turn::new(n, smg_format::model::role::USER, text)
+        ..Turn::new(
+            smg_format::model::Ordinal::new(n).unwrap(),
+            smg_format::model::role::USER,
+            text,
+        )
     };
     let options = smg_format::archive::ArchiveOptions::default();
     let append = |doc: &Document, turns: &[Turn]| {

@@ -49,13 +49,17 @@ fn append(doc: &mut Document, contents: &[String]) {
     let last = read_archive(doc, &Limits::default())
         .unwrap()
         .last()
-        .map_or(0, |a| a.turn.turn);
+        .map_or(0, |a| a.turn.turn.get());
     let turns: Vec<Turn> = contents
         .iter()
         .zip(last + 1..)
         .map(|(content, n)| Turn {
             timestamp: Some(said_at(content)),
-            ..Turn::new(n, smg_format::model::role::USER, content.clone())
+            ..Turn::new(
+                smg_format::model::Ordinal::new(n).unwrap(),
+                smg_format::model::role::USER,
+                content.clone(),
+            )
         })
         .collect();
     append_turns(doc, &turns, &archive_options()).unwrap();

@@ -64,7 +64,7 @@ proptest! {
                 } else {
                     prose
                 };
-                Turn::new(i as u64 + 1, smg_format::model::role::USER, content)
+                Turn::new(smg_format::model::Ordinal::new(i as u64 + 1).unwrap(), smg_format::model::role::USER, content)
             })
             .collect();
         let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
@@ -74,7 +74,7 @@ proptest! {
             let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(enc)).unwrap();
             let (back, _) = smg_format::from_bytes(&bytes, &Limits::default()).unwrap();
             for t in &turns {
-                prop_assert_eq!(&smg_format::archive::find_turn(&back, t.turn, &Limits::default()).unwrap(), t);
+                prop_assert_eq!(&smg_format::archive::find_turn(&back, t.turn.get(), &Limits::default()).unwrap(), t);
             }
         }
     }

@@ -74,9 +74,9 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
             next
         });
         let turns = &mut out.conversations[c].turns;
-        out.at.insert(t.turn, (c, turns.len()));
+        out.at.insert(t.turn.get(), (c, turns.len()));
         turns.push(ViewTurn(
-            t.turn,
+            t.turn.get(),
             t.role.into_string(),
             t.speaker,
             t.timestamp.map(Timestamp::into_string),

@@ -148,7 +148,7 @@ pub(crate) fn conversations(doc: &Document, limits: &Limits) -> Result<Vec<Conve
             .and_then(Value::as_u64);
         (
             order.unwrap_or(u64::MAX),
-            c.turns.first().map_or(u64::MAX, |t| t.turn),
+            c.turns.first().map_or(u64::MAX, |t| t.turn.get()),
         )
     };
     out.sort_by_key(key);

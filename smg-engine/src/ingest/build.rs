@@ -104,7 +104,7 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
         decisions: Vec::new(),
         memories: Memories::default(),
         goals: Vec::new(),
-        total: turns.last().map_or(0, |t| t.turn),
+        total: turns.last().map_or(0, |t| t.turn.get()),
     }
 }
 
@@ -130,16 +130,16 @@ impl Draft {
             let seg = &self.segments[inf.segment];
             let technical_turn = !matches!(inf.facts.kind, Kind::Explanation | Kind::ShortExchange);
             if let Some(s) = &t.speaker {
-                count(&mut names, s, n, Some(NameKind::Person), false);
+                count(&mut names, s, n.get(), Some(NameKind::Person), false);
             }
             if !inf.memorable {
                 continue;
             }
             for (name, kind) in &inf.facts.names {
-                count(&mut names, name, n, Some(*kind), technical_turn);
+                count(&mut names, name, n.get(), Some(*kind), technical_turn);
             }
             for term in &inf.facts.technical {
-                count(&mut terms, term, n, None, true);
+                count(&mut terms, term, n.get(), None, true);
             }
             for (k, d) in inf.facts.decisions.iter().enumerate() {
                 let id = decision_id(t, k + 1);
@@ -152,7 +152,7 @@ impl Draft {
                 self.memories.add(&mut self.g, *kind, sentence, t, seg);
             }
             self.goals
-                .extend(inf.facts.goals.iter().map(|s| (n, s.clone())));
+                .extend(inf.facts.goals.iter().map(|s| (n.get(), s.clone())));
         }
         (names, terms)
     }
@@ -302,8 +302,8 @@ fn segment_node(
     Node {
         label: Some(clip(&format!("{}: {}", speaker(label), label.content), 100)),
         confidence: Some(Unit::clamped(1.0)),
-        first_mentioned: Some(first.turn),
-        last_mentioned: Some(last.turn),
+        first_mentioned: Some(first.turn.get()),
+        last_mentioned: Some(last.turn.get()),
         timestamp: first.timestamp.clone(),
         keywords: Some(
             // From a slice: collecting `ranked.into_iter()` would reuse its allocation
@@ -328,8 +328,8 @@ fn decision_node(id: NonEmpty, d: &super::analyze::Decision, t: &Turn, facts: &F
         outcome: Some(d.outcome.clone()),
         rationale: d.rationale.clone(),
         confidence: Some(Unit::clamped(round(confidence))),
-        first_mentioned: Some(t.turn),
-        last_mentioned: Some(t.turn),
+        first_mentioned: Some(t.turn.get()),
+        last_mentioned: Some(t.turn.get()),
         timestamp: t.timestamp.clone(),
         keywords: Some(text::terms(&d.outcome).take(6).collect())
             .filter(|k: &Vec<String>| !k.is_empty()),

@@ -23,7 +23,7 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
     let index: FastMap<u64, usize> = turns
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.turn.turn, i))
+        .map(|(i, t)| (t.turn.turn.get(), i))
         .collect();
     // Each node's score reads only the turns and the degrees: scored side by side.
     g.nodes.par_iter_mut().for_each(|node| {
@@ -63,7 +63,13 @@ mod tests {
 
     #[test]
     fn the_formula_of_smg_9_1() {
-        let turn = |n: u64, content: &str| Turn::new(n, smg_format::model::role::USER, content);
+        let turn = |n: u64, content: &str| {
+            Turn::new(
+                smg_format::model::Ordinal::new(n).unwrap(),
+                smg_format::model::role::USER,
+                content,
+            )
+        };
         let owned = [
             turn(1, "We decided to use Rust because it is fast"),
             turn(2, "fine"),

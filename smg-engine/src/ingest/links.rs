@@ -102,7 +102,7 @@ pub(super) fn supersede(
             .find(|d| d.3.iter().any(|w| words.contains(w)));
         let recent = earlier
             .clone()
-            .find(|d| turns[*i].turn - turns[d.0].turn <= 10);
+            .find(|d| turns[*i].turn.get() - turns[d.0].turn.get() <= 10);
         if let Some(old) = same_subject.or(recent) {
             g.link(id, &old.1, "supersedes", 0.9);
         }
@@ -153,7 +153,7 @@ pub(super) fn artifacts(
             let n = t.turn.turn;
             match g.get_mut(&id) {
                 Some(node) => {
-                    node.last_mentioned = Some(n);
+                    node.last_mentioned = Some(n.get());
                     node.version = node.version.max(Some(*version));
                 }
                 None => {
@@ -166,8 +166,8 @@ pub(super) fn artifacts(
                         artifact_ref: Some(art.clone()),
                         version: Some(*version),
                         confidence: Some(Unit::clamped(1.0)),
-                        first_mentioned: Some(n),
-                        last_mentioned: Some(n),
+                        first_mentioned: Some(n.get()),
+                        last_mentioned: Some(n.get()),
                         tags: a.map(|a| vec![a.kind.clone()]),
                         created_by: Some(CREATED_BY.into()),
                         ..Node::new(id.clone(), NonEmpty::from_static("artifact"))

@@ -54,7 +54,7 @@ impl Memories {
                 node.confidence = Some(Unit::clamped(round(
                     (node.confidence.map_or(0.6, f64::from) + 0.05).min(1.0),
                 )));
-                node.last_mentioned = node.last_mentioned.max(Some(t.turn));
+                node.last_mentioned = node.last_mentioned.max(Some(t.turn.get()));
                 node.provenance
                     .get_or_insert_with(Vec::new)
                     .push(provenance(std::iter::once(t)));
@@ -62,10 +62,10 @@ impl Memories {
             g.link(&id, segment, "part_of", round(sim));
             return;
         }
-        self.per_turn = if self.per_turn.0 == t.turn {
-            (t.turn, self.per_turn.1 + 1)
+        self.per_turn = if t.turn == self.per_turn.0 {
+            (t.turn.get(), self.per_turn.1 + 1)
         } else {
-            (t.turn, 1)
+            (t.turn.get(), 1)
         };
         let id = NonEmpty::joined(
             &NonEmpty::from_static("mem-"),
@@ -76,8 +76,8 @@ impl Memories {
             label: Some(clip(sentence, 80)),
             content: Some(sentence.to_string()),
             confidence: Some(Unit::clamped(0.6)),
-            first_mentioned: Some(t.turn),
-            last_mentioned: Some(t.turn),
+            first_mentioned: Some(t.turn.get()),
+            last_mentioned: Some(t.turn.get()),
             timestamp: t.timestamp.clone(),
             keywords: Some(terms.iter().take(8).cloned().collect())
                 .filter(|k: &Vec<String>| !k.is_empty()),
@@ -142,7 +142,11 @@ mod tests {
     use super::*;
 
     fn turn(n: u64) -> Turn {
-        Turn::new(n, smg_format::model::role::USER, String::new())
+        Turn::new(
+            smg_format::model::Ordinal::new(n).unwrap(),
+            smg_format::model::role::USER,
+            String::new(),
+        )
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub(crate) fn legacy_ids<'t>(
     if legacy.is_empty() {
         return 0;
     }
-    let by_number: FastMap<u64, &Turn> = archived.map(|t| (t.turn, t)).collect();
+    let by_number: FastMap<u64, &Turn> = archived.map(|t| (t.turn.get(), t)).collect();
     let renamed: FastMap<String, NonEmpty> = legacy
         .into_iter()
         .filter_map(|(id, l)| {
@@ -136,7 +136,11 @@ mod tests {
         Turn {
             conversation_id: Some("c".into()),
             message_id: message.map(str::to_string),
-            ..Turn::new(n, smg_format::model::role::USER, format!("turn {n}"))
+            ..Turn::new(
+                smg_format::model::Ordinal::new(n).unwrap(),
+                smg_format::model::role::USER,
+                format!("turn {n}"),
+            )
         }
     }
 

@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions};
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
-use smg_format::model::{Edge, Extra, Graph, Node, Scope, Turn};
+use smg_format::model::{Edge, Extra, Graph, Node, Ordinal, Scope, Turn};
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
@@ -292,11 +292,11 @@ fn run(
     keep_conversation_headers(doc, &imported, scope);
     let pending = pending(imported, &existing, &mut report);
     // After sealed turns too: their numbers stay taken.
-    let first = smg_format::archive::last_turn(doc) + 1;
+    let last = smg_format::archive::last_turn(doc);
     let (turns, sources): (Vec<Turn>, Vec<Source>) = pending
         .into_par_iter()
         .enumerate()
-        .map(|(i, p)| p.into_turn(first + i as u64, scope))
+        .map(|(i, p)| p.into_turn(Ordinal::after(last + i as u64), scope))
         .unzip();
     check_limits(existing.len(), &turns, &options.limits).map_err(smg_format::Error::from)?;
     progress.start("archiving", turns.len() as u64);
@@ -405,7 +405,7 @@ fn read_archive_lean(
         .unwrap_or(0);
     let recent = options.recent_turns as u64;
     let lean = |t: &mut Turn| {
-        if t.turn.saturating_add(recent) <= last {
+        if t.turn.get().saturating_add(recent) <= last {
             t.extra.remove("source");
         }
     };
@@ -508,7 +508,7 @@ fn millis(t: &str) -> Option<i64> {
 
 impl Pending {
     /// The turn, and apart from it the record it came from (compact until archived).
-    fn into_turn(self, n: u64, scope: Option<Scope>) -> (Turn, Source) {
+    fn into_turn(self, n: Ordinal, scope: Option<Scope>) -> (Turn, Source) {
         let m = self.message;
         let turn = Turn {
             timestamp: m.timestamp,

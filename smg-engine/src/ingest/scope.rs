@@ -17,7 +17,7 @@ pub(crate) fn inherit(nodes: &mut [Node], edges: &[Edge], turns: &[TurnView<'_>]
     let restricted: FastSet<u64> = turns
         .iter()
         .filter(|t| t.turn.scope == Some(Scope::Restricted))
-        .map(|t| t.turn.turn)
+        .map(|t| t.turn.turn.get())
         .collect();
     if restricted.is_empty() {
         return;
@@ -219,7 +219,11 @@ mod tests {
         let turns: Vec<Turn> = (1..=6)
             .map(|n| Turn {
                 scope: (n > 3).then_some(Scope::Restricted),
-                ..Turn::new(n, smg_format::model::role::USER, "")
+                ..Turn::new(
+                    smg_format::model::Ordinal::new(n).unwrap(),
+                    smg_format::model::role::USER,
+                    "",
+                )
             })
             .collect();
         let views: Vec<TurnView<'_>> = turns

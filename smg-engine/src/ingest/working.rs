@@ -25,7 +25,7 @@ pub(crate) fn update(
     recent: usize,
     fresh: bool,
 ) {
-    let last = turns.last().map_or(0, |t| t.turn.turn);
+    let last = turns.last().map_or(0, |t| t.turn.turn.get());
     let times: Vec<&Timestamp> = turns
         .iter()
         .filter_map(|t| t.turn.timestamp.as_ref())
@@ -55,7 +55,7 @@ pub(crate) fn update(
         let hidden: FastSet<u64> = turns
             .iter()
             .filter(|t| !shared(t.turn.scope))
-            .map(|t| t.turn.turn)
+            .map(|t| t.turn.turn.get())
             .collect();
         (&shown[..], hidden)
     };
@@ -75,7 +75,7 @@ pub(crate) fn update(
     for t in turns
         .iter()
         .rev()
-        .take_while(|t| t.turn.turn + ACTIVE_WINDOW > last)
+        .take_while(|t| t.turn.turn.get() + ACTIVE_WINDOW > last)
     {
         for (a, _) in t.artifacts.iter().rev() {
             if !active.contains(a) && active.len() < 5 {

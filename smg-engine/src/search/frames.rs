@@ -125,7 +125,7 @@ impl<'a> Columns<'a> {
     fn of(turns: &'a [Turn]) -> Self {
         let mut c = Columns::default();
         for t in turns {
-            c.turn.push(t.turn);
+            c.turn.push(t.turn.get());
             c.timestamp.push(t.timestamp.as_deref());
             c.role.push(&t.role);
             c.content.push(&t.content);
@@ -169,8 +169,9 @@ impl<'a> Columns<'a> {
             .map(smg_format::model::Unit::new)
             .transpose()
             .map_err(|e| bad("importance", e))?;
+        let turn = smg_format::model::Ordinal::new(self.turn[i]).map_err(|e| bad("turn", e))?;
         Ok(Turn {
-            turn: self.turn[i],
+            turn,
             timestamp: (self.timestamp[i].map(smg_format::model::Timestamp::new))
                 .transpose()
                 .map_err(|e| bad("timestamp", e))?,
@@ -403,7 +404,7 @@ mod tests {
                 timestamp: (i % 2 == 0)
                     .then(|| smg_format::model::Timestamp::from_static("2024-05-01T10:00:00Z")),
                 ..Turn::new(
-                    i as u64 + 1,
+                    smg_format::model::Ordinal::new(i as u64 + 1).unwrap(),
                     smg_format::model::role::USER,
                     format!("turn number {i}"),
                 )

@@ -271,8 +271,11 @@ impl Retriever {
     /// Index `turns`, the archive of `doc` (blocks of `block_sizes` turns), and
     /// `doc`'s graph.
     fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
-        let position: HashMap<u64, usize> =
-            turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect();
+        let position: HashMap<u64, usize> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.turn.get(), i))
+            .collect();
         // The nodes' numbers by id, for the turns' place in the graph and the nodes'
         // vectors.
         let node_numbers = nodes::numbers(doc);
@@ -664,7 +667,9 @@ pub(crate) mod tests {
         assert_eq!(hits[0].turn.turn, 3);
         // The turns around it, in its session, follow: here the question before it.
         assert!(
-            hits[1..].iter().any(|h| [1, 2, 4].contains(&h.turn.turn)),
+            hits[1..]
+                .iter()
+                .any(|h| [1, 2, 4].contains(&h.turn.turn.get())),
             "{hits:?}"
         );
         assert!(hits[0].segment.is_some());

@@ -46,7 +46,7 @@ const LEVEL: i32 = 9;
 pub(crate) fn digest(turns: &[Turn]) -> [u8; 32] {
     let mut h = Sha256::new();
     for t in turns {
-        h.update(t.turn.to_le_bytes());
+        h.update(t.turn.get().to_le_bytes());
     }
     h.finalize().into()
 }

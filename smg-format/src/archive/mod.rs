@@ -353,7 +353,11 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn turn(n: u64, content: &str) -> Turn {
-        Turn::new(n, crate::model::role::USER, content)
+        Turn::new(
+            crate::model::Ordinal::new(n).unwrap(),
+            crate::model::role::USER,
+            content,
+        )
     }
 
     #[test]

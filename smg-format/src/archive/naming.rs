@@ -256,7 +256,13 @@ mod tests {
         let turns: Vec<Turn> = said
             .iter()
             .enumerate()
-            .map(|(i, c)| Turn::new(i as u64 + 1, crate::model::role::ASSISTANT, c.to_string()))
+            .map(|(i, c)| {
+                Turn::new(
+                    crate::model::Ordinal::new(i as u64 + 1).unwrap(),
+                    crate::model::role::ASSISTANT,
+                    c.to_string(),
+                )
+            })
             .collect();
         let mut doc =
             crate::Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));

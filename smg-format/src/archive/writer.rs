@@ -110,7 +110,7 @@ pub fn append_turns_with(
                 t.turn
             )));
         }
-        expected_after = t.turn;
+        expected_after = t.turn.get();
     }
     if turns.is_empty() {
         return Ok(AppendReport::default());
@@ -335,8 +335,8 @@ fn store_code(
 }
 
 fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> {
-    let first = turns.first().map_or(0, |t| t.0.turn);
-    let last = turns.last().map_or(0, |t| t.0.turn);
+    let first = turns.first().map_or(0, |t| t.0.turn.get());
+    let last = turns.last().map_or(0, |t| t.0.turn.get());
     let times: Vec<&Timestamp> = turns
         .iter()
         .filter_map(|t| t.0.timestamp.as_ref())
@@ -551,11 +551,15 @@ mod similarity_tests {
         let v2 = c2.join("\n") + "\n";
         let turns = vec![
             Turn::new(
-                1,
+                crate::model::Ordinal::new(1).unwrap(),
                 crate::model::role::USER,
                 format!("```rust src/a.rs\n{v1}```"),
             ),
-            Turn::new(2, crate::model::role::USER, format!("```rust\n{v2}```")),
+            Turn::new(
+                crate::model::Ordinal::new(2).unwrap(),
+                crate::model::role::USER,
+                format!("```rust\n{v2}```"),
+            ),
         ];
         let mut doc = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
         append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();

@@ -10,7 +10,7 @@ use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part};
 use super::{Conflict, MergeOptions, Side};
 use crate::archive::{append_turns, read_archive};
 use crate::error::Result;
-use crate::model::{Block, Document, Turn};
+use crate::model::{Block, Document, Ordinal, Turn};
 
 /// What a turn is, whatever its number: its conversation and message id, or, for a
 /// turn without a message id, its canonical JSON without the number.
@@ -23,8 +23,9 @@ enum Identity {
 fn identity(t: &Turn) -> Result<Identity> {
     Ok(match &t.message_id {
         Some(m) => Identity::Message(t.conversation_id.clone(), m.clone()),
+        // Every turn gets the same number, so that only what was said compares.
         None => Identity::Content(crate::canonical::to_vec(&Turn {
-            turn: 0,
+            turn: Ordinal::FIRST,
             ..t.clone()
         })?),
     })
@@ -206,7 +207,7 @@ impl<'a> Union<'a> {
                 Part::Base(i) => {
                     for (j, t) in self.base[i].iter().enumerate() {
                         time_of(t);
-                        self.hold(side, t.turn, self.starts[i] + j, Held::AsBase);
+                        self.hold(side, t.turn.get(), self.starts[i] + j, Held::AsBase);
                         position += 1;
                     }
                 }
@@ -224,7 +225,7 @@ impl<'a> Union<'a> {
                                 *e.insert(self.entries.len() - 1)
                             }
                         };
-                        self.hold(side, t.turn, at, Held::Own(Box::new(t)));
+                        self.hold(side, t.turn.get(), at, Held::Own(Box::new(t)));
                         position += 1;
                     }
                 }
@@ -257,7 +258,7 @@ fn union<'a>(
 ) -> Result<Plan<'a>> {
     let base_max = entries
         .iter()
-        .filter_map(|e| e.base.map(|t| t.turn))
+        .filter_map(|e| e.base.map(|t| t.turn.get()))
         .max()
         .unwrap_or(0)
         .max(floor);
@@ -265,9 +266,9 @@ fn union<'a>(
         .filter(|&i| entries[i].base.is_none())
         .collect();
     added.sort_by_key(|&i| entries[i].order);
-    let mut number: Vec<Option<u64>> = entries.iter().map(|e| e.base.map(|t| t.turn)).collect();
+    let mut number: Vec<Option<Ordinal>> = entries.iter().map(|e| e.base.map(|t| t.turn)).collect();
     for (k, &i) in added.iter().enumerate() {
-        number[i] = Some(base_max + 1 + k as u64);
+        number[i] = Some(Ordinal::after(base_max + k as u64));
     }
     let mut taken = Taken::default();
     for &i in &added {
@@ -279,12 +280,12 @@ fn union<'a>(
     }
     let renumbering = |side: &[(u64, usize)]| -> Renumbering {
         side.iter()
-            .filter_map(|&(n, at)| Some((n, number[at]?)).filter(|(n, m)| n != m))
+            .filter_map(|&(n, at)| Some((n, number[at]?.get())).filter(|(n, m)| n != m))
             .collect()
     };
     let (ours, theirs) = (renumbering(&numbers[0]), renumbering(&numbers[1]));
     let mut conflicts = Vec::new();
-    let mut order: Vec<(u64, Cow<'a, Turn>)> = Vec::with_capacity(entries.len());
+    let mut order: Vec<(Ordinal, Cow<'a, Turn>)> = Vec::with_capacity(entries.len());
     // Whether the base, ours and theirs have each kept turn as it is taken.
     let mut all_kept = [true; 3];
     let (mut base_kept, base_len) = (0, entries.iter().filter(|e| e.base.is_some()).count());
@@ -330,7 +331,7 @@ fn union<'a>(
 /// base, ours and theirs hold it as taken; `None` when neither side holds it.
 fn settle<'a>(
     entry: Entry<'a>,
-    n: u64,
+    n: Ordinal,
     prefer: Option<Side>,
     conflicts: &mut Vec<Conflict>,
 ) -> Result<Option<(Cow<'a, Turn>, [bool; 3])>> {

@@ -27,7 +27,7 @@ fn archived(doc: &Document) -> Vec<(u64, String)> {
     crate::archive::read_archive(doc, &Limits::default())
         .unwrap()
         .into_iter()
-        .map(|a| (a.turn.turn, a.turn.content))
+        .map(|a| (a.turn.turn.get(), a.turn.content))
         .collect()
 }
 
@@ -160,7 +160,7 @@ fn both_sides_appending_turns_keep_every_turn_in_time_order() {
     let ours_new = [said(4, "ours four"), said(5, "ours five")];
     // Said between ours' two turns, archived by theirs as turn 4.
     let theirs_new = [Turn {
-        turn: 4,
+        turn: crate::model::Ordinal::new(4).unwrap(),
         timestamp: Some(crate::model::Timestamp::from_static("2025-01-01T10:04:30Z")),
         message_id: Some("t-1".into()),
         ..said(4, "theirs four")
@@ -197,7 +197,10 @@ fn both_sides_appending_turns_keep_every_turn_in_time_order() {
 fn a_message_both_sides_appended_is_archived_once() {
     let shared = said(5, "said on both");
     let ours_new = [said(4, "ours only"), shared.clone()];
-    let theirs_new = [Turn { turn: 4, ..shared }];
+    let theirs_new = [Turn {
+        turn: crate::model::Ordinal::new(4).unwrap(),
+        ..shared
+    }];
     let [base, ours, theirs] = forked(&ours_new, &theirs_new);
     let m = merge(&base, &ours, &theirs, &small_blocks()).unwrap();
     let got = archived(&m.document);
@@ -215,7 +218,7 @@ fn a_message_both_sides_appended_is_archived_once() {
 fn references_are_renumbered_with_their_turns() {
     let ours_new = [said(4, "ours four")];
     let theirs_new = [Turn {
-        turn: 4,
+        turn: crate::model::Ordinal::new(4).unwrap(),
         ..said(5, "theirs five")
     }];
     let [base, ours, mut theirs] = forked(&ours_new, &theirs_new);

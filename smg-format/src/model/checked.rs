@@ -334,6 +334,75 @@ impl Sha256Ref {
     }
 }
 
+/// A number from 1: a turn's number, a version's, a count of dimensions.
+///
+/// ```
+/// use smg_format::model::Ordinal;
+/// assert_eq!(Ordinal::new(3).unwrap().get(), 3);
+/// assert!(Ordinal::new(0).is_err());
+/// assert_eq!(Ordinal::after(0), 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ordinal(std::num::NonZeroU64);
+
+impl Ordinal {
+    /// 1.
+    pub const FIRST: Ordinal = Ordinal(std::num::NonZeroU64::MIN);
+
+    /// `n`, unless it is 0.
+    pub fn new(n: u64) -> Result<Self, Refused> {
+        std::num::NonZeroU64::new(n)
+            .map(Ordinal)
+            .ok_or_else(|| Refused("0 is less than the minimum of 1".into()))
+    }
+
+    /// The number after `n` (`u64::MAX` stays there).
+    pub fn after(n: u64) -> Self {
+        Ordinal(std::num::NonZeroU64::MIN.saturating_add(n))
+    }
+
+    /// The number.
+    pub fn get(self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl From<Ordinal> for u64 {
+    fn from(n: Ordinal) -> u64 {
+        n.get()
+    }
+}
+
+impl PartialEq<u64> for Ordinal {
+    fn eq(&self, other: &u64) -> bool {
+        self.get() == *other
+    }
+}
+
+impl PartialOrd<u64> for Ordinal {
+    fn partial_cmp(&self, other: &u64) -> Option<std::cmp::Ordering> {
+        self.get().partial_cmp(other)
+    }
+}
+
+impl fmt::Display for Ordinal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Serialize for Ordinal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.get())
+    }
+}
+
+impl<'de> Deserialize<'de> for Ordinal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ordinal::new(u64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// A SHA-256 digest written as 64 lowercase hex digits, without a prefix (a fork's
 /// parent file).
 ///

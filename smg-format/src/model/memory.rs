@@ -53,7 +53,7 @@ pub struct Turn {
     /// When it was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Turn number, unique within the document, from 1.
-    pub turn: u64,
+    pub turn: super::Ordinal,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -67,7 +67,7 @@ impl Turn {
     /// let t = Turn { speaker: Some("Ada".into()), ..Turn::new(1, NonEmpty::new("user").unwrap(), "hi") };
     /// assert_eq!(t.role, "user");
     /// ```
-    pub fn new(turn: u64, role: super::NonEmpty, content: impl Into<String>) -> Self {
+    pub fn new(turn: super::Ordinal, role: super::NonEmpty, content: impl Into<String>) -> Self {
         Turn {
             content: content.into(),
             conversation_id: None,

@@ -18,7 +18,7 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub use checked::{role, NonEmpty, Refused, Sha256Hex, Sha256Ref, TurnRange, Unit};
+pub use checked::{role, NonEmpty, Ordinal, Refused, Sha256Hex, Sha256Ref, TurnRange, Unit};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};

@@ -300,7 +300,7 @@ mod tests {
         let turns: Vec<Turn> = (7..40)
             .map(|n| {
                 Turn::new(
-                    n,
+                    crate::model::Ordinal::new(n).unwrap(),
                     crate::model::role::ASSISTANT,
                     format!(
                         "v{n}:\n```python app.py\nimport os\n\ndef main():\n    return {}\n```\n",
@@ -342,7 +342,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let archive = PackedArchive::open(&path, &Limits::default()).unwrap();
         for t in &turns {
-            assert_eq!(&archive.turn(t.turn).unwrap(), t);
+            assert_eq!(&archive.turn(t.turn.get()).unwrap(), t);
         }
         let all: Vec<Turn> = (0..archive.block_count())
             .flat_map(|k| archive.block(k).unwrap())

@@ -99,7 +99,7 @@ pub(super) fn take_tier(doc: &mut Document, scope: Scope) -> TierContent {
     let recent = doc.working_memory.as_mut();
     if let Some(context) = recent.and_then(|w| w.recent_context.as_mut()) {
         out.recent = drain_where(context, RECENT, |t: &Turn| {
-            t.scope == Some(scope) || within(&turns, t.turn)
+            t.scope == Some(scope) || within(&turns, t.turn.get())
         });
     }
     out

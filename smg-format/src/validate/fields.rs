@@ -176,7 +176,7 @@ impl Fields {
     /// A turn's role and importance are held by their types ([`crate::model::NonEmpty`],
     /// [`crate::model::Unit`]).
     fn turn(&mut self, at: &str, t: &Turn) {
-        self.at_least_one(|| format!("{at}/turn"), Some(t.turn));
+        self.at_least_one(|| format!("{at}/turn"), Some(t.turn.get()));
         self.json(at, "turn", [], &t.extra);
     }
 

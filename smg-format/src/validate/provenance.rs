@@ -27,7 +27,7 @@ impl Archived {
             self.messages.insert((c.clone(), m.clone()));
             self.message_ids.insert(m.clone());
         }
-        self.by_number.insert(t.turn, (c, m));
+        self.by_number.insert(t.turn.get(), (c, m));
     }
 
     /// The findings of provenance `p` at `ptr`; none when the archive is empty.

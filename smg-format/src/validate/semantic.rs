@@ -424,7 +424,7 @@ impl<'a> Checker<'a> {
                     ),
                 );
             }
-            if let Some(other) = turns_seen.insert(t.turn, b.id) {
+            if let Some(other) = turns_seen.insert(t.turn.get(), b.id) {
                 self.err(
                     "SMG-E118",
                     tp.clone(),

@@ -21,7 +21,11 @@ fn turn(n: u64, minute: u32, role: &str, content: &str) -> Turn {
         conversation_id: Some("conv_1".into()),
         session_id: Some("s1".into()),
         message_id: Some(format!("msg_{n}")),
-        ..Turn::new(n, smg_format::model::NonEmpty::new(role).unwrap(), content)
+        ..Turn::new(
+            smg_format::model::Ordinal::new(n).unwrap(),
+            smg_format::model::NonEmpty::new(role).unwrap(),
+            content,
+        )
     }
 }
 
@@ -320,7 +324,7 @@ fn sealed_conversation() -> smg_format::Document {
         provenance: Some(vec![Provenance {
             conversation_id: t.conversation_id.clone(),
             message_ids: t.message_id.clone().map(|m| vec![m]),
-            turns: Some(vec![t.turn]),
+            turns: Some(vec![t.turn.get()]),
             ..Provenance::default()
         }]),
         ..Node::new(

@@ -69,7 +69,11 @@ pub(crate) fn node() -> impl Strategy<Value = Node> {
 pub(crate) fn turn() -> impl Strategy<Value = Turn> {
     (1..10_000u64, text(), "(user|assistant)", extra()).prop_map(|(n, content, role, extra)| Turn {
         extra,
-        ..Turn::new(n, smg_format::model::NonEmpty::new(role).unwrap(), content)
+        ..Turn::new(
+            smg_format::model::Ordinal::new(n).unwrap(),
+            smg_format::model::NonEmpty::new(role).unwrap(),
+            content,
+        )
     })
 }
 

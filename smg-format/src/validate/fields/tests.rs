@@ -145,7 +145,6 @@ const MUTATIONS: &[Mutation] = &[
     |d, k| version(d).into_iter().for_each(|v| v.v = k as u64 % 2),
     |d, k| version(d).into_iter().for_each(|v| v.extra = extra(k)),
     |d, k| d.deep_archive.as_mut().unwrap().extra = extra(k),
-    |d, k| recent(d).turn = k as u64 % 2,
     |d, k| recent(d).extra = extra(k),
 ];
 
@@ -227,6 +226,8 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         ("/deepArchive/blocks/0", "turnRange", json!("-2")),
         ("/deepArchive/blocks/0", "turnRange", json!("7")),
         ("/collaborators/0", "id", json!("")),
+        (turn, "turn", json!(0)),
+        (turn, "turn", json!(3)),
         ("/metadata/lineage/0", "parentSha256", json!("ab")),
         ("/metadata/lineage/0", "branch", json!("")),
         ("/metadata/lineage/0", "forkedAt", json!("now")),
