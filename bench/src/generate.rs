@@ -115,7 +115,7 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
                 first_mentioned: Some(turn_no),
                 provenance: Some(vec![Provenance {
                     conversation_id: Some(format!("c{}", unit / 20)),
-                    turns: Some(vec![turn_no]),
+                    turns: Some(vec![smg_format::model::Ordinal::new(turn_no).unwrap()]),
                     ..Provenance::default()
                 }]),
                 ..Node::new(
@@ -202,7 +202,7 @@ fn add_artifact(
         .collect();
     let mut prev = lines.join("\n") + "\n";
     let mut versions = vec![ArtifactVersion {
-        v: 1,
+        v: smg_format::model::Ordinal::new(1).unwrap(),
         content: Some(prev.clone()),
         ..ArtifactVersion::default()
     }];
@@ -214,7 +214,7 @@ fn add_artifact(
         let delta = smg_format::vault::unified_diff(&prev, &next, "f");
         bytes += delta.len();
         versions.push(ArtifactVersion {
-            v,
+            v: smg_format::model::Ordinal::new(v).unwrap(),
             delta: Some(delta),
             ..ArtifactVersion::default()
         });

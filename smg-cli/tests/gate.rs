@@ -32,8 +32,13 @@ fn writers_refuse_to_write_a_file_that_would_not_validate() {
         ),
         (
             "node-version-zero",
-            &["SMG-E023", "SMG-E103"],
+            &["SMG-E012"],
             "/semanticGraph/nodes/1/version",
+        ),
+        (
+            "compression-ratio-negative",
+            &["SMG-E023", "SMG-E103"],
+            "/metadata/compressionRatio",
         ),
     ] {
         refused_by_every_writer(fixture, codes, pointer);

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use smg_format::model::Embedding;
+use smg_format::model::{Embedding, Ordinal};
 use smg_format::{Document, Limits};
 
 use crate::error::{Error, Result};
@@ -125,7 +125,7 @@ pub fn embed(
     }
     index.enabled = true;
     index.model = Some(model);
-    index.dimensions = Some(dimensions as u64);
+    index.dimensions = Ordinal::new(dimensions as u64).ok();
     index.quantization = Some(QUANTIZATION.into());
     index.embeddings = Some(rows);
     doc.deep_archive
@@ -155,20 +155,20 @@ pub fn query(embedder: &dyn Embedder, text: &str) -> Result<QueryVector> {
 
 /// What an embedding belongs to.
 enum Key {
-    Turn(u64),
+    Turn(Ordinal),
     Node(String),
 }
 
 /// The turns (archive order) and nodes (graph order) without a row, with the text
 /// the model reads: a turn as a context shows it (speaker and words), a node's text.
 fn missing(doc: &Document, rows: &[Embedding], limits: &Limits) -> Result<Vec<(Key, String)>> {
-    let turns: HashSet<u64> = rows.iter().filter_map(|r| r.turn).collect();
+    let turns: HashSet<Ordinal> = rows.iter().filter_map(|r| r.turn).collect();
     let nodes: HashSet<&str> = rows.iter().filter_map(|r| r.node_id.as_deref()).collect();
     let (archived, _) = crate::search::load_turns(doc, limits)?;
     let mut out: Vec<(Key, String)> = archived
         .iter()
-        .filter(|t| !turns.contains(&t.turn.get()))
-        .map(|t| (Key::Turn(t.turn.get()), display(t)))
+        .filter(|t| !turns.contains(&t.turn))
+        .map(|t| (Key::Turn(t.turn), display(t)))
         .collect();
     for n in doc
         .semantic_graph
@@ -252,7 +252,7 @@ mod tests {
             .clone()
             .unwrap();
         assert_eq!(index.model.as_deref(), Some("letters"));
-        assert_eq!(index.dimensions, Some(26));
+        assert_eq!(index.dimensions.map(Ordinal::get), Some(26));
         assert_eq!(index.quantization.as_deref(), Some("int8"));
         let rows = index.embeddings.unwrap();
         assert!(rows.iter().all(|r| r

@@ -327,8 +327,8 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
 
 #[test]
 fn save_refuses_a_memory_that_would_not_validate() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/invalid/node-version-zero.smg");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/invalid/compression-ratio-negative.smg");
     let path = CString::new(fixture.to_str().unwrap()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("copy.smg");
@@ -348,6 +348,6 @@ fn save_refuses_a_memory_that_would_not_validate() {
         error.contains("SMG-E023") && error.contains("SMG-E103"),
         "{error}"
     );
-    assert!(error.contains("/semanticGraph/nodes/"), "{error}");
+    assert!(error.contains("/metadata/compressionRatio"), "{error}");
     assert!(!target.exists());
 }

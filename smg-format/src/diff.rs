@@ -211,14 +211,19 @@ fn vault(a: &Document, b: &Document, d: &mut DocDiff) {
     for (id, art) in &ab {
         let old: BTreeSet<(u64, Option<&Sha256Ref>)> = aa
             .get(id)
-            .map(|o| o.versions.iter().map(|v| (v.v, v.hash.as_ref())).collect())
+            .map(|o| {
+                o.versions
+                    .iter()
+                    .map(|v| (v.v.get(), v.hash.as_ref()))
+                    .collect()
+            })
             .unwrap_or_default();
         if !aa.contains_key(id) {
             d.artifacts_added.push(id.clone());
         }
         for v in &art.versions {
-            if !old.contains(&(v.v, v.hash.as_ref())) {
-                d.versions_added.push((id.clone(), v.v));
+            if !old.contains(&(v.v.get(), v.hash.as_ref())) {
+                d.versions_added.push((id.clone(), v.v.get()));
             }
         }
     }

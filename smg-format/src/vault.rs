@@ -10,7 +10,9 @@ mod lines;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Sha256Ref, Timestamp};
+use crate::model::{
+    Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Ordinal, Sha256Ref, Timestamp,
+};
 use lines::LineIndex;
 
 /// The language a file name's extension says (`src/app.py` → `python`), as the vault
@@ -83,7 +85,7 @@ fn check_number(id: &str, version: &ArtifactVersion, index: usize) -> Result<()>
     }
     Err(Error::Artifact {
         artifact: id.to_string(),
-        version: version.v,
+        version: version.v.get(),
         detail: format!(
             "is at position {}; versions must be numbered 1, 2, 3…",
             index + 1
@@ -95,7 +97,7 @@ fn check_number(id: &str, version: &ArtifactVersion, index: usize) -> Result<()>
 fn step(id: &str, version: &ArtifactVersion, prev: Option<&str>) -> Result<String> {
     let fail = |detail: String| Error::Artifact {
         artifact: id.to_string(),
-        version: version.v,
+        version: version.v.get(),
         detail,
     };
     let content = match (&version.content, &version.delta, prev) {
@@ -218,7 +220,7 @@ pub struct Stored {
     /// The artifact's id.
     pub artifact: String,
     /// The version holding the content.
-    pub version: u64,
+    pub version: Ordinal,
     /// False when identical content was already in the vault and is referenced instead.
     pub added: bool,
 }
@@ -274,7 +276,7 @@ impl NewContent<'_> {
 #[derive(Debug)]
 pub struct VaultWriter<'v> {
     vault: &'v mut ArtifactVault,
-    by_hash: HashMap<String, (String, u64)>,
+    by_hash: HashMap<String, (String, Ordinal)>,
     by_name: HashMap<String, String>,
     latest: HashMap<String, String>,
     lines: LineIndex,
@@ -301,7 +303,7 @@ impl<'v> VaultWriter<'v> {
                 for (i, c) in all.iter().enumerate() {
                     w.by_hash
                         .entry(content_hash(c))
-                        .or_insert_with(|| (id.clone(), i as u64 + 1));
+                        .or_insert_with(|| (id.clone(), Ordinal::after(i as u64)));
                 }
                 if let Some(last) = all.into_iter().last() {
                     w.lines.add(id, &last);
@@ -389,7 +391,8 @@ impl<'v> VaultWriter<'v> {
             .artifacts
             .as_ref()
             .and_then(|a| a.get(&id))
-            .map_or(1, |a| a.versions.len() as u64);
+            .and_then(|a| Ordinal::new(a.versions.len() as u64).ok())
+            .unwrap_or(Ordinal::FIRST);
         self.by_hash
             .entry(hash.into())
             .or_insert_with(|| (id.clone(), version));
@@ -430,7 +433,7 @@ impl<'v> VaultWriter<'v> {
                     kind,
                     hash.clone(),
                     vec![ArtifactVersion {
-                        v: 1,
+                        v: Ordinal::FIRST,
                         timestamp: meta.timestamp.cloned(),
                         content: Some(content.to_string()),
                         hash: Some(hash.clone()),
@@ -486,7 +489,7 @@ pub(crate) fn next_version(
     let delta = diff_with_context(prev, content, name, 0);
     let full = chain >= VaultWriter::MAX_CHAIN || delta.len() >= content.len();
     ArtifactVersion {
-        v: art.versions.len() as u64 + 1,
+        v: Ordinal::after(art.versions.len() as u64),
         timestamp: timestamp.cloned(),
         content: full.then(|| content.to_string()),
         delta: (!full).then_some(delta),
@@ -500,7 +503,7 @@ mod tests {
 
     fn version(v: u64, content: Option<&str>, delta: Option<String>) -> ArtifactVersion {
         ArtifactVersion {
-            v,
+            v: Ordinal::new(v).unwrap(),
             content: content.map(str::to_string),
             delta,
             ..ArtifactVersion::default()
@@ -572,7 +575,7 @@ mod tests {
             .versions
             .iter()
             .filter(|v| v.content.is_some())
-            .map(|v| v.v)
+            .map(|v| v.v.get())
             .collect();
         let longest_run = fulls
             .windows(2)
@@ -617,7 +620,7 @@ mod tests {
         assert_eq!(w.resolve("a.py"), Some(a.artifact.clone()));
         let same = w.add("x = 1\n", &NewContent::default()).unwrap();
         assert_eq!(
-            (same.artifact.as_str(), same.version, same.added),
+            (same.artifact.as_str(), same.version.get(), same.added),
             (a.artifact.as_str(), 1, false)
         );
         let next = w
@@ -629,6 +632,6 @@ mod tests {
                 },
             )
             .unwrap();
-        assert_eq!((next.version, next.added), (2, true));
+        assert_eq!((next.version.get(), next.added), (2, true));
     }
 }

@@ -103,7 +103,7 @@ proptest! {
         }
         let (id, art) = vault.artifacts.as_ref().unwrap().iter().next().unwrap();
         for (s, expected) in stored.iter().zip(&versions) {
-            prop_assert_eq!(&rebuild_version(id, art, s.version).unwrap(), expected);
+            prop_assert_eq!(&rebuild_version(id, art, s.version.get()).unwrap(), expected);
         }
         let contents = smg_format::vault::rebuild_versions(id, art).unwrap();
         let mut deltas = 0;

@@ -204,7 +204,7 @@ fn details(n: &Node, archive: &Archive) -> Value {
         .iter()
         .flatten()
         .flat_map(|p| p.turns.iter().flatten())
-        .filter_map(|t| archive.locate(*t))
+        .filter_map(|t| archive.locate((*t).get()))
         .map(|(c, k)| json!([c, k]))
         .collect();
     json!({"node": n, "turns": turns})

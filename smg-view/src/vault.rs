@@ -56,7 +56,7 @@ pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
             .zip(&texts)
             .enumerate()
             .map(|(k, (v, text))| VersionView {
-                v: v.v,
+                v: v.v.get(),
                 timestamp: v.timestamp.as_ref().map(|t| t.to_string()),
                 hash: v.hash.as_deref().map(str::to_string),
                 lines: text.lines().count(),

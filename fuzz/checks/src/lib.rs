@@ -168,7 +168,7 @@ pub fn vault_holds(data: &[u8]) {
     }
     for (id, v, text) in stored {
         assert_eq!(
-            writer.content(&id, v).expect("rebuilds"),
+            writer.content(&id, v.get()).expect("rebuilds"),
             *text,
             "{id} v{v}"
         );

@@ -101,7 +101,7 @@ pub(crate) fn provenance<'a>(turns: impl Iterator<Item = &'a Turn> + Clone) -> P
         session_id: first.and_then(|t| t.session_id.clone()),
         message_ids: Some(turns.clone().filter_map(|t| t.message_id.clone()).collect())
             .filter(|v: &Vec<String>| !v.is_empty()),
-        turns: Some(turns.map(|t| t.turn.get()).collect()),
+        turns: Some(turns.map(|t| t.turn).collect()),
         timestamp: first.and_then(|t| t.timestamp.clone()),
         ..Provenance::default()
     }

@@ -34,7 +34,7 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
             .iter()
             .flatten()
             .flat_map(|p| p.turns.iter().flatten())
-            .filter_map(|n| index.get(n).copied())
+            .filter_map(|n| index.get(&(*n).get()).copied())
             .collect();
         let (cues, words) = own.iter().fold((0, 0), |(c, w), &i| {
             (c + facts[i].decision_cues, w + facts[i].words)
@@ -92,7 +92,7 @@ mod tests {
         let mut g = Graph::default();
         let prov = |n: u64| {
             Some(vec![Provenance {
-                turns: Some(vec![n]),
+                turns: Some(vec![smg_format::model::Ordinal::new(n).unwrap()]),
                 ..Provenance::default()
             }])
         };

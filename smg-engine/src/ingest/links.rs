@@ -5,7 +5,7 @@ use crate::fast::FastMap;
 
 use rayon::prelude::*;
 
-use smg_format::model::{ArtifactVault, Node, NonEmpty, Turn, Unit};
+use smg_format::model::{ArtifactVault, Node, NonEmpty, Ordinal, Turn, Unit};
 
 use super::graph::{Graph, TurnInfo, CREATED_BY};
 use super::named::{entity_id, Named};
@@ -154,7 +154,7 @@ pub(super) fn artifacts(
             match g.get_mut(&id) {
                 Some(node) => {
                     node.last_mentioned = Some(n.get());
-                    node.version = node.version.max(Some(*version));
+                    node.version = node.version.max(Ordinal::new(*version).ok());
                 }
                 None => {
                     let a = labels.get(art);
@@ -164,7 +164,7 @@ pub(super) fn artifacts(
                                 .unwrap_or_else(|| art.clone()),
                         ),
                         artifact_ref: Some(art.clone()),
-                        version: Some(*version),
+                        version: Ordinal::new(*version).ok(),
                         confidence: Some(Unit::clamped(1.0)),
                         first_mentioned: Some(n.get()),
                         last_mentioned: Some(n.get()),

@@ -6,7 +6,7 @@
 //! public; its mentions by restricted segments are edges to restricted nodes, which
 //! sealing takes with them.
 
-use smg_format::model::{Document, Edge, Node, Scope};
+use smg_format::model::{Document, Edge, Node, Ordinal, Scope};
 
 use super::TurnView;
 use crate::error::Result;
@@ -33,7 +33,7 @@ pub(crate) fn inherit(nodes: &mut [Node], edges: &[Edge], turns: &[TurnView<'_>]
                 .iter()
                 .flatten()
                 .find_map(|p| p.turns.as_ref()?.first())?;
-            if is(&first) {
+            if is(&first.get()) {
                 return Some(true);
             }
             forget(n, &restricted);
@@ -88,16 +88,16 @@ fn forget(n: &mut Node, restricted: &FastSet<u64>) {
         let Some(turns) = p.turns.as_mut() else {
             return true;
         };
-        if !turns.iter().any(|t| restricted.contains(t)) {
+        if !turns.iter().any(|t| restricted.contains(&(*t).get())) {
             last = last.max(turns.iter().max().copied());
             return true;
         }
         let ids = p.message_ids.take();
         let paired = ids.as_ref().is_some_and(|m| m.len() == turns.len());
-        let kept: Vec<(u64, Option<String>)> = turns
+        let kept: Vec<(Ordinal, Option<String>)> = turns
             .iter()
             .enumerate()
-            .filter(|(_, t)| !restricted.contains(t))
+            .filter(|(_, t)| !restricted.contains(&t.get()))
             .map(|(i, t)| (*t, ids.as_ref().filter(|_| paired).map(|m| m[i].clone())))
             .collect();
         if kept.is_empty() || !paired && ids.is_some() {
@@ -109,7 +109,7 @@ fn forget(n: &mut Node, restricted: &FastSet<u64>) {
         true
     });
     if let Some(l) = last {
-        n.last_mentioned = Some(l);
+        n.last_mentioned = Some(l.get());
     }
 }
 
@@ -193,7 +193,7 @@ mod tests {
         Node {
             provenance: turns.map(|t| {
                 vec![Provenance {
-                    turns: Some(t),
+                    turns: Some(t.into_iter().map(|n| Ordinal::new(n).unwrap()).collect()),
                     ..Provenance::default()
                 }]
             }),
@@ -256,7 +256,7 @@ mod tests {
             .collect();
         assert_eq!(restricted, ["secret-seg", "secret-only", "unlinked-secret"]);
         let merged = &nodes[2].provenance.as_ref().unwrap()[0];
-        assert_eq!(merged.turns, Some(vec![2]));
+        assert_eq!(merged.turns, Some(vec![Ordinal::new(2).unwrap()]));
         assert_eq!(nodes[2].last_mentioned, Some(2));
     }
 }

@@ -493,7 +493,7 @@ mod tests {
             .id
             .clone();
         let embed = |turn: Option<u64>, node: Option<&str>, vector: Vec<f64>| Embedding {
-            turn,
+            turn: turn.map(|t| smg_format::model::Ordinal::new(t).unwrap()),
             node_id: node.map(String::from),
             vector,
             ..Embedding::default()
@@ -502,7 +502,7 @@ mod tests {
         archive.vector_index = Some(VectorIndex {
             enabled: true,
             model: Some("toy".into()),
-            dimensions: Some(2),
+            dimensions: Some(smg_format::model::Ordinal::new(2).unwrap()),
             embeddings: Some(vec![
                 embed(Some(5), None, vec![1.0, 0.0]),
                 embed(None, Some(&fact), vec![0.0, 2.0]),

@@ -240,7 +240,9 @@ fn graph_of(
             .flatten()
             .flat_map(|p| p.turns.iter().flatten())
         {
-            let Some(&i) = position.get(n) else { continue };
+            let Some(&i) = position.get(&(*n).get()) else {
+                continue;
+            };
             if node.kind == "segment" {
                 segment_of[i] = Some(s);
             } else {

@@ -74,7 +74,7 @@ impl Vectors {
         if !index.enabled {
             return None;
         }
-        let dimensions = index.dimensions.map_or(0, |d| d as usize);
+        let dimensions = index.dimensions.map_or(0, |d| d.get() as usize);
         let rows = index
             .embeddings
             .iter()
@@ -82,7 +82,7 @@ impl Vectors {
             .filter(|e| e.vector.len() == dimensions)
             .filter_map(|e| {
                 let key = match (e.turn, e.node_id.as_deref()) {
-                    (Some(t), _) => Key::Turn(*turns.get(&t)? as u32),
+                    (Some(t), _) => Key::Turn(*turns.get(&t.get())? as u32),
                     (None, Some(id)) => Key::Node(*nodes.get(id)?),
                     (None, None) => return None,
                 };

@@ -320,7 +320,7 @@ fn store_code(
             parts.push(json!({"text": &text[at..f.body.start]}));
         }
         parts.push(json!({"artifact": stored.artifact, "version": stored.version}));
-        artifacts.push((stored.artifact, stored.version));
+        artifacts.push((stored.artifact, stored.version.get()));
         at = f.body.end;
     }
     if at < text.len() {

@@ -231,7 +231,7 @@ fn references_are_renumbered_with_their_turns() {
         provenance: Some(vec![crate::model::Provenance {
             conversation_id: Some("c".into()),
             message_ids: Some(vec!["c-5".into()]),
-            turns: Some(vec![4]),
+            turns: Some(vec![crate::model::Ordinal::new(4).unwrap()]),
             ..Default::default()
         }]),
         ..node("note", "a note on their turn")
@@ -244,7 +244,8 @@ fn references_are_renumbered_with_their_turns() {
     let g = m.document.semantic_graph.as_ref().unwrap();
     let n = &g.nodes()[0];
     assert_eq!((n.first_mentioned, n.last_mentioned), (Some(5), Some(5)));
-    assert_eq!(n.provenance.as_ref().unwrap()[0].turns, Some(vec![5]));
+    let turns = n.provenance.as_ref().unwrap()[0].turns.as_ref().unwrap();
+    assert_eq!(turns, &[crate::model::Ordinal::new(5).unwrap()]);
     assert_eq!(archived(&m.document)[4], (5, "theirs five".to_string()));
     assert_eq!(m.report.nodes_added, 1);
 }

@@ -12,7 +12,7 @@ use serde_with::skip_serializing_none;
 use super::archive::Renumbering;
 use crate::model::{
     ArtifactVault, Collaborator, CompressionMethod, Document, Edge, Extra, Graph, Metadata, Node,
-    PrivateContext, SealedSection, VectorIndex, WorkingMemory,
+    Ordinal, PrivateContext, SealedSection, VectorIndex, WorkingMemory,
 };
 
 /// [`Document`]'s fields, in its order and names, with the semantic graph and the
@@ -111,11 +111,7 @@ pub(super) fn stand_in(
     let Some(g) = from.semantic_graph.as_ref() else {
         return;
     };
-    let turn = |n: &mut u64| {
-        if let Some(to) = map.get(n) {
-            *n = *to;
-        }
-    };
+    let to = |n: u64| map.get(&n).copied().unwrap_or(n);
     let mut nodes: Vec<Node> = g
         .nodes()
         .iter()
@@ -123,14 +119,15 @@ pub(super) fn stand_in(
         .cloned()
         .collect();
     for n in &mut nodes {
-        n.first_mentioned.iter_mut().for_each(turn);
-        n.last_mentioned.iter_mut().for_each(turn);
+        n.first_mentioned = n.first_mentioned.map(to);
+        n.last_mentioned = n.last_mentioned.map(to);
         let turns = n
             .provenance
             .iter_mut()
             .flatten()
             .flat_map(|p| p.turns.iter_mut().flatten());
-        turns.for_each(turn);
+        // A turn is renumbered to a number from 1: `new` never refuses it.
+        turns.for_each(|t| *t = Ordinal::new(to(t.get())).unwrap_or(*t));
     }
     let edges: Vec<Edge> = g
         .edges()

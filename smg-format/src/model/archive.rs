@@ -107,7 +107,7 @@ pub struct VectorIndex {
     /// The embedding model's name.
     pub model: Option<String>,
     /// Dimensions of every vector.
-    pub dimensions: Option<u64>,
+    pub dimensions: Option<super::Ordinal>,
     /// How the numbers are stored: `float`, or `int8` (each vector scaled so that its
     /// largest component is ±127, rounded).
     pub quantization: Option<String>,
@@ -124,7 +124,7 @@ pub struct VectorIndex {
 #[serde(rename_all = "camelCase")]
 pub struct Embedding {
     /// The archived turn embedded.
-    pub turn: Option<u64>,
+    pub turn: Option<super::Ordinal>,
     /// The node embedded.
     pub node_id: Option<String>,
     /// The vector (floats, or integers for binary or quantised vectors).

@@ -8,7 +8,9 @@
 //! `importance` and `confidence`; an edge's `from`, `to`, `relation` and `strength`;
 //! who retrieved a node; an artifact's `type` and `hash` and each version's `hash`;
 //! the memory's branch, each fork's branch and parent digest; a collaborator's id;
-//! a block's and a sealed tier's turn ranges; and every time ([`super::Timestamp`]).
+//! a block's and a sealed tier's turn ranges; every number the schema counts from 1
+//! (turns, versions, provenance turns, dimensions, PBKDF2 iterations); and every time
+//! ([`super::Timestamp`]).
 //! Constraints that span fields or concern the JSON kept as it is (`extra`) are
 //! checked before a write instead (`validate::fields`, `validate::semantic`).
 
@@ -364,6 +366,13 @@ impl Ordinal {
     /// The number.
     pub fn get(self) -> u64 {
         self.0.get()
+    }
+}
+
+/// The first: 1.
+impl Default for Ordinal {
+    fn default() -> Self {
+        Ordinal::FIRST
     }
 }
 

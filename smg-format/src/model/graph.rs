@@ -174,7 +174,7 @@ pub struct Provenance {
     /// When the source was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Archive turn numbers the memory was drawn from.
-    pub turns: Option<Vec<u64>>,
+    pub turns: Option<Vec<super::Ordinal>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -270,7 +270,7 @@ pub struct Node {
     /// When the node was last changed (RFC 3339).
     pub updated: Option<Timestamp>,
     /// For `artifact` nodes: the artifact version meant.
-    pub version: Option<u64>,
+    pub version: Option<super::Ordinal>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

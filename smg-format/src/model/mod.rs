@@ -271,7 +271,7 @@ pub struct SealParams {
     /// `PBKDF2-HMAC-SHA256`.
     pub kdf: String,
     /// PBKDF2 iterations.
-    pub iterations: u64,
+    pub iterations: Ordinal,
     /// Base64 of the 16-byte salt.
     pub salt: String,
     /// Base64 of the 12-byte nonce.

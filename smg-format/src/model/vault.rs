@@ -49,7 +49,7 @@ pub struct Artifact {
 #[serde(rename_all = "camelCase")]
 pub struct ArtifactVersion {
     /// Version number, from 1, increasing by one.
-    pub v: u64,
+    pub v: super::Ordinal,
     /// When the version was made (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Unified diff against version `v - 1`.

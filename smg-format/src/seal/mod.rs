@@ -12,7 +12,7 @@ use zeroize::Zeroizing;
 
 use crate::crypto::{check_iterations, cipher, derive, key_check};
 use crate::error::{Error, Result};
-use crate::model::{Document, PrivateContext, Scope, SealParams, SealedSection};
+use crate::model::{Document, Ordinal, PrivateContext, Scope, SealParams, SealedSection};
 use tier::{has_tier, restore, take_tier, TierContent};
 
 /// What to seal.
@@ -147,7 +147,7 @@ fn seal_as(
         compression: compress.then(|| BROTLI.into()),
         encryption: SealParams {
             kdf: "PBKDF2-HMAC-SHA256".into(),
-            iterations,
+            iterations: Ordinal::new(iterations).map_err(|_| Error::WeakKdf { iterations })?,
             salt: B64.encode(salt),
             nonce: B64.encode(nonce),
             key_check: String::new(),
@@ -250,7 +250,7 @@ pub fn unseal_all(doc: &mut Document, passphrase: &[u8]) -> Result<Opened> {
         .sealed_sections
         .iter()
         .flatten()
-        .map(|s| (s.id.clone(), s.encryption.iterations))
+        .map(|s| (s.id.clone(), s.encryption.iterations.get()))
         .collect();
     let mut opened = Opened::default();
     for (id, iterations) in sections {
@@ -327,7 +327,7 @@ fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>
             "sealed section compression `{c}`"
         )));
     }
-    check_iterations(p.iterations)?;
+    check_iterations(p.iterations.get())?;
     // Malformed parameters cannot come from a writer: the section was altered.
     let salt = B64.decode(&p.salt).map_err(|_| Error::Tampered)?;
     let nonce: [u8; 12] = B64
@@ -336,7 +336,7 @@ fn open(section: &SealedSection, passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>
         .and_then(|n| n.try_into().ok())
         .ok_or(Error::Tampered)?;
     let check = B64.decode(&p.key_check).map_err(|_| Error::Tampered)?;
-    let keys = derive(passphrase, &salt, p.iterations)?;
+    let keys = derive(passphrase, &salt, p.iterations.get())?;
     let header = aad(section)?;
     if key_check(&keys[32..], &header)[..] != check[..] {
         return Err(Error::WrongPassphrase);

@@ -98,14 +98,14 @@ fn scoped() -> Document {
                            "talk": {"format": "jsonl", "order": 0}}),
     );
     let vector = |turn: Option<u64>, node: Option<&str>| Embedding {
-        turn,
+        turn: turn.map(|t| crate::model::Ordinal::new(t).unwrap()),
         node_id: node.map(String::from),
         vector: vec![1.0, 0.0],
         ..Embedding::default()
     };
     archive.vector_index = Some(VectorIndex {
         enabled: true,
-        dimensions: Some(2),
+        dimensions: Some(crate::model::Ordinal::new(2).unwrap()),
         embeddings: Some(vec![
             vector(Some(1), None),
             vector(Some(3), None),

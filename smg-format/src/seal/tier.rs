@@ -91,7 +91,7 @@ pub(super) fn take_tier(doc: &mut Document, scope: Scope) -> TierContent {
         let vectors = archive.vector_index.as_mut();
         if let Some(embeddings) = vectors.and_then(|v| v.embeddings.as_mut()) {
             out.embeddings = drain_where(embeddings, EMBEDDINGS, |e: &Embedding| {
-                e.turn.is_some_and(|n| within(&turns, n))
+                e.turn.is_some_and(|n| within(&turns, n.get()))
                     || e.node_id.as_ref().is_some_and(|id| ids.contains(id))
             });
         }

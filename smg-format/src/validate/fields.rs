@@ -2,9 +2,10 @@
 //! JSON: what a writer runs before it replaces a file (a few milliseconds where the
 //! schema over JSON takes a second). Serde already gives the schema's types and
 //! required members, and the model's values hold their own constraints (roles, ids,
-//! types, relations, branches; scores; hashes and digests; times; turn ranges). What
-//! is left is held here, field by field: numbers from 1, the document's type and
-//! version, sealed sections' ids and kinds, list lengths and finite vectors. Members
+//! types, relations, branches; scores; numbers from 1; hashes and digests; times;
+//! turn ranges). What is left is held here, field by field: the document's type and
+//! version, a compression ratio, sealed sections' ids and kinds, list lengths and
+//! finite vectors. Members
 //! the model keeps as JSON (unknown members, `source`, a node's `metadata`) are
 //! checked by the schema itself, each against its own definition. `tests` holds this
 //! against the schema.
@@ -65,12 +66,6 @@ impl Fields {
                 at,
                 format!("{v} is greater than the maximum of {max}"),
             );
-        }
-    }
-
-    fn at_least_one(&mut self, at: impl FnOnce() -> String, value: Option<u64>) {
-        if value == Some(0) {
-            self.push("SMG-E103", at, "0 is less than the minimum of 1".into());
         }
     }
 
@@ -176,7 +171,6 @@ impl Fields {
     /// A turn's role and importance are held by their types ([`crate::model::NonEmpty`],
     /// [`crate::model::Unit`]).
     fn turn(&mut self, at: &str, t: &Turn) {
-        self.at_least_one(|| format!("{at}/turn"), Some(t.turn.get()));
         self.json(at, "turn", [], &t.extra);
     }
 
@@ -193,7 +187,6 @@ impl Fields {
     /// A node's id, type and status ([`crate::model::NonEmpty`]), its confidence and
     /// importance ([`crate::model::Unit`]) are held by their types.
     fn node(&mut self, at: &str, n: &Node) {
-        self.at_least_one(|| format!("{at}/version"), n.version);
         self.accesses(at, n.recent_accesses.as_deref());
         self.provenance(at, n.provenance.as_deref());
         self.json(at, "node", [("metadata", n.metadata.clone())], &n.extra);
@@ -231,9 +224,6 @@ impl Fields {
 
     fn provenance(&mut self, at: &str, provenance: Option<&[Provenance]>) {
         for (i, p) in provenance.into_iter().flatten().enumerate() {
-            for (k, t) in p.turns.iter().flatten().enumerate() {
-                self.at_least_one(|| format!("{at}/provenance/{i}/turns/{k}"), Some(*t));
-            }
             self.json(&format!("{at}/provenance/{i}"), "provenance", [], &p.extra);
         }
     }
@@ -249,7 +239,6 @@ impl Fields {
         }
         for (i, v) in a.versions.iter().enumerate() {
             let at = format!("{at}/versions/{i}");
-            self.at_least_one(|| format!("{at}/v"), Some(v.v));
             self.json(&at, "artifactVersion", [], &v.extra);
         }
         self.json(at, "artifact", [], &a.extra);
@@ -274,9 +263,7 @@ impl Fields {
 
     fn vectors(&mut self, v: &VectorIndex) {
         let at = "/deepArchive/vectorIndex";
-        self.at_least_one(|| format!("{at}/dimensions"), v.dimensions);
         for (i, e) in v.embeddings.iter().flatten().enumerate() {
-            self.at_least_one(|| format!("{at}/embeddings/{i}/turn"), e.turn);
             if let Some(k) = e.vector.iter().position(|x| !x.is_finite()) {
                 self.push(
                     "SMG-E101",
@@ -303,10 +290,6 @@ impl Fields {
                     format!("{:?} is not one of \"privateContext\" or \"tier\"", s.kind),
                 );
             }
-            self.at_least_one(
-                || format!("{at}/encryption/iterations"),
-                Some(s.encryption.iterations),
-            );
             self.json(&at, "sealedSection", [], &s.extra);
         }
     }

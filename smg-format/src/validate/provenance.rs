@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Finding;
-use crate::model::{Provenance, Turn};
+use crate::model::{Ordinal, Provenance, Turn};
 
 /// The conversation and message ids of every archived turn, by number.
 #[derive(Default)]
@@ -32,7 +32,7 @@ impl Archived {
 
     /// The findings of provenance `p` at `ptr`; none when the archive is empty.
     pub(super) fn check(&self, ptr: &str, p: &Provenance, out: &mut Vec<Finding>) {
-        let sealed = |n: &u64| self.sealed.iter().any(|&(a, z)| a <= *n && *n <= z);
+        let sealed = |n: &Ordinal| self.sealed.iter().any(|&(a, z)| *n >= a && *n <= z);
         if !self.complete
             || self.by_number.is_empty()
             || p.turns.as_ref().is_some_and(|t| t.iter().any(sealed))
@@ -57,7 +57,7 @@ impl Archived {
         }
         for (j, n) in p.turns.iter().flatten().enumerate() {
             let at = format!("{ptr}/turns/{j}");
-            let Some((c, m)) = self.by_number.get(n) else {
+            let Some((c, m)) = self.by_number.get(&(*n).get()) else {
                 out.push(Finding::error(
                     "SMG-E126",
                     at,

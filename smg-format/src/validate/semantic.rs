@@ -10,7 +10,8 @@ use super::Finding;
 use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
 use crate::model::{
-    escape_pointer, Block, DateOrTime, DeepArchive, Document, Edge, Node, Provenance, Scope, Turn,
+    escape_pointer, Block, DateOrTime, DeepArchive, Document, Edge, Node, Ordinal, Provenance,
+    Scope, Turn,
 };
 use crate::vault::{content_hash, rebuild_versions};
 
@@ -302,7 +303,7 @@ impl<'a> Checker<'a> {
             match newest {
                 Err(e) => {
                     let idx = art.versions.iter().position(
-                        |v| matches!(&e, crate::Error::Artifact { version, .. } if *version == v.v),
+                        |v| matches!(&e, crate::Error::Artifact { version, .. } if v.v == *version),
                     );
                     let at = idx
                         .map(|i| format!("{ptr}/versions/{i}"))
@@ -449,7 +450,7 @@ impl<'a> Checker<'a> {
                         format!(
                             "vector has {} dimensions, the index declares {}",
                             e.vector.len(),
-                            vi.dimensions.unwrap_or(0)
+                            vi.dimensions.map_or(0, Ordinal::get)
                         ),
                     );
                 }

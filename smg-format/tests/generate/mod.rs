@@ -324,7 +324,7 @@ fn sealed_conversation() -> smg_format::Document {
         provenance: Some(vec![Provenance {
             conversation_id: t.conversation_id.clone(),
             message_ids: t.message_id.clone().map(|m| vec![m]),
-            turns: Some(vec![t.turn.get()]),
+            turns: Some(vec![smg_format::model::Ordinal::new(t.turn.get()).unwrap()]),
             ..Provenance::default()
         }]),
         ..Node::new(
@@ -718,6 +718,12 @@ fn content_level() -> Vec<Invalid> {
             "node-version-zero",
             "an authored node of version 0 (versions count from 1)",
             mutated(|d| at(d, "/semanticGraph/nodes/1")["version"] = json!(0)),
+            &["SMG-E103"],
+        ),
+        inv(
+            "compression-ratio-negative",
+            "a compression ratio below 0",
+            mutated(|d| at(d, "/metadata")["compressionRatio"] = json!(-1.5)),
             &["SMG-E103"],
         ),
         inv(

@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value as Json};
 use smg_format::model::{
-    DeepArchive, Document, Edge, Embedding, Graph, Metadata, Node, Scope, Timestamp, VectorIndex,
+    DeepArchive, Document, Edge, Embedding, Graph, Metadata, Node, Ordinal, Scope, Timestamp,
+    VectorIndex,
 };
 
 use super::{
@@ -90,7 +91,7 @@ pub fn read(
             Some(text) => parse::<VectorIndex>(text, &format!("memory node `{memory}`"))?,
             None => VectorIndex {
                 enabled: true,
-                dimensions: Some(embeddings[0].vector.len() as u64),
+                dimensions: Ordinal::new(embeddings[0].vector.len() as u64).ok(),
                 ..VectorIndex::default()
             },
         };
