@@ -71,32 +71,18 @@ fn derived_uuid(parts: &[&str]) -> String {
 mod tests {
     use super::*;
 
+    fn at(t: &'static str) -> Timestamp {
+        Timestamp::from_static(t)
+    }
+
     #[test]
     fn forks_chain_their_lineage_and_are_reproducible() {
-        let mut root = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+        let mut root = Document::new(at("2025-12-04T10:30:00Z"));
         root.metadata.id = Some("root".into());
-        let a = fork(
-            &root,
-            b"root bytes",
-            "a",
-            &crate::model::Timestamp::from_static("2025-12-05T09:00:00Z"),
-        )
-        .unwrap();
-        let again = fork(
-            &root,
-            b"root bytes",
-            "a",
-            &crate::model::Timestamp::from_static("2025-12-05T09:00:00Z"),
-        )
-        .unwrap();
+        let a = fork(&root, b"root bytes", "a", &at("2025-12-05T09:00:00Z")).unwrap();
+        let again = fork(&root, b"root bytes", "a", &at("2025-12-05T09:00:00Z")).unwrap();
         assert_eq!(a, again);
-        let b = fork(
-            &a,
-            b"a bytes",
-            "b",
-            &crate::model::Timestamp::from_static("2025-12-06T09:00:00Z"),
-        )
-        .unwrap();
+        let b = fork(&a, b"a bytes", "b", &at("2025-12-06T09:00:00Z")).unwrap();
         let lineage = b.metadata.lineage.as_deref().unwrap();
         assert_eq!(lineage.len(), 2);
         assert_eq!(lineage[0].parent_id.as_deref(), Some("root"));
@@ -112,8 +98,8 @@ mod tests {
     }
 
     #[test]
-    fn bad_branch_names_and_times_are_refused() {
-        let root = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+    fn bad_branch_names_are_refused() {
+        let root = Document::new(at("2025-12-04T10:30:00Z"));
         for (branch, at) in [
             ("", "2025-12-05T09:00:00Z"),
             ("a\nb", "2025-12-05T09:00:00Z"),

@@ -6,6 +6,7 @@
 mod archive;
 mod checked;
 mod curation;
+mod digest;
 mod graph;
 mod memory;
 mod time;
@@ -18,8 +19,9 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub use checked::{role, NonEmpty, Ordinal, Refused, Sha256Hex, Sha256Ref, TurnRange, Unit};
+pub use checked::{role, NonEmpty, Ordinal, Refused, TurnRange, Unit};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
+pub use digest::{Sha256Hex, Sha256Ref};
 pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
 pub use memory::{Turn, WorkingMemory};
 pub(crate) use time::{is_date_time, is_full_date};
