@@ -268,7 +268,7 @@ impl NewContent<'_> {
 /// let first = w.add("print(1)\n", &named).unwrap();
 /// let second = w.add("print(2)\n", &named).unwrap();
 /// let again = w.add("print(1)\n", &NewContent::default()).unwrap();
-/// assert_eq!((first.version, second.version), (1, 2));
+/// assert_eq!((first.version.get(), second.version.get()), (1, 2));
 /// assert_eq!(second.artifact, first.artifact);
 /// assert!(!again.added);
 /// assert_eq!(w.content(&first.artifact, 1).unwrap(), "print(1)\n");

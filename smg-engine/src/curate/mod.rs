@@ -11,17 +11,19 @@
 //! changes nothing.
 //!
 //! ```
-//! use smg_format::{model::{Graph, Node, NonEmpty}, Document};
+//! use smg_format::{model::{Graph, Node, NonEmpty, Timestamp}, Document};
 //! use smg_engine::curate::{curate, restore, CurateOptions};
-//! let mut doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
+//! let created = Timestamp::from_static("2025-01-01T00:00:00Z");
+//! let mut doc = Document::new(created.clone());
 //! let note = Node {
 //!     status: Some(NonEmpty::from_static("read")),
-//!     created: Some("2025-01-01T00:00:00Z".into()),
+//!     created: Some(created),
 //!     ..Node::new(NonEmpty::from_static("n1"), NonEmpty::from_static("notification"))
 //! };
 //! doc.semantic_graph = Some(Graph { nodes: Some(vec![note]), ..Graph::default() });
 //! let before = doc.clone();
-//! let report = curate(&mut doc, &CurateOptions::at("2025-01-20T00:00:00Z")).unwrap();
+//! let now = Timestamp::from_static("2025-01-20T00:00:00Z");
+//! let report = curate(&mut doc, &CurateOptions::at(now)).unwrap();
 //! // Read 19 days ago: past its 7-day TTL, soft-deleted for 30 days.
 //! assert_eq!(report.actions[0].action.name(), "tombstone");
 //! assert_eq!(doc.semantic_graph.as_ref().unwrap().nodes()[0].tombstone, Some(true));

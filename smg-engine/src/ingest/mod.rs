@@ -621,8 +621,8 @@ fn keep_conversation_headers(
 /// turn's content put back where `source.contentAt` points.
 ///
 /// ```
-/// use smg_format::model::Turn;
-/// let mut turn = Turn::new(1, smg_format::model::role::USER, "hello there");
+/// use smg_format::model::{role, Ordinal, Turn};
+/// let mut turn = Turn::new(Ordinal::FIRST, role::USER, "hello there");
 /// turn.extra.insert("source".into(), serde_json::json!({
 ///     "format": "jsonl", "contentAt": "/content", "record": {"content": null, "id": "m1"}
 /// }));

@@ -230,7 +230,7 @@ pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<Archiv
 /// use smg_format::archive::{append_turns, read_archive_with, ArchiveOptions};
 /// use smg_format::model::Turn;
 /// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
-/// let mut turn = Turn::new(1, smg_format::model::role::USER, "hi");
+/// let mut turn = Turn::new(smg_format::model::Ordinal::FIRST, smg_format::model::role::USER, "hi");
 /// turn.extra.insert("source".into(), serde_json::json!({"line": 1}));
 /// append_turns(&mut doc, &[turn], &ArchiveOptions::default()).unwrap();
 /// let lean = |t: &mut Turn| { t.extra.remove("source"); };

@@ -89,7 +89,7 @@ pub fn append_turns(
 /// use smg_format::archive::{append_turns_with, read_archive, ArchiveOptions};
 /// use smg_format::model::{Extra, Turn};
 /// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
-/// let turns = vec![Turn::new(1, smg_format::model::role::USER, "hi")];
+/// let turns = vec![Turn::new(smg_format::model::Ordinal::FIRST, smg_format::model::role::USER, "hi")];
 /// let more = |i: usize| Extra::from_iter([("source".to_string(), serde_json::json!({"line": i + 1}))]);
 /// append_turns_with(&mut doc, &turns, &ArchiveOptions::default(), &more).unwrap();
 /// let back = read_archive(&doc, &Default::default()).unwrap();

@@ -63,8 +63,8 @@ impl Turn {
     /// Turn number `turn`, said by `role`: `content`, and nothing else known yet.
     ///
     /// ```
-    /// use smg_format::model::{NonEmpty, Turn};
-    /// let t = Turn { speaker: Some("Ada".into()), ..Turn::new(1, NonEmpty::new("user").unwrap(), "hi") };
+    /// use smg_format::model::{role, Ordinal, Turn};
+    /// let t = Turn { speaker: Some("Ada".into()), ..Turn::new(Ordinal::FIRST, role::USER, "hi") };
     /// assert_eq!(t.role, "user");
     /// ```
     pub fn new(turn: super::Ordinal, role: super::NonEmpty, content: impl Into<String>) -> Self {

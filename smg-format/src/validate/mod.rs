@@ -153,15 +153,13 @@ pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
 /// the semantic checks. What a writer runs before it replaces a file.
 ///
 /// ```
-/// use smg_format::model::{Graph, Node, NonEmpty, Timestamp};
+/// use smg_format::model::Timestamp;
 /// use smg_format::{validate::check_document, Document, Limits};
 /// let mut doc = Document::new(Timestamp::from_static("2026-01-01T00:00:00Z"));
 /// assert!(check_document(&doc, &Limits::default()).is_empty());
-/// let id = NonEmpty::from_static("n");
-/// let node = Node { version: Some(0), ..Node::new(id, NonEmpty::from_static("concept")) };
-/// doc.semantic_graph = Some(Graph { nodes: Some(vec![node]), ..Graph::default() });
+/// doc.metadata.compression_ratio = Some(-1.0);
 /// let found = check_document(&doc, &Limits::default());
-/// assert_eq!(found[0].pointer, "/semanticGraph/nodes/0/version");
+/// assert_eq!(found[0].pointer, "/metadata/compressionRatio");
 /// ```
 pub fn check_document(doc: &Document, limits: &Limits) -> Vec<Finding> {
     let findings = fields::check(doc);
