@@ -1,6 +1,9 @@
 use super::*;
 use smg_format::codec::{from_json_slice, to_canonical_json};
-use smg_format::model::Graph;
+use smg_format::model::{Graph, Timestamp};
+
+/// When a read that finds no memory node creates the metadata.
+const NOW: Timestamp = Timestamp::from_static("2030-01-01T00:00:00Z");
 
 fn fixture(name: &str) -> Document {
     let path = format!("{}/../fixtures/valid/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -53,14 +56,7 @@ fn every_fixture_graph_comes_back_byte_for_byte() {
         let doc = fixture(name);
         let slice = slice(&doc, "m", &TIERS).unwrap();
         let (nodes, edges) = stored(&slice);
-        let back = read(
-            "m",
-            Some(&slice.memory),
-            nodes,
-            edges,
-            &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
-        )
-        .unwrap();
+        let back = read("m", Some(&slice.memory), nodes, edges, &NOW).unwrap();
         let mut expected = doc.clone();
         // A memory read back always has a graph, if an empty one.
         let g = expected.semantic_graph.get_or_insert_with(|| Graph {
@@ -192,14 +188,7 @@ fn a_graph_that_does_not_fit_names_the_first_offending_node() {
         ),
     ];
     for (n, why) in cases {
-        let err = read(
-            "m",
-            None,
-            vec![n],
-            vec![],
-            &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
-        )
-        .unwrap_err();
+        let err = read("m", None, vec![n], vec![], &NOW).unwrap_err();
         assert_eq!(err.code(), "SMG-E305");
         let text = err.to_string();
         assert!(text.contains("n1") && text.contains(why), "{why}: {text}");
@@ -217,14 +206,7 @@ fn nodes_written_by_others_come_after_and_take_their_tier_from_the_label() {
             ("owner_team".into(), "hr".into()),
         ],
     };
-    let doc = read(
-        "m",
-        None,
-        vec![n],
-        vec![],
-        &smg_format::model::Timestamp::from_static("2030-01-01T00:00:00Z"),
-    )
-    .unwrap();
+    let doc = read("m", None, vec![n], vec![], &NOW).unwrap();
     let g = &doc.semantic_graph.as_ref().unwrap().nodes()[0];
     assert_eq!(g.scope, Some(Scope::Global));
     assert_eq!(g.extra.get("owner_team"), Some(&serde_json::json!("hr")));
