@@ -201,11 +201,10 @@ fn add_artifact(
         .map(|i| format!("    let v{i} = \"{}\";", words.sentence(rng, 4)))
         .collect();
     let mut prev = lines.join("\n") + "\n";
-    let mut versions = vec![ArtifactVersion {
-        v: smg_format::model::Ordinal::new(1).unwrap(),
+    let mut versions = smg_format::model::Versions::one(ArtifactVersion {
         content: Some(prev.clone()),
-        ..ArtifactVersion::default()
-    }];
+        ..ArtifactVersion::new(smg_format::model::Ordinal::FIRST)
+    });
     let mut bytes = prev.len();
     for v in 2..=10 {
         let at = rng.below(lines.len() as u64) as usize;

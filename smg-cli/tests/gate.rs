@@ -22,8 +22,9 @@ fn listing(dir: &Path) -> Vec<String> {
 
 #[test]
 fn writers_refuse_to_write_a_file_that_would_not_validate() {
-    // A constraint the types hold is refused as the file is read (SMG-E012); one the
-    // typed check holds, before the write (SMG-E023, with the validator's code).
+    // A constraint the types hold is refused as the file is read (SMG-E012); one on
+    // the JSON the model keeps as it is, or a reference, before the write (SMG-E023,
+    // with the validator's code).
     for (fixture, codes, pointer) in [
         (
             "importance-out-of-range",
@@ -37,30 +38,58 @@ fn writers_refuse_to_write_a_file_that_would_not_validate() {
         ),
         (
             "compression-ratio-negative",
-            &["SMG-E023", "SMG-E103"],
+            &["SMG-E012"],
             "/metadata/compressionRatio",
         ),
+        (
+            "conversation-format-not-text",
+            &["SMG-E023", "SMG-E101"],
+            "/deepArchive/conversations/c-old/format",
+        ),
     ] {
-        refused_by_every_writer(fixture, codes, pointer);
+        refused_by_every_writer(fixture, codes, pointer, WRITERS);
+    }
+    // An append and a migration derive the graph again and keep only the edges from
+    // elsewhere that still join two nodes (an edge to a derived node may lose its
+    // end): the file each writes validates. Every other writer refuses the reference
+    // to nothing.
+    let (deriving, others): (Vec<&[&str]>, Vec<&[&str]>) = WRITERS
+        .iter()
+        .partition(|w| matches!(w[0], "ingest" | "migrate"));
+    let codes = &["SMG-E023", "SMG-E111"];
+    refused_by_every_writer("dangling-edge", codes, "/semanticGraph/edges/0/to", &others);
+    for args in deriving {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = fixtures().join("invalid/dangling-edge.smg");
+        std::fs::copy(&bad, dir.path().join("bad.smg")).unwrap();
+        std::fs::write(dir.path().join("t.jsonl"), format!("{CHAT}\n")).unwrap();
+        let out = smg(args, dir.path());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let out = smg(&["validate", "bad.smg"], dir.path());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stdout));
     }
 }
 
-fn refused_by_every_writer(fixture: &str, codes: &[&str], pointer: &str) {
+/// The commands that change content, each on `bad.smg` (with `note.txt`, `t.jsonl`).
+const WRITERS: &[&[&str]] = &[
+    &["vault", "add", "bad.smg", "note.txt"],
+    &["ingest", "--append", "bad.smg", "t.jsonl"],
+    &["migrate", "bad.smg"],
+    &["fork", "bad.smg", "-o", "child.smg", "--branch", "b"],
+    &["merge", "bad.smg", "bad.smg", "bad.smg", "-o", "merged.smg"],
+];
+
+const CHAT: &str = r#"{"conversation_id":"c9","message_id":"m1","role":"user","content":"we use postgres","timestamp":"2025-02-28T10:10:00Z"}"#;
+
+fn refused_by_every_writer(fixture: &str, codes: &[&str], pointer: &str, writers: &[&[&str]]) {
     let dir = tempfile::tempdir().unwrap();
     let bad = fixtures().join(format!("invalid/{fixture}.smg"));
     std::fs::copy(&bad, dir.path().join("bad.smg")).unwrap();
     let before = std::fs::read(&bad).unwrap();
     std::fs::write(dir.path().join("note.txt"), "a note\n").unwrap();
-    let chat = r#"{"conversation_id":"c9","message_id":"m1","role":"user","content":"we use postgres","timestamp":"2025-02-28T10:10:00Z"}"#;
-    std::fs::write(dir.path().join("t.jsonl"), format!("{chat}\n")).unwrap();
+    std::fs::write(dir.path().join("t.jsonl"), format!("{CHAT}\n")).unwrap();
     let listed = listing(dir.path());
-    for args in [
-        &["vault", "add", "bad.smg", "note.txt"][..],
-        &["ingest", "--append", "bad.smg", "t.jsonl"],
-        &["migrate", "bad.smg"],
-        &["fork", "bad.smg", "-o", "child.smg", "--branch", "b"],
-        &["merge", "bad.smg", "bad.smg", "bad.smg", "-o", "merged.smg"],
-    ] {
+    for &args in writers {
         let out = smg(args, dir.path());
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{fixture} {args:?}: {stderr}");

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use smg_format::model::{Embedding, Ordinal};
+use smg_format::model::{Embedding, Ordinal, Vector};
 use smg_format::{Document, Limits};
 
 use crate::error::{Error, Result};
@@ -184,14 +184,17 @@ fn missing(doc: &Document, rows: &[Embedding], limits: &Limits) -> Result<Vec<(K
 }
 
 /// `v` scaled so that its largest component is ±127, rounded (`int8`).
-fn quantise(v: &[f32]) -> Vec<f64> {
+fn quantise(v: &[f32]) -> Vector {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if max == 0.0 || !max.is_finite() {
-        return vec![0.0; v.len()];
+        return Vector::zeroing(vec![0.0; v.len()]);
     }
-    v.iter()
-        .map(|x| f64::from((x / max * 127.0).round()))
-        .collect()
+    // A component the model left undefined (NaN) counts as 0.
+    Vector::zeroing(
+        v.iter()
+            .map(|x| f64::from((x / max * 127.0).round()))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -292,7 +295,7 @@ mod tests {
     fn quantising_keeps_the_direction() {
         let v = [0.3f32, -0.6, 0.05, 0.0];
         let q = quantise(&v);
-        assert_eq!(q, [64.0, -127.0, 11.0, 0.0]);
+        assert_eq!(*q, [64.0, -127.0, 11.0, 0.0]);
         let cos = |a: &[f64], b: &[f32]| {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * f64::from(*y)).sum();
             let na = a.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -300,6 +303,7 @@ mod tests {
             dot / na / nb
         };
         assert!(cos(&q, &v) > 0.9999);
-        assert_eq!(quantise(&[0.0, 0.0]), [0.0, 0.0]);
+        assert_eq!(*quantise(&[0.0, 0.0]), [0.0, 0.0]);
+        assert_eq!(*quantise(&[f32::NAN, 0.5]), [0.0, 127.0]);
     }
 }

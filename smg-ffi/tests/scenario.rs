@@ -328,7 +328,7 @@ fn a_packed_file_with_its_index_opens_by_the_index_and_answers_the_same() {
 #[test]
 fn save_refuses_a_memory_that_would_not_validate() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/invalid/compression-ratio-negative.smg");
+        .join("../fixtures/invalid/conversation-format-not-text.smg");
     let path = CString::new(fixture.to_str().unwrap()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("copy.smg");
@@ -345,9 +345,12 @@ fn save_refuses_a_memory_that_would_not_validate() {
     }
     let error = last_error();
     assert!(
-        error.contains("SMG-E023") && error.contains("SMG-E103"),
+        error.contains("SMG-E023") && error.contains("SMG-E101"),
         "{error}"
     );
-    assert!(error.contains("/metadata/compressionRatio"), "{error}");
+    assert!(
+        error.contains("/deepArchive/conversations/c-old/format"),
+        "{error}"
+    );
     assert!(!target.exists());
 }

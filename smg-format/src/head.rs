@@ -9,13 +9,14 @@
 use std::borrow::Cow;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
 
 use crate::canonical::{to_vec, KeyOrder, Pieces};
 use crate::envelope::{check_quality, compress_cuts, Encoding, Ready, WriteOptions};
 use crate::envelope::{LARGE_BROTLI_LEVEL, PIECE_BYTES};
 use crate::error::{Error, Result};
-use crate::model::{ArtifactVault, Collaborator, DeepArchive, Document, Extra};
+use crate::model::{
+    ArtifactVault, Collaborator, Context, DeepArchive, Document, DocumentKind, Extra,
+};
 
 /// The first members of a document's JSON — the vault, the deep archive, the
 /// collaborators and unknown members whose keys sort before `metadata` — taken out of
@@ -59,8 +60,8 @@ const METADATA: &str = "metadata";
 /// and `@type` stay in the document.)
 #[derive(Debug)]
 pub(crate) struct LeadingMembers {
-    context: Value,
-    kind: String,
+    context: Context,
+    kind: DocumentKind,
     vault: Option<ArtifactVault>,
     collaborators: Option<Vec<Collaborator>>,
     archive: Option<DeepArchive>,
@@ -84,7 +85,7 @@ impl LeadingMembers {
             .collect();
         Ok(LeadingMembers {
             context: doc.context.clone(),
-            kind: doc.kind.clone(),
+            kind: doc.kind,
             vault: doc.artifact_vault.take(),
             collaborators: doc.collaborators.take(),
             archive: doc.deep_archive.take(),
@@ -109,7 +110,7 @@ impl LeadingMembers {
         }
         let mut json = to_vec(&Leading {
             context: &self.context,
-            kind: &self.kind,
+            kind: self.kind,
             vault: self.vault.as_ref(),
             collaborators: self.collaborators.as_ref(),
             archive: self.archive.as_ref(),
@@ -195,8 +196,8 @@ impl CompressedHead {
 
 /// The members of a document that sort before `metadata`, serialised as an object.
 struct Leading<'a> {
-    context: &'a Value,
-    kind: &'a str,
+    context: &'a Context,
+    kind: DocumentKind,
     vault: Option<&'a ArtifactVault>,
     collaborators: Option<&'a Vec<Collaborator>>,
     archive: Option<&'a DeepArchive>,
@@ -207,7 +208,7 @@ impl<'a> Leading<'a> {
     fn of(doc: &'a Document) -> Self {
         Leading {
             context: &doc.context,
-            kind: &doc.kind,
+            kind: doc.kind,
             vault: doc.artifact_vault.as_ref(),
             collaborators: doc.collaborators.as_ref(),
             archive: doc.deep_archive.as_ref(),
@@ -220,7 +221,7 @@ impl Serialize for Leading<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("@context", self.context)?;
-        map.serialize_entry("@type", self.kind)?;
+        map.serialize_entry("@type", &self.kind)?;
         if let Some(v) = self.vault {
             map.serialize_entry("artifactVault", v)?;
         }
@@ -275,7 +276,9 @@ mod tests {
         let artifact = Artifact::new(
             crate::model::NonEmpty::from_static("code"),
             crate::model::Sha256Ref::of(b"00"),
-            Vec::new(),
+            crate::model::Versions::one(crate::model::ArtifactVersion::new(
+                crate::model::Ordinal::FIRST,
+            )),
         );
         vault.artifacts = Some([("a1".to_string(), artifact)].into());
         doc
@@ -330,7 +333,7 @@ mod tests {
     #[test]
     fn a_document_that_changed_its_leading_members_is_refused() {
         let changes: [fn(&mut Document); 4] = [
-            |d| d.context = "https://example.org/other".into(),
+            |d| d.context = Context::new("https://example.org/other".into()).unwrap(),
             |d| d.artifact_vault = Some(Default::default()),
             |d| {
                 d.extra.insert("archiveNotes".into(), "again".into());

@@ -66,7 +66,7 @@ pub fn stats(doc: &Document) -> Stats {
         .map(|(k, v)| (k, v.get().len() as u64))
         .collect();
     Stats {
-        version: doc.version.clone(),
+        version: doc.version.to_string(),
         nodes: graphs.iter().map(|(_, g)| g.nodes().len()).sum(),
         edges: graphs.iter().map(|(_, g)| g.edges().len()).sum(),
         artifacts: vault.map_or(0, |a| a.len()),
@@ -87,7 +87,7 @@ pub fn stats(doc: &Document) -> Stats {
             .sealed_sections
             .iter()
             .flatten()
-            .map(|s| (s.id.clone(), s.size))
+            .map(|s| (s.id.to_string(), s.size))
             .collect(),
         json_bytes: json.len() as u64,
         section_bytes,

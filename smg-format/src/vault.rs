@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Ordinal, Sha256Ref, Timestamp,
+    Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Ordinal, Sha256Ref, Timestamp, Versions,
 };
 use lines::LineIndex;
 
@@ -432,13 +432,12 @@ impl<'v> VaultWriter<'v> {
                 ..Artifact::new(
                     kind,
                     hash.clone(),
-                    vec![ArtifactVersion {
-                        v: Ordinal::FIRST,
+                    Versions::one(ArtifactVersion {
                         timestamp: meta.timestamp.cloned(),
                         content: Some(content.to_string()),
                         hash: Some(hash.clone()),
-                        ..ArtifactVersion::default()
-                    }],
+                        ..ArtifactVersion::new(Ordinal::FIRST)
+                    }),
                 )
             },
         );
@@ -459,41 +458,41 @@ impl<'v> VaultWriter<'v> {
         let Some(art) = self.vault.artifacts.as_mut().and_then(|a| a.get_mut(id)) else {
             return;
         };
+        let name = art.filename.as_deref().unwrap_or(id);
         let version = ArtifactVersion {
             hash: Some(hash.clone()),
-            ..next_version(id, art, &prev, content, timestamp)
+            ..next_version(name, &art.versions, &prev, content, timestamp)
         };
         art.versions.push(version);
         art.hash = hash.clone();
     }
 }
 
-/// The version that follows `art`'s last (whose content is `prev`) with `content`: a
-/// diff against it, or the full content when the diff is no smaller or the run of
-/// diffs since the last full version is [`VaultWriter::MAX_CHAIN`] long. The caller,
-/// which knows the content's hash, sets `hash`.
+/// The version that follows the last of `versions` (whose content is `prev`) with
+/// `content`: a diff against it (its file called `name`), or the full content when
+/// there is no version yet, the diff is no smaller or the run of diffs since the last
+/// full version is [`VaultWriter::MAX_CHAIN`] long. The caller, which knows the
+/// content's hash, sets `hash`.
 pub(crate) fn next_version(
-    id: &str,
-    art: &Artifact,
+    name: &str,
+    versions: &[ArtifactVersion],
     prev: &str,
     content: &str,
     timestamp: Option<&Timestamp>,
 ) -> ArtifactVersion {
-    let chain = art
-        .versions
+    let chain = versions
         .iter()
         .rev()
         .take_while(|v| v.content.is_none())
         .count();
-    let name = art.filename.as_deref().unwrap_or(id);
     let delta = diff_with_context(prev, content, name, 0);
-    let full = chain >= VaultWriter::MAX_CHAIN || delta.len() >= content.len();
+    let full =
+        versions.is_empty() || chain >= VaultWriter::MAX_CHAIN || delta.len() >= content.len();
     ArtifactVersion {
-        v: Ordinal::after(art.versions.len() as u64),
         timestamp: timestamp.cloned(),
         content: full.then(|| content.to_string()),
         delta: (!full).then_some(delta),
-        ..ArtifactVersion::default()
+        ..ArtifactVersion::new(Ordinal::after(versions.len() as u64))
     }
 }
 
@@ -517,10 +516,11 @@ mod tests {
         let art = Artifact::new(
             crate::model::NonEmpty::from_static("code"),
             crate::model::Sha256Ref::of(v2.as_bytes()),
-            vec![
+            Versions::new(vec![
                 version(1, Some(v1), None),
                 version(2, None, Some(unified_diff(v1, v2, "f"))),
-            ],
+            ])
+            .unwrap(),
         );
         assert_eq!(rebuild_versions("a1", &art).unwrap(), vec![v1, v2]);
         assert_eq!(rebuild_version("a1", &art, 2).unwrap(), v2);
@@ -535,10 +535,11 @@ mod tests {
         let art = Artifact::new(
             crate::model::NonEmpty::from_static("code"),
             crate::model::Sha256Ref::of(b""),
-            vec![
+            Versions::new(vec![
                 version(1, Some("q\n"), None),
                 version(2, None, Some(unified_diff("x\ny\n", "x\nz\n", "f"))),
-            ],
+            ])
+            .unwrap(),
         );
         let err = rebuild_versions("art_9", &art).unwrap_err();
         assert_eq!(err.code(), "SMG-E116");

@@ -103,7 +103,7 @@ pub(crate) fn build(
         let tier = s.tier.map(|t| t.name());
         let ids = s.node_ids.as_deref().unwrap_or_default();
         for id in ids.iter().filter(|id| !known.contains(*id)) {
-            let label = format!("sealed ({})", tier.unwrap_or(&s.kind));
+            let label = format!("sealed ({})", tier.unwrap_or(s.kind.name()));
             let node = ViewNode(
                 id.clone(),
                 "sealed".into(),
@@ -117,8 +117,8 @@ pub(crate) fn build(
             entries.push(Entry { node, source: None });
         }
         sealed.push(SealedView {
-            id: s.id.clone(),
-            kind: s.kind.clone(),
+            id: s.id.to_string(),
+            kind: s.kind.name().to_string(),
             tier,
             collaborator: s.collaborator.clone(),
             size: s.size,

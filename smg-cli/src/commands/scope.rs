@@ -76,7 +76,7 @@ fn list(
         .sealed_sections
         .iter()
         .flatten()
-        .map(|s| (s.id.clone(), s.turn_ranges.clone().unwrap_or_default()))
+        .map(|s| (s.id.to_string(), s.turn_ranges.clone().unwrap_or_default()))
         .collect();
     let out = if as_json {
         let conversations: Vec<_> = rows

@@ -128,11 +128,7 @@ fn version_content(
 
 /// The first line of an artifact's first version, for telling unnamed ones apart.
 fn first_line(a: &smg_format::model::Artifact) -> String {
-    let first = a
-        .versions
-        .first()
-        .and_then(|v| v.content.as_deref())
-        .unwrap_or("");
+    let first = a.versions.first().content.as_deref().unwrap_or("");
     let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     smg_engine::search::one_line(line.trim(), 48)
 }

@@ -37,13 +37,12 @@ pub fn record_access(
         found += 1;
         n.access_count = Some(n.access_count.unwrap_or(0) + 1);
         n.last_accessed = later(n.last_accessed.take(), Some(at.clone()));
-        let list = n.recent_accesses.get_or_insert_with(Vec::new);
-        list.push(Access {
-            at: at.clone(),
+        let access = Access {
             by: by.and_then(|b| NonEmpty::new(b).ok()),
-            extra: Default::default(),
-        });
-        keep_recent(list, Some(now));
+            ..Access::new(at.clone())
+        };
+        let list = keep_recent(n.recent_accesses.take(), [access], Some(now));
+        n.recent_accesses = Some(list);
     }
     Ok(found)
 }

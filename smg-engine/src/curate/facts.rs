@@ -2,14 +2,13 @@
 //! last used, how often and by whom, and which neighbours it has.
 
 use chrono::DateTime;
-use smg_format::model::{Access, Edge, Node, Timestamp};
+use smg_format::model::{Access, Edge, Node, RecentAccesses, Timestamp};
 
 use super::class::{status, Class};
 use crate::fast::FastMap;
 
 const WEEK: i64 = 7 * 86_400;
-/// The most retrievals a node keeps, and for how many days (spec §18.2).
-pub(crate) const KEPT: usize = 64;
+/// For how many days a node keeps its retrievals (spec §18.2).
 pub(crate) const KEPT_DAYS: i64 = 90;
 
 /// Unix seconds of an RFC 3339 date-time.
@@ -17,21 +16,25 @@ pub(crate) fn seconds(t: &str) -> Option<i64> {
     DateTime::parse_from_rfc3339(t).ok().map(|t| t.timestamp())
 }
 
-/// Keep `list` as a node's `recentAccesses` are kept: oldest first, the 90 days
-/// before `now` (when given), at most [`KEPT`].
-pub(crate) fn keep_recent(list: &mut Vec<Access>, now: Option<i64>) {
-    list.sort_by_cached_key(|a| seconds(&a.at));
+/// A node's retrievals `list` with `more`, kept as `recentAccesses` are: the 90 days
+/// before `now` (when given), at most [`RecentAccesses::MAX`], oldest first.
+pub(crate) fn keep_recent(
+    list: Option<RecentAccesses>,
+    more: impl IntoIterator<Item = Access>,
+    now: Option<i64>,
+) -> RecentAccesses {
+    let mut all: Vec<Access> = list.map(Vec::from).unwrap_or_default();
+    all.extend(more);
     if let Some(now) = now {
-        list.retain(|a| seconds(&a.at).is_some_and(|t| now - t < KEPT_DAYS * 86_400));
+        all.retain(|a| now - time(&a.at) < KEPT_DAYS * 86_400);
     }
-    let extra = list.len().saturating_sub(KEPT);
-    list.drain(..extra);
+    RecentAccesses::newest(all)
 }
 
 /// The later of two optional times (by their instant, not their text).
 pub(crate) fn later(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if seconds(&y) > seconds(&x) { y } else { x }),
+        (Some(x), Some(y)) => Some(if time(&y) > time(&x) { y } else { x }),
         (x, y) => x.or(y),
     }
 }
@@ -94,7 +97,7 @@ pub(crate) fn accesses_7d(node: &Node, now: i64) -> u64 {
     node.recent_accesses
         .iter()
         .flatten()
-        .filter_map(|a| seconds(&a.at))
+        .map(|a| time(&a.at))
         .filter(|&t| t > now - WEEK && t <= now)
         .count() as u64
 }

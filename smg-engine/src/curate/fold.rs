@@ -30,9 +30,8 @@ pub(super) fn fold(a: &mut Applier<'_>, fold: usize, keep: usize, change: &mut C
             ));
         }
         if let Some(more) = &gone.recent_accesses {
-            let list = n.recent_accesses.get_or_insert_with(Vec::new);
-            list.extend(more.iter().cloned());
-            keep_recent(list, None);
+            let list = keep_recent(n.recent_accesses.take(), more.iter().cloned(), None);
+            n.recent_accesses = Some(list);
         }
         for r in gone.related_nodes.iter().flatten() {
             let list = n.related_nodes.get_or_insert_with(Vec::new);

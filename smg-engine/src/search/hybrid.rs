@@ -495,7 +495,7 @@ mod tests {
         let embed = |turn: Option<u64>, node: Option<&str>, vector: Vec<f64>| Embedding {
             turn: turn.map(|t| smg_format::model::Ordinal::new(t).unwrap()),
             node_id: node.map(String::from),
-            vector,
+            vector: smg_format::model::Vector::new(vector).unwrap(),
             ..Embedding::default()
         };
         let archive: &mut DeepArchive = doc.deep_archive.as_mut().unwrap();

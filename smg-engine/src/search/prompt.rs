@@ -86,7 +86,7 @@ impl PromptMemory {
             .flat_map(|w| w.active_artifacts.iter().flatten())
             .filter_map(|id| {
                 let art = vault?.get(id)?;
-                let version = art.versions.last().map_or(1, |v| v.v.get());
+                let version = art.versions.last().v.get();
                 Some(ActiveArtifact {
                     id: id.clone(),
                     name: art.filename.clone().unwrap_or_else(|| id.clone()),

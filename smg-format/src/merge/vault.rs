@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{Merger, Taken};
 use crate::error::{Error, Result};
-use crate::model::{Artifact, ArtifactVersion, Document, Extra, Sha256Ref, Timestamp};
+use crate::model::{Artifact, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
 
 /// Merge one artifact. The versions both sides share (a common prefix) stay as they
@@ -110,35 +110,22 @@ fn union(
     }
     pending
         .sort_by(|x, y| (x.timestamp.as_deref(), &x.hash).cmp(&(y.timestamp.as_deref(), &y.hash)));
-    let mut art = Artifact {
-        filename,
-        ..Artifact::new(
-            ao.kind.clone(),
-            ao.hash.clone(),
-            ao.versions[..prefix].to_vec(),
-        )
-    };
+    let name = filename.as_deref().unwrap_or(id);
+    let mut versions = ao.versions[..prefix].to_vec();
     let mut prev = prefix
         .checked_sub(1)
         .map(|i| co[i].clone())
         .unwrap_or_default();
     let mut hash = String::new();
     for p in pending {
-        let mut v = next_version(id, &art, &prev, &p.content, p.timestamp.as_ref());
-        if art.versions.is_empty() {
-            v = ArtifactVersion {
-                content: Some(p.content.clone()),
-                delta: None,
-                ..v
-            };
-        }
+        let mut v = next_version(name, &versions, &prev, &p.content, p.timestamp.as_ref());
         v.hash = p.stated_hash.then(|| p.hash.clone());
         v.extra = p.extra;
-        art.versions.push(v);
+        versions.push(v);
         hash = p.hash.into();
         prev = p.content;
     }
-    let list = serde_json::to_value(&art.versions)
+    let list = serde_json::to_value(&versions)
         .map_err(|e| Error::InvalidArgument(format!("versions do not serialise: {e}")))?;
     Ok((list, hash))
 }

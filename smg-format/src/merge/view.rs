@@ -11,8 +11,9 @@ use serde_with::skip_serializing_none;
 
 use super::archive::Renumbering;
 use crate::model::{
-    ArtifactVault, Collaborator, CompressionMethod, Document, Edge, Extra, Graph, Metadata, Node,
-    Ordinal, PrivateContext, SealedSection, VectorIndex, WorkingMemory,
+    ArtifactVault, Collaborator, CompressionMethod, Context, Document, DocumentKind, Edge, Extra,
+    FormatVersion, Graph, Metadata, Node, Ordinal, PrivateContext, SealedSection, VectorIndex,
+    WorkingMemory,
 };
 
 /// [`Document`]'s fields, in its order and names, with the semantic graph and the
@@ -22,10 +23,10 @@ use crate::model::{
 #[serde(rename_all = "camelCase")]
 struct DocumentView<'a> {
     #[serde(rename = "@context")]
-    context: &'a Value,
+    context: &'a Context,
     #[serde(rename = "@type")]
-    kind: &'a str,
-    version: &'a str,
+    kind: DocumentKind,
+    version: &'a FormatVersion,
     metadata: &'a Metadata,
     working_memory: Option<&'a WorkingMemory>,
     semantic_graph: Option<GraphView<'a>>,
@@ -84,7 +85,7 @@ pub(super) fn authored(doc: &Document, derived: &HashSet<String>) -> serde_json:
     });
     serde_json::to_value(DocumentView {
         context: &doc.context,
-        kind: &doc.kind,
+        kind: doc.kind,
         version: &doc.version,
         metadata: &doc.metadata,
         working_memory: doc.working_memory.as_ref(),

@@ -128,7 +128,7 @@ pub struct Embedding {
     /// The node embedded.
     pub node_id: Option<String>,
     /// The vector (floats, or integers for binary or quantised vectors).
-    pub vector: Vec<f64>,
+    pub vector: super::Vector,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

@@ -1,18 +1,13 @@
-//! Values that carry the schema's constraints (issue 31): a role, an id or a type is
-//! never empty, a score is a finite number in \[0, 1\], a content hash has its one
-//! form. A value is made only through a check, by a constructor or by serde, so a
-//! [`Document`](crate::Document) read or built by any path cannot hold one the
-//! schema refuses; reading one names the field (`SMG-E012` at its JSON Pointer).
-//!
-//! Held so: a turn's `role` and `importance`; a node's `id`, `type`, `status`,
-//! `importance` and `confidence`; an edge's `from`, `to`, `relation` and `strength`;
-//! who retrieved a node; an artifact's `type` and `hash` and each version's `hash`;
-//! the memory's branch, each fork's branch and parent digest; a collaborator's id;
-//! a block's and a sealed tier's turn ranges; every number the schema counts from 1
-//! (turns, versions, provenance turns, dimensions, PBKDF2 iterations); and every time
-//! ([`super::Timestamp`]).
-//! Constraints that span fields or concern the JSON kept as it is (`extra`) are
-//! checked before a write instead (`validate::fields`, `validate::semantic`).
+//! Strings that carry the schema's constraints (issue 31): a role, an id, a type, a
+//! relation or a branch is never empty ([`NonEmpty`]), a turn range has its one form
+//! ([`TurnRange`]). A value is made only through a check, by a constructor or by
+//! serde, so a [`Document`](crate::Document) read or built by any path cannot hold
+//! one the schema refuses; reading one names the field (`SMG-E012` at its JSON
+//! Pointer). The other values of the kind: numbers (`number`), digests (`digest`),
+//! times (`time`), the document's frame (`frame`), sealed sections' ids and kinds
+//! (`sealed`), lists (`lists`, [`super::Versions`], [`super::RecentAccesses`]).
+//! What spans fields (references) or is kept as JSON (`extra`) is checked before a
+//! write instead (`validate::semantic`, `validate::fields`).
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
@@ -220,154 +215,6 @@ pub mod role {
     pub const TOOL: NonEmpty = NonEmpty::from_static("tool");
 }
 
-/// A finite number in \[0, 1\]: importance, confidence, strength.
-///
-/// ```
-/// use smg_format::model::Unit;
-/// assert_eq!(Unit::new(0.25).unwrap().get(), 0.25);
-/// assert!(Unit::new(1.5).is_err());
-/// assert_eq!(Unit::clamped(1.5).get(), 1.0);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct Unit(f64);
-
-impl Unit {
-    /// `v`, unless it is outside \[0, 1\] or not a number.
-    pub fn new(v: f64) -> Result<Self, Refused> {
-        if !v.is_finite() {
-            // JSON has no NaN or infinity.
-            Err(Refused(format!("{v} is not a JSON number")))
-        } else if v < 0.0 {
-            Err(Refused(format!("{v} is less than the minimum of 0")))
-        } else if v > 1.0 {
-            Err(Refused(format!("{v} is greater than the maximum of 1")))
-        } else {
-            Ok(Unit(v))
-        }
-    }
-
-    /// `v` brought into \[0, 1\] (a computed score: not a number counts as 0).
-    pub fn clamped(v: f64) -> Self {
-        if v.is_nan() {
-            Unit(0.0)
-        } else {
-            Unit(v.clamp(0.0, 1.0))
-        }
-    }
-
-    /// The number.
-    pub fn get(self) -> f64 {
-        self.0
-    }
-}
-
-impl From<Unit> for f64 {
-    fn from(u: Unit) -> f64 {
-        u.0
-    }
-}
-
-impl TryFrom<f64> for Unit {
-    type Error = Refused;
-    fn try_from(v: f64) -> Result<Self, Refused> {
-        Unit::new(v)
-    }
-}
-
-impl fmt::Display for Unit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl Serialize for Unit {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Unit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Unit::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
-
-/// A number from 1: a turn's number, a version's, a count of dimensions.
-///
-/// ```
-/// use smg_format::model::Ordinal;
-/// assert_eq!(Ordinal::new(3).unwrap().get(), 3);
-/// assert!(Ordinal::new(0).is_err());
-/// assert_eq!(Ordinal::after(0), 1);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Ordinal(std::num::NonZeroU64);
-
-impl Ordinal {
-    /// 1.
-    pub const FIRST: Ordinal = Ordinal(std::num::NonZeroU64::MIN);
-
-    /// `n`, unless it is 0.
-    pub fn new(n: u64) -> Result<Self, Refused> {
-        std::num::NonZeroU64::new(n)
-            .map(Ordinal)
-            .ok_or_else(|| Refused("0 is less than the minimum of 1".into()))
-    }
-
-    /// The number after `n` (`u64::MAX` stays there).
-    pub fn after(n: u64) -> Self {
-        Ordinal(std::num::NonZeroU64::MIN.saturating_add(n))
-    }
-
-    /// The number.
-    pub fn get(self) -> u64 {
-        self.0.get()
-    }
-}
-
-/// The first: 1.
-impl Default for Ordinal {
-    fn default() -> Self {
-        Ordinal::FIRST
-    }
-}
-
-impl From<Ordinal> for u64 {
-    fn from(n: Ordinal) -> u64 {
-        n.get()
-    }
-}
-
-impl PartialEq<u64> for Ordinal {
-    fn eq(&self, other: &u64) -> bool {
-        self.get() == *other
-    }
-}
-
-impl PartialOrd<u64> for Ordinal {
-    fn partial_cmp(&self, other: &u64) -> Option<std::cmp::Ordering> {
-        self.get().partial_cmp(other)
-    }
-}
-
-impl fmt::Display for Ordinal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl Serialize for Ordinal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(self.get())
-    }
-}
-
-impl<'de> Deserialize<'de> for Ordinal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ordinal::new(u64::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
-
 /// A range of turn numbers as a block or a sealed tier names it: `first-last`, or one
 /// number, in decimal digits (`^[0-9]+(-[0-9]+)?$`).
 ///
@@ -423,9 +270,6 @@ mod tests {
     fn each_value_refuses_what_the_schema_refuses() {
         assert!(NonEmpty::new("").is_err());
         assert!(NonEmpty::new("x").is_ok());
-        for bad in [-0.5, 1.5, f64::NAN, f64::INFINITY] {
-            assert!(Unit::new(bad).is_err(), "{bad}");
-        }
         let hex = "ab".repeat(32);
         assert!(Sha256Ref::new(format!("sha256:{hex}")).is_ok());
         for bad in [
@@ -435,9 +279,6 @@ mod tests {
         ] {
             assert!(Sha256Ref::new(bad.clone()).is_err(), "{bad}");
         }
-        for good in [0.0, 0.5, 1.0] {
-            assert_eq!(Unit::new(good).unwrap().get(), good);
-        }
     }
 
     #[test]
@@ -445,14 +286,5 @@ mod tests {
         let read = |j: &str| serde_json::from_str::<NonEmpty>(j);
         assert!(read("\"\"").is_err());
         assert_eq!(read("\"a\"").unwrap(), "a");
-        assert!(serde_json::from_str::<Unit>("1.5").is_err());
-        assert_eq!(serde_json::to_string(&Unit::clamped(2.0)).unwrap(), "1.0");
-    }
-
-    #[test]
-    fn a_computed_score_is_brought_into_range() {
-        assert_eq!(Unit::clamped(f64::NAN).get(), 0.0);
-        assert_eq!(Unit::clamped(-1.0).get(), 0.0);
-        assert_eq!(Unit::clamped(0.3).get(), 0.3);
     }
 }

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
+use super::checked::Refused;
+use super::lists::list_value;
 use super::{Extra, NonEmpty, Unit};
 
 /// A graph of nodes and edges (`semanticGraph`, `sharedGraph`, or a private context's graph).
@@ -158,6 +160,58 @@ pub struct Access {
     pub extra: Extra,
 }
 
+impl Access {
+    /// A retrieval at `at` by someone not named.
+    pub fn new(at: Timestamp) -> Self {
+        Access {
+            at,
+            by: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// A node's recent retrievals (spec §18.2): at most [`RecentAccesses::MAX`].
+///
+/// ```
+/// use smg_format::model::{Access, RecentAccesses, Timestamp};
+/// let at = |t| Access::new(Timestamp::from_static(t));
+/// let list = vec![at("2025-12-04T10:30:00Z"), at("2025-12-01T08:00:00Z")];
+/// let kept = RecentAccesses::newest(list);
+/// assert_eq!(kept[0].at, "2025-12-01T08:00:00Z");
+/// assert!(RecentAccesses::new(vec![at("2025-12-01T08:00:00Z"); 65]).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecentAccesses(Vec<Access>);
+
+impl RecentAccesses {
+    /// The most retrievals a node keeps.
+    pub const MAX: usize = 64;
+
+    /// The retrievals in `list`, unless there are more than [`Self::MAX`].
+    pub fn new(list: Vec<Access>) -> Result<Self, Refused> {
+        if list.len() > Self::MAX {
+            let n = list.len();
+            return Err(Refused::new(format!(
+                "{n} items is more than {}",
+                Self::MAX
+            )));
+        }
+        Ok(RecentAccesses(list))
+    }
+
+    /// The newest [`Self::MAX`] retrievals of `list`, oldest first (by instant;
+    /// retrievals at the same instant keep their order).
+    pub fn newest(mut list: Vec<Access>) -> Self {
+        list.sort_by_cached_key(|a| a.at.instant());
+        let extra = list.len().saturating_sub(Self::MAX);
+        list.drain(..extra);
+        RecentAccesses(list)
+    }
+}
+
+list_value!(RecentAccesses, Access);
+
 /// Where a memory came from: the conversation, session, messages and turns.
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -245,7 +299,7 @@ pub struct Node {
     pub rationale: Option<String>,
     /// Retrievals of the last 90 days, oldest first (at most 64; spec §18.2): what
     /// curation's 7-day counts and cross-agent references are drawn from.
-    pub recent_accesses: Option<Vec<Access>>,
+    pub recent_accesses: Option<RecentAccesses>,
     /// Ids of related nodes (a shorthand for `related_to` edges).
     pub related_nodes: Option<Vec<String>>,
     /// Memory tier; absent means personal.
@@ -379,5 +433,38 @@ impl Edge {
             to,
             extra: Extra::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn at_most_64_retrievals_are_read() {
+        let access = json!({"at": "2025-12-01T08:00:00Z"});
+        let many = json!(vec![access.clone(); 65]);
+        assert!(serde_json::from_value::<RecentAccesses>(many).is_err());
+        let most = json!(vec![access; 64]);
+        assert_eq!(
+            serde_json::from_value::<RecentAccesses>(most)
+                .unwrap()
+                .len(),
+            64
+        );
+    }
+
+    #[test]
+    fn the_newest_retrievals_are_kept_oldest_first() {
+        let at = |s: String| Access::new(Timestamp::new(s).unwrap());
+        let list: Vec<Access> = (0..70)
+            .rev()
+            .map(|m| at(format!("2025-12-01T{:02}:{:02}:00Z", m / 60, m % 60)))
+            .collect();
+        let kept = RecentAccesses::newest(list);
+        assert_eq!(kept.len(), RecentAccesses::MAX);
+        assert_eq!(kept[0].at, "2025-12-01T00:06:00Z");
+        assert_eq!(kept[63].at, "2025-12-01T01:09:00Z");
     }
 }

@@ -7,8 +7,12 @@ mod archive;
 mod checked;
 mod curation;
 mod digest;
+mod frame;
 mod graph;
+mod lists;
 mod memory;
+mod number;
+mod sealed;
 mod time;
 mod vault;
 
@@ -19,24 +23,23 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
-pub use checked::{role, NonEmpty, Ordinal, Refused, TurnRange, Unit};
+pub use checked::{role, NonEmpty, Refused, TurnRange};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use digest::{Sha256Hex, Sha256Ref};
-pub use graph::{Access, Edge, Graph, LifecycleTier, Node, Provenance, Scope, Severity};
+pub use frame::{Context, DocumentKind, FormatVersion, CONTEXT_IRI};
+pub use graph::{
+    Access, Edge, Graph, LifecycleTier, Node, Provenance, RecentAccesses, Scope, Severity,
+};
+pub use lists::Vector;
 pub use memory::{Turn, WorkingMemory};
+pub use number::{NonNegative, Ordinal, Unit};
+pub use sealed::{SealParams, SealedId, SealedKind, SealedSection};
 pub(crate) use time::{is_date_time, is_full_date};
 pub use time::{DateOrTime, Timestamp};
-pub use vault::{Artifact, ArtifactVault, ArtifactVersion};
+pub use vault::{Artifact, ArtifactVault, ArtifactVersion, Versions};
 
 /// Fields a reader does not know: kept and written back verbatim.
 pub type Extra = serde_json::Map<String, Value>;
-
-/// The IRI of the bundled v1 JSON-LD context (`spec/context.jsonld`).
-pub const CONTEXT_IRI: &str = "https://w3id.org/smg/v1";
-/// The value of the document's `@type`.
-pub const DOCUMENT_TYPE: &str = "SemanticMemoryGraph";
-/// The version string this crate writes.
-pub const FORMAT_VERSION: &str = "1.0";
 
 /// A whole `.smg` document.
 ///
@@ -53,12 +56,12 @@ pub const FORMAT_VERSION: &str = "1.0";
 pub struct Document {
     /// The JSON-LD context: the v1 IRI, an inline context, or an array of them.
     #[serde(rename = "@context")]
-    pub context: Value,
+    pub context: Context,
     /// Always `SemanticMemoryGraph`.
     #[serde(rename = "@type")]
-    pub kind: String,
+    pub kind: DocumentKind,
     /// Format version, `"1.x"`.
-    pub version: String,
+    pub version: FormatVersion,
     /// File-level facts.
     pub metadata: Metadata,
     /// The hot tier.
@@ -88,9 +91,9 @@ impl Document {
     /// An empty v1 document created at `created`.
     pub fn new(created: Timestamp) -> Self {
         Document {
-            context: Value::String(CONTEXT_IRI.to_string()),
-            kind: DOCUMENT_TYPE.to_string(),
-            version: FORMAT_VERSION.to_string(),
+            context: Context::v1(),
+            kind: DocumentKind::SemanticMemoryGraph,
+            version: FormatVersion::CURRENT,
             metadata: Metadata {
                 modified: Some(created.clone()),
                 ..Metadata::new(created)
@@ -166,7 +169,7 @@ pub struct Metadata {
     /// Turns the memory was built from.
     pub total_exchanges: Option<u64>,
     /// Size of this file over the size of its source, in \[0, ∞).
-    pub compression_ratio: Option<f64>,
+    pub compression_ratio: Option<NonNegative>,
     /// Free-form tags.
     pub tags: Option<Vec<String>>,
     /// The branch this memory is on (set by a fork).
@@ -232,54 +235,6 @@ pub struct Collaborator {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
-}
-
-/// A sealed part of the document: who and what it is, never its content.
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SealedSection {
-    /// `private:<collaborator id>` or `tier:<scope>`.
-    pub id: String,
-    /// `privateContext` or `tier`.
-    pub kind: String,
-    /// The collaborator whose private context this is.
-    pub collaborator: Option<String>,
-    /// The memory tier sealed.
-    pub tier: Option<Scope>,
-    /// Bytes of sealed content (its canonical JSON).
-    pub size: u64,
-    /// Ids of the sealed nodes, so that references to them stay resolvable.
-    pub node_ids: Option<Vec<String>>,
-    /// For a tier: the turn ranges (`"first-last"`) of the sealed archive blocks, so
-    /// that turn numbers stay unique and new turns are numbered after them.
-    pub turn_ranges: Option<Vec<TurnRange>>,
-    /// `brotli` when the content was compressed before it was encrypted; absent when
-    /// it is stored as is.
-    pub compression: Option<String>,
-    /// Key derivation and nonce.
-    pub encryption: SealParams,
-    /// Base64 of the AES-256-GCM ciphertext and its 16-byte tag.
-    pub ciphertext: String,
-    /// Fields this version does not know, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// How a sealed section was encrypted.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SealParams {
-    /// `PBKDF2-HMAC-SHA256`.
-    pub kdf: String,
-    /// PBKDF2 iterations.
-    pub iterations: Ordinal,
-    /// Base64 of the 16-byte salt.
-    pub salt: String,
-    /// Base64 of the 12-byte nonce.
-    pub nonce: String,
-    /// Base64 of the 16-byte key check.
-    pub key_check: String,
 }
 
 /// One collaborator's own notes and graph.

@@ -12,7 +12,10 @@ use zeroize::Zeroizing;
 
 use crate::crypto::{check_iterations, cipher, derive, key_check};
 use crate::error::{Error, Result};
-use crate::model::{Document, Ordinal, PrivateContext, Scope, SealParams, SealedSection};
+use crate::model::{
+    Document, Extra, Ordinal, PrivateContext, Scope, SealParams, SealedId, SealedKind,
+    SealedSection,
+};
 use tier::{has_tier, restore, take_tier, TierContent};
 
 /// What to seal.
@@ -25,11 +28,13 @@ pub enum SealTarget<'a> {
 }
 
 impl SealTarget<'_> {
-    fn id(&self) -> String {
-        match self {
+    fn id(&self) -> Result<SealedId> {
+        let id = match self {
             SealTarget::Collaborator(c) => format!("private:{c}"),
             SealTarget::Tier(s) => format!("tier:{}", s.name()),
-        }
+        };
+        SealedId::new(id)
+            .map_err(|e| Error::InvalidArgument(format!("no sealed section can be named so: {e}")))
     }
 }
 
@@ -94,7 +99,7 @@ fn seal_as(
         nonce,
     } = *key;
     check_iterations(iterations)?;
-    let id = target.id();
+    let id = target.id()?;
     if doc.sealed_sections.iter().flatten().any(|s| s.id == id) {
         return Err(Error::InvalidArgument(format!("`{id}` is already sealed")));
     }
@@ -134,11 +139,10 @@ fn seal_as(
     let mut section = SealedSection {
         id: id.clone(),
         kind: if collaborator.is_some() {
-            "privateContext"
+            SealedKind::PrivateContext
         } else {
-            "tier"
-        }
-        .into(),
+            SealedKind::Tier
+        },
         collaborator,
         tier,
         size: plain.len() as u64,
@@ -152,7 +156,8 @@ fn seal_as(
             nonce: B64.encode(nonce),
             key_check: String::new(),
         },
-        ..SealedSection::default()
+        ciphertext: String::new(),
+        extra: Extra::new(),
     };
     let keys = derive(passphrase, salt, iterations)?;
     let header = aad(&section)?;
@@ -175,7 +180,7 @@ fn seal_as(
     doc.sealed_sections
         .get_or_insert_with(Vec::new)
         .push(section);
-    Ok(id)
+    Ok(id.into_string())
 }
 
 /// The `compression` of what smg seals: its canonical JSON under Brotli.
@@ -186,17 +191,12 @@ const SEALED_QUALITY: i32 = 9;
 
 /// Open the sealed section `id` with `passphrase` and put its content back.
 pub fn unseal(doc: &mut Document, id: &str, passphrase: &[u8]) -> Result<()> {
-    let pos = doc
-        .sealed_sections
+    let sections = doc.sealed_sections.as_deref().unwrap_or_default();
+    let pos = sections
         .iter()
-        .flatten()
         .position(|s| s.id == id)
         .ok_or_else(|| Error::InvalidArgument(format!("no sealed section `{id}`")))?;
-    let section = doc
-        .sealed_sections
-        .as_ref()
-        .map(|v| v[pos].clone())
-        .unwrap_or_default();
+    let section = sections[pos].clone();
     let plain = open(&section, passphrase)?;
     match (&section.collaborator, section.tier) {
         (Some(c), _) => {
@@ -250,7 +250,7 @@ pub fn unseal_all(doc: &mut Document, passphrase: &[u8]) -> Result<Opened> {
         .sealed_sections
         .iter()
         .flatten()
-        .map(|s| (s.id.clone(), s.encryption.iterations.get()))
+        .map(|s| (s.id.to_string(), s.encryption.iterations.get()))
         .collect();
     let mut opened = Opened::default();
     for (id, iterations) in sections {

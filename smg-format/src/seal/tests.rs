@@ -100,7 +100,7 @@ fn scoped() -> Document {
     let vector = |turn: Option<u64>, node: Option<&str>| Embedding {
         turn: turn.map(|t| crate::model::Ordinal::new(t).unwrap()),
         node_id: node.map(String::from),
-        vector: vec![1.0, 0.0],
+        vector: crate::model::Vector::new(vec![1.0, 0.0]).unwrap(),
         ..Embedding::default()
     };
     archive.vector_index = Some(VectorIndex {

@@ -1,14 +1,11 @@
 //! The JSON Schema's constraints checked on the typed document, without building its
 //! JSON: what a writer runs before it replaces a file (a few milliseconds where the
 //! schema over JSON takes a second). Serde already gives the schema's types and
-//! required members, and the model's values hold their own constraints (roles, ids,
-//! types, relations, branches; scores; numbers from 1; hashes and digests; times;
-//! turn ranges). What is left is held here, field by field: the document's type and
-//! version, a compression ratio, sealed sections' ids and kinds, list lengths and
-//! finite vectors. Members
-//! the model keeps as JSON (unknown members, `source`, a node's `metadata`) are
-//! checked by the schema itself, each against its own definition. `tests` holds this
-//! against the schema.
+//! required members, and the model's values hold every constraint of the fields it
+//! types (see [`crate::model`]). What is left is the JSON the model keeps as it is —
+//! unknown members, `source`, a node's `metadata`, the curation section — checked by
+//! the schema itself, each against its own definition. `tests` holds the types and
+//! this check against the schema.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -30,55 +27,12 @@ pub(crate) fn check(doc: &Document) -> Vec<Finding> {
     c.findings
 }
 
-/// The most retrievals a node keeps (spec §18.2).
-const MAX_ACCESSES: usize = 64;
-
 #[derive(Default)]
 struct Fields {
     findings: Vec<Finding>,
 }
 
 impl Fields {
-    fn push(&mut self, code: &'static str, at: impl FnOnce() -> String, message: String) {
-        self.findings.push(Finding::error(code, at(), message));
-    }
-
-    fn number(
-        &mut self,
-        at: impl FnOnce() -> String,
-        value: Option<f64>,
-        min: f64,
-        max: Option<f64>,
-    ) {
-        let Some(v) = value else { return };
-        if !v.is_finite() {
-            // JSON has no NaN or infinity: serde_json writes `null`.
-            self.push("SMG-E101", at, format!("{v} is not a JSON number"));
-        } else if v < min {
-            self.push(
-                "SMG-E103",
-                at,
-                format!("{v} is less than the minimum of {min}"),
-            );
-        } else if let Some(max) = max.filter(|m| v > *m) {
-            self.push(
-                "SMG-E103",
-                at,
-                format!("{v} is greater than the maximum of {max}"),
-            );
-        }
-    }
-
-    fn pattern(&mut self, at: impl FnOnce() -> String, value: &str, ok: bool, pattern: &str) {
-        if !ok {
-            self.push(
-                "SMG-E104",
-                at,
-                format!("{value:?} does not match \"{pattern}\""),
-            );
-        }
-    }
-
     /// The members the model keeps as JSON, checked against definition `def`, with the
     /// definition's required members given placeholder values.
     fn json(
@@ -106,18 +60,6 @@ impl Fields {
     }
 
     fn leading(&mut self, doc: &Document) {
-        if doc.kind != "SemanticMemoryGraph" {
-            let kind = &doc.kind;
-            let message = format!("{kind:?} is not \"SemanticMemoryGraph\"");
-            self.push("SMG-E102", || "/@type".into(), message);
-        }
-        if !matches!(
-            doc.context,
-            Value::String(_) | Value::Object(_) | Value::Array(_)
-        ) {
-            let message = "the context is not a string, an object or an array".into();
-            self.push("SMG-E109", || "/@context".into(), message);
-        }
         if let Some(v) = &doc.artifact_vault {
             for (id, a) in v.artifacts.iter().flatten() {
                 self.artifact(
@@ -136,10 +78,7 @@ impl Fields {
     }
 
     fn rest(&mut self, doc: &Document) {
-        let version = &doc.version;
-        let ok = version_pattern(version);
-        self.pattern(|| "/version".into(), version, ok, "^1(\\.[0-9]+){0,2}$");
-        self.metadata(doc);
+        self.json("/metadata", "metadata", [], &doc.metadata.extra);
         if let Some(w) = &doc.working_memory {
             for (i, t) in w.recent_context.iter().flatten().enumerate() {
                 self.turn(&format!("/workingMemory/recentContext/{i}"), t);
@@ -155,17 +94,6 @@ impl Fields {
         }
         self.sealed(doc);
         self.curation(doc);
-    }
-
-    fn metadata(&mut self, doc: &Document) {
-        let m = &doc.metadata;
-        self.number(
-            || "/metadata/compressionRatio".into(),
-            m.compression_ratio,
-            0.0,
-            None,
-        );
-        self.json("/metadata", "metadata", [], &m.extra);
     }
 
     /// A turn's role and importance are held by their types ([`crate::model::NonEmpty`],
@@ -199,15 +127,7 @@ impl Fields {
     }
 
     fn accesses(&mut self, at: &str, accesses: Option<&[Access]>) {
-        let Some(list) = accesses else { return };
-        if list.len() > MAX_ACCESSES {
-            self.push(
-                "SMG-E109",
-                || format!("{at}/recentAccesses"),
-                format!("{} items is more than {MAX_ACCESSES}", list.len()),
-            );
-        }
-        for (i, a) in list.iter().enumerate() {
+        for (i, a) in accesses.into_iter().flatten().enumerate() {
             self.json(&format!("{at}/recentAccesses/{i}"), "access", [], &a.extra);
         }
     }
@@ -230,13 +150,6 @@ impl Fields {
 
     /// An artifact's type and hashes are held by their types ([`crate::model::Sha256Ref`]).
     fn artifact(&mut self, at: &str, a: &Artifact) {
-        if a.versions.is_empty() {
-            self.push(
-                "SMG-E109",
-                || format!("{at}/versions"),
-                "[] has less than 1 item".into(),
-            );
-        }
         for (i, v) in a.versions.iter().enumerate() {
             let at = format!("{at}/versions/{i}");
             self.json(&at, "artifactVersion", [], &v.extra);
@@ -264,13 +177,6 @@ impl Fields {
     fn vectors(&mut self, v: &VectorIndex) {
         let at = "/deepArchive/vectorIndex";
         for (i, e) in v.embeddings.iter().flatten().enumerate() {
-            if let Some(k) = e.vector.iter().position(|x| !x.is_finite()) {
-                self.push(
-                    "SMG-E101",
-                    || format!("{at}/embeddings/{i}/vector/{k}"),
-                    format!("{} is not a JSON number", e.vector[k]),
-                );
-            }
             self.json(&format!("{at}/embeddings/{i}"), EMBEDDING, [], &e.extra);
         }
         self.json(at, "vectorIndex", [], &v.extra);
@@ -279,27 +185,9 @@ impl Fields {
     fn sealed(&mut self, doc: &Document) {
         for (i, s) in doc.sealed_sections.iter().flatten().enumerate() {
             let at = format!("/sealedSections/{i}");
-            let id_ok = ["private:", "tier:"]
-                .iter()
-                .any(|p| s.id.strip_prefix(p).is_some_and(|r| !r.is_empty()));
-            self.pattern(|| format!("{at}/id"), &s.id, id_ok, "^(private|tier):.+$");
-            if !matches!(s.kind.as_str(), "privateContext" | "tier") {
-                self.push(
-                    "SMG-E102",
-                    || format!("{at}/kind"),
-                    format!("{:?} is not one of \"privateContext\" or \"tier\"", s.kind),
-                );
-            }
             self.json(&at, "sealedSection", [], &s.extra);
         }
     }
-}
-
-fn version_pattern(v: &str) -> bool {
-    let mut parts = v.split('.');
-    parts.next() == Some("1")
-        && parts.clone().count() <= 2
-        && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// An object holding valid values for the required members of definition `def`, so

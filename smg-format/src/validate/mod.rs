@@ -153,13 +153,16 @@ pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
 /// the semantic checks. What a writer runs before it replaces a file.
 ///
 /// ```
-/// use smg_format::model::Timestamp;
+/// use smg_format::model::{Edge, Graph, NonEmpty, Timestamp};
 /// use smg_format::{validate::check_document, Document, Limits};
 /// let mut doc = Document::new(Timestamp::from_static("2026-01-01T00:00:00Z"));
 /// assert!(check_document(&doc, &Limits::default()).is_empty());
-/// doc.metadata.compression_ratio = Some(-1.0);
+/// let id = |s: &str| NonEmpty::new(s).unwrap();
+/// let edge = Edge::new(id("a"), id("uses"), id("b"));
+/// doc.semantic_graph = Some(Graph { edges: Some(vec![edge]), ..Graph::default() });
 /// let found = check_document(&doc, &Limits::default());
-/// assert_eq!(found[0].pointer, "/metadata/compressionRatio");
+/// assert_eq!(found[0].code, "SMG-E111");
+/// assert_eq!(found[0].pointer, "/semanticGraph/edges/0/from");
 /// ```
 pub fn check_document(doc: &Document, limits: &Limits) -> Vec<Finding> {
     let findings = fields::check(doc);

@@ -82,13 +82,7 @@ impl<'a> Checker<'a> {
     }
 
     fn version(&mut self) {
-        let minor = self
-            .doc
-            .version
-            .split('.')
-            .nth(1)
-            .and_then(|m| m.parse::<u64>().ok());
-        if minor.is_some_and(|m| m > 0) {
+        if self.doc.version.minor() > 0 {
             let v = &self.doc.version;
             self.warn("SMG-W005", "/version".into(), format!(
                 "written for format {v}, newer than this reader's 1.0: unknown fields are kept but not checked"

@@ -727,6 +727,14 @@ fn content_level() -> Vec<Invalid> {
             &["SMG-E103"],
         ),
         inv(
+            "conversation-format-not-text",
+            "an archived conversation whose format is a number (JSON the model keeps as it is)",
+            mutated(|d| {
+                at(d, "/deepArchive")["conversations"] = json!({"c-old": {"format": 5}})
+            }),
+            &["SMG-E101"],
+        ),
+        inv(
             "empty-role",
             "a turn of working memory with role \"\"",
             mutated(|d| *at(d, "/workingMemory/recentContext/0/role") = json!("")),

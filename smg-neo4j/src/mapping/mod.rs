@@ -314,7 +314,7 @@ fn node_vectors(doc: &Document) -> HashMap<&str, &[f64]> {
         .and_then(|i| i.embeddings.as_ref())
         .into_iter()
         .flatten()
-        .filter_map(|e| Some((e.node_id.as_deref()?, e.vector.as_slice())))
+        .filter_map(|e| Some((e.node_id.as_deref()?, &e.vector[..])))
         .collect()
 }
 

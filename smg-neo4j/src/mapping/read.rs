@@ -3,7 +3,7 @@
 use serde_json::{Map, Value as Json};
 use smg_format::model::{
     DeepArchive, Document, Edge, Embedding, Graph, Metadata, Node, Ordinal, Scope, Timestamp,
-    VectorIndex,
+    Vector, VectorIndex,
 };
 
 use super::{
@@ -113,7 +113,7 @@ type Order = (bool, i64);
 /// Fields, pushed order, embedding.
 type Fields = (Map<String, Json>, Order, Option<Value>);
 
-fn node(n: ReadNode) -> Result<(Order, Node, Option<Vec<f64>>), Error> {
+fn node(n: ReadNode) -> Result<(Order, Node, Option<Vector>), Error> {
     let bad = |message: String| Error::Mapping {
         element: format!("node {}", n.element),
         message,
@@ -213,8 +213,8 @@ fn typed<T: serde::de::DeserializeOwned>(fields: Map<String, Json>) -> Result<T,
     serde_path_to_error::deserialize(Json::Object(fields)).map_err(|e| e.to_string())
 }
 
-fn floats(v: &Value) -> Result<Vec<f64>, String> {
-    match v {
+fn floats(v: &Value) -> Result<Vector, String> {
+    let list = match v {
         Value::List(items) => items
             .iter()
             .map(|x| match x {
@@ -222,9 +222,10 @@ fn floats(v: &Value) -> Result<Vec<f64>, String> {
                 Value::Int(i) => Ok(*i as f64),
                 other => Err(format!("`{EMBEDDING}` holds {other:?}, not a number")),
             })
-            .collect(),
-        other => Err(format!("`{EMBEDDING}` is {other:?}, not a list of numbers")),
-    }
+            .collect::<Result<Vec<f64>, String>>()?,
+        other => return Err(format!("`{EMBEDDING}` is {other:?}, not a list of numbers")),
+    };
+    Vector::new(list).map_err(|e| format!("`{EMBEDDING}`: {e}"))
 }
 
 fn parse<T: serde::de::DeserializeOwned>(text: &str, element: &str) -> Result<T, Error> {

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use smg_format::model::{Document, Edge, Node, Scope, VectorIndex};
+use smg_format::model::{Document, Edge, Node, Scope, Vector, VectorIndex};
 
 /// References the file cannot resolve, dropped so that the result validates.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -103,7 +103,7 @@ fn ranked(edges: &[Edge]) -> Vec<(EdgeKey, &Edge)> {
 
 /// The pulled nodes' embeddings replace the file's for those nodes.
 fn merge_vectors(base: &mut Document, pulled: VectorIndex) {
-    let mut fresh: HashMap<String, Vec<f64>> = pulled
+    let mut fresh: HashMap<String, Vector> = pulled
         .embeddings
         .iter()
         .flatten()

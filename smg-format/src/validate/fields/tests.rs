@@ -55,10 +55,6 @@ fn the_typed_check_says_what_the_schema_says_of_every_fixture() {
 /// A way to break (or keep) one constrained field of the full fixture.
 type Mutation = fn(&mut Document, usize);
 
-fn float(k: usize) -> f64 {
-    [-0.5, 0.0, 0.5, 1.0, 1.5, f64::NAN, f64::INFINITY, 7.0][k % 8]
-}
-
 fn extra(k: usize) -> Map<String, Value> {
     let v = [
         json!(null),
@@ -120,22 +116,17 @@ fn recent(d: &mut Document) -> &mut Turn {
         .unwrap()[0]
 }
 
-/// The first version of the first artifact, unless a mutation removed them all.
-fn version(d: &mut Document) -> Option<&mut crate::model::ArtifactVersion> {
-    artifact(d).versions.first_mut()
+/// The first version of the first artifact.
+fn version(d: &mut Document) -> &mut crate::model::ArtifactVersion {
+    &mut artifact(d).versions[0]
 }
 
 const MUTATIONS: &[Mutation] = &[
-    |d, k| d.kind = ["SemanticMemoryGraph", "Other"][k % 2].into(),
-    |d, k| d.version = ["1", "1.0", "1.0.0.0", "2.0", "1.", "1.x"][k % 6].into(),
-    |d, k| d.context = [json!(1), json!("iri"), json!(null), json!([])][k % 4].clone(),
-    |d, k| d.metadata.compression_ratio = Some(float(k) - 1.0),
     |d, k| d.metadata.extra = extra(k),
     |d, k| node(d).metadata = Some([json!(1), json!({"a": 1}), json!([])][k % 3].clone()),
     |d, k| node(d).extra = extra(k),
     |d, k| edge(d).extra = extra(k),
-    |d, k| artifact(d).versions.truncate(k % 2),
-    |d, k| version(d).into_iter().for_each(|v| v.extra = extra(k)),
+    |d, k| version(d).extra = extra(k),
     |d, k| d.deep_archive.as_mut().unwrap().extra = extra(k),
     |d, k| recent(d).extra = extra(k),
 ];
@@ -169,6 +160,8 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
     let version = format!("{art}/versions/0");
     let (art, version) = (art.as_str(), version.as_str());
     let hex = "ab".repeat(32);
+    let access = json!({"at": "2025-12-04T10:30:00Z", "by": "agent"});
+    let sealed = "/sealedSections/0";
     let cases = [
         (art, "type", json!("")),
         (art, "type", json!("document")),
@@ -226,9 +219,41 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         ("/metadata/lineage/0", "parentSha256", json!("ab")),
         ("/metadata/lineage/0", "branch", json!("")),
         ("/metadata/lineage/0", "forkedAt", json!("now")),
+        ("", "@type", json!("Other")),
+        ("", "@type", json!("SemanticMemoryGraph")),
+        ("", "@context", json!(1)),
+        ("", "@context", json!(null)),
+        ("", "@context", json!([])),
+        ("", "@context", json!({"@vocab": "https://example.org/"})),
+        ("", "version", json!("1")),
+        ("", "version", json!("1.7.2")),
+        ("", "version", json!("2.0")),
+        ("", "version", json!("01.0")),
+        ("", "version", json!("1.x")),
+        ("", "version", json!("1.0.0.0")),
+        ("/metadata", "compressionRatio", json!(-0.5)),
+        ("/metadata", "compressionRatio", json!(0)),
+        ("/metadata", "compressionRatio", json!(12.5)),
+        (node, "recentAccesses", json!(vec![access.clone(); 65])),
+        (node, "recentAccesses", json!(vec![access; 64])),
+        (art, "versions", json!([])),
+        (sealed, "id", json!("tier:")),
+        (sealed, "id", json!("box:a")),
+        (sealed, "id", json!("private:alice")),
+        (sealed, "id", json!("tier:a\nb")),
+        (sealed, "id", json!("tier:a\rb")),
+        (sealed, "id", json!("tier:a\u{2028}")),
+        (sealed, "id", json!("tier:a\u{2029}b")),
+        (sealed, "id", json!("tier:a\u{85}b")),
+        (sealed, "id", json!("tier:a\tb")),
+        (sealed, "kind", json!("other")),
+        (sealed, "kind", json!("privateContext")),
     ];
     let mut full = serde_json::to_value(full_fixture()).unwrap();
     full["collaborators"] = json!([{"id": "c"}]);
+    full["sealedSections"] = json!([{"id": "tier:x", "kind": "tier", "size": 0,
+        "ciphertext": "", "encryption": {"kdf": "k", "iterations": 1, "salt": "",
+        "nonce": "", "keyCheck": ""}}]);
     full["metadata"]["lineage"] = json!([{"parentSha256": hex, "branch": "b",
                                           "forkedAt": "2025-12-04T10:30:00Z"}]);
     for (at, field, value) in cases {
@@ -247,6 +272,12 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
                     !schema.is_empty(),
                     "{field} = {value}: schema accepts, type refuses"
                 );
+                if (at, field) == ("", "version") {
+                    // A reader says first that it cannot read the version.
+                    let codes = ["SMG-E012", "SMG-E013", "SMG-E014"];
+                    assert!(codes.contains(&e.code()), "{e}");
+                    continue;
+                }
                 assert_eq!(e.code(), "SMG-E012", "{e}");
                 assert_eq!(e.pointer(), pointer, "{e}");
                 let time = ["created", "modified", "timestamp", "Date", "At", "updated"];
