@@ -11,6 +11,7 @@
 #   bash bench/run.sh merge [SIZE_MB]                # merge two forks grown by 1 % each, default 100 MB
 #   bash bench/run.sh retrieval [CONVERSATIONS]      # search a million turns, default 20000 × 50
 #   bash bench/run.sh retrieval-python               # the same file through the Python package vs tantivy's binding (after retrieval)
+#   bash bench/run.sh vectors [DIMENSIONS]           # that file with a vector for every turn, searched with query vectors (after retrieval)
 #   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
 #   bash bench/run.sh view [NODES…]                  # smg view pages in headless Chromium, default 1000 100000
 #   bash bench/run.sh mcp [ENTITIES] [CALLS]         # MCP tool latency vs the reference memory server, default 100000 200
@@ -41,6 +42,12 @@ case "${1:-}" in
        target/release/smg-bench ffi "${2:-../shared/data/locomo-dev/26.json}" "${3:-2000}" ;;
   retrieval) cargo build --release --locked -q -p smg-cli
              target/release/smg-bench retrieval "${2:-20000}" ;;
+  vectors)
+    out=bench/out/retrieval
+    [ -f "$out/memory.packed.smg" ] || { echo "run bash bench/run.sh retrieval first" >&2; exit 2; }
+    mkdir -p bench/out/vectors
+    target/release/smg-bench vectors "$out/memory.packed.smg" bench/out/vectors/memory.smg "${2:-384}"
+    target/release/smg-bench vectors-read bench/out/vectors/memory.smg "${2:-384}" ;;
   retrieval-python)
     out=bench/out/retrieval
     [ -f "$out/memory.packed.smg" ] || { echo "run bash bench/run.sh retrieval first" >&2; exit 2; }
@@ -71,5 +78,5 @@ case "${1:-}" in
             python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-python|curate|neo4j|view|mcp|exchange [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-python|vectors|curate|neo4j|view|mcp|exchange [ARGS]" >&2; exit 2 ;;
 esac

@@ -25,6 +25,7 @@ mod neo4j;
 mod plain_tantivy;
 mod retrieval;
 mod vault;
+mod vectors;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -290,6 +291,15 @@ fn main() {
             retrieval::run(conversations, &smg, &PathBuf::from("bench/out/retrieval"));
         }
         Some("retrieval-read") => retrieval::read(&PathBuf::from(&args[1])),
+        Some("vectors") => vectors::write(
+            &PathBuf::from(&args[1]),
+            &PathBuf::from(&args[2]),
+            args.get(3).and_then(|s| s.parse().ok()).unwrap_or(384),
+        ),
+        Some("vectors-read") => vectors::read(
+            &PathBuf::from(&args[1]),
+            args.get(2).and_then(|s| s.parse().ok()).unwrap_or(384),
+        ),
         Some("tantivy-build") => {
             plain_tantivy::build(&PathBuf::from(&args[1]), &PathBuf::from(&args[2]))
         }

@@ -14,7 +14,7 @@ use crate::generate::Rng;
 use crate::kb;
 
 /// Queries timed after the first.
-const QUERIES: usize = 200;
+pub(crate) const QUERIES: usize = 200;
 
 /// Resident memory of this process, in MB.
 pub(crate) fn rss_mb() -> f64 {
@@ -36,7 +36,7 @@ pub(crate) fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
 }
 
 /// A query of two to four words of an archived turn, as a user would remember it.
-fn query(rng: &mut Rng, retriever: &Retriever) -> String {
+pub(crate) fn query(rng: &mut Rng, retriever: &Retriever) -> String {
     let i = rng.below(retriever.turn_count() as u64) as usize;
     let turn = retriever.turn(i).expect("read a turn");
     let words: Vec<&str> = turn

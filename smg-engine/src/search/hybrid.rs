@@ -185,13 +185,9 @@ impl Retriever {
         let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
         let mut warnings = Vec::new();
         if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
-            let (turns, nodes): (Vec<Key>, Vec<Key>) = vectors
-                .rank(v, usize::MAX)?
-                .into_iter()
-                .map(|(key, _)| key)
-                .partition(|key| matches!(key, Key::Turn(_)));
-            turn_lists.push(("vector", turns.into_iter().take(n).collect()));
-            node_lists.push(("vector", nodes.into_iter().take(n).collect()));
+            let (turns, nodes) = vectors.best(v, n)?;
+            turn_lists.push(("vector", turns));
+            node_lists.push(("vector", nodes));
         } else if options.vector.is_some() {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }

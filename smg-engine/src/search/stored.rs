@@ -1,14 +1,15 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of five
-//! parts (u64 each, little-endian), the five parts, then the turns' frames
+//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of six
+//! parts (u64 each, little-endian), the six parts, then the turns' frames
 //! ([`Frames`]). The first three parts are each Zstandard (with a checksum) of a
 //! postcard encoding: the turns' indexes (with a digest of the turns they describe),
-//! the nodes' (the two are read side by side), and the frames' head. The last two are
-//! the full-text indexes of the turns and of the nodes ([`FullText`] blobs), stored as
-//! they are so that a lazy open reads them in place from the memory-mapped file. A
-//! lazy open reads the three parts and no frame: frames are read when their turns are
-//! asked for. Since the extension is read a part at a time, each part and each frame
+//! the nodes' (the two are read side by side), and the frames' head. The next two are
+//! the full-text indexes of the turns and of the nodes ([`FullText`] blobs), the last
+//! the embeddings' rows ([`super::vectors`]); all three are stored as they are so that
+//! a lazy open reads them in place from the memory-mapped file. A lazy open
+//! decompresses the three first parts and reads no frame: frames are read when their
+//! turns are asked for. Since the extension is read a part at a time, each part and each frame
 //! checks itself. A stored index that does not fit is not used: the file is indexed
 //! anew.
 
@@ -24,19 +25,23 @@ use super::pieces;
 use super::turns::TurnStore;
 use super::{load_turns, Indexes, Retriever, Tokens};
 use crate::error::Result;
+use tantivy::directory::FileSlice;
 
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 18;
+const VERSION: u16 = 19;
 /// The versions read. 15 and before held smg's own postings rather than tantivy's;
 /// 16 kept what is known of each turn and node in the compressed parts rather than
-/// in the full-text indexes; 17 did not link a turn to the nodes drawn from it. Such
-/// an index is not read (search builds one in memory,
-/// and says so) and the next write stores a new one.
+/// in the full-text indexes; 17 did not link a turn to the nodes drawn from it; 18
+/// kept the embeddings in the first compressed part, decoded at every open. Such an
+/// index is not read (search builds one in memory, and says so) and the next write
+/// stores a new one.
 const READS: [u16; 1] = [VERSION];
-/// The parts: three compressed, then the two full-text indexes.
-const PARTS: usize = 5;
+/// The parts: three compressed, the two full-text indexes, the embeddings' rows.
+const PARTS: usize = 6;
+/// The part that holds the embeddings' rows.
+const VECTORS: usize = 5;
 /// Bytes before the parts: the magic, the version, the parts' lengths.
 const PREFIX: usize = MAGIC.len() + 2 + PARTS * 8;
 /// Zstandard level: the index is written once and read at every open.
@@ -73,6 +78,10 @@ impl Retriever {
             part(postcard::to_stdvec(head))?,
             self.ix.index.to_bytes()?,
             self.ix.nodes.index.to_bytes()?,
+            self.ix
+                .vectors
+                .as_ref()
+                .map_or(Vec::new(), |v| v.row_bytes().to_vec()),
         ];
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -97,11 +106,11 @@ impl Retriever {
         let read = |b: &[u8]| {
             let layout = Layout::of(b.get(..PREFIX)?, b.len() as u64)?;
             let fetch = |start: usize, len: usize| b.get(start..start + len).map(Cow::Borrowed);
-            let text = |i: usize| {
+            let raw = |i: usize| {
                 let (start, len) = layout.part(i);
-                FullText::from_bytes(b.get(start..start + len)?)
+                Some(FileSlice::from(b.get(start..start + len)?.to_vec()))
             };
-            read(fetch, text, &layout, limits)
+            read(fetch, raw, &layout, limits)
         };
         if let Some((ix, _)) = stored.and_then(read).filter(|r| fits(&r.0)) {
             return Ok(Retriever {
@@ -157,14 +166,15 @@ impl Retriever {
         let Some((offset, file_len)) = file.extension_offset(EXTENSION) else {
             return Ok(None);
         };
-        // The full-text indexes are read in place, from the file mapped.
+        // The full-text indexes and the embeddings are read in place, from the file
+        // mapped.
         let mapped = fulltext::map_file(path, file_len);
-        let text = |i: usize| {
+        let raw = |i: usize| {
             let (start, len) = layout.part(i);
             let at = usize::try_from(offset).ok()?.checked_add(start)?;
-            FullText::open(mapped.as_ref()?.slice(at..at.checked_add(len)?))
+            Some(mapped.as_ref()?.slice(at..at.checked_add(len)?))
         };
-        let Some((ix, head)) = read(fetch, text, &layout, limits) else {
+        let Some((ix, head)) = read(fetch, raw, &layout, limits) else {
             return Ok(None);
         };
         if ix.block_sizes.len() != file.block_count() {
@@ -294,10 +304,10 @@ impl Layout {
 /// The indexes and the frames' head from the parts, when they hold together with
 /// each other and with the frames. `fetch(start, len)` gives bytes of the index; each
 /// compressed part is fetched by the task that decodes it, so that reading one
-/// overlaps decoding another. `text(i)` opens the full-text index of part `i`.
+/// overlaps decoding another. `raw(i)` gives part `i`, to read in place.
 fn read<'a>(
     fetch: impl Fn(usize, usize) -> Option<Cow<'a, [u8]>> + Sync,
-    text: impl Fn(usize) -> Option<FullText>,
+    raw: impl Fn(usize) -> Option<FileSlice>,
     layout: &Layout,
     limits: &Limits,
 ) -> Option<(Indexes, Head)> {
@@ -316,8 +326,11 @@ fn read<'a>(
     );
     let mut ix = ix?;
     ix.nodes = nodes?;
-    ix.index = text(3)?;
-    ix.nodes.index = text(4)?;
+    ix.index = FullText::open(raw(3)?)?;
+    ix.nodes.index = FullText::open(raw(4)?)?;
+    if let Some(vectors) = ix.vectors.take() {
+        ix.vectors = Some(vectors.with_rows(raw(VECTORS)?.read_bytes().ok()?));
+    }
     let head = head.filter(|h| h.holds_together(ix.index.len(), layout.frames))?;
     ix.holds_together().then(|| (ix.restored(), head))
 }
@@ -332,7 +345,7 @@ fn internal(detail: String) -> crate::Error {
 mod tests {
     use super::*;
     use crate::search::tests::{document, CHAT};
-    use crate::search::SearchOptions;
+    use crate::search::{QueryVector, SearchOptions};
 
     /// The same search results and the same context for `q`.
     fn assert_answers_alike(a: &Retriever, b: &Retriever, q: &str, budget: usize) {
@@ -399,6 +412,57 @@ mod tests {
         }
         let seg = built.segment(0).unwrap().unwrap();
         assert_eq!(lazy.expand(&seg).unwrap(), built.expand(&seg).unwrap());
+    }
+
+    #[test]
+    fn embeddings_are_stored_read_in_place_and_answer_alike() {
+        use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
+        let mut doc = document(CHAT);
+        let vector = |k: u64| {
+            let v = (0..4)
+                .map(|j| ((k * 7 + j * 3) % 11) as f64 - 5.0)
+                .collect();
+            Vector::new(v).unwrap()
+        };
+        let embeddings = (1..=CHAT.len() as u64)
+            .map(|t| Embedding {
+                turn: Some(Ordinal::new(t).unwrap()),
+                vector: vector(t),
+                ..Embedding::default()
+            })
+            .collect();
+        doc.deep_archive.as_mut().unwrap().vector_index = Some(VectorIndex {
+            enabled: true,
+            model: Some("toy".into()),
+            dimensions: Some(Ordinal::new(4).unwrap()),
+            embeddings: Some(embeddings),
+            ..VectorIndex::default()
+        });
+        let limits = Limits::default();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.smg");
+        let options = smg_format::WriteOptions::new(smg_format::Encoding::Packed);
+        let bytes = encode_with_search_index(doc.clone(), &options, &limits).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let built = Retriever::new(&doc, &limits).unwrap();
+        let read = Retriever::open(&bytes, &doc, &limits).unwrap();
+        let lazy = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        assert!(read.used_stored_index() && lazy.used_stored_index());
+        for (q, k) in [("Where did Ann go hiking?", 2), ("zebra", 5), ("bakery", 9)] {
+            let mut o = SearchOptions::new(3);
+            o.vector = Some(QueryVector {
+                model: "toy".into(),
+                values: vector(k).to_vec(),
+            });
+            let want = built.search(q, &o).unwrap();
+            assert!(want
+                .turns
+                .iter()
+                .any(|t| t.sources.contains(&"vector")));
+            assert_eq!(read.search(q, &o).unwrap(), want, "{q}");
+            assert_eq!(lazy.search(q, &o).unwrap(), want, "{q}");
+        }
+        assert_eq!(lazy.index_bytes().unwrap(), built.index_bytes().unwrap());
     }
 
     #[test]

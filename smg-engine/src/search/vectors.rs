@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use smg_format::Document;
+use tantivy::directory::OwnedBytes;
 
 use super::Key;
 use crate::error::{Error, Result};
@@ -45,21 +47,77 @@ impl QueryVector {
     }
 }
 
-/// Embedded turns and nodes, unit length.
+/// Embedded turns and nodes, stored as a stored index keeps them (its own part, read
+/// in place from the mapped file, so that opening does not grow with the vectors):
+/// for each of `count` rows its key (u32, little-endian: a turn's position, or a
+/// node's number with the top bit set), then each row's length (f32), then each row's
+/// components as signed bytes (`dimensions` a row), scaled so that the largest is
+/// ±127. Embeddings that `smg embed` wrote (int8) are kept exactly; others within
+/// 1/254 of their largest component.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Vectors {
     model: Option<String>,
     dimensions: usize,
-    rows: Vec<(Key, Vec<f32>)>,
+    count: usize,
+    #[serde(skip, default = "no_rows")]
+    rows: OwnedBytes,
 }
 
-fn unit(v: &[f64]) -> Option<Vec<f32>> {
-    let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (norm > 0.0 && norm.is_finite()).then(|| v.iter().map(|x| (x / norm) as f32).collect())
+fn no_rows() -> OwnedBytes {
+    OwnedBytes::empty()
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+/// A row and its similarity to a query.
+type Scored = (usize, f32);
+
+/// The key of a node's row.
+const NODE: u32 = 1 << 31;
+/// Rows scored by one task.
+const ROWS_A_TASK: usize = 4096;
+
+/// `a` · `b`, `b` a row of signed bytes: whole numbers, so that the sum vectorises
+/// (a float sum keeps its order) and is the same in every run.
+fn dot(a: &[i16], b: &[u8]) -> i64 {
+    let sum: i32 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y as i8))
+        .sum();
+    i64::from(sum)
+}
+
+/// The query's components as whole numbers, scaled so that a row's dot product
+/// cannot overflow an `i32` (|q| ≤ 2³¹ / (127 × dimensions), at most `i16::MAX`), and
+/// their length.
+fn query_ints(q: &[f64]) -> Option<(Vec<i16>, f32)> {
+    let max = q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        return None;
+    }
+    let room = (f64::from(i32::MAX) / (127.0 * q.len().max(1) as f64)).floor();
+    let top = room.min(f64::from(i16::MAX));
+    if top < 1.0 {
+        return None;
+    }
+    let ints: Vec<i16> = q.iter().map(|x| (x / max * top).round() as i16).collect();
+    let norm = ints
+        .iter()
+        .map(|&x| f64::from(x).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    (norm > 0.0).then_some((ints, norm as f32))
+}
+
+/// `v` as signed bytes scaled so that its largest component is ±127, and their
+/// length; `None` for a vector of no direction.
+fn quantised(v: &[f64]) -> Option<(Vec<i8>, f32)> {
+    let max = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        return None;
+    }
+    let q: Vec<i8> = v.iter().map(|x| (x / max * 127.0).round() as i8).collect();
+    let norm = q.iter().map(|&x| f32::from(x).powi(2)).sum::<f32>().sqrt();
+    (norm > 0.0).then_some((q, norm))
 }
 
 impl Vectors {
@@ -75,41 +133,90 @@ impl Vectors {
             return None;
         }
         let dimensions = index.dimensions.map_or(0, |d| d.get() as usize);
-        let rows = index
+        let rows: Vec<(u32, Vec<i8>, f32)> = index
             .embeddings
             .iter()
             .flatten()
             .filter(|e| e.vector.len() == dimensions)
             .filter_map(|e| {
                 let key = match (e.turn, e.node_id.as_deref()) {
-                    (Some(t), _) => Key::Turn(*turns.get(&t.get())? as u32),
-                    (None, Some(id)) => Key::Node(*nodes.get(id)?),
+                    (Some(t), _) => {
+                        let at = u32::try_from(*turns.get(&t.get())?).ok()?;
+                        (at & NODE == 0).then_some(at)?
+                    }
+                    (None, Some(id)) => *nodes.get(id)? | NODE,
                     (None, None) => return None,
                 };
-                Some((key, unit(&e.vector)?))
+                let (q, norm) = quantised(&e.vector)?;
+                Some((key, q, norm))
             })
             .collect();
+        let mut bytes = Vec::with_capacity(rows.len() * (8 + dimensions));
+        bytes.extend(rows.iter().flat_map(|r| r.0.to_le_bytes()));
+        bytes.extend(rows.iter().flat_map(|r| r.2.to_le_bytes()));
+        bytes.extend(rows.iter().flat_map(|r| r.1.iter().map(|&x| x as u8)));
         Some(Vectors {
             model: index.model.clone(),
             dimensions,
-            rows,
+            count: rows.len(),
+            rows: OwnedBytes::new(bytes),
         })
     }
 
-    /// Whether every row names a turn below `turns` or a node below `nodes`.
+    /// The rows' bytes, to store as a part of their own.
+    pub(crate) fn row_bytes(&self) -> &[u8] {
+        self.rows.as_slice()
+    }
+
+    /// These vectors with the rows read back from a stored index.
+    pub(crate) fn with_rows(mut self, rows: OwnedBytes) -> Self {
+        self.rows = rows;
+        self
+    }
+
+    fn key(&self, i: usize) -> Key {
+        let at = 4 * i;
+        let raw = u32::from_le_bytes(self.rows[at..at + 4].try_into().unwrap_or_default());
+        match raw & NODE {
+            0 => Key::Turn(raw),
+            _ => Key::Node(raw & !NODE),
+        }
+    }
+
+    fn norm(&self, i: usize) -> f32 {
+        let at = 4 * (self.count + i);
+        f32::from_le_bytes(self.rows[at..at + 4].try_into().unwrap_or_default())
+    }
+
+    /// Every row's components, row after row (signed bytes).
+    fn components(&self) -> &[u8] {
+        &self.rows[8 * self.count..]
+    }
+
+    /// Whether the rows are as many and as long as said, every length a positive
+    /// number and every row naming a turn below `turns` or a node below `nodes`.
     pub(crate) fn keys_below(&self, turns: usize, nodes: usize) -> bool {
-        self.rows.iter().all(|(k, v)| {
-            v.len() == self.dimensions
-                && match *k {
-                    Key::Turn(i) => (i as usize) < turns,
-                    Key::Node(i) => (i as usize) < nodes,
+        let size = self
+            .dimensions
+            .checked_add(8)
+            .and_then(|r| r.checked_mul(self.count));
+        if size != Some(self.rows.len()) {
+            return false;
+        }
+        (0..self.count).all(|i| {
+            let norm = self.norm(i);
+            norm > 0.0
+                && norm.is_finite()
+                && match self.key(i) {
+                    Key::Turn(t) => (t as usize) < turns,
+                    Key::Node(n) => (n as usize) < nodes,
                 }
         })
     }
 
-    /// `query` as a unit vector, when it is of the file's model and size
-    /// (`SMG-E230` otherwise).
-    fn checked(&self, query: &QueryVector) -> Result<Vec<f32>> {
+    /// `query` as whole numbers and their length ([`query_ints`]), when it is of the
+    /// file's model and size (`SMG-E230` otherwise).
+    fn checked(&self, query: &QueryVector) -> Result<(Vec<i16>, f32)> {
         if self.model.as_deref() != Some(query.model.as_str()) {
             return Err(Error::Vector(format!(
                 "the query was embedded by `{}`, the file's embeddings by `{}`",
@@ -124,37 +231,132 @@ impl Vectors {
                 self.dimensions
             )));
         }
-        unit(&query.values).ok_or_else(|| Error::Vector("the query vector has no direction".into()))
+        query_ints(&query.values)
+            .ok_or_else(|| Error::Vector("the query vector has no direction".into()))
+    }
+
+    /// The cosine similarity of `query` to every row, in row order, scored a few
+    /// thousand rows to a task.
+    fn similarities(&self, query: &QueryVector) -> Result<Vec<f32>> {
+        let (q, q_norm) = self.checked(query)?;
+        let d = self.dimensions.max(1);
+        let mut out = vec![0.0f32; self.count];
+        out.par_chunks_mut(ROWS_A_TASK)
+            .zip(self.components().par_chunks(ROWS_A_TASK * d))
+            .enumerate()
+            .for_each(|(task, (sims, rows))| {
+                for (j, (s, row)) in sims.iter_mut().zip(rows.chunks_exact(d)).enumerate() {
+                    let norm = q_norm * self.norm(task * ROWS_A_TASK + j);
+                    *s = (dot(&q, row) as f64 / f64::from(norm)) as f32;
+                }
+            });
+        Ok(out)
     }
 
     /// The cosine similarity of `query` to every embedded turn, by turn position.
     pub(crate) fn turn_similarities(&self, query: &QueryVector) -> Result<Vec<(u32, f64)>> {
-        let q = self.checked(query)?;
-        Ok(self
-            .rows
+        let sims = self.similarities(query)?;
+        Ok(sims
             .iter()
-            .filter_map(|(k, v)| match *k {
-                Key::Turn(i) => Some((i, f64::from(dot(v, &q)))),
+            .enumerate()
+            .filter_map(|(i, &s)| match self.key(i) {
+                Key::Turn(t) => Some((t, f64::from(s))),
                 Key::Node(_) => None,
             })
             .collect())
     }
 
-    /// The `n` rows most similar to `query` (cosine), best first; ties to the
-    /// earlier row. A query of another model or size is `SMG-E230`.
-    pub(crate) fn rank(&self, query: &QueryVector, n: usize) -> Result<Vec<(Key, f64)>> {
-        let q = self.checked(query)?;
-        let mut scored: Vec<(usize, f64)> = self
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, (_, v))| (i, f64::from(dot(v, &q))))
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        Ok(scored
-            .into_iter()
-            .take(n)
-            .map(|(i, s)| (self.rows[i].0, s))
-            .collect())
+    /// The `n` turns and the `n` nodes most similar to `query` (cosine), each best
+    /// first; ties to the earlier row. A query of another model or size is `SMG-E230`.
+    pub(crate) fn best(&self, query: &QueryVector, n: usize) -> Result<(Vec<Key>, Vec<Key>)> {
+        let sims = self.similarities(query)?;
+        let scored = sims.into_iter().enumerate();
+        let (mut turns, mut nodes): (Vec<Scored>, Vec<Scored>) =
+            scored.partition(|&(i, _)| matches!(self.key(i), Key::Turn(_)));
+        let order = |a: &Scored, b: &Scored| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let top = |list: &mut Vec<Scored>| -> Vec<Key> {
+            if list.len() > n {
+                list.select_nth_unstable_by(n, order);
+                list.truncate(n);
+            }
+            list.sort_unstable_by(order);
+            list.iter().map(|&(i, _)| self.key(i)).collect()
+        };
+        Ok((top(&mut turns), top(&mut nodes)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vectors(rows: &[(Key, Vec<f64>)]) -> Vectors {
+        let mut bytes = Vec::new();
+        let quantised: Vec<(Vec<i8>, f32)> =
+            rows.iter().map(|r| quantised(&r.1).unwrap()).collect();
+        for (k, _) in rows {
+            let raw = match *k {
+                Key::Turn(t) => t,
+                Key::Node(n) => n | NODE,
+            };
+            bytes.extend(raw.to_le_bytes());
+        }
+        bytes.extend(quantised.iter().flat_map(|q| q.1.to_le_bytes()));
+        bytes.extend(quantised.iter().flat_map(|q| q.0.iter().map(|&x| x as u8)));
+        Vectors {
+            model: Some("m".into()),
+            dimensions: 2,
+            count: rows.len(),
+            rows: OwnedBytes::new(bytes),
+        }
+    }
+
+    fn query(v: [f64; 2]) -> QueryVector {
+        QueryVector {
+            model: "m".into(),
+            values: v.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_most_similar_turns_and_nodes_come_first() {
+        let v = vectors(&[
+            (Key::Turn(0), vec![1.0, 0.0]),
+            (Key::Node(0), vec![0.0, 1.0]),
+            (Key::Turn(1), vec![0.7, 0.7]),
+            (Key::Node(1), vec![1.0, 0.1]),
+            (Key::Turn(2), vec![-1.0, 0.0]),
+        ]);
+        assert!(v.keys_below(3, 2));
+        assert!(!v.keys_below(2, 2));
+        let (turns, nodes) = v.best(&query([1.0, 0.0]), 2).unwrap();
+        assert_eq!(turns, [Key::Turn(0), Key::Turn(1)]);
+        assert_eq!(nodes, [Key::Node(1), Key::Node(0)]);
+        let sims = v.turn_similarities(&query([2.0, 0.0])).unwrap();
+        assert_eq!(sims.len(), 3);
+        assert!((sims[0].1 - 1.0).abs() < 1e-6 && (sims[2].1 + 1.0).abs() < 1e-6);
+        assert_eq!(
+            v.best(&query([0.0, 0.0]), 2).unwrap_err().code(),
+            "SMG-E230"
+        );
+    }
+
+    #[test]
+    fn rows_that_do_not_add_up_are_not_used() {
+        let v = vectors(&[(Key::Turn(0), vec![1.0, 0.0])]);
+        let short = Vectors {
+            rows: OwnedBytes::new(v.row_bytes()[1..].to_vec()),
+            ..v
+        };
+        assert!(!short.keys_below(1, 0));
+    }
+
+    #[test]
+    fn int8_embeddings_are_kept_exactly() {
+        let v = [127.0, -64.0, 3.0, 0.0];
+        let (q, norm) = quantised(&v).unwrap();
+        assert_eq!(q, [127, -64, 3, 0]);
+        assert!((norm - (127f32 * 127.0 + 64.0 * 64.0 + 9.0).sqrt()).abs() < 1e-3);
+        assert!(quantised(&[0.0, 0.0]).is_none());
     }
 }

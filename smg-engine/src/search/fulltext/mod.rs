@@ -141,6 +141,7 @@ impl FullText {
     }
 
     /// [`FullText::open`] over bytes in memory.
+    #[cfg(test)]
     pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Self> {
         Self::open(FileSlice::from(bytes.to_vec()))
     }

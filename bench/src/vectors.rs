@@ -1,0 +1,154 @@
+//! Embeddings at scale: the retrieval bench's memory with a vector for every archived
+//! turn (int8 components, as `smg embed` stores them; drawn at random here, since
+//! embedding a million turns with the model takes hours on two cores), stored in the
+//! packed file with its search index, then opened in a fresh process as `smg search`
+//! opens it and searched with a query vector beside the words.
+
+use std::path::Path;
+use std::time::Instant;
+
+use smg_engine::search::{encode_with_search_index, QueryVector, Retriever, SearchOptions};
+use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
+use smg_format::{from_bytes, Encoding, Limits, WriteOptions};
+
+use crate::generate::Rng;
+use crate::retrieval::{percentiles, query, rss_mb, QUERIES};
+
+/// The model the vectors are said to come from.
+const MODEL: &str = "random-int8";
+
+/// A vector of `dimensions` components in −127..=127.
+fn random(rng: &mut Rng, dimensions: usize) -> Vec<f64> {
+    (0..dimensions)
+        .map(|_| rng.below(255) as f64 - 127.0)
+        .collect()
+}
+
+/// `smg-bench vectors PACKED OUT DIMENSIONS`: PACKED with a vector for each archived
+/// turn, written to OUT (packed, its search index stored).
+pub(crate) fn write(packed: &Path, out: &Path, dimensions: usize) {
+    let limits = Limits::default();
+    let start = Instant::now();
+    let (mut doc, _) = from_bytes(&std::fs::read(packed).expect("read"), &limits).expect("parse");
+    let archive = doc.deep_archive.as_mut().expect("an archive");
+    let turns: Vec<u64> = archive
+        .blocks()
+        .iter()
+        .filter_map(|b| smg_format::archive::parse_turn_range(&b.turn_range))
+        .flat_map(|(first, last)| first..=last)
+        .collect();
+    let mut rng = Rng::new(29);
+    let embeddings = turns
+        .iter()
+        .map(|&t| Embedding {
+            turn: Ordinal::new(t).ok(),
+            vector: Vector::new(random(&mut rng, dimensions)).expect("finite"),
+            ..Embedding::default()
+        })
+        .collect();
+    archive.vector_index = Some(VectorIndex {
+        enabled: true,
+        model: Some(MODEL.into()),
+        dimensions: Ordinal::new(dimensions as u64).ok(),
+        quantization: Some("int8".into()),
+        embeddings: Some(embeddings),
+        ..VectorIndex::default()
+    });
+    let made = start.elapsed();
+    let options = WriteOptions::new(Encoding::Packed);
+    let bytes = encode_with_search_index(doc, &options, &limits).expect("write");
+    std::fs::write(out, &bytes).expect("write the file");
+    println!(
+        "{} turns, {dimensions} dimensions each: read and given vectors in {:.1} s, written packed with its search index in {:.1} s more ({} MB).\n",
+        turns.len(),
+        made.as_secs_f64(),
+        (start.elapsed() - made).as_secs_f64(),
+        bytes.len() / 1_000_000
+    );
+}
+
+/// `smg-bench vectors-read FILE`: open by the stored index, then search with words
+/// and a query vector (a turn's own vector moved a little: that turn should come
+/// back), and with words alone; prints one Markdown table.
+pub(crate) fn read(path: &Path, dimensions: usize) {
+    let limits = Limits::default();
+    let start = Instant::now();
+    let retriever = Retriever::open_packed(path, &limits)
+        .expect("open")
+        .expect("a packed file with its search index");
+    let opened = start.elapsed();
+    let rss = rss_mb();
+    // The vectors `write` drew, drawn again in the same order.
+    let mut drawn = Rng::new(29);
+    let rows: Vec<Vec<f64>> = (0..retriever.turn_count())
+        .map(|_| random(&mut drawn, dimensions))
+        .collect();
+    let mut rng = Rng::new(31);
+    let asked: Vec<(String, usize, QueryVector)> = (0..QUERIES)
+        .map(|_| {
+            let words = query(&mut rng, &retriever);
+            let i = rng.below(rows.len() as u64) as usize;
+            let values = rows[i]
+                .iter()
+                .map(|x| x + rng.below(21) as f64 - 10.0)
+                .collect();
+            let vector = QueryVector {
+                model: MODEL.into(),
+                values,
+            };
+            (words, i, vector)
+        })
+        .collect();
+    let with = |(words, _, vector): &(String, usize, QueryVector)| {
+        let mut o = SearchOptions::new(10);
+        o.vector = Some(vector.clone());
+        retriever.search(words, &o).expect("search")
+    };
+    let first = Instant::now();
+    with(&asked[0]);
+    let first = first.elapsed();
+    let mut found = 0;
+    let timed: Vec<f64> = asked
+        .iter()
+        .map(|a| {
+            let t = Instant::now();
+            let r = with(a);
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let turn = retriever.turn(a.1).expect("a turn").turn;
+            let hit = |h: &smg_engine::search::Found| {
+                matches!(&h.item, smg_engine::search::Item::Turn { turn: t, .. } if t.turn == turn)
+            };
+            found += usize::from(r.turns.iter().any(hit));
+            ms
+        })
+        .collect();
+    let words: Vec<f64> = asked
+        .iter()
+        .map(|(w, _, _)| {
+            let t = Instant::now();
+            std::hint::black_box(
+                retriever
+                    .search(w, &SearchOptions::new(10))
+                    .expect("search"),
+            );
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let (v50, v95, v99) = percentiles(timed);
+    let (w50, w95, w99) = percentiles(words);
+    println!("| measure | smg |\n|---|---|");
+    println!(
+        "| open: the stored search index alone, vectors mapped | {:.0} ms |",
+        opened.as_secs_f64() * 1e3
+    );
+    println!("| resident memory after opening | {rss:.0} MB |");
+    println!(
+        "| first search with a query vector | {:.1} ms |",
+        first.as_secs_f64() * 1e3
+    );
+    println!("| hybrid search with a query vector ({QUERIES} queries): p50 / p95 / p99 | {v50:.1} / {v95:.1} / {v99:.1} ms |");
+    println!(
+        "| the same queries by words alone: p50 / p95 / p99 | {w50:.1} / {w95:.1} / {w99:.1} ms |"
+    );
+    println!("| queries whose vector's turn is among the 10 turns found | {found} of {QUERIES} |");
+}
