@@ -455,10 +455,7 @@ mod tests {
                 values: vector(k).to_vec(),
             });
             let want = built.search(q, &o).unwrap();
-            assert!(want
-                .turns
-                .iter()
-                .any(|t| t.sources.contains(&"vector")));
+            assert!(want.turns.iter().any(|t| t.sources.contains(&"vector")));
             assert_eq!(read.search(q, &o).unwrap(), want, "{q}");
             assert_eq!(lazy.search(q, &o).unwrap(), want, "{q}");
         }

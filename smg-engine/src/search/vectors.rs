@@ -78,23 +78,31 @@ const ROWS_A_TASK: usize = 4096;
 /// `a` · `b`, `b` a row of signed bytes: whole numbers, so that the sum vectorises
 /// (a float sum keeps its order) and is the same in every run.
 fn dot(a: &[i16], b: &[u8]) -> i64 {
-    let sum: i32 = a
-        .iter()
-        .zip(b)
+    // Sixteen lanes a step: a vector unit works on them at once (one lane would
+    // make every product wait for the one before).
+    let mut lanes = [0i32; 16];
+    let (xs, ys) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 = (xs.remainder().iter().zip(ys.remainder()))
         .map(|(&x, &y)| i32::from(x) * i32::from(y as i8))
         .sum();
-    i64::from(sum)
+    for (x, y) in xs.zip(ys) {
+        for k in 0..16 {
+            lanes[k] += i32::from(x[k]) * i32::from(y[k] as i8);
+        }
+    }
+    i64::from(lanes.iter().sum::<i32>() + tail)
 }
 
 /// The query's components as whole numbers, scaled so that a row's dot product
-/// cannot overflow an `i32` (|q| ≤ 2³¹ / (127 × dimensions), at most `i16::MAX`), and
+/// cannot overflow an `i32` (|q| ≤ 2³¹ / (128 × dimensions), at most `i16::MAX`), and
 /// their length.
 fn query_ints(q: &[f64]) -> Option<(Vec<i16>, f32)> {
     let max = q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     if !(max > 0.0 && max.is_finite()) {
         return None;
     }
-    let room = (f64::from(i32::MAX) / (127.0 * q.len().max(1) as f64)).floor();
+    // 128: a stored row's byte can be −128, whatever smg writes.
+    let room = (f64::from(i32::MAX) / (128.0 * q.len().max(1) as f64)).floor();
     let top = room.min(f64::from(i16::MAX));
     if top < 1.0 {
         return None;
@@ -235,55 +243,74 @@ impl Vectors {
             .ok_or_else(|| Error::Vector("the query vector has no direction".into()))
     }
 
-    /// The cosine similarity of `query` to every row, in row order, scored a few
-    /// thousand rows to a task.
-    fn similarities(&self, query: &QueryVector) -> Result<Vec<f32>> {
+    /// `f(i, similarity)` for every row `i` of a task's few thousand rows, the tasks
+    /// on every core; what each task gives back, in row order.
+    fn scan<T: Send>(
+        &self,
+        query: &QueryVector,
+        f: impl Fn(&mut dyn Iterator<Item = Scored>) -> T + Sync,
+    ) -> Result<Vec<T>> {
         let (q, q_norm) = self.checked(query)?;
         let d = self.dimensions.max(1);
-        let mut out = vec![0.0f32; self.count];
-        out.par_chunks_mut(ROWS_A_TASK)
-            .zip(self.components().par_chunks(ROWS_A_TASK * d))
+        Ok(self
+            .components()
+            .par_chunks(ROWS_A_TASK * d)
             .enumerate()
-            .for_each(|(task, (sims, rows))| {
-                for (j, (s, row)) in sims.iter_mut().zip(rows.chunks_exact(d)).enumerate() {
-                    let norm = q_norm * self.norm(task * ROWS_A_TASK + j);
-                    *s = (dot(&q, row) as f64 / f64::from(norm)) as f32;
-                }
-            });
-        Ok(out)
-    }
-
-    /// The cosine similarity of `query` to every embedded turn, by turn position.
-    pub(crate) fn turn_similarities(&self, query: &QueryVector) -> Result<Vec<(u32, f64)>> {
-        let sims = self.similarities(query)?;
-        Ok(sims
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &s)| match self.key(i) {
-                Key::Turn(t) => Some((t, f64::from(s))),
-                Key::Node(_) => None,
+            .map(|(task, rows)| {
+                let mut sims = rows.chunks_exact(d).enumerate().map(|(j, row)| {
+                    let i = task * ROWS_A_TASK + j;
+                    let norm = f64::from(q_norm * self.norm(i));
+                    (i, (dot(&q, row) as f64 / norm) as f32)
+                });
+                f(&mut sims)
             })
             .collect())
     }
 
+    /// The cosine similarity of `query` to every embedded turn, by turn position.
+    pub(crate) fn turn_similarities(&self, query: &QueryVector) -> Result<Vec<(u32, f64)>> {
+        let tasks = self.scan(query, |sims| {
+            sims.filter_map(|(i, s)| match self.key(i) {
+                Key::Turn(t) => Some((t, f64::from(s))),
+                Key::Node(_) => None,
+            })
+            .collect::<Vec<_>>()
+        })?;
+        Ok(tasks.concat())
+    }
+
     /// The `n` turns and the `n` nodes most similar to `query` (cosine), each best
     /// first; ties to the earlier row. A query of another model or size is `SMG-E230`.
+    /// Each task keeps its own best `n` of each, so that no list of every row is made.
     pub(crate) fn best(&self, query: &QueryVector, n: usize) -> Result<(Vec<Key>, Vec<Key>)> {
-        let sims = self.similarities(query)?;
-        let scored = sims.into_iter().enumerate();
-        let (mut turns, mut nodes): (Vec<Scored>, Vec<Scored>) =
-            scored.partition(|&(i, _)| matches!(self.key(i), Key::Turn(_)));
-        let order = |a: &Scored, b: &Scored| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let top = |list: &mut Vec<Scored>| -> Vec<Key> {
-            if list.len() > n {
-                list.select_nth_unstable_by(n, order);
-                list.truncate(n);
+        let tasks = self.scan(query, |sims| {
+            let (mut turns, mut nodes) = (Vec::new(), Vec::new());
+            for (i, s) in sims {
+                match self.key(i) {
+                    Key::Turn(_) => turns.push((i, s)),
+                    Key::Node(_) => nodes.push((i, s)),
+                }
             }
-            list.sort_unstable_by(order);
-            list.iter().map(|&(i, _)| self.key(i)).collect()
+            (top(turns, n), top(nodes, n))
+        })?;
+        let (turns, nodes): (Vec<Vec<Scored>>, Vec<Vec<Scored>>) = tasks.into_iter().unzip();
+        let keys = |list: Vec<Vec<Scored>>| -> Vec<Key> {
+            let best = top(list.concat(), n);
+            best.iter().map(|&(i, _)| self.key(i)).collect()
         };
-        Ok((top(&mut turns), top(&mut nodes)))
+        Ok((keys(turns), keys(nodes)))
     }
+}
+
+/// The `n` best of `list`, best first; ties to the earlier row.
+fn top(mut list: Vec<Scored>, n: usize) -> Vec<Scored> {
+    let order = |a: &Scored, b: &Scored| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if list.len() > n {
+        list.select_nth_unstable_by(n, order);
+        list.truncate(n);
+    }
+    list.sort_unstable_by(order);
+    list
 }
 
 #[cfg(test)]
@@ -349,6 +376,15 @@ mod tests {
             ..v
         };
         assert!(!short.keys_below(1, 0));
+    }
+
+    #[test]
+    fn no_row_overflows_the_sum() {
+        for d in [2, 384, 4096] {
+            let (ints, _) = query_ints(&vec![1.0; d]).unwrap();
+            let row = vec![0x80u8; d];
+            assert_eq!(dot(&ints, &row), -128 * i64::from(ints[0]) * d as i64);
+        }
     }
 
     #[test]
