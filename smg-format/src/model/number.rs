@@ -51,36 +51,44 @@ impl Unit {
     }
 }
 
-impl From<Unit> for f64 {
-    fn from(u: Unit) -> f64 {
-        u.0
-    }
+/// What a checked float offers besides its own constructors: converted back and
+/// forth, shown, and read by serde only through `new`.
+macro_rules! float_value {
+    ($t:ident) => {
+        impl From<$t> for f64 {
+            fn from(v: $t) -> f64 {
+                v.0
+            }
+        }
+
+        impl TryFrom<f64> for $t {
+            type Error = Refused;
+            fn try_from(v: f64) -> Result<Self, Refused> {
+                $t::new(v)
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_f64(self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $t::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
+            }
+        }
+    };
 }
 
-impl TryFrom<f64> for Unit {
-    type Error = Refused;
-    fn try_from(v: f64) -> Result<Self, Refused> {
-        Unit::new(v)
-    }
-}
-
-impl fmt::Display for Unit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl Serialize for Unit {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Unit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Unit::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
+float_value!(Unit);
 
 /// A number from 1: a turn's number, a version's, a count of dimensions.
 ///
@@ -187,29 +195,7 @@ impl NonNegative {
     }
 }
 
-impl From<NonNegative> for f64 {
-    fn from(n: NonNegative) -> f64 {
-        n.0
-    }
-}
-
-impl fmt::Display for NonNegative {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl Serialize for NonNegative {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for NonNegative {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        NonNegative::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
+float_value!(NonNegative);
 
 #[cfg(test)]
 mod tests {
