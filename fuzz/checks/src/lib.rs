@@ -4,7 +4,7 @@
 //! runs them over the committed corpus on stable, in seconds.
 
 use smg_engine::ingest::{ingest_into_bytes, Format, IngestOptions, Input, Silent};
-use smg_engine::search::Retriever;
+use smg_engine::search::{QueryVector, Retriever, SearchOptions};
 use smg_format::model::{Artifact, ArtifactVault};
 use smg_format::validate::{validate, ValidateOptions};
 use smg_format::vault::{rebuild_version, rebuild_versions, NewContent, VaultWriter};
@@ -188,12 +188,19 @@ pub fn find_holds(data: &[u8]) {
 }
 
 /// Open `data` as a memory file with its stored search index, lazily (from a file)
-/// and whole, and search it: errors are fine, panics are not.
+/// and whole, and search it, by words and with a query vector of the seeds' model
+/// (so that stored embeddings are scanned): errors are fine, panics are not.
 pub fn index_holds(data: &[u8]) {
     let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
     std::io::Write::write_all(&mut file, data).expect("written");
     if let Ok(Some(lazy)) = Retriever::open_packed(file.path(), &limits()) {
         let _ = lazy.search_turns("database decision", 5);
+        let mut options = SearchOptions::new(5);
+        options.vector = Some(QueryVector {
+            model: "all-MiniLM-L6-v2".into(),
+            values: vec![0.5, -1.0, 0.25, 1.0],
+        });
+        let _ = lazy.search("database decision", &options);
         for i in 0..lazy.turn_count().min(3) {
             let _ = lazy.turn(i);
         }
