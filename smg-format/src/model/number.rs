@@ -22,18 +22,13 @@ pub struct Unit(f64);
 impl Unit {
     /// `v`, unless it is outside \[0, 1\] or not a number.
     pub fn new(v: f64) -> Result<Self, Refused> {
-        if !v.is_finite() {
-            // JSON has no NaN or infinity.
-            Err(Refused::new(format!("{v} is not a JSON number")))
-        } else if v < 0.0 {
-            Err(Refused::new(format!("{v} is less than the minimum of 0")))
-        } else if v > 1.0 {
-            Err(Refused::new(format!(
+        let v = NonNegative::new(v)?.get();
+        if v > 1.0 {
+            return Err(Refused::new(format!(
                 "{v} is greater than the maximum of 1"
-            )))
-        } else {
-            Ok(Unit(v))
+            )));
         }
+        Ok(Unit(v))
     }
 
     /// `v` brought into \[0, 1\] (a computed score: not a number counts as 0).
