@@ -129,6 +129,11 @@ pub(crate) struct SearchArgs {
     pub(crate) vector: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) model: ModelArg,
+    /// Score every embedding against the query's: a file of 65,536 embeddings or
+    /// more is otherwise first narrowed by their sign bits (faster, nearly always
+    /// the same hits).
+    #[arg(long)]
+    pub(crate) exact: bool,
     #[command(flatten)]
     pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file

@@ -126,6 +126,7 @@ fn query_vector(path: &Path) -> Result<QueryVector, smg_engine::Error> {
 
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let mut options = SearchOptions::new(args.k);
+    options.exact = args.exact;
     options.vector = match &args.vector {
         Some(path) => Some(query_vector(path)?),
         None => super::embed::query_of(&args.model, &args.query)?,

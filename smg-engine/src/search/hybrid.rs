@@ -41,12 +41,21 @@ pub struct SearchOptions {
     pub k: usize,
     /// The query's embedding, to search the file's embeddings of the same model.
     pub vector: Option<QueryVector>,
+    /// Score every embedded turn and node against the query's embedding. Without
+    /// it, a file of 65,536 embeddings or more first narrows them by sign bits to
+    /// those worth scoring (a few milliseconds instead of tens at a million; what
+    /// it finds nearly always the same).
+    pub exact: bool,
 }
 
 impl SearchOptions {
     /// The `k` best, without a query vector.
     pub fn new(k: usize) -> Self {
-        SearchOptions { k, vector: None }
+        SearchOptions {
+            k,
+            vector: None,
+            exact: false,
+        }
     }
 }
 
@@ -185,7 +194,11 @@ impl Retriever {
         let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
         let mut warnings = Vec::new();
         if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
-            let (turns, nodes) = vectors.best(v, n)?;
+            let (turns, nodes) = if options.exact {
+                vectors.best_of_all(v, n)?
+            } else {
+                vectors.best(v, n)?
+            };
             turn_lists.push(("vector", turns));
             node_lists.push(("vector", nodes));
         } else if options.vector.is_some() {

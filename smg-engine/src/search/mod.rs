@@ -472,7 +472,7 @@ impl Retriever {
         let widened = [query.as_slice(), more.as_slice()].concat();
         let mut best = index.top(&widened, CANDIDATES)?;
         if let Some((vectors, v)) = vectors {
-            best = blend(best, vectors.turn_similarities(v)?);
+            best = blend(best, vectors.turn_similarities(v, CANDIDATES)?);
         }
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);

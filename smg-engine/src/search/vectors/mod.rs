@@ -1,5 +1,8 @@
 //! The file's embeddings (SMG §9.2), for a caller that brings the query's embedding
-//! from the same model: cosine similarity over every embedded turn and node.
+//! from the same model: cosine similarity over every embedded turn and node, or, in
+//! a file of many, over those its sign bits put nearest ([`narrow`]).
+
+mod narrow;
 
 use std::collections::HashMap;
 
@@ -52,13 +55,15 @@ impl QueryVector {
 /// for each of `count` rows its key (u32, little-endian: a turn's position, or a
 /// node's number with the top bit set), then each row's length (f32), then each row's
 /// components as signed bytes (`dimensions` a row), scaled so that the largest is
-/// ±127. Embeddings that `smg embed` wrote (int8) are kept exactly; others within
-/// 1/254 of their largest component.
+/// ±127, then each row's sign bits about `center`, the rows' mean
+/// ([`narrow::push_signs`]). Embeddings that `smg embed` wrote (int8) are kept
+/// exactly; others within 1/254 of their largest component.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Vectors {
     model: Option<String>,
     dimensions: usize,
     count: usize,
+    center: Vec<f32>,
     #[serde(skip, default = "no_rows")]
     rows: OwnedBytes,
 }
@@ -159,14 +164,20 @@ impl Vectors {
                 Some((key, q, norm))
             })
             .collect();
-        let mut bytes = Vec::with_capacity(rows.len() * (8 + dimensions));
+        let center = mean(rows.iter().map(|r| r.1.as_slice()), dimensions);
+        let words = narrow::words(dimensions);
+        let mut bytes = Vec::with_capacity(rows.len() * (8 + dimensions + 8 * words));
         bytes.extend(rows.iter().flat_map(|r| r.0.to_le_bytes()));
         bytes.extend(rows.iter().flat_map(|r| r.2.to_le_bytes()));
         bytes.extend(rows.iter().flat_map(|r| r.1.iter().map(|&x| x as u8)));
+        for r in &rows {
+            narrow::push_signs(r.1.iter().map(|&x| f32::from(x)), &center, &mut bytes);
+        }
         Some(Vectors {
             model: index.model.clone(),
             dimensions,
             count: rows.len(),
+            center,
             rows: OwnedBytes::new(bytes),
         })
     }
@@ -198,17 +209,22 @@ impl Vectors {
 
     /// Every row's components, row after row (signed bytes).
     fn components(&self) -> &[u8] {
-        &self.rows[8 * self.count..]
+        &self.rows[8 * self.count..(8 + self.dimensions) * self.count]
+    }
+
+    /// Every row's sign bits, row after row.
+    fn signs(&self) -> &[u8] {
+        &self.rows[(8 + self.dimensions) * self.count..]
     }
 
     /// Whether the rows are as many and as long as said, every length a positive
     /// number and every row naming a turn below `turns` or a node below `nodes`.
     pub(crate) fn keys_below(&self, turns: usize, nodes: usize) -> bool {
-        let size = self
-            .dimensions
-            .checked_add(8)
+        let size = (8 * narrow::words(self.dimensions))
+            .checked_add(self.dimensions)
+            .and_then(|r| r.checked_add(8))
             .and_then(|r| r.checked_mul(self.count));
-        if size != Some(self.rows.len()) {
+        if size != Some(self.rows.len()) || self.center.len() != self.dimensions {
             return false;
         }
         (0..self.count).all(|i| {
@@ -259,30 +275,80 @@ impl Vectors {
             .map(|(task, rows)| {
                 let mut sims = rows.chunks_exact(d).enumerate().map(|(j, row)| {
                     let i = task * ROWS_A_TASK + j;
-                    let norm = f64::from(q_norm * self.norm(i));
-                    (i, (dot(&q, row) as f64 / norm) as f32)
+                    (i, self.similarity(&q, q_norm, i, row))
                 });
                 f(&mut sims)
             })
             .collect())
     }
 
-    /// The cosine similarity of `query` to every embedded turn, by turn position.
-    pub(crate) fn turn_similarities(&self, query: &QueryVector) -> Result<Vec<(u32, f64)>> {
-        let tasks = self.scan(query, |sims| {
+    /// The cosine of the query (`q`, of length `q_norm`) and row `i` (`row`).
+    fn similarity(&self, q: &[i16], q_norm: f32, i: usize, row: &[u8]) -> f32 {
+        let norm = f64::from(q_norm * self.norm(i));
+        (dot(q, row) as f64 / norm) as f32
+    }
+
+    /// In a file of many rows, the rows worth scoring for the `n` best of each kind
+    /// and their similarities, in row order ([`narrow::candidates`]); `None` when
+    /// every row is scored.
+    fn narrowed(&self, query: &QueryVector, n: usize) -> Result<Option<Vec<Scored>>> {
+        let (q, q_norm) = self.checked(query)?;
+        if self.count < narrow::NARROW_FROM {
+            return Ok(None);
+        }
+        let signs = narrow::query_signs(&query.values, &self.center);
+        let is_node = |i: usize| matches!(self.key(i), Key::Node(_));
+        let rows = narrow::candidates(self.signs(), &signs, is_node, n);
+        let d = self.dimensions;
+        let all = self.components();
+        Ok(Some(
+            rows.par_iter()
+                .map(|&i| (i, self.similarity(&q, q_norm, i, &all[i * d..(i + 1) * d])))
+                .collect(),
+        ))
+    }
+
+    /// The cosine similarity of `query` to the embedded turns, by turn position: to
+    /// every turn, or in a file of many rows to those worth scoring for the `n` best.
+    pub(crate) fn turn_similarities(
+        &self,
+        query: &QueryVector,
+        n: usize,
+    ) -> Result<Vec<(u32, f64)>> {
+        let turns = |sims: &mut dyn Iterator<Item = Scored>| {
             sims.filter_map(|(i, s)| match self.key(i) {
                 Key::Turn(t) => Some((t, f64::from(s))),
                 Key::Node(_) => None,
             })
             .collect::<Vec<_>>()
-        })?;
-        Ok(tasks.concat())
+        };
+        if let Some(rows) = self.narrowed(query, n)? {
+            return Ok(turns(&mut rows.into_iter()));
+        }
+        Ok(self.scan(query, turns)?.concat())
     }
 
     /// The `n` turns and the `n` nodes most similar to `query` (cosine), each best
     /// first; ties to the earlier row. A query of another model or size is `SMG-E230`.
-    /// Each task keeps its own best `n` of each, so that no list of every row is made.
+    /// Each task keeps its own best `n` of each, so that no list of every row is made;
+    /// in a file of many rows only those worth scoring are scored.
     pub(crate) fn best(&self, query: &QueryVector, n: usize) -> Result<(Vec<Key>, Vec<Key>)> {
+        if let Some(rows) = self.narrowed(query, n)? {
+            let (nodes, turns): (Vec<Scored>, Vec<Scored>) = rows
+                .into_iter()
+                .partition(|&(i, _)| matches!(self.key(i), Key::Node(_)));
+            let keys = |l: Vec<Scored>| top(l, n).iter().map(|&(i, _)| self.key(i)).collect();
+            return Ok((keys(turns), keys(nodes)));
+        }
+        self.best_of_all(query, n)
+    }
+
+    /// [`Vectors::best`] with every row scored.
+    pub(crate) fn best_of_all(
+        &self,
+        query: &QueryVector,
+        n: usize,
+    ) -> Result<(Vec<Key>, Vec<Key>)> {
         let tasks = self.scan(query, |sims| {
             let (mut turns, mut nodes) = (Vec::new(), Vec::new());
             for (i, s) in sims {
@@ -300,6 +366,21 @@ impl Vectors {
         };
         Ok((keys(turns), keys(nodes)))
     }
+}
+
+/// The mean of `rows` of `dimensions` components each, component by component.
+fn mean<'a>(rows: impl Iterator<Item = &'a [i8]>, dimensions: usize) -> Vec<f32> {
+    let mut sum = vec![0i64; dimensions];
+    let mut count = 0i64;
+    for row in rows {
+        count += 1;
+        for (s, &x) in sum.iter_mut().zip(row) {
+            *s += i64::from(x);
+        }
+    }
+    sum.iter()
+        .map(|&s| (s as f64 / count.max(1) as f64) as f32)
+        .collect()
 }
 
 /// The `n` best of `list`, best first; ties to the earlier row.
@@ -330,10 +411,16 @@ mod tests {
         }
         bytes.extend(quantised.iter().flat_map(|q| q.1.to_le_bytes()));
         bytes.extend(quantised.iter().flat_map(|q| q.0.iter().map(|&x| x as u8)));
+        let dimensions = rows.first().map_or(0, |r| r.1.len());
+        let center = mean(quantised.iter().map(|q| q.0.as_slice()), dimensions);
+        for q in &quantised {
+            narrow::push_signs(q.0.iter().map(|&x| f32::from(x)), &center, &mut bytes);
+        }
         Vectors {
             model: Some("m".into()),
-            dimensions: 2,
+            dimensions,
             count: rows.len(),
+            center,
             rows: OwnedBytes::new(bytes),
         }
     }
@@ -359,7 +446,7 @@ mod tests {
         let (turns, nodes) = v.best(&query([1.0, 0.0]), 2).unwrap();
         assert_eq!(turns, [Key::Turn(0), Key::Turn(1)]);
         assert_eq!(nodes, [Key::Node(1), Key::Node(0)]);
-        let sims = v.turn_similarities(&query([2.0, 0.0])).unwrap();
+        let sims = v.turn_similarities(&query([2.0, 0.0]), 2).unwrap();
         assert_eq!(sims.len(), 3);
         assert!((sims[0].1 - 1.0).abs() < 1e-6 && (sims[2].1 + 1.0).abs() < 1e-6);
         assert_eq!(
@@ -385,6 +472,47 @@ mod tests {
             let row = vec![0x80u8; d];
             assert_eq!(dot(&ints, &row), -128 * i64::from(ints[0]) * d as i64);
         }
+    }
+
+    #[test]
+    fn a_file_of_many_rows_finds_nearly_what_scoring_every_row_finds() {
+        let mut seed = 7u64;
+        let mut draw = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            f64::from((seed >> 33) as u32 % 255) - 127.0
+        };
+        let rows: Vec<(Key, Vec<f64>)> = (0..narrow::NARROW_FROM as u32 + 4000)
+            .map(|i| {
+                let key = if i % 8 == 0 {
+                    Key::Node(i)
+                } else {
+                    Key::Turn(i)
+                };
+                (key, (0..64).map(|_| draw()).collect())
+            })
+            .collect();
+        let v = vectors(&rows);
+        assert!(v.keys_below(rows.len(), rows.len()));
+        let (mut found, mut wanted) = (0, 0);
+        for q in 0..20 {
+            let near: Vec<f64> = rows[q * 997].1.iter().map(|x| x + draw() / 3.0).collect();
+            let q = QueryVector {
+                model: "m".into(),
+                values: near,
+            };
+            let (turns, nodes) = v.best(&q, 10).unwrap();
+            let (all_turns, all_nodes) = v.best_of_all(&q, 10).unwrap();
+            assert_eq!(turns.len(), 10);
+            wanted += 20;
+            found += turns.iter().filter(|k| all_turns.contains(k)).count();
+            found += nodes.iter().filter(|k| all_nodes.contains(k)).count();
+            let sims = v.turn_similarities(&q, 10).unwrap();
+            assert!((1024..10_000).contains(&sims.len()), "{}", sims.len());
+        }
+        let recall = found as f64 / wanted as f64;
+        assert!(recall >= 0.9, "{recall}");
     }
 
     #[test]

@@ -1,0 +1,187 @@
+//! Narrowing a search over many rows before it is scored. Each row also keeps one bit
+//! per component, set when the component is above the rows' mean; a query first
+//! counts, for every row, the bits where it differs from the query's (48 bytes a row
+//! at 384 dimensions, against the row's 384 components), and only the rows nearest
+//! by that count are scored exactly. The count follows the angle between the two
+//! (centred) vectors; a row it misplaces by a few bits still falls inside the many
+//! times more rows than wanted that are scored.
+
+use rayon::prelude::*;
+
+/// Rows from which a search is narrowed first; below, every row is scored (at most
+/// 25 MB of components at 384 dimensions: a few milliseconds).
+pub(super) const NARROW_FROM: usize = 1 << 16;
+/// Rows of each kind scored exactly for each one wanted.
+const OVERSAMPLE: usize = 16;
+/// Rows of each kind scored exactly, at least.
+const AT_LEAST: usize = 1024;
+/// Rows counted by one task.
+const ROWS_A_TASK: usize = 1 << 14;
+/// The kind bit of a counted row (set: a node's row).
+const NODE: u32 = 1 << 31;
+
+/// The 64-bit words of sign bits a row of `dimensions` components has.
+pub(super) fn words(dimensions: usize) -> usize {
+    dimensions.div_ceil(64)
+}
+
+/// The sign bits of `row` about `center` (bit `k` of word `k / 64`: component `k` is
+/// above `center[k]`), as words, little-endian, appended to `out`.
+pub(super) fn push_signs(row: impl IntoIterator<Item = f32>, center: &[f32], out: &mut Vec<u8>) {
+    let mut words = vec![0u64; words(center.len())];
+    for (k, (x, c)) in row.into_iter().zip(center).enumerate() {
+        if x > *c {
+            words[k / 64] |= 1 << (k % 64);
+        }
+    }
+    out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+}
+
+/// The sign bits of a query (`values` at the rows' scale: the largest ±127).
+pub(super) fn query_signs(values: &[f64], center: &[f32]) -> Vec<u64> {
+    let max = values.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let scaled = values.iter().map(|x| (x / max * 127.0) as f32);
+    let mut bytes = Vec::new();
+    push_signs(scaled, center, &mut bytes);
+    bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+        .collect()
+}
+
+/// The bits where `row` (its words' bytes) and `query` differ.
+fn distance(row: &[u8], query: &[u64]) -> u32 {
+    row.chunks_exact(8)
+        .zip(query)
+        .map(|(w, q)| (u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ q).count_ones())
+        .sum()
+}
+
+/// The rows to score for the `n` best of each kind (`is_node(row)`), in row order:
+/// of each kind the `max(16 n, 1024)` rows nearest to `query` by sign bits, and every
+/// other row as near as the farthest of them (so that no order of rows decides).
+/// `signs` holds each row's words, row after row.
+pub(super) fn candidates(
+    signs: &[u8],
+    query: &[u64],
+    is_node: impl Fn(usize) -> bool + Sync,
+    n: usize,
+) -> Vec<usize> {
+    let row = 8 * query.len();
+    if row == 0 {
+        return Vec::new();
+    }
+    let bins = 64 * query.len() + 1;
+    let counted: Vec<(Vec<u32>, [Vec<usize>; 2])> = signs
+        .par_chunks(ROWS_A_TASK * row)
+        .enumerate()
+        .map(|(task, rows)| {
+            let mut hist = [vec![0usize; bins], vec![0usize; bins]];
+            let far = rows
+                .chunks_exact(row)
+                .enumerate()
+                .map(|(j, r)| {
+                    let d = distance(r, query);
+                    let node = is_node(task * ROWS_A_TASK + j);
+                    hist[usize::from(node)][d as usize] += 1;
+                    if node {
+                        d | NODE
+                    } else {
+                        d
+                    }
+                })
+                .collect();
+            (far, hist)
+        })
+        .collect();
+    let wanted = n.saturating_mul(OVERSAMPLE).max(AT_LEAST);
+    let within: Vec<u32> = (0..2)
+        .map(|kind| {
+            let mut seen = 0;
+            (0..bins)
+                .find(|&d| {
+                    seen += counted.iter().map(|c| c.1[kind][d]).sum::<usize>();
+                    seen >= wanted
+                })
+                .unwrap_or(bins) as u32
+        })
+        .collect();
+    counted
+        .iter()
+        .flat_map(|c| &c.0)
+        .enumerate()
+        .filter(|(_, &d)| {
+            let kind = usize::from(d & NODE != 0);
+            d & !NODE <= within[kind]
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signs_of(rows: &[Vec<f32>], center: &[f32]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for r in rows {
+            push_signs(r.iter().copied(), center, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn bits_are_set_above_the_centre() {
+        let center = vec![0.0; 70];
+        let mut row = vec![-1.0f32; 70];
+        row[0] = 1.0;
+        row[65] = 1.0;
+        let bytes = signs_of(&[row], &center);
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), 1);
+        assert_eq!(u64::from_le_bytes(bytes[8..].try_into().unwrap()), 2);
+        let mut q = vec![-3.0; 70];
+        q[0] = 5.0;
+        assert_eq!(query_signs(&q, &center), [1, 0]);
+        assert_eq!(distance(&bytes, &[1, 0]), 1);
+    }
+
+    #[test]
+    fn the_nearest_rows_of_each_kind_are_kept() {
+        let center = vec![0.0; 64];
+        // Row i differs from the all-positive query in its first i bits.
+        let rows: Vec<Vec<f32>> = (0..3000)
+            .map(|i| {
+                (0..64)
+                    .map(|k| if k < i % 65 { -1.0 } else { 1.0 })
+                    .collect()
+            })
+            .collect();
+        let signs = signs_of(&rows, &center);
+        let query = query_signs(&[1.0; 64], &center);
+        let is_node = |i: usize| i % 2 == 1;
+        let kept = candidates(&signs, &query, is_node, 10);
+        let nodes = kept.iter().filter(|&&i| is_node(i)).count();
+        assert!(
+            nodes >= 1024 && kept.len() - nodes >= 1024,
+            "{}",
+            kept.len()
+        );
+        assert!(kept.windows(2).all(|w| w[0] < w[1]));
+        // Whatever was kept is at least as near as whatever was not, kind by kind.
+        let d = |i: usize| i % 65;
+        for kind in [false, true] {
+            let far_kept = kept
+                .iter()
+                .filter(|&&i| is_node(i) == kind)
+                .map(|&i| d(i))
+                .max();
+            let near_left = (0..3000)
+                .filter(|i| is_node(*i) == kind && !kept.contains(i))
+                .map(d)
+                .min();
+            assert!(far_kept < near_left, "{far_kept:?} {near_left:?}");
+        }
+        assert!(candidates(&[], &[], is_node, 10).is_empty());
+    }
+}
