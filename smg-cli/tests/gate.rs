@@ -64,7 +64,11 @@ fn writers_refuse_to_write_a_file_that_would_not_validate() {
         std::fs::copy(&bad, dir.path().join("bad.smg")).unwrap();
         std::fs::write(dir.path().join("t.jsonl"), format!("{CHAT}\n")).unwrap();
         let out = smg(args, dir.path());
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        // Mended, and said so: the edge to nothing is named.
+        let named = "dropped the edge n_stripe -[requires_decision]-> n_missing";
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
         let out = smg(&["validate", "bad.smg"], dir.path());
         assert!(out.status.success(), "{args:?}: {}", text(&out.stdout));
     }

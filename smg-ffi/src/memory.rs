@@ -524,6 +524,9 @@ fn ingest_into(
         "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
         "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,
         "skipped": report.skipped.len(),
+        "edgesDropped": report.edges_dropped.iter()
+            .map(|e| json!({"from": e.from, "relation": e.relation, "to": e.to}))
+            .collect::<Vec<_>>(),
     })
     .to_string();
     Ok((summary, bytes))

@@ -192,6 +192,7 @@ fn print_report(
             r.skipped.len() - SHOWN_SKIPS
         );
     }
+    super::dropped::warn(&r.edges_dropped);
     let to_stdout = path.as_os_str() == "-";
     if as_json {
         let value = json!({
@@ -203,6 +204,7 @@ fn print_report(
             "turns": r.turns_total, "nodes": r.nodes, "edges": r.edges, "artifacts": r.artifacts,
             "blocksWritten": r.blocks_written,
             "entities": r.entities, "relations": r.relations, "implicitEntities": r.implicit,
+            "edgesDropped": super::dropped::to_json(&r.edges_dropped),
             "versionsAdded": files.versions, "filesSkipped": files.skipped,
         });
         let text = format!("{value}\n");

@@ -268,10 +268,12 @@ pub(crate) fn migrate(
     let built = ingest(&mut loaded.doc, Vec::new(), &options, &Silent)?;
     let target = output.unwrap_or(file);
     save_indexed(target, loaded, indexed, &ctx.limits)?;
+    super::dropped::warn(&built.edges_dropped);
     let text = if as_json {
+        let dropped = super::dropped::to_json(&built.edges_dropped);
         format!(
             "{}\n",
-            json!({"renamed": renamed, "nodes": built.nodes, "edges": built.edges})
+            json!({"renamed": renamed, "nodes": built.nodes, "edges": built.edges, "edgesDropped": dropped})
         )
     } else {
         format!(

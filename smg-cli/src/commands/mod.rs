@@ -6,6 +6,7 @@ mod convert;
 mod crypt;
 mod curate;
 mod diff;
+mod dropped;
 mod embed;
 mod export;
 mod info;

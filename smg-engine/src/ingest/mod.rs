@@ -177,6 +177,10 @@ pub struct IngestReport {
     pub relations: usize,
     /// Entities made for relation ends that had no line of their own.
     pub implicit: Vec<String>,
+    /// Edges from elsewhere (not drawn by ingest) that were dropped because an end
+    /// names no node of the graph built again: already dangling in the file, or
+    /// towards a node the archive no longer gives.
+    pub edges_dropped: Vec<Edge>,
 }
 
 /// An archived turn as the analysis sees it: the turn and the artifact versions its
@@ -375,7 +379,7 @@ fn run(
     scope::inherit(&mut built.nodes, &built.edges, &all);
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
-    replace_graph(doc, built.nodes, built.edges);
+    report.edges_dropped = replace_graph(doc, built.nodes, built.edges);
     report.turns_total = all.len();
     let graph = doc.semantic_graph.as_ref();
     report.nodes = graph.map_or(0, |g| g.nodes.as_ref().map_or(0, Vec::len));
@@ -639,8 +643,9 @@ pub fn source_record(turn: &Turn) -> Option<Value> {
 }
 
 /// Put the new graph in place of the nodes and edges an earlier ingest made; nodes
-/// and edges from elsewhere stay (a node of the same id wins over a generated one).
-fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>) {
+/// and edges from elsewhere stay (a node of the same id wins over a generated one),
+/// but for the edges an end of which names no node: those are returned.
+fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>) -> Vec<Edge> {
     let removed: FastSet<&str> = doc
         .curation
         .iter()
@@ -677,19 +682,24 @@ fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>)
         .collect();
     // The new edges join nodes of the new graph, once each: only edges kept from
     // elsewhere can dangle or repeat them.
+    let mut dropped = Vec::new();
     let mut all_edges = if others.is_empty() {
         edges
     } else {
         let ids: FastSet<&str> = kept.iter().map(|n| n.id.as_str()).collect();
+        let (others, dangling): (Vec<Edge>, Vec<Edge>) = others
+            .into_iter()
+            .partition(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()));
+        dropped = dangling;
         let mut seen = FastSet::default();
         others
             .into_iter()
             .chain(edges)
-            .filter(|e| ids.contains(e.from.as_str()) && ids.contains(e.to.as_str()))
             .filter(|e| seen.insert((e.from.clone(), e.to.clone(), e.relation.clone())))
             .collect()
     };
     all_edges.shrink_to_fit();
     graph.edges = (!all_edges.is_empty()).then_some(all_edges);
     graph.nodes = (!kept.is_empty()).then_some(kept);
+    dropped
 }
