@@ -171,7 +171,7 @@ impl Vectors {
         bytes.extend(rows.iter().flat_map(|r| r.2.to_le_bytes()));
         bytes.extend(rows.iter().flat_map(|r| r.1.iter().map(|&x| x as u8)));
         for r in &rows {
-            narrow::push_signs(r.1.iter().map(|&x| f32::from(x)), &center, &mut bytes);
+            narrow::push_signs(&r.1, &center, &mut bytes);
         }
         Some(Vectors {
             model: index.model.clone(),
@@ -296,7 +296,10 @@ impl Vectors {
         if self.count < narrow::NARROW_FROM {
             return Ok(None);
         }
-        let signs = narrow::query_signs(&query.values, &self.center);
+        // The query quantised as a row is: its bits are taken as the rows' were.
+        let (as_row, _) = quantised(&query.values)
+            .ok_or_else(|| Error::Vector("the query vector has no direction".into()))?;
+        let signs = narrow::signs(&as_row, &self.center);
         let is_node = |i: usize| matches!(self.key(i), Key::Node(_));
         let rows = narrow::candidates(self.signs(), &signs, is_node, n);
         let d = self.dimensions;
@@ -414,7 +417,7 @@ mod tests {
         let dimensions = rows.first().map_or(0, |r| r.1.len());
         let center = mean(quantised.iter().map(|q| q.0.as_slice()), dimensions);
         for q in &quantised {
-            narrow::push_signs(q.0.iter().map(|&x| f32::from(x)), &center, &mut bytes);
+            narrow::push_signs(&q.0, &center, &mut bytes);
         }
         Vectors {
             model: Some("m".into()),

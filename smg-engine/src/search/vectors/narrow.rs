@@ -25,28 +25,21 @@ pub(super) fn words(dimensions: usize) -> usize {
     dimensions.div_ceil(64)
 }
 
-/// The sign bits of `row` about `center` (bit `k` of word `k / 64`: component `k` is
-/// above `center[k]`), as words, little-endian, appended to `out`.
-pub(super) fn push_signs(row: impl IntoIterator<Item = f32>, center: &[f32], out: &mut Vec<u8>) {
+/// The sign bits of `row` (a quantised row or query) about `center`: bit `k` of word
+/// `k / 64` set when component `k` is above `center[k]`.
+pub(super) fn signs(row: &[i8], center: &[f32]) -> Vec<u64> {
     let mut words = vec![0u64; words(center.len())];
-    for (k, (x, c)) in row.into_iter().zip(center).enumerate() {
-        if x > *c {
+    for (k, (&x, c)) in row.iter().zip(center).enumerate() {
+        if f32::from(x) > *c {
             words[k / 64] |= 1 << (k % 64);
         }
     }
-    out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+    words
 }
 
-/// The sign bits of a query (`values` at the rows' scale: the largest ±127).
-pub(super) fn query_signs(values: &[f64], center: &[f32]) -> Vec<u64> {
-    let max = values.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let scaled = values.iter().map(|x| (x / max * 127.0) as f32);
-    let mut bytes = Vec::new();
-    push_signs(scaled, center, &mut bytes);
-    bytes
-        .chunks_exact(8)
-        .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
-        .collect()
+/// [`signs`] as the stored index keeps them (words, little-endian), appended to `out`.
+pub(super) fn push_signs(row: &[i8], center: &[f32], out: &mut Vec<u8>) {
+    out.extend(signs(row, center).iter().flat_map(|w| w.to_le_bytes()));
 }
 
 /// The bits where `row` (its words' bytes) and `query` differ.
@@ -122,10 +115,10 @@ pub(super) fn candidates(
 mod tests {
     use super::*;
 
-    fn signs_of(rows: &[Vec<f32>], center: &[f32]) -> Vec<u8> {
+    fn signs_of(rows: &[Vec<i8>], center: &[f32]) -> Vec<u8> {
         let mut out = Vec::new();
         for r in rows {
-            push_signs(r.iter().copied(), center, &mut out);
+            push_signs(r, center, &mut out);
         }
         out
     }
@@ -133,16 +126,16 @@ mod tests {
     #[test]
     fn bits_are_set_above_the_centre() {
         let center = vec![0.0; 70];
-        let mut row = vec![-1.0f32; 70];
-        row[0] = 1.0;
-        row[65] = 1.0;
+        let mut row = vec![-1i8; 70];
+        row[0] = 1;
+        row[65] = 1;
         let bytes = signs_of(&[row], &center);
         assert_eq!(bytes.len(), 16);
         assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), 1);
         assert_eq!(u64::from_le_bytes(bytes[8..].try_into().unwrap()), 2);
-        let mut q = vec![-3.0; 70];
-        q[0] = 5.0;
-        assert_eq!(query_signs(&q, &center), [1, 0]);
+        let mut q = vec![-76i8; 70];
+        q[0] = 127;
+        assert_eq!(signs(&q, &center), [1, 0]);
         assert_eq!(distance(&bytes, &[1, 0]), 1);
     }
 
@@ -150,17 +143,13 @@ mod tests {
     fn the_nearest_rows_of_each_kind_are_kept() {
         let center = vec![0.0; 64];
         // Row i differs from the all-positive query in its first i bits.
-        let rows: Vec<Vec<f32>> = (0..3000)
-            .map(|i| {
-                (0..64)
-                    .map(|k| if k < i % 65 { -1.0 } else { 1.0 })
-                    .collect()
-            })
+        let rows: Vec<Vec<i8>> = (0..3000)
+            .map(|i| (0..64).map(|k| if k < i % 65 { -1 } else { 1 }).collect())
             .collect();
-        let signs = signs_of(&rows, &center);
-        let query = query_signs(&[1.0; 64], &center);
+        let stored = signs_of(&rows, &center);
+        let query = signs(&[1; 64], &center);
         let is_node = |i: usize| i % 2 == 1;
-        let kept = candidates(&signs, &query, is_node, 10);
+        let kept = candidates(&stored, &query, is_node, 10);
         let nodes = kept.iter().filter(|&&i| is_node(i)).count();
         assert!(
             nodes >= 1024 && kept.len() - nodes >= 1024,
