@@ -15,6 +15,9 @@ check() {
     const smg = require('smg');
     const r = smg.validate(Buffer.from('{\"@context\":\"https://w3id.org/smg/v1\",\"@type\":\"SemanticMemoryGraph\",\"version\":\"1.0\",\"metadata\":{\"created\":\"2025-01-01T00:00:00Z\"}}'));
     if (!r.valid) { console.error(r); process.exit(1); }
+    const m = smg.open('$root/fixtures/valid/full.smg');
+    if (!m.search('database', 3).every((h) => h.type === 'turn')) process.exit(1);
+    m.close();
     console.log('ok: require(\"smg\") ' + smg.version() + ' from ' + require.resolve('smg'));
   "
 }

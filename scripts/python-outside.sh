@@ -22,5 +22,8 @@ import smg
 report = smg.validate(sys.argv[1])
 assert report["valid"], report
 assert smg.__file__.startswith(sys.prefix), smg.__file__
+with smg.open(sys.argv[1]) as memory:
+    hits = memory.search("database", k=3)
+    assert isinstance(hits, smg.Hits) and all(h["type"] == "turn" for h in hits), hits
 print("ok: import smg", smg.version(), "from", smg.__file__)
 PY

@@ -391,6 +391,51 @@ smg_status smg_delta_apply(const char *base,
                            const char *output);
 
 /**
+ * The `k` best turns and the `k` best memory nodes for `query`, as
+ * `smg_memory_search` finds them, in one buffer to free with `smg_bytes_free`: for
+ * callers that read a few fields of a few hits, nothing to make or parse as JSON.
+ *
+ * The layout (version 1; numbers little-endian):
+ *
+ * | bytes | what |
+ * |---|---|
+ * | 0..4 | `SMGH` |
+ * | 4..8 | version (1) |
+ * | 8..12 | turns *t* |
+ * | 12..16 | memory nodes *n* |
+ * | 16..20 | warnings *w* |
+ * | 20..24 | record size *r* (128; a later version may append fields) |
+ * | then | *t* turn records, then *n* node records, *r* bytes each |
+ * | then | *w* warnings, one string slot each |
+ * | then | the strings (UTF-8), where the slots point |
+ *
+ * A record: score (f64, at 0), importance (f64, at 8; NaN when none), confidence
+ * (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then twelve
+ * string slots from 32: type, id, sources (comma-separated), speaker, role, text (a
+ * turn's content, a node's text), timestamp, segment, conversation id, session id,
+ * message id, provenance (a node's, as a JSON array). A slot is an offset into the
+ * strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
+ *
+ * # Safety
+ * `memory` must be a live handle, `query` a NUL-terminated string, `bytes_out` and
+ * `len_out` writable.
+ */
+smg_status smg_memory_search_hits(const smg_memory *mem,
+                                  const char *query,
+                                  size_t k,
+                                  uint8_t **bytes_out,
+                                  size_t *len_out);
+
+/**
+ * Free a buffer of `len` bytes returned by this library. Null is a no-op.
+ *
+ * # Safety
+ * `bytes` must be null or a buffer returned by this library, not yet freed, with the
+ * length it was returned with.
+ */
+void smg_bytes_free(uint8_t *bytes, size_t len);
+
+/**
  * Rewrite the memory file `path` (atomically) in the packed layout with its search
  * index stored, so that `smg_memory_open` opens it by the index alone: a packed file
  * gains the index or a fresh one; a file in another layout is rewritten packed first

@@ -12,6 +12,7 @@
 const fs = require('fs');
 const koffi = require('koffi');
 const { candidates } = require('./library');
+const hits = require('./hits');
 
 const libraryPath = candidates().find((c) => fs.existsSync(c));
 if (!libraryPath) {
@@ -32,6 +33,8 @@ const c = {
   setModel: lib.func('uint32_t smg_memory_set_model(smg_memory *m, const char *dir)'),
   setTokenizer: lib.func('uint32_t smg_memory_set_tokenizer(smg_memory *m, const char *name)'),
   search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
+  searchHits: lib.func('uint32_t smg_memory_search_hits(const smg_memory *m, const char *q, size_t k, _Out_ void **bytes, _Out_ size_t *len)'),
+  bytesFree: lib.func('void smg_bytes_free(void *bytes, size_t len)'),
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
@@ -165,8 +168,21 @@ class Memory {
     return JSON.parse(call(c.info, this.live()));
   }
 
+  // The k best turns for `query`, best first: an array of Hit (fields read as
+  // properties: turn, score, content, provenance…), with the k best memory nodes in
+  // `.nodes`. One call into the library and no JSON: each field is decoded when it
+  // is read.
   search(query, k = 10) {
-    return this.searchAll(query, k).hits;
+    const out = [null];
+    const len = [0];
+    const status = c.searchHits(this.live(), text(query, 'query'), k, out, len);
+    if (status !== OK) throw new SmgError(status, lastError());
+    try {
+      const bytes = koffi.decode(out[0], 'uint8_t', len[0]);
+      return hits.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    } finally {
+      c.bytesFree(out[0], len[0]);
+    }
   }
 
   // Hybrid search, as `smg search --json`: the k best turns (`hits`), the k best
@@ -198,6 +214,7 @@ class Memory {
 
 module.exports = {
   SmgError,
+  Hit: hits.Hit,
   Memory,
   version: () => c.version(),
   open: (path, passphrase) => new Memory(path, passphrase),

@@ -7,6 +7,7 @@
 
 mod curate;
 mod delta;
+mod hits;
 mod index;
 mod memory;
 mod model;
@@ -15,6 +16,7 @@ mod seal;
 
 pub use curate::*;
 pub use delta::*;
+pub use hits::*;
 pub use index::*;
 pub use memory::*;
 pub use model::*;

@@ -38,7 +38,7 @@ pub struct SmgMemory {
 
 impl SmgMemory {
     /// `query` embedded by the model set, if one is.
-    fn vector(&self, query: &str) -> Result<Option<QueryVector>, (SmgStatus, String)> {
+    pub(crate) fn vector(&self, query: &str) -> Result<Option<QueryVector>, (SmgStatus, String)> {
         let model = self.model.as_ref();
         model
             .map(|m| smg_engine::embed::query(m, query).map_err(engine_error))

@@ -60,6 +60,31 @@ def test_the_scenario(tmp_path):
         assert memory.info()["turns"] == 419
 
 
+def _as_json_shows_it(hit):
+    fields = dict(hit)
+    fields["score"] = round(fields["score"], 6)
+    return fields
+
+
+def test_search_reads_what_search_all_says(tmp_path):
+    out = tmp_path / "memory.smg"
+    smg.ingest([LOCOMO], out)
+    questions = ["When did Caroline go to the LGBTQ support group?", "What did Melanie paint?",
+                 "adoption agencies", "Caroline", "zzzz nothing matches this"]
+    with smg.open(out) as memory:
+        for question in questions:
+            hits, whole = memory.search(question, k=7), memory.search_all(question, k=7)
+            assert [_as_json_shows_it(h) for h in hits] == whole["hits"]
+            assert [_as_json_shows_it(n) for n in hits.nodes] == whole["nodes"]
+            assert hits.warnings == whole["warnings"]
+        hits = memory.search(questions[0], k=3)
+    # The results outlive the memory they came from, and read as dicts do.
+    assert hits[0]["type"] == "turn" and set(hits[0]) == set(dict(hits[0]))
+    assert hits.nodes[0].get("turn") is None and "id" in hits.nodes[0]
+    with pytest.raises(KeyError):
+        hits[0]["id"]
+
+
 def test_an_indexed_file_answers_the_same(tmp_path):
     out = tmp_path / "memory.smg"
     smg.ingest([LOCOMO], out)

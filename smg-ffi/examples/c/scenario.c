@@ -14,6 +14,43 @@
 static int failures = 0;
 static int checks = 0;
 
+static uint32_t u32_at(const uint8_t *b, size_t at) {
+    return (uint32_t)b[at] | (uint32_t)b[at + 1] << 8 | (uint32_t)b[at + 2] << 16 | (uint32_t)b[at + 3] << 24;
+}
+
+static void check(int ok, const char *what);
+
+/* The same search as one buffer (the layout smg.h gives): the first turn's content. */
+static void search_hits(const smg_memory *mem) {
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    check(smg_memory_search_hits(mem, "When did Caroline go to the LGBTQ support group?", 5, &bytes, &len) ==
+              SMG_STATUS_OK,
+          "search as one buffer");
+    if (bytes == NULL || len < 24 || memcmp(bytes, "SMGH", 4) != 0) {
+        check(0, "the buffer starts with SMGH");
+        smg_bytes_free(bytes, len);
+        return;
+    }
+    uint32_t turns = u32_at(bytes, 8), nodes = u32_at(bytes, 12), warnings = u32_at(bytes, 16);
+    uint32_t size = u32_at(bytes, 20);
+    check(u32_at(bytes, 4) == 1 && turns == 5 && size == 128, "five turns in layout 1");
+    size_t strings = 24 + (size_t)(turns + nodes) * size + (size_t)warnings * 8;
+    int inside = strings <= len, found = 0;
+    for (uint32_t i = 0; i < turns && inside; i++) {
+        size_t text = 24 + (size_t)i * size + 32 + 5 * 8; /* the record's text slot */
+        size_t offset = u32_at(bytes, text), n = u32_at(bytes, text + 4);
+        inside = offset <= len - strings && n <= len - strings - offset;
+        for (size_t at = 0; inside && at + 13 <= n && !found; at++) {
+            found = memcmp(bytes + strings + offset + at, "support group", 13) == 0;
+        }
+    }
+    check(inside, "every turn's content lies in the buffer");
+    check(found, "a turn speaks of the support group");
+    smg_bytes_free(bytes, len);
+    check(smg_memory_search_hits(mem, "q", 5, NULL, &len) == SMG_STATUS_NULL_ARGUMENT, "no output, no search");
+}
+
 static void check(int ok, const char *what) {
     checks++;
     printf("%s: %s\n", ok ? "ok" : "FAILED", what);
@@ -71,6 +108,7 @@ int main(int argc, char **argv) {
         if (n < sizeof segment) memcpy(segment, at, n);
     }
     smg_string_free(json);
+    search_hits(mem);
 
     json = NULL;
     check(smg_memory_context(mem, "Caroline support group", 300, &json) == SMG_STATUS_OK, "context");

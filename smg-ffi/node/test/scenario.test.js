@@ -55,6 +55,36 @@ test('the scenario', () => {
   assert.throws(() => smg.open(path.join(dir, 'nope.smg')), (e) => e.code === 'SMG-E001');
 });
 
+// A hit as searchAll shows it (scores rounded to six places there).
+function asJsonShowsIt(hit) {
+  const fields = hit.toJSON();
+  fields.score = Math.round(fields.score * 1e6) / 1e6;
+  return fields;
+}
+
+test('search reads what searchAll says', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-hits-'));
+  const out = path.join(dir, 'memory.smg');
+  smg.ingest([locomo], out);
+  const memory = smg.open(out);
+  for (const question of ['When did Caroline go to the LGBTQ support group?', 'What did Melanie paint?',
+    'adoption agencies', 'Caroline', 'zzzz nothing matches this']) {
+    const hits = memory.search(question, 7);
+    const whole = memory.searchAll(question, 7);
+    assert.deepStrictEqual(hits.map(asJsonShowsIt), whole.hits);
+    assert.deepStrictEqual(hits.nodes.map(asJsonShowsIt), whole.nodes);
+    assert.deepStrictEqual(hits.warnings, whole.warnings);
+  }
+  const hits = memory.search('When did Caroline go to the LGBTQ support group?', 3);
+  memory.close();
+  // The results outlive the memory they came from.
+  assert.strictEqual(hits[0].type, 'turn');
+  assert.strictEqual(JSON.parse(JSON.stringify(hits))[0].content, hits[0].content);
+  assert.strictEqual(hits[0].id, undefined);
+  assert.strictEqual(hits.nodes[0].turn, undefined);
+  assert.ok(hits.nodes[0].id);
+});
+
 test('an indexed file answers the same', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-index-'));
   const out = path.join(dir, 'memory.smg');

@@ -17,9 +17,11 @@ import glob
 import json
 import os
 
+from ._hits import Hit, Hits, read as _read_hits
+
 __all__ = [
     "SmgError", "Memory", "open", "ingest", "index", "validate", "version",
-    "curate", "restore", "record_access",
+    "curate", "restore", "record_access", "Hit", "Hits",
 ]
 
 
@@ -59,6 +61,13 @@ _lib.smg_memory_free.argtypes = [ctypes.c_void_p]
 for _name in ("smg_memory_search", "smg_memory_context"):
     getattr(_lib, _name).restype = ctypes.c_uint32
     getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _out_str]
+_lib.smg_memory_search_hits.restype = ctypes.c_uint32
+_lib.smg_memory_search_hits.argtypes = [
+    ctypes.c_void_p, _char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(ctypes.c_size_t),
+]
+_lib.smg_bytes_free.restype = None
+_lib.smg_bytes_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _lib.smg_memory_info.restype = ctypes.c_uint32
 _lib.smg_memory_info.argtypes = [ctypes.c_void_p, _out_str]
 _lib.smg_memory_expand.restype = ctypes.c_uint32
@@ -286,8 +295,19 @@ class Memory:
         return json.loads(_call(_lib.smg_memory_info, self._live()))
 
     def search(self, query, k=10):
-        """The ``k`` best turns for ``query``: dicts with turn, score, content, provenance."""
-        return self.search_all(query, k)["hits"]
+        """The ``k`` best turns for ``query``, best first: a :class:`Hits` list of
+        :class:`Hit` (read as dicts: turn, score, content, provenance…), with the
+        ``k`` best memory nodes in ``.nodes``. One call into the library and no JSON:
+        each field is decoded when it is read."""
+        ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
+        status = _lib.smg_memory_search_hits(self._live(), _text(query), k, ctypes.byref(ptr), ctypes.byref(n))
+        if status != _OK:
+            raise SmgError(status, _last_error())
+        try:
+            data = ctypes.string_at(ptr, n.value)
+        finally:
+            _lib.smg_bytes_free(ptr, n)
+        return _read_hits(data)
 
     def search_all(self, query, k=10):
         """Hybrid search, as ``smg search --json``: a dict with the ``k`` best turns

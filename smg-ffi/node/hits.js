@@ -1,0 +1,107 @@
+// Search results read from the buffer smg_memory_search_hits returns (its layout is
+// in smg.h): a hit decodes a field when it is read, so a search returns without
+// building what the caller never reads.
+const NONE = 0xffffffff;
+const HEAD = 24;
+const SLOT = {
+  type: 0, id: 1, sources: 2, speaker: 3, role: 4, text: 5, timestamp: 6, segment: 7,
+  conversation: 8, session: 9, message: 10, provenance: 11,
+};
+const TURN_KEYS = ['type', 'turn', 'score', 'sources', 'speaker', 'role', 'content',
+  'timestamp', 'segment', 'provenance'];
+const NODE_KEYS = ['type', 'id', 'score', 'sources', 'text', 'importance', 'confidence',
+  'timestamp', 'provenance'];
+
+// The string the slot at byte `p` of `buf` points to (null for none).
+function slot(buf, strings, p) {
+  const offset = buf.readUInt32LE(p);
+  if (offset === NONE) return null;
+  const start = strings + offset;
+  return buf.toString('utf8', start, start + buf.readUInt32LE(p + 4));
+}
+
+function orNull(v) {
+  return Number.isNaN(v) ? null : v;
+}
+
+// One result. A turn has type, turn, score, sources, speaker, role, content,
+// timestamp, segment and provenance; a memory node type, id, score, sources, text,
+// importance, confidence, timestamp and provenance — the keys of searchAll's results
+// (`toJSON()` gives them as a plain object). Fields that are not its kind's are
+// undefined.
+class Hit {
+  #buf;
+
+  #strings;
+
+  #at;
+
+  constructor(buf, strings, at) {
+    this.#buf = buf;
+    this.#strings = strings;
+    this.#at = at;
+  }
+
+  #string(name) {
+    return slot(this.#buf, this.#strings, this.#at + 32 + 8 * SLOT[name]);
+  }
+
+  #isTurn() {
+    return this.#buf.readBigInt64LE(this.#at + 24) >= 0n;
+  }
+
+  get type() { return this.#string('type'); }
+  get score() { return this.#buf.readDoubleLE(this.#at); }
+  get sources() { return this.#string('sources').split(','); }
+  get timestamp() { return this.#string('timestamp'); }
+  get turn() { return this.#isTurn() ? Number(this.#buf.readBigInt64LE(this.#at + 24)) : undefined; }
+  get speaker() { return this.#isTurn() ? this.#string('speaker') : undefined; }
+  get role() { return this.#isTurn() ? this.#string('role') : undefined; }
+  get content() { return this.#isTurn() ? this.#string('text') : undefined; }
+  get segment() { return this.#isTurn() ? this.#string('segment') : undefined; }
+  get id() { return this.#isTurn() ? undefined : this.#string('id'); }
+  get text() { return this.#isTurn() ? undefined : this.#string('text'); }
+  get importance() { return this.#isTurn() ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 8)); }
+  get confidence() { return this.#isTurn() ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 16)); }
+
+  get provenance() {
+    if (!this.#isTurn()) return JSON.parse(this.#string('provenance'));
+    return {
+      conversationId: this.#string('conversation'),
+      sessionId: this.#string('session'),
+      messageId: this.#string('message'),
+    };
+  }
+
+  toJSON() {
+    const keys = this.#isTurn() ? TURN_KEYS : NODE_KEYS;
+    return Object.fromEntries(keys.map((k) => [k, this[k]]));
+  }
+}
+
+// The turns a search found, best first: an array of Hit, with `nodes` (the memory
+// nodes found) and `warnings` as properties that are read when asked for.
+function read(buf) {
+  if (buf.toString('latin1', 0, 4) !== 'SMGH' || buf.readUInt32LE(4) !== 1) {
+    throw new Error('smg: search results in a layout this package does not read');
+  }
+  const [turns, nodes, warnings, size] = [8, 12, 16, 20].map((p) => buf.readUInt32LE(p));
+  const after = HEAD + (turns + nodes) * size;
+  const strings = after + 8 * warnings;
+  const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size));
+  let found;
+  Object.defineProperties(hits, {
+    nodes: {
+      get: () => {
+        found = found || Array.from({ length: nodes }, (_, i) => new Hit(buf, strings, HEAD + (turns + i) * size));
+        return found;
+      },
+    },
+    warnings: {
+      get: () => Array.from({ length: warnings }, (_, i) => slot(buf, strings, after + 8 * i)),
+    },
+  });
+  return hits;
+}
+
+module.exports = { Hit, read };

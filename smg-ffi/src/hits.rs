@@ -1,0 +1,301 @@
+//! Search results as one flat buffer, for callers that read a few fields of a few
+//! hits: one crossing, nothing to make or parse as JSON (`smg_memory_search_hits`,
+//! whose documentation gives the layout).
+
+use std::ffi::c_char;
+
+use smg_engine::search::{Found, Item, SearchOptions, SearchResults};
+
+use crate::memory::{engine_error, guard, handle, text};
+use crate::SmgStatus;
+
+const MAGIC: &[u8; 4] = b"SMGH";
+const VERSION: u32 = 1;
+const HEADER: usize = 24;
+const RECORD: usize = 128;
+const NONE: u32 = u32::MAX;
+
+/// Where each string of a record goes.
+#[derive(Clone, Copy)]
+enum Slot {
+    Type,
+    Id,
+    Sources,
+    Speaker,
+    Role,
+    Text,
+    Timestamp,
+    Segment,
+    Conversation,
+    Session,
+    Message,
+    Provenance,
+}
+
+const SLOTS: usize = Slot::Provenance as usize + 1;
+const _: () = assert!(32 + SLOTS * 8 == RECORD);
+
+/// The buffer being written: fixed parts first, strings after them.
+struct Writer {
+    fixed: Vec<u8>,
+    strings: Vec<u8>,
+}
+
+impl Writer {
+    fn string(&mut self, s: Option<&str>) -> Result<(), (SmgStatus, String)> {
+        let (offset, len) = match s {
+            None => (NONE, 0),
+            Some(s) => {
+                let offset = u32::try_from(self.strings.len())
+                    .ok()
+                    .filter(|o| *o != NONE);
+                let len = u32::try_from(s.len()).ok();
+                self.strings.extend_from_slice(s.as_bytes());
+                offset.zip(len).ok_or((
+                    SmgStatus::TooLarge,
+                    "error[SMG-E007]: search results over 4 GiB".to_string(),
+                ))?
+            }
+        };
+        self.fixed.extend_from_slice(&offset.to_le_bytes());
+        self.fixed.extend_from_slice(&len.to_le_bytes());
+        Ok(())
+    }
+
+    fn record(&mut self, found: &Found) -> Result<(), (SmgStatus, String)> {
+        let mut slots: [Option<String>; SLOTS] = Default::default();
+        let mut set =
+            |slot: Slot, value: Option<&str>| slots[slot as usize] = value.map(String::from);
+        set(Slot::Sources, Some(&found.sources.join(",")));
+        let (importance, confidence, turn) = match &found.item {
+            Item::Turn { turn: t, segment } => {
+                set(Slot::Type, Some("turn"));
+                set(Slot::Speaker, t.speaker.as_deref());
+                set(Slot::Role, Some(t.role.as_str()));
+                set(Slot::Text, Some(&t.content));
+                set(Slot::Timestamp, t.timestamp.as_ref().map(|s| s.as_str()));
+                set(Slot::Segment, segment.as_deref());
+                set(Slot::Conversation, t.conversation_id.as_deref());
+                set(Slot::Session, t.session_id.as_deref());
+                set(Slot::Message, t.message_id.as_deref());
+                let n = i64::try_from(t.turn.get()).unwrap_or(i64::MAX);
+                (None, None, n)
+            }
+            Item::Node {
+                id,
+                kind,
+                text,
+                importance,
+                confidence,
+                timestamp,
+                provenance,
+            } => {
+                set(Slot::Type, Some(kind));
+                set(Slot::Id, Some(id));
+                set(Slot::Text, Some(text));
+                set(Slot::Timestamp, timestamp.as_deref());
+                let provenance = serde_json::to_string(provenance)
+                    .map_err(|e| (SmgStatus::Panic, format!("provenance as JSON: {e}")))?;
+                set(Slot::Provenance, Some(&provenance));
+                (*importance, *confidence, -1)
+            }
+            _ => return Err((SmgStatus::Panic, "a result of an unknown kind".into())),
+        };
+        self.fixed.extend_from_slice(&found.score.to_le_bytes());
+        for v in [importance, confidence] {
+            self.fixed
+                .extend_from_slice(&v.unwrap_or(f64::NAN).to_le_bytes());
+        }
+        self.fixed.extend_from_slice(&turn.to_le_bytes());
+        slots.iter().try_for_each(|s| self.string(s.as_deref()))
+    }
+}
+
+/// `found` in the layout above.
+pub(crate) fn encode(found: &SearchResults) -> Result<Vec<u8>, (SmgStatus, String)> {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let records = found.turns.len() + found.nodes.len();
+    let mut w = Writer {
+        fixed: Vec::with_capacity(HEADER + records * RECORD + found.warnings.len() * 8),
+        strings: Vec::with_capacity(records * 256),
+    };
+    w.fixed.extend_from_slice(MAGIC);
+    for n in [
+        VERSION,
+        count(found.turns.len()),
+        count(found.nodes.len()),
+        count(found.warnings.len()),
+        count(RECORD),
+    ] {
+        w.fixed.extend_from_slice(&n.to_le_bytes());
+    }
+    for f in found.turns.iter().chain(&found.nodes) {
+        w.record(f)?;
+    }
+    for warning in &found.warnings {
+        w.string(Some(warning))?;
+    }
+    let Writer { mut fixed, strings } = w;
+    fixed.extend_from_slice(&strings);
+    Ok(fixed)
+}
+
+/// The `k` best turns and the `k` best memory nodes for `query`, as
+/// `smg_memory_search` finds them, in one buffer to free with `smg_bytes_free`: for
+/// callers that read a few fields of a few hits, nothing to make or parse as JSON.
+///
+/// The layout (version 1; numbers little-endian):
+///
+/// | bytes | what |
+/// |---|---|
+/// | 0..4 | `SMGH` |
+/// | 4..8 | version (1) |
+/// | 8..12 | turns *t* |
+/// | 12..16 | memory nodes *n* |
+/// | 16..20 | warnings *w* |
+/// | 20..24 | record size *r* (128; a later version may append fields) |
+/// | then | *t* turn records, then *n* node records, *r* bytes each |
+/// | then | *w* warnings, one string slot each |
+/// | then | the strings (UTF-8), where the slots point |
+///
+/// A record: score (f64, at 0), importance (f64, at 8; NaN when none), confidence
+/// (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then twelve
+/// string slots from 32: type, id, sources (comma-separated), speaker, role, text (a
+/// turn's content, a node's text), timestamp, segment, conversation id, session id,
+/// message id, provenance (a node's, as a JSON array). A slot is an offset into the
+/// strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
+///
+/// # Safety
+/// `memory` must be a live handle, `query` a NUL-terminated string, `bytes_out` and
+/// `len_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn smg_memory_search_hits(
+    mem: *const crate::SmgMemory,
+    query: *const c_char,
+    k: usize,
+    bytes_out: *mut *mut u8,
+    len_out: *mut usize,
+) -> SmgStatus {
+    guard(|| {
+        if bytes_out.is_null() || len_out.is_null() {
+            return Err((SmgStatus::NullArgument, "an output pointer is null".into()));
+        }
+        // SAFETY: forwarded from the caller's guarantees.
+        let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
+        let mut options = SearchOptions::new(k);
+        options.vector = m.vector(q)?;
+        let found = m.retriever.search(q, &options).map_err(engine_error)?;
+        let bytes = encode(&found)?.into_boxed_slice();
+        let len = bytes.len();
+        // SAFETY: both checked non-null above; the caller guarantees they are writable.
+        unsafe {
+            *len_out = len;
+            *bytes_out = Box::into_raw(bytes).cast::<u8>();
+        }
+        Ok(())
+    })
+}
+
+/// Free a buffer of `len` bytes returned by this library. Null is a no-op.
+///
+/// # Safety
+/// `bytes` must be null or a buffer returned by this library, not yet freed, with the
+/// length it was returned with.
+#[no_mangle]
+pub unsafe extern "C" fn smg_bytes_free(bytes: *mut u8, len: usize) {
+    if !bytes.is_null() {
+        let slice = std::ptr::slice_from_raw_parts_mut(bytes, len);
+        // SAFETY: the caller guarantees `bytes` and `len` came from a boxed slice here.
+        drop(unsafe { Box::from_raw(slice) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+    use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+    use smg_engine::search::{Retriever, SearchOptions};
+
+    use super::*;
+
+    fn u32_at(b: &[u8], at: usize) -> usize {
+        u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+    }
+
+    fn f64_at(b: &[u8], at: usize) -> Option<f64> {
+        Some(f64::from_le_bytes(b[at..at + 8].try_into().unwrap())).filter(|v| !v.is_nan())
+    }
+
+    /// Record `i`'s results read back as `Found::to_json` shows them.
+    fn read(b: &[u8], i: usize, strings: usize) -> Value {
+        let at = HEADER + i * RECORD;
+        let s = |slot: Slot| {
+            let p = at + 32 + slot as usize * 8;
+            let (offset, len) = (u32_at(b, p), u32_at(b, p + 4));
+            let start = strings + Some(offset).filter(|o| *o != NONE as usize)?;
+            Some(
+                std::str::from_utf8(&b[start..start + len])
+                    .unwrap()
+                    .to_string(),
+            )
+        };
+        let score = (f64_at(b, at).unwrap() * 1e6).round() / 1e6;
+        let sources: Vec<String> = s(Slot::Sources)
+            .unwrap()
+            .split(',')
+            .map(String::from)
+            .collect();
+        let turn = i64::from_le_bytes(b[at + 24..at + 32].try_into().unwrap());
+        if turn >= 0 {
+            return json!({
+                "type": s(Slot::Type), "turn": turn, "score": score, "sources": sources,
+                "speaker": s(Slot::Speaker), "role": s(Slot::Role), "content": s(Slot::Text),
+                "timestamp": s(Slot::Timestamp), "segment": s(Slot::Segment),
+                "provenance": {"conversationId": s(Slot::Conversation), "sessionId": s(Slot::Session), "messageId": s(Slot::Message)},
+            });
+        }
+        let provenance: Value = serde_json::from_str(&s(Slot::Provenance).unwrap()).unwrap();
+        json!({
+            "type": s(Slot::Type), "id": s(Slot::Id), "score": score, "sources": sources,
+            "text": s(Slot::Text), "importance": f64_at(b, at + 8), "confidence": f64_at(b, at + 16),
+            "timestamp": s(Slot::Timestamp), "provenance": provenance,
+        })
+    }
+
+    #[test]
+    fn every_result_reads_back_as_its_json_shows_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/ingest/sample-chat.jsonl"
+        );
+        let input = Input {
+            name: path.into(),
+            bytes: std::fs::read(path).unwrap(),
+        };
+        let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        let retriever = Retriever::new(&doc, &smg_format::Limits::default()).unwrap();
+        let mut found = retriever
+            .search("Postgres ledger", &SearchOptions::new(5))
+            .unwrap();
+        found.warnings.push("a warning".into());
+        assert!(!found.turns.is_empty() && !found.nodes.is_empty());
+        let b = encode(&found).unwrap();
+        assert_eq!(&b[..4], MAGIC);
+        let (t, n, w) = (found.turns.len(), found.nodes.len(), found.warnings.len());
+        assert_eq!(
+            [1, t, n, w, RECORD],
+            [4, 8, 12, 16, 20].map(|at| u32_at(&b, at))
+        );
+        let strings = HEADER + (t + n) * RECORD + w * 8;
+        let json = found.to_json("Postgres ledger");
+        let all: Vec<Value> = (0..t + n).map(|i| read(&b, i, strings)).collect();
+        assert_eq!(all[..t], json["hits"].as_array().unwrap()[..]);
+        assert_eq!(all[t..], json["nodes"].as_array().unwrap()[..]);
+        let at = HEADER + (t + n) * RECORD;
+        let start = strings + u32_at(&b, at);
+        assert_eq!(&b[start..start + u32_at(&b, at + 4)], b"a warning");
+    }
+}
