@@ -36,36 +36,35 @@ class Hit {
 
   #at;
 
-  constructor(buf, strings, at) {
+  #turn;
+
+  constructor(buf, strings, at, turn) {
     this.#buf = buf;
     this.#strings = strings;
     this.#at = at;
+    this.#turn = turn;
   }
 
   #string(name) {
     return slot(this.#buf, this.#strings, this.#at + 32 + 8 * SLOT[name]);
   }
 
-  #isTurn() {
-    return this.#buf.readBigInt64LE(this.#at + 24) >= 0n;
-  }
-
   get type() { return this.#string('type'); }
   get score() { return this.#buf.readDoubleLE(this.#at); }
   get sources() { return this.#string('sources').split(','); }
   get timestamp() { return this.#string('timestamp'); }
-  get turn() { return this.#isTurn() ? Number(this.#buf.readBigInt64LE(this.#at + 24)) : undefined; }
-  get speaker() { return this.#isTurn() ? this.#string('speaker') : undefined; }
-  get role() { return this.#isTurn() ? this.#string('role') : undefined; }
-  get content() { return this.#isTurn() ? this.#string('text') : undefined; }
-  get segment() { return this.#isTurn() ? this.#string('segment') : undefined; }
-  get id() { return this.#isTurn() ? undefined : this.#string('id'); }
-  get text() { return this.#isTurn() ? undefined : this.#string('text'); }
-  get importance() { return this.#isTurn() ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 8)); }
-  get confidence() { return this.#isTurn() ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 16)); }
+  get turn() { return this.#turn ? Number(this.#buf.readBigInt64LE(this.#at + 24)) : undefined; }
+  get speaker() { return this.#turn ? this.#string('speaker') : undefined; }
+  get role() { return this.#turn ? this.#string('role') : undefined; }
+  get content() { return this.#turn ? this.#string('text') : undefined; }
+  get segment() { return this.#turn ? this.#string('segment') : undefined; }
+  get id() { return this.#turn ? undefined : this.#string('id'); }
+  get text() { return this.#turn ? undefined : this.#string('text'); }
+  get importance() { return this.#turn ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 8)); }
+  get confidence() { return this.#turn ? undefined : orNull(this.#buf.readDoubleLE(this.#at + 16)); }
 
   get provenance() {
-    if (!this.#isTurn()) return JSON.parse(this.#string('provenance'));
+    if (!this.#turn) return JSON.parse(this.#string('provenance'));
     return {
       conversationId: this.#string('conversation'),
       sessionId: this.#string('session'),
@@ -74,7 +73,7 @@ class Hit {
   }
 
   toJSON() {
-    const keys = this.#isTurn() ? TURN_KEYS : NODE_KEYS;
+    const keys = this.#turn ? TURN_KEYS : NODE_KEYS;
     return Object.fromEntries(keys.map((k) => [k, this[k]]));
   }
 }
@@ -88,12 +87,12 @@ function read(buf) {
   const [turns, nodes, warnings, size] = [8, 12, 16, 20].map((p) => buf.readUInt32LE(p));
   const after = HEAD + (turns + nodes) * size;
   const strings = after + 8 * warnings;
-  const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size));
+  const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size, true));
   let found;
   Object.defineProperties(hits, {
     nodes: {
       get: () => {
-        found = found || Array.from({ length: nodes }, (_, i) => new Hit(buf, strings, HEAD + (turns + i) * size));
+        found = found || Array.from({ length: nodes }, (_, i) => new Hit(buf, strings, HEAD + (turns + i) * size, false));
         return found;
       },
     },

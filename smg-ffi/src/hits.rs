@@ -35,6 +35,14 @@ enum Slot {
 const SLOTS: usize = Slot::Provenance as usize + 1;
 const _: () = assert!(32 + SLOTS * 8 == RECORD);
 
+/// Fills `slots`, one by name.
+fn setter<'a, 'b>(slots: &'b mut [Option<&'a str>; SLOTS]) -> impl FnMut(Slot, Option<&'a str>) + 'b
+where
+    'a: 'b,
+{
+    move |slot, value| slots[slot as usize] = value
+}
+
 /// The buffer being written: fixed parts first, strings after them.
 struct Writer {
     fixed: Vec<u8>,
@@ -63,10 +71,18 @@ impl Writer {
     }
 
     fn record(&mut self, found: &Found) -> Result<(), (SmgStatus, String)> {
-        let mut slots: [Option<String>; SLOTS] = Default::default();
-        let mut set =
-            |slot: Slot, value: Option<&str>| slots[slot as usize] = value.map(String::from);
-        set(Slot::Sources, Some(&found.sources.join(",")));
+        let sources = found.sources.join(",");
+        let provenance = match &found.item {
+            Item::Node { provenance, .. } => Some(
+                serde_json::to_string(provenance)
+                    .map_err(|e| (SmgStatus::Panic, format!("provenance as JSON: {e}")))?,
+            ),
+            _ => None,
+        };
+        let mut slots: [Option<&str>; SLOTS] = [None; SLOTS];
+        let mut set = setter(&mut slots);
+        set(Slot::Sources, Some(&sources));
+        set(Slot::Provenance, provenance.as_deref());
         let (importance, confidence, turn) = match &found.item {
             Item::Turn { turn: t, segment } => {
                 set(Slot::Type, Some("turn"));
@@ -88,26 +104,24 @@ impl Writer {
                 importance,
                 confidence,
                 timestamp,
-                provenance,
+                ..
             } => {
                 set(Slot::Type, Some(kind));
                 set(Slot::Id, Some(id));
                 set(Slot::Text, Some(text));
                 set(Slot::Timestamp, timestamp.as_deref());
-                let provenance = serde_json::to_string(provenance)
-                    .map_err(|e| (SmgStatus::Panic, format!("provenance as JSON: {e}")))?;
-                set(Slot::Provenance, Some(&provenance));
                 (*importance, *confidence, -1)
             }
             _ => return Err((SmgStatus::Panic, "a result of an unknown kind".into())),
         };
+        drop(set);
         self.fixed.extend_from_slice(&found.score.to_le_bytes());
         for v in [importance, confidence] {
             self.fixed
                 .extend_from_slice(&v.unwrap_or(f64::NAN).to_le_bytes());
         }
         self.fixed.extend_from_slice(&turn.to_le_bytes());
-        slots.iter().try_for_each(|s| self.string(s.as_deref()))
+        slots.iter().try_for_each(|s| self.string(*s))
     }
 }
 

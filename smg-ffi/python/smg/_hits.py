@@ -18,9 +18,6 @@ _TURN_KEYS = ("type", "turn", "score", "sources", "speaker", "role", "content",
 _NODE_KEYS = ("type", "id", "score", "sources", "text", "importance", "confidence",
               "timestamp", "provenance")
 
-# What every result has, turn or node.
-_COMMON = frozenset(_TURN_KEYS) & frozenset(_NODE_KEYS)
-
 
 class _Buffer:
     __slots__ = ("data", "strings")
@@ -51,28 +48,27 @@ def _sources(b, at):
 
 
 def _provenance(b, at):
-    if b.string(at, _TYPE) != "turn":
+    if _NUMBERS.unpack_from(b.data, at)[3] < 0:
         return json.loads(b.string(at, _PROVENANCE))
     return {"conversationId": b.string(at, _CONVERSATION), "sessionId": b.string(at, _SESSION),
             "messageId": b.string(at, _MESSAGE)}
 
 
-_FIELDS = {
-    "type": lambda b, at: b.string(at, _TYPE),
-    "id": lambda b, at: b.string(at, _ID),
+# Fields that are a string slot, read straight from it.
+_STRINGS = {"type": _TYPE, "id": _ID, "speaker": _SPEAKER, "role": _ROLE, "content": _TEXT,
+            "text": _TEXT, "timestamp": _TIMESTAMP, "segment": _SEGMENT}
+
+_OTHERS = {
     "score": lambda b, at: _NUMBERS.unpack_from(b.data, at)[0],
     "importance": lambda b, at: _nan_none(_NUMBERS.unpack_from(b.data, at)[1]),
     "confidence": lambda b, at: _nan_none(_NUMBERS.unpack_from(b.data, at)[2]),
     "turn": lambda b, at: _NUMBERS.unpack_from(b.data, at)[3],
     "sources": _sources,
-    "speaker": lambda b, at: b.string(at, _SPEAKER),
-    "role": lambda b, at: b.string(at, _ROLE),
-    "content": lambda b, at: b.string(at, _TEXT),
-    "text": lambda b, at: b.string(at, _TEXT),
-    "timestamp": lambda b, at: b.string(at, _TIMESTAMP),
-    "segment": lambda b, at: b.string(at, _SEGMENT),
     "provenance": _provenance,
 }
+
+_TURN_KEYSET = frozenset(_TURN_KEYS)
+_NODE_KEYSET = frozenset(_NODE_KEYS)
 
 
 class Hit(Mapping):
@@ -81,27 +77,26 @@ class Hit(Mapping):
     provenance; a memory node type, id, score, sources, text, importance,
     confidence, timestamp and provenance — the keys of ``search_all``'s results."""
 
-    __slots__ = ("_b", "_at")
+    __slots__ = ("_b", "_at", "_turn")
 
-    def __init__(self, buffer, at):
+    def __init__(self, buffer, at, turn):
         self._b = buffer
         self._at = at
-
-    def _keys(self):
-        turn = _NUMBERS.unpack_from(self._b.data, self._at)[3] >= 0
-        return _TURN_KEYS if turn else _NODE_KEYS
+        self._turn = turn
 
     def __getitem__(self, key):
-        field = _FIELDS.get(key)
-        if field is None or (key not in _COMMON and key not in self._keys()):
+        if key not in (_TURN_KEYSET if self._turn else _NODE_KEYSET):
             raise KeyError(key)
-        return field(self._b, self._at)
+        slot = _STRINGS.get(key)
+        if slot is None:
+            return _OTHERS[key](self._b, self._at)
+        return self._b.slot(self._at + 32 + 8 * slot)
 
     def __iter__(self):
-        return iter(self._keys())
+        return iter(_TURN_KEYS if self._turn else _NODE_KEYS)
 
     def __len__(self):
-        return len(self._keys())
+        return len(_TURN_KEYS if self._turn else _NODE_KEYS)
 
     def __repr__(self):
         return "Hit(%r)" % dict(self)
@@ -122,7 +117,7 @@ class Hits(list):
     def nodes(self):
         """The memory nodes found (facts, decisions, concepts…), best first."""
         if self._nodes is None:
-            self._nodes = [Hit(self._b, at) for at in self._node_at]
+            self._nodes = [Hit(self._b, at, False) for at in self._node_at]
         return self._nodes
 
     @property
@@ -140,7 +135,7 @@ def read(data):
     after = first + (turns + nodes) * size
     b = _Buffer(data, after + 8 * warnings)
     return Hits(
-        [Hit(b, first + i * size) for i in range(turns)],
+        [Hit(b, first + i * size, True) for i in range(turns)],
         b,
         range(first + turns * size, after, size),
         range(after, after + 8 * warnings, 8),
