@@ -12,6 +12,13 @@
 #define SMG_VERSION "0.1.0"
 
 /**
+ * A flag of `smg_memory_search_hits`: score every embedding against the query's
+ * (as `smg search --exact`). Without it, a file of 65,536 embeddings or more first
+ * narrows them by sign bits to those worth scoring.
+ */
+#define SMG_SEARCH_EXACT 1
+
+/**
  * Status of every call. The numbers are those of the `SMG-E` codes (`SMG-E117` is
  * 117), fixed and never reused; 0 is success and 900 and up are the ABI's own.
  */
@@ -416,6 +423,8 @@ smg_status smg_delta_apply(const char *base,
  * message id, provenance (a node's, as a JSON array). A slot is an offset into the
  * strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
  *
+ * `flags`: 0, or [`SMG_SEARCH_EXACT`]; another bit is `InvalidArgument`.
+ *
  * # Safety
  * `memory` must be a live handle, `query` a NUL-terminated string, `bytes_out` and
  * `len_out` writable.
@@ -423,6 +432,7 @@ smg_status smg_delta_apply(const char *base,
 smg_status smg_memory_search_hits(const smg_memory *mem,
                                   const char *query,
                                   size_t k,
+                                  uint32_t flags,
                                   uint8_t **bytes_out,
                                   size_t *len_out);
 

@@ -33,7 +33,7 @@ const c = {
   setModel: lib.func('uint32_t smg_memory_set_model(smg_memory *m, const char *dir)'),
   setTokenizer: lib.func('uint32_t smg_memory_set_tokenizer(smg_memory *m, const char *name)'),
   search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
-  searchHits: lib.func('uint32_t smg_memory_search_hits(const smg_memory *m, const char *q, size_t k, _Out_ void **bytes, _Out_ size_t *len)'),
+  searchHits: lib.func('uint32_t smg_memory_search_hits(const smg_memory *m, const char *q, size_t k, uint32_t flags, _Out_ void **bytes, _Out_ size_t *len)'),
   bytesFree: lib.func('void smg_bytes_free(void *bytes, size_t len)'),
   context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
@@ -49,6 +49,7 @@ const c = {
 };
 
 const OK = 0;
+const SEARCH_EXACT = 1;
 const INVALID = 100;
 
 class SmgError extends Error {
@@ -171,11 +172,12 @@ class Memory {
   // The k best turns for `query`, best first: an array of Hit (fields read as
   // properties: turn, score, content, provenance…), with the k best memory nodes in
   // `.nodes`. One call into the library and no JSON: each field is decoded when it
-  // is read.
-  search(query, k = 10) {
+  // is read. `exact` scores every embedding against the query's (`smg search
+  // --exact`) where a large file would first narrow them.
+  search(query, k = 10, { exact = false } = {}) {
     const out = [null];
     const len = [0];
-    const status = c.searchHits(this.live(), text(query, 'query'), k, out, len);
+    const status = c.searchHits(this.live(), text(query, 'query'), k, exact ? SEARCH_EXACT : 0, out, len);
     if (status !== OK) throw new SmgError(status, lastError());
     try {
       const bytes = koffi.decode(out[0], 'uint8_t', len[0]);

@@ -154,6 +154,11 @@ pub(crate) fn encode(found: &SearchResults) -> Result<Vec<u8>, (SmgStatus, Strin
     Ok(fixed)
 }
 
+/// A flag of `smg_memory_search_hits`: score every embedding against the query's
+/// (as `smg search --exact`). Without it, a file of 65,536 embeddings or more first
+/// narrows them by sign bits to those worth scoring.
+pub const SMG_SEARCH_EXACT: u32 = 1;
+
 /// The `k` best turns and the `k` best memory nodes for `query`, as
 /// `smg_memory_search` finds them, in one buffer to free with `smg_bytes_free`: for
 /// callers that read a few fields of a few hits, nothing to make or parse as JSON.
@@ -179,6 +184,8 @@ pub(crate) fn encode(found: &SearchResults) -> Result<Vec<u8>, (SmgStatus, Strin
 /// message id, provenance (a node's, as a JSON array). A slot is an offset into the
 /// strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
 ///
+/// `flags`: 0, or [`SMG_SEARCH_EXACT`]; another bit is `InvalidArgument`.
+///
 /// # Safety
 /// `memory` must be a live handle, `query` a NUL-terminated string, `bytes_out` and
 /// `len_out` writable.
@@ -187,6 +194,7 @@ pub unsafe extern "C" fn smg_memory_search_hits(
     mem: *const crate::SmgMemory,
     query: *const c_char,
     k: usize,
+    flags: u32,
     bytes_out: *mut *mut u8,
     len_out: *mut usize,
 ) -> SmgStatus {
@@ -194,10 +202,17 @@ pub unsafe extern "C" fn smg_memory_search_hits(
         if bytes_out.is_null() || len_out.is_null() {
             return Err((SmgStatus::NullArgument, "an output pointer is null".into()));
         }
+        if flags & !SMG_SEARCH_EXACT != 0 {
+            return Err((
+                SmgStatus::InvalidArgument,
+                format!("unknown search flags {flags:#x}"),
+            ));
+        }
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
         let mut options = SearchOptions::new(k);
         options.vector = m.vector(q)?;
+        options.exact = flags & SMG_SEARCH_EXACT != 0;
         let found = m.retriever.search(q, &options).map_err(engine_error)?;
         let bytes = encode(&found)?.into_boxed_slice();
         let len = bytes.len();
@@ -311,5 +326,17 @@ mod tests {
         let at = HEADER + (t + n) * RECORD;
         let start = strings + u32_at(&b, at);
         assert_eq!(&b[start..start + u32_at(&b, at + 4)], b"a warning");
+    }
+
+    #[test]
+    fn unknown_flags_are_refused_before_anything_runs() {
+        let (mut bytes, mut len) = (std::ptr::null_mut(), 0usize);
+        let q = c"q";
+        // SAFETY: a null handle is refused; the out-pointers are locals.
+        let status = unsafe {
+            smg_memory_search_hits(std::ptr::null(), q.as_ptr(), 5, 2, &mut bytes, &mut len)
+        };
+        assert_eq!(status, SmgStatus::InvalidArgument);
+        assert!(bytes.is_null() && len == 0);
     }
 }

@@ -77,6 +77,8 @@ def test_search_reads_what_search_all_says(tmp_path):
             assert [_as_json_shows_it(h) for h in hits] == whole["hits"]
             assert [_as_json_shows_it(n) for n in hits.nodes] == whole["nodes"]
             assert hits.warnings == whole["warnings"]
+        # Below 65,536 embeddings nothing is narrowed: exact gives the same.
+        assert memory.search(questions[0], k=7, exact=True) == memory.search(questions[0], k=7)
         hits = memory.search(questions[0], k=3)
     # The results outlive the memory they came from, and read as dicts do.
     assert hits[0]["type"] == "turn" and set(hits[0]) == set(dict(hits[0]))

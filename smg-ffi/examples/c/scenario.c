@@ -24,7 +24,7 @@ static void check(int ok, const char *what);
 static void search_hits(const smg_memory *mem) {
     uint8_t *bytes = NULL;
     size_t len = 0;
-    check(smg_memory_search_hits(mem, "When did Caroline go to the LGBTQ support group?", 5, &bytes, &len) ==
+    check(smg_memory_search_hits(mem, "When did Caroline go to the LGBTQ support group?", 5, 0, &bytes, &len) ==
               SMG_STATUS_OK,
           "search as one buffer");
     if (bytes == NULL || len < 24 || memcmp(bytes, "SMGH", 4) != 0) {
@@ -48,7 +48,13 @@ static void search_hits(const smg_memory *mem) {
     check(inside, "every turn's content lies in the buffer");
     check(found, "a turn speaks of the support group");
     smg_bytes_free(bytes, len);
-    check(smg_memory_search_hits(mem, "q", 5, NULL, &len) == SMG_STATUS_NULL_ARGUMENT, "no output, no search");
+    check(smg_memory_search_hits(mem, "q", 5, 0, NULL, &len) == SMG_STATUS_NULL_ARGUMENT, "no output, no search");
+    bytes = NULL;
+    check(smg_memory_search_hits(mem, "support group", 5, SMG_SEARCH_EXACT, &bytes, &len) == SMG_STATUS_OK,
+          "an exact search");
+    smg_bytes_free(bytes, len);
+    check(smg_memory_search_hits(mem, "q", 5, 1u << 7, &bytes, &len) == SMG_STATUS_INVALID_ARGUMENT,
+          "an unknown flag is refused");
 }
 
 static void check(int ok, const char *what) {

@@ -75,6 +75,8 @@ test('search reads what searchAll says', () => {
     assert.deepStrictEqual(hits.nodes.map(asJsonShowsIt), whole.nodes);
     assert.deepStrictEqual(hits.warnings, whole.warnings);
   }
+  const exact = memory.search('adoption agencies', 7, { exact: true });
+  assert.deepStrictEqual(exact.map((h) => h.toJSON()), memory.search('adoption agencies', 7).map((h) => h.toJSON()));
   const hits = memory.search('When did Caroline go to the LGBTQ support group?', 3);
   memory.close();
   // The results outlive the memory they came from.

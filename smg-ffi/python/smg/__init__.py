@@ -63,9 +63,10 @@ for _name in ("smg_memory_search", "smg_memory_context"):
     getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _out_str]
 _lib.smg_memory_search_hits.restype = ctypes.c_uint32
 _lib.smg_memory_search_hits.argtypes = [
-    ctypes.c_void_p, _char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
+    ctypes.c_void_p, _char_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p),
     ctypes.POINTER(ctypes.c_size_t),
 ]
+_SEARCH_EXACT = 1
 _lib.smg_bytes_free.restype = None
 _lib.smg_bytes_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _lib.smg_memory_info.restype = ctypes.c_uint32
@@ -294,13 +295,18 @@ class Memory:
         """Counts, dates and the summary, as a dict."""
         return json.loads(_call(_lib.smg_memory_info, self._live()))
 
-    def search(self, query, k=10):
+    def search(self, query, k=10, exact=False):
         """The ``k`` best turns for ``query``, best first: a :class:`Hits` list of
         :class:`Hit` (read as dicts: turn, score, content, provenance…), with the
         ``k`` best memory nodes in ``.nodes``. One call into the library and no JSON:
-        each field is decoded when it is read."""
+        each field is decoded when it is read. ``exact`` scores every embedding
+        against the query's (``smg search --exact``) where a large file would first
+        narrow them."""
         ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
-        status = _lib.smg_memory_search_hits(self._live(), _text(query), k, ctypes.byref(ptr), ctypes.byref(n))
+        flags = _SEARCH_EXACT if exact else 0
+        status = _lib.smg_memory_search_hits(
+            self._live(), _text(query), k, flags, ctypes.byref(ptr), ctypes.byref(n)
+        )
         if status != _OK:
             raise SmgError(status, _last_error())
         try:
