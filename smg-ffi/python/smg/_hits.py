@@ -75,7 +75,8 @@ class Hit(Mapping):
     """One result, read as a dict is (``hit["content"]``, ``dict(hit)``): a turn has
     type, turn, score, sources, speaker, role, content, timestamp, segment and
     provenance; a memory node type, id, score, sources, text, importance,
-    confidence, timestamp and provenance — the keys of ``search_all``'s results."""
+    confidence, timestamp and provenance — the keys of ``search_all``'s results.
+    A Hit is no dict: ``json.dumps`` takes ``dict(hit)``."""
 
     __slots__ = ("_b", "_at", "_turn")
 
