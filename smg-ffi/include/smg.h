@@ -411,7 +411,7 @@ smg_status smg_delta_apply(const char *base,
  * | 8..12 | turns *t* |
  * | 12..16 | memory nodes *n* |
  * | 16..20 | warnings *w* |
- * | 20..24 | record size *r* (128; a later version may append fields) |
+ * | 20..24 | record size *r* (128 now; fields added later go at a record's end, so read records *r* bytes apart) |
  * | then | *t* turn records, then *n* node records, *r* bytes each |
  * | then | *w* warnings, one string slot each |
  * | then | the strings (UTF-8), where the slots point |

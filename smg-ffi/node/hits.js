@@ -81,10 +81,10 @@ class Hit {
 // The turns a search found, best first: an array of Hit, with `nodes` (the memory
 // nodes found) and `warnings` as properties that are read when asked for.
 function read(buf) {
-  if (buf.toString('latin1', 0, 4) !== 'SMGH' || buf.readUInt32LE(4) !== 1) {
+  const [turns, nodes, warnings, size] = [8, 12, 16, 20].map((p) => buf.readUInt32LE(p));
+  if (buf.toString('latin1', 0, 4) !== 'SMGH' || buf.readUInt32LE(4) !== 1 || size < 128) {
     throw new Error('smg: search results in a layout this package does not read');
   }
-  const [turns, nodes, warnings, size] = [8, 12, 16, 20].map((p) => buf.readUInt32LE(p));
   const after = HEAD + (turns + nodes) * size;
   const strings = after + 8 * warnings;
   const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size, true));

@@ -125,7 +125,7 @@ impl Writer {
     }
 }
 
-/// `found` in the layout above.
+/// `found` in the layout `smg_memory_search_hits` documents.
 pub(crate) fn encode(found: &SearchResults) -> Result<Vec<u8>, (SmgStatus, String)> {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let records = found.turns.len() + found.nodes.len();
@@ -172,7 +172,7 @@ pub const SMG_SEARCH_EXACT: u32 = 1;
 /// | 8..12 | turns *t* |
 /// | 12..16 | memory nodes *n* |
 /// | 16..20 | warnings *w* |
-/// | 20..24 | record size *r* (128; a later version may append fields) |
+/// | 20..24 | record size *r* (128 now; fields added later go at a record's end, so read records *r* bytes apart) |
 /// | then | *t* turn records, then *n* node records, *r* bytes each |
 /// | then | *w* warnings, one string slot each |
 /// | then | the strings (UTF-8), where the slots point |

@@ -130,7 +130,7 @@ class Hits(list):
 def read(data):
     """The results in ``data``, a buffer of the layout smg.h describes."""
     magic, version, turns, nodes, warnings, size = _HEAD.unpack_from(data)
-    if magic != b"SMGH" or version != 1:
+    if magic != b"SMGH" or version != 1 or size < 128:
         raise ValueError("smg: search results in a layout this package does not read")
     first = _HEAD.size
     after = first + (turns + nodes) * size
