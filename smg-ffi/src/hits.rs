@@ -4,9 +4,9 @@
 
 use std::ffi::c_char;
 
-use smg_engine::search::{Found, Item, SearchOptions, SearchResults};
+use smg_engine::search::{Found, Item, SearchResults};
 
-use crate::memory::{engine_error, guard, handle, text};
+use crate::memory::{guard, handle, text};
 use crate::SmgStatus;
 
 const MAGIC: &[u8; 4] = b"SMGH";
@@ -35,12 +35,13 @@ enum Slot {
 const SLOTS: usize = Slot::Provenance as usize + 1;
 const _: () = assert!(32 + SLOTS * 8 == RECORD);
 
-/// Fills `slots`, one by name.
-fn setter<'a, 'b>(slots: &'b mut [Option<&'a str>; SLOTS]) -> impl FnMut(Slot, Option<&'a str>) + 'b
-where
-    'a: 'b,
-{
-    move |slot, value| slots[slot as usize] = value
+/// A record's strings, by slot.
+struct Slots<'a>([Option<&'a str>; SLOTS]);
+
+impl<'a> Slots<'a> {
+    fn set(&mut self, slot: Slot, value: Option<&'a str>) {
+        self.0[slot as usize] = value;
+    }
 }
 
 /// The buffer being written: fixed parts first, strings after them.
@@ -79,21 +80,20 @@ impl Writer {
             ),
             _ => None,
         };
-        let mut slots: [Option<&str>; SLOTS] = [None; SLOTS];
-        let mut set = setter(&mut slots);
-        set(Slot::Sources, Some(&sources));
-        set(Slot::Provenance, provenance.as_deref());
+        let mut slots = Slots([None; SLOTS]);
+        slots.set(Slot::Sources, Some(&sources));
+        slots.set(Slot::Provenance, provenance.as_deref());
         let (importance, confidence, turn) = match &found.item {
             Item::Turn { turn: t, segment } => {
-                set(Slot::Type, Some("turn"));
-                set(Slot::Speaker, t.speaker.as_deref());
-                set(Slot::Role, Some(t.role.as_str()));
-                set(Slot::Text, Some(&t.content));
-                set(Slot::Timestamp, t.timestamp.as_ref().map(|s| s.as_str()));
-                set(Slot::Segment, segment.as_deref());
-                set(Slot::Conversation, t.conversation_id.as_deref());
-                set(Slot::Session, t.session_id.as_deref());
-                set(Slot::Message, t.message_id.as_deref());
+                slots.set(Slot::Type, Some("turn"));
+                slots.set(Slot::Speaker, t.speaker.as_deref());
+                slots.set(Slot::Role, Some(t.role.as_str()));
+                slots.set(Slot::Text, Some(&t.content));
+                slots.set(Slot::Timestamp, t.timestamp.as_ref().map(|s| s.as_str()));
+                slots.set(Slot::Segment, segment.as_deref());
+                slots.set(Slot::Conversation, t.conversation_id.as_deref());
+                slots.set(Slot::Session, t.session_id.as_deref());
+                slots.set(Slot::Message, t.message_id.as_deref());
                 let n = i64::try_from(t.turn.get()).unwrap_or(i64::MAX);
                 (None, None, n)
             }
@@ -106,22 +106,21 @@ impl Writer {
                 timestamp,
                 ..
             } => {
-                set(Slot::Type, Some(kind));
-                set(Slot::Id, Some(id));
-                set(Slot::Text, Some(text));
-                set(Slot::Timestamp, timestamp.as_deref());
+                slots.set(Slot::Type, Some(kind));
+                slots.set(Slot::Id, Some(id));
+                slots.set(Slot::Text, Some(text));
+                slots.set(Slot::Timestamp, timestamp.as_deref());
                 (*importance, *confidence, -1)
             }
             _ => return Err((SmgStatus::Panic, "a result of an unknown kind".into())),
         };
-        drop(set);
         self.fixed.extend_from_slice(&found.score.to_le_bytes());
         for v in [importance, confidence] {
             self.fixed
                 .extend_from_slice(&v.unwrap_or(f64::NAN).to_le_bytes());
         }
         self.fixed.extend_from_slice(&turn.to_le_bytes());
-        slots.iter().try_for_each(|s| self.string(*s))
+        slots.0.iter().try_for_each(|s| self.string(*s))
     }
 }
 
@@ -210,10 +209,7 @@ pub unsafe extern "C" fn smg_memory_search_hits(
         }
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let mut options = SearchOptions::new(k);
-        options.vector = m.vector(q)?;
-        options.exact = flags & SMG_SEARCH_EXACT != 0;
-        let found = m.retriever.search(q, &options).map_err(engine_error)?;
+        let found = m.search(q, k, flags & SMG_SEARCH_EXACT != 0)?;
         let bytes = encode(&found)?.into_boxed_slice();
         let len = bytes.len();
         // SAFETY: both checked non-null above; the caller guarantees they are writable.

@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
-use smg_engine::search::{prompt, QueryVector, Retriever, SearchOptions};
+use smg_engine::search::{prompt, QueryVector, Retriever, SearchOptions, SearchResults};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Limits};
 
@@ -37,8 +37,22 @@ pub struct SmgMemory {
 }
 
 impl SmgMemory {
+    /// The hybrid search every search call runs: `query`'s `k` best turns and nodes,
+    /// its embedding fused in when a model is set.
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        k: usize,
+        exact: bool,
+    ) -> Result<SearchResults, (SmgStatus, String)> {
+        let mut options = SearchOptions::new(k);
+        options.vector = self.vector(query)?;
+        options.exact = exact;
+        self.retriever.search(query, &options).map_err(engine_error)
+    }
+
     /// `query` embedded by the model set, if one is.
-    pub(crate) fn vector(&self, query: &str) -> Result<Option<QueryVector>, (SmgStatus, String)> {
+    fn vector(&self, query: &str) -> Result<Option<QueryVector>, (SmgStatus, String)> {
         let model = self.model.as_ref();
         model
             .map(|m| smg_engine::embed::query(m, query).map_err(engine_error))
@@ -352,10 +366,7 @@ pub unsafe extern "C" fn smg_memory_search(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let mut options = SearchOptions::new(k);
-        options.vector = m.vector(q)?;
-        let found = m.retriever.search(q, &options).map_err(engine_error)?;
-        Ok(found.to_json(q).to_string())
+        Ok(m.search(q, k, false)?.to_json(q).to_string())
     })
 }
 
