@@ -307,17 +307,27 @@ impl Pusher<'_> {
 
     /// A connection the server dropped is opened again and every batch not yet
     /// answered sent again (they are MERGEs: sent twice, written once), up to
-    /// [`RETRIES`] times in a push; any other error ends the push.
+    /// [`RETRIES`] times in a push — a reopening the network fails counts as one of
+    /// them; any other error ends the push.
     fn recover(&mut self, e: Error) -> Result<(), Error> {
-        if !matches!(e, Error::Protocol(_)) || self.reconnects >= RETRIES {
+        if !matches!(e, Error::Protocol(_)) {
             return Err(e);
         }
-        self.reconnects += 1;
-        self.conn.reopen()?;
-        for b in &self.in_flight {
-            self.conn.send(&b.text, b.params.clone(), self.db)?;
+        let mut last = e;
+        while self.reconnects < RETRIES {
+            self.reconnects += 1;
+            match self.conn.reopen() {
+                Ok(()) => {
+                    for b in &self.in_flight {
+                        self.conn.send(&b.text, b.params.clone(), self.db)?;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.is_io() => last = e,
+                Err(e) => return Err(e),
+            }
         }
-        Ok(())
+        Err(last)
     }
 
     fn existing_nodes(&mut self) -> Result<HashMap<String, Stored>, Error> {

@@ -105,15 +105,16 @@ pub struct Rows {
 impl Connection {
     /// Connects, agrees on a Bolt version and authenticates.
     ///
-    /// The handshake waits for the connect timeout, not the reply timeout, and is tried
-    /// a second time on a new connection if unanswered: FalkorDB (4.x) loses the first
-    /// handshake it is sent after any client said GOODBYE, and answers the next.
+    /// The handshake and the authentication wait for the connect timeout, not the reply
+    /// timeout, and are tried a second time on a new connection if unanswered: FalkorDB
+    /// (4.x) loses the first handshake it is sent after any client said GOODBYE, and
+    /// can leave the HELLO of a connection opened just after another was cut unanswered;
+    /// it answers the next.
     pub fn open(target: &Target, auth: &Auth, timeouts: Timeouts) -> Result<Connection, Error> {
-        let mut conn = Self::shake(target, timeouts).or_else(|e| match e {
-            Error::Timeout(_) => Self::shake(target, timeouts),
+        let mut conn = Self::shake(target, auth, timeouts).or_else(|e| match e {
+            Error::Timeout(_) => Self::shake(target, auth, timeouts),
             other => Err(other),
         })?;
-        conn.authenticate(auth)?;
         conn.origin = Some((target.clone(), auth.clone()));
         Ok(conn)
     }
@@ -128,7 +129,7 @@ impl Connection {
         Ok(())
     }
 
-    fn shake(target: &Target, timeouts: Timeouts) -> Result<Connection, Error> {
+    fn shake(target: &Target, auth: &Auth, timeouts: Timeouts) -> Result<Connection, Error> {
         let tcp = connect(target, timeouts)?;
         let stream = match target.tls_config()? {
             Some(config) => Stream::Tls(Box::new(tls(target, config, tcp)?)),
@@ -147,6 +148,7 @@ impl Connection {
         };
         conn.set_timeout(timeouts.connect)?;
         conn.handshake()?;
+        conn.authenticate(auth)?;
         conn.set_timeout(timeouts.reply)?;
         conn.timeouts = timeouts;
         Ok(conn)
