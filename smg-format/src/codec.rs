@@ -145,7 +145,7 @@ pub fn decode_json<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Co
 /// Serialise a document canonically and wrap it in the requested encoding.
 pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
-        return crate::packed::pack(doc, options.level.unwrap_or(9));
+        return crate::packed::pack(doc, options.level);
     }
     let json = to_canonical_json(doc)?;
     envelope::encode(&json, options)
@@ -194,7 +194,7 @@ fn encode_pieces(
 ) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
         let doc = from_json_slice(&pieces.concat())?;
-        return crate::packed::pack(&doc, options.level.unwrap_or(9));
+        return crate::packed::pack(&doc, options.level);
     }
     envelope::encode_pieces(pieces, options, ready)
 }

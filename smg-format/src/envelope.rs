@@ -19,7 +19,8 @@ pub(crate) mod cuts;
 pub(crate) use cuts::{
     brotli_compress, check_quality, compress_cuts, Ready, LARGE_BROTLI_LEVEL, PIECE_BYTES,
 };
-use cuts::{brotli_compress_pieces, SMALL_BROTLI_LEVEL};
+pub(crate) use cuts::brotli_compress_pieces;
+use cuts::SMALL_BROTLI_LEVEL;
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;

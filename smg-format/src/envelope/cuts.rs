@@ -75,7 +75,7 @@ pub(crate) const LARGE_BROTLI_LEVEL: i32 = 2;
 ///
 /// `ready` are the first cuts, compressed already at this quality; `pieces` are the
 /// JSON after them.
-pub(super) fn brotli_compress_pieces(
+pub(crate) fn brotli_compress_pieces(
     pieces: &[Cow<'_, [u8]>],
     len: usize,
     quality: i32,
