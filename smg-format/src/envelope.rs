@@ -16,11 +16,11 @@ use std::io::{Read, Write};
 
 pub(crate) mod cuts;
 
+pub(crate) use cuts::brotli_compress_pieces;
+use cuts::SMALL_BROTLI_LEVEL;
 pub(crate) use cuts::{
     brotli_compress, check_quality, compress_cuts, Ready, LARGE_BROTLI_LEVEL, PIECE_BYTES,
 };
-pub(crate) use cuts::brotli_compress_pieces;
-use cuts::SMALL_BROTLI_LEVEL;
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;

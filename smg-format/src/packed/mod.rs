@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::envelope::{brotli_compress, brotli_compress_pieces, HEADER_LEN, MAGIC, PACKED, PIECE_BYTES};
+use crate::envelope::{
+    brotli_compress, brotli_compress_pieces, HEADER_LEN, MAGIC, PACKED, PIECE_BYTES,
+};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{Artifact, CompressionMethod, Document};
@@ -359,9 +361,12 @@ mod tests {
         // Words from a small generator: text that compresses as prose does, not to nothing.
         let mut state = 7u64;
         let mut word = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ["ledger", "postgres", "deploy", "alice", "rust", "budget", "tuesday", "cache"]
-                [(state >> 61) as usize]
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            [
+                "ledger", "postgres", "deploy", "alice", "rust", "budget", "tuesday", "cache",
+            ][(state >> 61) as usize]
         };
         for i in 0..12_000 {
             let mut n = model.clone();
@@ -383,7 +388,10 @@ mod tests {
         assert_eq!(back, doc);
         let at_nine = pack(&doc, Some(HEAD_LEVEL)).unwrap();
         assert!(at_nine.len() < packed.len(), "a level given is kept");
-        assert_eq!(crate::from_bytes(&at_nine, &Limits::default()).unwrap().0, doc);
+        assert_eq!(
+            crate::from_bytes(&at_nine, &Limits::default()).unwrap().0,
+            doc
+        );
     }
 
     #[test]
