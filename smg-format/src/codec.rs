@@ -145,7 +145,7 @@ pub fn decode_json<'a>(bytes: &'a [u8], limits: &Limits) -> Result<(Encoding, Co
 /// Serialise a document canonically and wrap it in the requested encoding.
 pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
-        return crate::packed::pack(doc, options.level);
+        return crate::packed::pack(doc.clone(), options.level);
     }
     let json = to_canonical_json(doc)?;
     envelope::encode(&json, options)
@@ -159,7 +159,7 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// the parts are compressed without being joined first.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     match options.encoding {
-        Encoding::Packed => to_bytes(&doc, options),
+        Encoding::Packed => crate::packed::pack(doc, options.level),
         Encoding::Brotli => {
             let parts = Parts::written(doc)?;
             encode_pieces(&parts.pieces()?, options, None)
@@ -194,7 +194,7 @@ fn encode_pieces(
 ) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
         let doc = from_json_slice(&pieces.concat())?;
-        return crate::packed::pack(&doc, options.level);
+        return crate::packed::pack(doc, options.level);
     }
     envelope::encode_pieces(pieces, options, ready)
 }

@@ -114,8 +114,7 @@ const LARGE_HEAD_LEVEL: i32 = 5;
 /// Write `doc` in the packed layout; the head is Brotli at `level` (by default
 /// [`HEAD_LEVEL`], or [`LARGE_HEAD_LEVEL`] over [`PIECE_BYTES`]), in
 /// [`PIECE_BYTES`] pieces compressed side by side when larger.
-pub(crate) fn pack(doc: &Document, level: Option<i32>) -> Result<Vec<u8>> {
-    let mut head = doc.clone();
+pub(crate) fn pack(mut head: Document, level: Option<i32>) -> Result<Vec<u8>> {
     let mut w = Writer {
         out: Vec::with_capacity(1 << 20),
     };
@@ -380,13 +379,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            pool.install(|| pack(&doc, None).unwrap())
+            pool.install(|| pack(doc.clone(), None).unwrap())
         };
         let packed = on(1);
         assert_eq!(packed, on(3), "the bytes do not depend on the threads");
         let (back, _) = crate::from_bytes(&packed, &Limits::default()).unwrap();
         assert_eq!(back, doc);
-        let at_nine = pack(&doc, Some(HEAD_LEVEL)).unwrap();
+        let at_nine = pack(doc.clone(), Some(HEAD_LEVEL)).unwrap();
         assert!(at_nine.len() < packed.len(), "a level given is kept");
         assert_eq!(
             crate::from_bytes(&at_nine, &Limits::default()).unwrap().0,
