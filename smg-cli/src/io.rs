@@ -92,34 +92,36 @@ pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<
     )
 }
 
-/// Write a loaded document back as it was read ([`save_like`], refused as it is),
-/// dropping the document
-/// before compression: it is not needed any more. `extension` (name, bytes) is stored
-/// with it when the file is packed.
-pub(crate) fn save_loaded(
+/// Write `loaded` back as it was read ([`save_like`], refused as it is), dropping the
+/// document before compression (it is not needed any more), with a search index made
+/// for what it holds now when `indexed` (an encrypted file keeps none: it would leak
+/// terms).
+pub(crate) fn save_indexed(
     path: &Path,
     loaded: Loaded,
-    extension: Option<(&str, &[u8])>,
-) -> Result<(), Error> {
-    let Loaded {
-        doc,
-        encoding,
-        encryption,
-        limits,
-        ..
-    } = loaded;
-    smg_format::validate::ensure_valid(&doc, &limits)?;
-    let options = smg_format::WriteOptions::new(encoding.for_writing());
-    let mut bytes = smg_format::codec::into_bytes(doc, &options)?;
-    if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {
-        bytes = smg_format::packed::with_extension(&bytes, name, data)?;
-    }
-    seal(path, bytes, encryption.as_ref())
+    indexed: bool,
+    limits: &Limits,
+) -> Result<(), smg_engine::Error> {
+    smg_format::validate::ensure_valid(&loaded.doc, &loaded.limits)?;
+    write_indexed(path, loaded, indexed, limits)
 }
 
-/// Write `loaded` back as it was read ([`save_loaded`]), with a search index made for
-/// what it holds now when `indexed` (an encrypted file keeps none: it would leak terms).
-pub(crate) fn save_indexed(
+/// [`save_indexed`] of what an ingest made: every field is checked, the semantic rules
+/// are not (spec §15: they decode the whole archive again — a fifth of an append to
+/// a million turns; ingest's property tests hold them), as when ingest streams a file
+/// out.
+pub(crate) fn save_ingested(
+    path: &Path,
+    loaded: Loaded,
+    indexed: bool,
+    limits: &Limits,
+) -> Result<(), smg_engine::Error> {
+    smg_format::validate::ensure_fields_valid(&loaded.doc)?;
+    write_indexed(path, loaded, indexed, limits)
+}
+
+/// [`write_checked`], with a search index when `indexed` (never in an encrypted file).
+fn write_indexed(
     path: &Path,
     loaded: Loaded,
     indexed: bool,
@@ -130,8 +132,29 @@ pub(crate) fn save_indexed(
     } else {
         None
     };
-    save_loaded(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
+    write_checked(path, loaded, index.as_deref().map(|b| (EXTENSION, b)))?;
     Ok(())
+}
+
+/// Write a document that passed a writers' gate back as it was read, with `extension`
+/// (name, bytes) stored beside it when the file is packed.
+fn write_checked(
+    path: &Path,
+    loaded: Loaded,
+    extension: Option<(&str, &[u8])>,
+) -> Result<(), Error> {
+    let Loaded {
+        doc,
+        encoding,
+        encryption,
+        ..
+    } = loaded;
+    let options = smg_format::WriteOptions::new(encoding.for_writing());
+    let mut bytes = smg_format::codec::into_bytes(doc, &options)?;
+    if let Some((name, data)) = extension.filter(|_| encoding == Encoding::Packed) {
+        bytes = smg_format::packed::with_extension(&bytes, name, data)?;
+    }
+    seal(path, bytes, encryption.as_ref())
 }
 
 /// Encrypt `bytes` with `encryption` (if any), then write them.

@@ -10,7 +10,7 @@ use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs, SealedArg};
 use crate::io::Context;
-use crate::io::{load_bytes, read_input, save_indexed, seal, write_output, write_stdout};
+use crate::io::{load_bytes, read_input, save_ingested, seal, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -114,7 +114,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 if let Some((opened, pass)) = &opened {
                     opened.seal_again(&mut loaded.doc, pass)?;
                 }
-                save_indexed(path, loaded, indexed, &ctx.limits)?;
+                save_ingested(path, loaded, indexed, &ctx.limits)?;
                 report
             } else {
                 let write = WriteOptions::new(loaded.encoding.for_writing());
