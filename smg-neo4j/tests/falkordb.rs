@@ -214,8 +214,9 @@ fn a_push_cut_off_half_way_is_finished_by_pushing_again() {
 }
 
 /// A TCP relay to `to` that cuts its first connection once `cut_after` bytes went
-/// from the client to the server; later connections pass whole.
-fn relay(to: u16, cut_after: usize) -> u16 {
+/// from the client to the server, closes the next `refused` as soon as they are
+/// opened, and passes later ones whole.
+fn relay(to: u16, cut_after: usize, refused: usize) -> u16 {
     use std::io::{Read, Write};
     use std::net::{Shutdown, TcpListener, TcpStream};
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -223,6 +224,10 @@ fn relay(to: u16, cut_after: usize) -> u16 {
     std::thread::spawn(move || {
         for (i, client) in listener.incoming().enumerate() {
             let client = client.unwrap();
+            if (1..=refused).contains(&i) {
+                let _ = client.shutdown(Shutdown::Both);
+                continue;
+            }
             let server = TcpStream::connect(("127.0.0.1", to)).unwrap();
             let (mut c_read, mut s_write) =
                 (client.try_clone().unwrap(), server.try_clone().unwrap());
@@ -254,12 +259,28 @@ fn relay(to: u16, cut_after: usize) -> u16 {
 #[test]
 fn a_connection_dropped_mid_push_is_opened_again_and_the_batch_sent_again() {
     let Some(db) = FalkorDb::start() else { return };
-    let port = relay(db.bolt_port, 3000);
+    let port = relay(db.bolt_port, 3000, 0);
     let target = Target::parse(&format!("bolt://127.0.0.1:{port}")).unwrap();
     let mut conn = Connection::open(&target, &Auth::default(), Timeouts::default()).unwrap();
     let doc = fixture("full.smg");
     let report = push_all(&mut conn, &doc, &ALL);
     assert!(report.reconnects >= 1, "{report:?}");
+    let back = pull_all(&mut connect(&db), &ALL).unwrap();
+    assert_eq!(graph(&back), graph(&without(&doc, &["n_old"])));
+}
+
+#[test]
+fn a_reconnection_the_server_drops_is_tried_again() {
+    let Some(db) = FalkorDb::start() else { return };
+    // The first reopening is dropped by the relay (the server never sees it); the
+    // second gets through.
+    let port = relay(db.bolt_port, 3000, 1);
+    let target = Target::parse(&format!("bolt://127.0.0.1:{port}")).unwrap();
+    let mut conn = Connection::open(&target, &Auth::default(), Timeouts::default()).unwrap();
+    let doc = fixture("full.smg");
+    let report = push_all(&mut conn, &doc, &ALL);
+    assert_eq!(report.reconnects, 2, "{report:?}");
+    assert!(report.nodes.written > 0, "{report:?}");
     let back = pull_all(&mut connect(&db), &ALL).unwrap();
     assert_eq!(graph(&back), graph(&without(&doc, &["n_old"])));
 }
