@@ -46,13 +46,19 @@ fn free_port() -> u16 {
 
 /// FalkorDB (4.16) reads BOLT_PORT as a 16-bit signed number: ports above 32767,
 /// where the system hands out free ones, leave Bolt silently off.
+///
+/// A port is free when tried, not when the server binds it; the tests of one process
+/// start side by side, so each call starts its search elsewhere (two servers told the
+/// same port would share one Bolt listener, and one test's server stopping would cut
+/// the other's connections).
 fn free_bolt_port() -> u16 {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let seed = std::process::id()
+        .wrapping_mul(131)
+        .wrapping_add(call * 1009);
     (0..2000u32)
-        .map(|i| 20000 + ((seed / 7 + std::process::id() * 131 + i * 37) % 12000) as u16)
+        .map(|i| 20000 + (seed.wrapping_add(i * 37) % 12000) as u16)
         .find(|&p| TcpListener::bind(("127.0.0.1", p)).is_ok())
         .expect("a free port under 32768")
 }
