@@ -298,7 +298,14 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
             let content = decompress(&prefix, patch, max)?;
             let json_bytes = header.json_bytes.unwrap_or(content.len() as u64);
             let doc = expand::rebuild(&content, json_bytes, &header.blocks)?;
-            to_bytes(&doc, &write_options(&header)?)?
+            let write = write_options(&header)?;
+            let bytes = to_bytes(&doc, &write)?;
+            let old_default = header.level.is_none() && write.encoding == Encoding::Packed;
+            if old_default && !rebuilds(&bytes, &header) {
+                crate::packed::pack_one_stream(doc)?
+            } else {
+                bytes
+            }
         }
         PatchKind::File => decompress(&base_inner, patch, max)?,
     };
@@ -313,6 +320,14 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
         )));
     }
     Ok(out)
+}
+
+/// Whether `inner` is the target's file (inside its encryption, if any).
+fn rebuilds(inner: &[u8], header: &DeltaHeader) -> bool {
+    match &header.encryption {
+        Some(e) => hex::encode(Sha256::digest(inner)) == e.inner_sha256,
+        None => FileRef::of(inner) == header.target,
+    }
 }
 
 /// Read a delta's header (decrypting the delta first when it is encrypted).

@@ -104,3 +104,31 @@ fn encrypted_files_give_an_encrypted_delta_and_the_same_ciphertext() {
         "SMG-E141"
     );
 }
+
+#[test]
+fn a_delta_made_before_packed_heads_went_in_pieces_still_rebuilds_its_target() {
+    let options = DeltaOptions::default();
+    let target_doc = crate::packed::tests::with_large_head();
+    let base = to_bytes(&full_fixture(), &WriteOptions::new(Encoding::Packed)).unwrap();
+    let now = to_bytes(&target_doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+    let then = crate::packed::pack_one_stream(target_doc).unwrap();
+    assert_ne!(now, then);
+    let made = make_delta(&base, &now, &options).unwrap();
+    assert_eq!(made.header.patch, PatchKind::Document);
+    assert_eq!(apply_delta(&base, &made.bytes, &options).unwrap(), now);
+    // The delta the older smg made of the file it wrote: the same patch and header,
+    // but for the target.
+    let header = DeltaHeader {
+        target: FileRef::of(&then),
+        ..made.header.clone()
+    };
+    let header_len = u32::from_le_bytes(made.bytes[8..PREFIX_LEN].try_into().unwrap());
+    let patch = &made.bytes[PREFIX_LEN + header_len as usize..];
+    let json = crate::canonical::to_vec(&header).unwrap();
+    let mut old = DELTA_MAGIC.to_vec();
+    old.extend([DELTA_VERSION, 0, 0, 0]);
+    old.extend((json.len() as u32).to_le_bytes());
+    old.extend(json);
+    old.extend(patch);
+    assert_eq!(apply_delta(&base, &old, &options).unwrap(), then);
+}

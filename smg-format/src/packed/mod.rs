@@ -114,7 +114,18 @@ const LARGE_HEAD_LEVEL: i32 = 5;
 /// Write `doc` in the packed layout; the head is Brotli at `level` (by default
 /// [`HEAD_LEVEL`], or [`LARGE_HEAD_LEVEL`] over [`PIECE_BYTES`]), in
 /// [`PIECE_BYTES`] pieces compressed side by side when larger.
-pub(crate) fn pack(mut head: Document, level: Option<i32>) -> Result<Vec<u8>> {
+pub(crate) fn pack(head: Document, level: Option<i32>) -> Result<Vec<u8>> {
+    pack_as(head, level, true)
+}
+
+/// [`pack`] as smg wrote the packed layout before heads went in pieces (2026-11): the
+/// head one stream at quality 9, whatever its size — what a delta file made then
+/// rebuilds its target with.
+pub(crate) fn pack_one_stream(head: Document) -> Result<Vec<u8>> {
+    pack_as(head, Some(HEAD_LEVEL), false)
+}
+
+fn pack_as(mut head: Document, level: Option<i32>, pieces: bool) -> Result<Vec<u8>> {
     let mut w = Writer {
         out: Vec::with_capacity(1 << 20),
     };
@@ -173,8 +184,12 @@ pub(crate) fn pack(mut head: Document, level: Option<i32>) -> Result<Vec<u8>> {
     let large = json.len() > PIECE_BYTES;
     let quality = level.unwrap_or(if large { LARGE_HEAD_LEVEL } else { HEAD_LEVEL });
     let mut compressed = Vec::with_capacity(json.len() / 4);
-    let pieces = [std::borrow::Cow::Borrowed(json.as_slice())];
-    brotli_compress_pieces(&pieces, json.len(), quality, Vec::new(), &mut compressed)?;
+    if pieces {
+        let all = [std::borrow::Cow::Borrowed(json.as_slice())];
+        brotli_compress_pieces(&all, json.len(), quality, Vec::new(), &mut compressed)?;
+    } else {
+        brotli_compress(&json, quality, &mut compressed)?;
+    }
     drop(json);
     let head = w.section(&compressed);
     let index = Index {
@@ -299,7 +314,7 @@ pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::archive::parse_turn_range;
     use crate::model::Turn;
@@ -352,8 +367,9 @@ mod tests {
         assert!(report.is_valid(), "{:?}", report.findings);
     }
 
-    #[test]
-    fn a_large_head_is_compressed_in_pieces_the_same_on_any_thread_count() {
+    /// A document whose head is over [`PIECE_BYTES`] of JSON: the fixture with 12,000
+    /// more nodes of generated text.
+    pub(crate) fn with_large_head() -> Document {
         let (mut doc, _) = doc_with_code();
         let nodes = doc.semantic_graph.as_mut().unwrap().nodes.as_mut().unwrap();
         let model = nodes[0].clone();
@@ -374,6 +390,12 @@ mod tests {
             nodes.push(n);
         }
         assert!(crate::canonical::to_vec(&doc).unwrap().len() > PIECE_BYTES);
+        doc
+    }
+
+    #[test]
+    fn a_large_head_is_compressed_in_pieces_the_same_on_any_thread_count() {
+        let doc = with_large_head();
         let on = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
