@@ -291,7 +291,7 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
     }
     let base_inner = inner(base, options)?;
     let max = header.content_bytes;
-    let rebuilt = match header.patch {
+    let (rebuilt, written_before) = match header.patch {
         PatchKind::Document => {
             let (base_doc, _) = from_bytes(&base_inner, &options.limits)?;
             let prefix = expand::prefix(&base_doc, &header.base_blocks, &options.limits)?;
@@ -300,18 +300,27 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
             let doc = expand::rebuild(&content, json_bytes, &header.blocks)?;
             let write = write_options(&header)?;
             let bytes = to_bytes(&doc, &write)?;
+            // A packed target at the default level may be a file smg wrote before heads
+            // over 4 MiB went in pieces: kept to be written that way if these bytes fail.
             let old_default = header.level.is_none() && write.encoding == Encoding::Packed;
-            if old_default && !rebuilds(&bytes, &header) {
-                crate::packed::pack_one_stream(doc)?
-            } else {
-                bytes
-            }
+            (bytes, old_default.then_some(doc))
         }
-        PatchKind::File => decompress(&base_inner, patch, max)?,
+        PatchKind::File => (decompress(&base_inner, patch, max)?, None),
     };
+    match (target(rebuilt, &header, options), written_before) {
+        (Err(Error::BadDelta(_)), Some(doc)) => {
+            target(crate::packed::pack_one_stream(doc)?, &header, options)
+        }
+        (out, _) => out,
+    }
+}
+
+/// The target from its rebuilt inner file: encrypted again when it was, and checked
+/// against the target's SHA-256.
+fn target(inner: Vec<u8>, header: &DeltaHeader, options: &DeltaOptions) -> Result<Vec<u8>> {
     let out = match &header.encryption {
-        Some(e) => reencrypt(&rebuilt, e, options)?,
-        None => rebuilt,
+        Some(e) => reencrypt(&inner, e, options)?,
+        None => inner,
     };
     if FileRef::of(&out) != header.target {
         return Err(Error::BadDelta(format!(
@@ -320,14 +329,6 @@ pub fn apply_delta(base: &[u8], delta: &[u8], options: &DeltaOptions) -> Result<
         )));
     }
     Ok(out)
-}
-
-/// Whether `inner` is the target's file (inside its encryption, if any).
-fn rebuilds(inner: &[u8], header: &DeltaHeader) -> bool {
-    match &header.encryption {
-        Some(e) => hex::encode(Sha256::digest(inner)) == e.inner_sha256,
-        None => FileRef::of(inner) == header.target,
-    }
 }
 
 /// Read a delta's header (decrypting the delta first when it is encrypted).
