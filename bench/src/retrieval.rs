@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use smg_engine::search::{Retriever, SearchOptions};
+use smg_engine::search::{Item, Period, Retriever, SearchOptions};
 use smg_format::{from_bytes, Limits};
 
 use crate::generate::Rng;
@@ -104,7 +104,7 @@ pub(crate) fn read(path: &Path) {
         .iter()
         .map(|q| {
             let t = Instant::now();
-            std::hint::black_box(retriever.rank(q, None).expect("rank"));
+            std::hint::black_box(retriever.rank(q, None, &Period::ALL).expect("rank"));
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
@@ -112,10 +112,15 @@ pub(crate) fn read(path: &Path) {
         .iter()
         .map(|q| {
             let t = Instant::now();
-            std::hint::black_box(retriever.context(q, None, 2000).expect("context"));
+            std::hint::black_box(
+                retriever
+                    .context(q, None, 2000, &Period::ALL)
+                    .expect("context"),
+            );
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
+    let within = Within::measure(&retriever, &queries);
     let (s50, s95, s99) = percentiles(search);
     let (r50, r95, r99) = percentiles(ranked);
     let (c50, c95, c99) = percentiles(context);
@@ -157,6 +162,93 @@ pub(crate) fn read(path: &Path) {
     println!("| hybrid search, k = 10 turns + 10 nodes ({QUERIES} queries): p50 / p95 / p99 | {s50:.1} / {s95:.1} / {s99:.1} ms | p99 < 10 ms |");
     println!("| turns ranked alone (`Retriever::rank`: BM25, feedback, neighbours, sessions; no turn read): p50 / p95 / p99 | {r50:.1} / {r95:.1} / {r99:.1} ms | |");
     println!("| context (the turns of a 2,000-token context): p50 / p95 / p99 | {c50:.1} / {c95:.1} / {c99:.1} ms | p99 < 20 ms |");
+    within.print();
+}
+
+/// Search kept to a month, in the indexes, beside the obvious alternative: the best
+/// 1,000 of all time, kept if inside. Each query its own month (a set of the turns
+/// inside is made per range and kept for the next query of the same one: a month
+/// per query makes every query pay for its own).
+struct Within {
+    inside: Vec<f64>,
+    thinned: Vec<f64>,
+    /// Turns found in the month, and how many of those the alternative found too.
+    found: usize,
+    also: usize,
+    /// Turns the alternative gave.
+    gave: usize,
+}
+
+/// The months searched start on days from this one on, inside the bench's two years
+/// of turns.
+const FIRST_MONTH: &str = "2023-12-01T00:00:00Z";
+const DAY_MS: i64 = 86_400_000;
+
+impl Within {
+    fn measure(retriever: &Retriever, queries: &[String]) -> Self {
+        let first = chrono::DateTime::parse_from_rfc3339(FIRST_MONTH)
+            .expect("a time")
+            .timestamp_millis();
+        let mut w = Within {
+            inside: Vec::new(),
+            thinned: Vec::new(),
+            found: 0,
+            also: 0,
+            gave: 0,
+        };
+        let wide = SearchOptions::new(1000);
+        for (i, q) in queries.iter().enumerate() {
+            let since = first + (i as i64 % 300) * DAY_MS;
+            let period = Period::millis(Some(since), Some(since + 30 * DAY_MS)).expect("a period");
+            let mut options = SearchOptions::new(10);
+            options.period = period;
+            let t = Instant::now();
+            let inside = month_turns(&retriever.search(q, &options).expect("search"), &period);
+            w.inside.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            let thinned = month_turns(&retriever.search(q, &wide).expect("search"), &period);
+            w.thinned.push(t.elapsed().as_secs_f64() * 1e3);
+            w.found += inside.len();
+            w.gave += thinned.len();
+            w.also += inside.iter().filter(|t| thinned.contains(t)).count();
+        }
+        w
+    }
+
+    fn print(self) {
+        let n = self.inside.len().max(1) as f64;
+        let (i50, i95, i99) = percentiles(self.inside);
+        let (t50, t95, t99) = percentiles(self.thinned);
+        println!(
+            "| search within 30 days (a different month each query), in the indexes: p50 / p95 / p99; turns found per query | {i50:.1} / {i95:.1} / {i99:.1} ms; {:.1} | |",
+            self.found as f64 / n
+        );
+        println!(
+            "| the alternative: the best 1,000 of all time, kept if inside: p50 / p95 / p99; turns per query, and of the month's best | {t50:.1} / {t95:.1} / {t99:.1} ms; {:.1}, {:.1} | |",
+            self.gave as f64 / n,
+            self.also as f64 / n
+        );
+    }
+}
+
+/// The first ten turns of `found` inside `period`, by number.
+fn month_turns(found: &smg_engine::search::SearchResults, period: &Period) -> Vec<u64> {
+    found
+        .turns
+        .iter()
+        .filter_map(|f| match &f.item {
+            Item::Turn { turn, .. }
+                if turn
+                    .timestamp
+                    .as_deref()
+                    .is_some_and(|t| period.contains(t)) =>
+            {
+                Some(turn.turn.get())
+            }
+            _ => None,
+        })
+        .take(10)
+        .collect()
 }
 
 /// Generate and ingest `conversations` conversations, then measure in a fresh process.

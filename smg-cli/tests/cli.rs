@@ -626,6 +626,49 @@ fn search_context_and_expand() {
     assert!(text(&unknown.stderr).contains("SMG-E201"));
     let empty = smg(&["search", "m.smg", ""], d);
     assert!(empty.status.success() && empty.stdout.is_empty());
+
+    // A span of time: the best inside it, turns and nodes.
+    let args = ["search", "m.smg", "Stripe webhook 401", "--json"];
+    let within = smg(
+        &[
+            &args[..],
+            &["--since", "2025-02-09", "--until", "2025-02-10"],
+        ]
+        .concat(),
+        d,
+    );
+    assert!(within.status.success(), "{}", text(&within.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&within.stdout).unwrap();
+    let turns: Vec<u64> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(turns.first(), Some(&7), "{v}");
+    assert!(turns.iter().all(|t| (7..=8).contains(t)), "{v}");
+    for n in v["nodes"].as_array().unwrap() {
+        let t = n["timestamp"].as_str().unwrap();
+        assert!(("2025-02-09".."2025-02-11").contains(&t), "{n}");
+    }
+    let ctx = smg(
+        &[
+            "context",
+            "m.smg",
+            "payments ledger in Rust",
+            "--since",
+            "2025-02-28T00:00:00Z",
+            "--json",
+        ],
+        d,
+    );
+    let pack: serde_json::Value = serde_json::from_slice(&ctx.stdout).unwrap();
+    let items = pack["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "{pack}");
+    assert!(
+        items.iter().all(|i| i["turn"].as_u64() >= Some(10)),
+        "{pack}"
+    );
 }
 
 /// The id of the segment that starts at a message (spec §11).

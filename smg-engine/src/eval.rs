@@ -212,7 +212,7 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
                 .map(|e| crate::embed::query(e, question))
                 .transpose()?;
             let vector = vector.as_ref();
-            let ranked = retriever.rank(question, vector)?;
+            let ranked = retriever.rank(question, vector, &crate::search::Period::ALL)?;
             let first = retriever.pack(&ranked, BUDGETS[0])?;
             report.latencies.push(start.elapsed());
             let packs: Vec<_> = std::iter::once(Ok(first))
@@ -234,7 +234,13 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
                 sums.1[s] += share(&shown(&pack.items));
             }
             for (s, &b) in BUDGETS.iter().enumerate() {
-                let context = crate::search::prompt(&retriever, question, vector, b)?;
+                let context = crate::search::prompt(
+                    &retriever,
+                    question,
+                    vector,
+                    b,
+                    &crate::search::Period::ALL,
+                )?;
                 if b == 1000 {
                     report.context_tokens.push(context.tokens);
                 }

@@ -33,9 +33,9 @@ const c = {
   setModel: lib.func('uint32_t smg_memory_set_model(smg_memory *m, const char *dir)'),
   setTokenizer: lib.func('uint32_t smg_memory_set_tokenizer(smg_memory *m, const char *name)'),
   search: lib.func('uint32_t smg_memory_search(const smg_memory *m, const char *q, size_t k, _Out_ void **json)'),
-  searchHits: lib.func('uint32_t smg_memory_search_hits(const smg_memory *m, const char *q, size_t k, uint32_t flags, _Out_ void **bytes, _Out_ size_t *len)'),
+  searchWithin: lib.func('uint32_t smg_memory_search_within(const smg_memory *m, const char *q, size_t k, uint32_t flags, const char *since, const char *until, _Out_ void **bytes, _Out_ size_t *len)'),
   bytesFree: lib.func('void smg_bytes_free(void *bytes, size_t len)'),
-  context: lib.func('uint32_t smg_memory_context(const smg_memory *m, const char *q, size_t budget, _Out_ void **json)'),
+  contextWithin: lib.func('uint32_t smg_memory_context_within(const smg_memory *m, const char *q, size_t budget, const char *since, const char *until, _Out_ void **json)'),
   expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
   index: lib.func('uint32_t smg_index(const char *path, _Out_ void **json)'),
@@ -88,6 +88,14 @@ function call(fn, ...args) {
 function text(value, what) {
   if (typeof value !== 'string') throw new TypeError(`${what} must be a string`);
   return value;
+}
+
+// A period's end as the library reads it: null (open), a string (a date or an RFC 3339
+// date-time) or a Date.
+function time(value, what) {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return text(value, what);
 }
 
 function validate(data) {
@@ -173,11 +181,15 @@ class Memory {
   // properties: turn, score, content, provenance…), with the k best memory nodes in
   // `.nodes`. One call into the library and no JSON: each field is decoded when it
   // is read. `exact` scores every embedding against the query's (`smg search
-  // --exact`) where a large file would first narrow them.
-  search(query, k = 10, { exact = false } = {}) {
+  // --exact`) where a large file would first narrow them. `since` and `until` keep to
+  // a span of time, as `smg search --since --until`: a date ('2023-05-08'; an `until`
+  // date runs through that day), an RFC 3339 date-time, or a Date.
+  search(query, k = 10, { exact = false, since = null, until = null } = {}) {
     const out = [null];
     const len = [0];
-    const status = c.searchHits(this.live(), text(query, 'query'), k, exact ? SEARCH_EXACT : 0, out, len);
+    const flags = exact ? SEARCH_EXACT : 0;
+    const status = c.searchWithin(this.live(), text(query, 'query'), k, flags, time(since, 'since'),
+      time(until, 'until'), out, len);
     if (status !== OK) throw new SmgError(status, lastError());
     try {
       const bytes = koffi.decode(out[0], 'uint8_t', len[0]);
@@ -194,8 +206,11 @@ class Memory {
     return JSON.parse(call(c.search, this.live(), text(query, 'query'), k));
   }
 
-  context(query, budget = 8000) {
-    return JSON.parse(call(c.context, this.live(), text(query, 'query'), budget));
+  // A context pack for `query` within `budget` tokens, of the turns inside `since` …
+  // `until` when given (as search takes them).
+  context(query, budget = 8000, { since = null, until = null } = {}) {
+    return JSON.parse(call(c.contextWithin, this.live(), text(query, 'query'), budget,
+      time(since, 'since'), time(until, 'until')));
   }
 
   expand(segmentId) {

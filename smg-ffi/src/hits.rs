@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use smg_engine::search::{Found, Item, SearchResults};
+use smg_engine::search::{Found, Item, Period, SearchResults};
 
 use crate::memory::{guard, handle, text};
 use crate::SmgStatus;
@@ -197,6 +197,23 @@ pub unsafe extern "C" fn smg_memory_search_hits(
     bytes_out: *mut *mut u8,
     len_out: *mut usize,
 ) -> SmgStatus {
+    // SAFETY: forwarded from the caller's guarantees; no period is given.
+    unsafe { search_hits(mem, query, k, flags, || Ok(Period::ALL), bytes_out, len_out) }
+}
+
+/// [`smg_memory_search_hits`] of the turns and nodes inside the period `period` gives.
+///
+/// # Safety
+/// As [`smg_memory_search_hits`].
+pub(crate) unsafe fn search_hits(
+    mem: *const crate::SmgMemory,
+    query: *const c_char,
+    k: usize,
+    flags: u32,
+    period: impl FnOnce() -> Result<Period, (SmgStatus, String)>,
+    bytes_out: *mut *mut u8,
+    len_out: *mut usize,
+) -> SmgStatus {
     guard(|| {
         if bytes_out.is_null() || len_out.is_null() {
             return Err((SmgStatus::NullArgument, "an output pointer is null".into()));
@@ -209,7 +226,7 @@ pub unsafe extern "C" fn smg_memory_search_hits(
         }
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let found = m.search(q, k, flags & SMG_SEARCH_EXACT != 0)?;
+        let found = m.search(q, k, flags & SMG_SEARCH_EXACT != 0, period()?)?;
         let bytes = encode(&found)?.into_boxed_slice();
         let len = bytes.len();
         // SAFETY: both checked non-null above; the caller guarantees they are writable.

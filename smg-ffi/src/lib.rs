@@ -13,6 +13,7 @@ mod memory;
 mod model;
 mod neo4j;
 mod seal;
+mod within;
 
 pub use curate::*;
 pub use delta::*;
@@ -22,6 +23,7 @@ pub use memory::*;
 pub use model::*;
 pub use neo4j::*;
 pub use seal::*;
+pub use within::*;
 
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

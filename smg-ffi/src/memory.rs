@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
-use smg_engine::search::{prompt, QueryVector, Retriever, SearchOptions, SearchResults};
+use smg_engine::search::{prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Limits};
 
@@ -37,18 +37,34 @@ pub struct SmgMemory {
 }
 
 impl SmgMemory {
-    /// The hybrid search every search call runs: `query`'s `k` best turns and nodes,
-    /// its embedding fused in when a model is set.
+    /// The hybrid search every search call runs: `query`'s `k` best turns and nodes
+    /// inside `period`, its embedding fused in when a model is set.
     pub(crate) fn search(
         &self,
         query: &str,
         k: usize,
         exact: bool,
+        period: Period,
     ) -> Result<SearchResults, (SmgStatus, String)> {
         let mut options = SearchOptions::new(k);
         options.vector = self.vector(query)?;
         options.exact = exact;
+        options.period = period;
         self.retriever.search(query, &options).map_err(engine_error)
+    }
+
+    /// A context pack for `query` within `budget` tokens, of the turns inside `period`,
+    /// as JSON.
+    pub(crate) fn context(
+        &self,
+        query: &str,
+        budget: usize,
+        period: &Period,
+    ) -> Result<String, (SmgStatus, String)> {
+        let vector = self.vector(query)?;
+        let p = prompt(&self.retriever, query, vector.as_ref(), budget, period)
+            .map_err(engine_error)?;
+        Ok(p.to_json(query, budget).to_string())
     }
 
     /// `query` embedded by the model set, if one is.
@@ -366,7 +382,7 @@ pub unsafe extern "C" fn smg_memory_search(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        Ok(m.search(q, k, false)?.to_json(q).to_string())
+        Ok(m.search(q, k, false, Period::ALL)?.to_json(q).to_string())
     })
 }
 
@@ -385,9 +401,7 @@ pub unsafe extern "C" fn smg_memory_context(
     respond(json_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let vector = m.vector(q)?;
-        let p = prompt(&m.retriever, q, vector.as_ref(), budget).map_err(engine_error)?;
-        Ok(p.to_json(q, budget).to_string())
+        m.context(q, budget, &Period::ALL)
     })
 }
 

@@ -87,6 +87,33 @@ def test_search_reads_what_search_all_says(tmp_path):
         hits[0]["id"]
 
 
+def test_a_span_of_time_is_what_the_cli_keeps_to(tmp_path):
+    import datetime
+    import json
+    out = tmp_path / "memory.smg"
+    smg.ingest([LOCOMO], out)
+    span = ["--since", "2023-07-01", "--until", "2023-08-31"]
+    cli = json.loads(subprocess.run([os.environ["SMG_BIN"], "search", str(out), "adoption agencies", "-k", "5",
+                                     "--json", *span], capture_output=True, check=True).stdout)
+    context = subprocess.run([os.environ["SMG_BIN"], "context", str(out), "adoption agencies", "--budget", "400",
+                              *span], capture_output=True, check=True, text=True).stdout
+    with smg.open(out) as memory:
+        for since, until in [("2023-07-01", "2023-08-31"),
+                             (datetime.date(2023, 7, 1), datetime.datetime(2023, 9, 1))]:
+            hits = memory.search("adoption agencies", k=5, since=since, until=until)
+            assert [_as_json_shows_it(h) for h in hits] == cli["hits"]
+            assert [_as_json_shows_it(n) for n in hits.nodes] == cli["nodes"]
+            pack = memory.context("adoption agencies", budget=400, since=since, until=until)
+            assert pack["text"] == context
+        assert all("2023-07-01" <= h["timestamp"] < "2023-09" for h in hits) and hits
+        assert memory.search("adoption agencies", k=5, since="2024-01-01") == []
+        with pytest.raises(smg.SmgError) as bad:
+            memory.search("adoption", since="yesterday")
+        assert bad.value.code == "SMG-E020"
+        with pytest.raises(TypeError):
+            memory.context("adoption", since=20230701)
+
+
 def test_an_indexed_file_answers_the_same(tmp_path):
     out = tmp_path / "memory.smg"
     smg.ingest([LOCOMO], out)

@@ -194,6 +194,25 @@ def test_smg_tools_give_what_the_cli_gives(locomo):
     assert json.loads(working.contents[0].text)["summary"] == doc["workingMemory"]["summary"]
 
 
+def test_a_span_of_time_is_kept_to_as_the_cli_keeps_to_it(locomo):
+    span = ["--since", "2023-07-01", "--until", "2023-08-31"]
+
+    async def script(s):
+        found = await call(s, "search_memory", {"query": "adoption agencies", "k": 5,
+                                                "since": "2023-07-01", "until": "2023-08-31"})
+        ctx = await call(s, "get_context", {"query": "What did Caroline research?", "budget": 500,
+                                            "since": "2023-07-01", "until": "2023-08-31"})
+        bad = await s.call_tool("search_memory", {"query": "adoption", "since": "yesterday"})
+        return found, ctx, bad
+    found, ctx, bad = run(served(locomo, "--read-only"), script)
+    cli = json.loads(smg("search", locomo, "adoption agencies", "-k", "5", "--json", *span))
+    assert found.structured_content == cli
+    every = cli["hits"] + cli["nodes"]
+    assert every and all("2023-07-01" <= r["timestamp"][:10] <= "2023-08-31" for r in every)
+    assert ctx.content[0].text == smg("context", locomo, "What did Caroline research?", "--budget", "500", *span)
+    assert bad.is_error and "SMG-E020" in bad.content[0].text
+
+
 def test_expand_segment_gives_the_turns_byte_for_byte(locomo):
     doc = json.loads(smg("cat", locomo))
     segment = next(n for n in doc["semanticGraph"]["nodes"] if n["type"] == "segment")

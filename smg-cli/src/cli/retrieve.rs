@@ -123,6 +123,8 @@ pub(crate) struct SearchArgs {
     /// How many results (turns and memory nodes).
     #[arg(short, default_value_t = 10)]
     pub(crate) k: usize,
+    #[command(flatten)]
+    pub(crate) period: PeriodArg,
     /// The query's embedding, `{"model": NAME, "vector": [...]}` (`-` for stdin), to
     /// search the file's embeddings of the same model as well (it wins over --model).
     #[arg(long, value_name = "FILE")]
@@ -157,6 +159,10 @@ pub(crate) struct ContextArgs {
     /// Tokens the context may take, counted as --tokenizer says.
     #[arg(long, default_value_t = 8000)]
     pub(crate) budget: usize,
+    /// Only turns of this span of time (working memory is the memory's present: its
+    /// summary, goals and artifacts are kept).
+    #[command(flatten)]
+    pub(crate) period: PeriodArg,
     #[command(flatten)]
     pub(crate) tokenizer: TokenizerArg,
     #[command(flatten)]
@@ -255,6 +261,25 @@ impl SealedArg {
         let file = self.passphrase_file.as_deref();
         file.map(|f| crate::secret::other_passphrase(Some(f), "SMG_SEAL_PASSPHRASE", false))
             .transpose()
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PeriodArg {
+    /// Only what was said at this time or later: turns by their time, memory nodes by
+    /// their timestamp (what has no time is left out). A date (2023-05-08, its
+    /// midnight UTC) or an RFC 3339 date-time.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) since: Option<String>,
+    /// Only what was said before this time; a date means through the end of that day.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) until: Option<String>,
+}
+
+impl PeriodArg {
+    /// The period it names (`SMG-E020` for a time that is none, or an empty period).
+    pub(crate) fn period(&self) -> Result<smg_engine::search::Period, smg_engine::Error> {
+        smg_engine::search::Period::parse(self.since.as_deref(), self.until.as_deref())
     }
 }
 

@@ -127,6 +127,7 @@ fn query_vector(path: &Path) -> Result<QueryVector, smg_engine::Error> {
 pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let mut options = SearchOptions::new(args.k);
     options.exact = args.exact;
+    options.period = args.period.period()?;
     options.vector = match &args.vector {
         Some(path) => Some(query_vector(path)?),
         None => super::embed::query_of(&args.model, &args.query)?,
@@ -166,10 +167,17 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 }
 
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
+    let period = args.period.period()?;
     let vector = super::embed::query_of(&args.model, &args.query)?;
     let mut retriever = retriever(&args.file, &args.sealed, ctx)?;
     retriever.set_tokens(args.tokenizer.tokens());
-    let p = prompt(&retriever, &args.query, vector.as_ref(), args.budget)?;
+    let p = prompt(
+        &retriever,
+        &args.query,
+        vector.as_ref(),
+        args.budget,
+        &period,
+    )?;
     if args.track {
         let ids = p.items.iter().filter_map(|h| h.segment.clone()).collect();
         track(&args.file, ids, args.by.as_deref(), ctx)?;

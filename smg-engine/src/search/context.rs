@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::time::NONE;
-use super::{display, Column64, Hit, QueryVector, Retriever};
+use super::{display, Column64, Hit, Period, QueryVector, Retriever};
 use crate::error::Result;
 
 /// What a context holds, in the order it shows them.
@@ -46,18 +46,19 @@ impl Retriever {
     /// (`[Mon 2023-05-08 13:56]`, UTC; `[no date]` for turns without a time); `items`
     /// keeps rank order. The rest of the relevant segments are named by reference
     /// cards while room is left. `vector`, the query's embedding, ranks as in
-    /// [`Retriever::rank`].
+    /// [`Retriever::rank`]; only turns whose time falls in `period` are taken.
     pub fn context(
         &self,
         query: &str,
         vector: Option<&QueryVector>,
         budget: usize,
+        period: &Period,
     ) -> Result<ContextPack> {
         // Every turn costs at least one character, so no more than 4 × budget turns
         // fit, and packing gives up after LEFT_OUT more: only those need ranking.
         let needed = budget.saturating_mul(4).saturating_add(LEFT_OUT + 1);
         let ranked = self
-            .scored(query, vector)?
+            .scored(query, vector, period)?
             .map_or_else(Vec::new, |s| s.top(needed));
         self.pack(&ranked, budget)
     }
@@ -249,7 +250,7 @@ mod tests {
     #[test]
     fn turns_show_by_session_and_day_under_their_date_lines() {
         let r = memory();
-        let pack = r.context("hiking", None, 1000).unwrap();
+        let pack = r.context("hiking", None, 1000, &Period::ALL).unwrap();
         assert_eq!(pack.items.len(), 5, "{}", pack.text);
         let lines: Vec<&str> = pack.text.lines().collect();
         assert_eq!(
@@ -272,7 +273,7 @@ mod tests {
     fn a_date_line_is_paid_for_within_the_budget() {
         let r = memory();
         for budget in 1..60 {
-            let pack = r.context("hiking", None, budget).unwrap();
+            let pack = r.context("hiking", None, budget, &Period::ALL).unwrap();
             assert!(pack.tokens <= budget, "{budget}: {}", pack.text);
             assert_eq!(pack.tokens, pack.text.chars().count().div_ceil(4));
             let dated = pack.text.lines().filter(|l| l.starts_with('[')).count();
@@ -302,14 +303,16 @@ mod tests {
         let words = |t: &str| t.split_whitespace().count() + t.matches('\n').count();
         r.set_tokens(Tokens::counted("words", words));
         for budget in 1..50 {
-            let pack = r.context("hiking", None, budget).unwrap();
+            let pack = r.context("hiking", None, budget, &Period::ALL).unwrap();
             assert!(words(&pack.text) <= budget, "{budget}: {}", pack.text);
             assert_eq!(pack.tokens, words(&pack.text));
         }
-        let all = r.context("hiking", None, 1000).unwrap();
+        let all = r.context("hiking", None, 1000, &Period::ALL).unwrap();
         assert_eq!(all.items.len(), 5);
         // "[no date]" (2) and its turn (6) with their line breaks: 10.
-        let first = r.context("notes without a date", None, 10).unwrap();
+        let first = r
+            .context("notes without a date", None, 10, &Period::ALL)
+            .unwrap();
         assert_eq!(first.text, "[no date]\nAnn: Hiking notes without a date.\n");
     }
 }

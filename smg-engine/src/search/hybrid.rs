@@ -17,7 +17,7 @@ use super::scores::IdMap;
 use super::sketch::Sketch;
 use super::vectors::QueryVector;
 use super::words::tokens;
-use super::{display, time, Column64, Key, Retriever};
+use super::{display, time, Column64, Key, Period, Retriever};
 use crate::error::Result;
 
 /// The RRF constant (Cormack et al.; the luminescent seed's `k`).
@@ -46,6 +46,9 @@ pub struct SearchOptions {
     /// those worth scoring (a few milliseconds instead of tens at a million; what
     /// it finds nearly always the same).
     pub exact: bool,
+    /// The span of time turns (by their time) and nodes (by their timestamp) must
+    /// fall in: the best inside it are found, in the indexes.
+    pub period: Period,
 }
 
 impl SearchOptions {
@@ -55,6 +58,7 @@ impl SearchOptions {
             k,
             vector: None,
             exact: false,
+            period: Period::ALL,
         }
     }
 }
@@ -191,22 +195,27 @@ impl Retriever {
     /// A query vector of another model or size is `SMG-E230`.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
         let n = options.k.max(LIST);
+        let period = &options.period;
         let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
         let mut warnings = Vec::new();
         if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
-            let (turns, nodes) = if options.exact {
+            let (mut turns, mut nodes) = if options.exact {
                 vectors.best_of_all(v, n)?
             } else {
                 vectors.best(v, n)?
             };
+            turns.retain(|&k| self.key_in(k, period));
+            nodes.retain(|&k| self.key_in(k, period));
             turn_lists.push(("vector", turns));
             node_lists.push(("vector", nodes));
         } else if options.vector.is_some() {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
         // Turns and nodes are ranked apart: side by side.
-        let (turns, by_text) =
-            rayon::join(|| self.scored(query, None), || self.nodes_by_text(query, n));
+        let (turns, by_text) = rayon::join(
+            || self.scored(query, None, period),
+            || self.nodes_by_text(query, n, period),
+        );
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
         turn_lists.push((
             "turns",
@@ -219,6 +228,11 @@ impl Retriever {
             || {
                 let drawn = self.drawn_from(&turns, n);
                 node_lists.extend(self.node_lists(query, by_text, drawn));
+                // Nodes drawn from a turn inside, or reached through the graph, may
+                // be dated outside.
+                for (_, list) in &mut node_lists {
+                    list.retain(|&k| self.key_in(k, period));
+                }
                 self.fuse(&node_lists, options.k)
             },
         );
@@ -229,11 +243,21 @@ impl Retriever {
         })
     }
 
-    /// The nodes that match `query`'s words, best first; `n` at most.
-    fn nodes_by_text(&self, query: &str, n: usize) -> Result<Vec<(u32, f64)>> {
+    /// The nodes that match `query`'s words and fall in `period`, best first; `n` at
+    /// most.
+    fn nodes_by_text(&self, query: &str, n: usize, period: &Period) -> Result<Vec<(u32, f64)>> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         let window = time::window(query, self.now());
-        self.ix.nodes.by_text(&terms, window, n)
+        self.ix.nodes.by_text(&terms, window, period, n)
+    }
+
+    /// Whether a turn's time, or a node's timestamp, falls in `period`.
+    fn key_in(&self, key: Key, period: &Period) -> bool {
+        period.is_all()
+            || match key {
+                Key::Turn(t) => self.in_period(t as usize, period),
+                Key::Node(n) => period.contains_ms(self.ix.nodes.time(n)),
+            }
     }
 
     /// The ranked lists of nodes: by text (`by_text`), drawn from the best turns
@@ -469,7 +493,7 @@ mod tests {
         let found = r.search("pizza olives", &SearchOptions::new(3)).unwrap();
         // By words alone the two copies come first; diversity puts the third between.
         let by_words: Vec<usize> = r
-            .rank("pizza olives", None)
+            .rank("pizza olives", None, &Period::ALL)
             .unwrap()
             .iter()
             .map(|x| x.0)

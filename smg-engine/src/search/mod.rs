@@ -13,6 +13,7 @@ mod frames;
 mod fulltext;
 mod hybrid;
 mod nodes;
+mod period;
 mod pieces;
 mod prompt;
 mod rules;
@@ -37,6 +38,7 @@ pub use context::ContextPack;
 use fulltext::{Column64, Doc, FullText, FLAG_TIMED};
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub(crate) use nodes::text_of as node_text;
+pub use period::Period;
 pub use prompt::{prompt, Prompt};
 use scores::Scores;
 pub use stored::{
@@ -430,7 +432,7 @@ impl Retriever {
     /// The `k` best turns for `query`, best first (what a context is made of; a
     /// [`Retriever::search`] finds memory nodes as well).
     pub fn search_turns(&self, query: &str, k: usize) -> Result<Vec<Hit>> {
-        self.scored(query, None)?
+        self.scored(query, None, &Period::ALL)?
             .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
             .map(|(i, score)| {
@@ -448,9 +450,15 @@ impl Retriever {
     /// turn. With `vector`, the query's embedding by the file's model, the turns most
     /// like it in meaning join the words' matches (a query vector of another model or
     /// size is `SMG-E230`; a file without embeddings is searched by words alone).
-    pub fn rank(&self, query: &str, vector: Option<&QueryVector>) -> Result<Vec<(usize, f64)>> {
+    /// Only turns whose time falls in `period` are ranked.
+    pub fn rank(
+        &self,
+        query: &str,
+        vector: Option<&QueryVector>,
+        period: &Period,
+    ) -> Result<Vec<(usize, f64)>> {
         Ok(self
-            .scored(query, vector)?
+            .scored(query, vector, period)?
             .map_or_else(Vec::new, |s| s.ranked()))
     }
 
@@ -459,6 +467,7 @@ impl Retriever {
         &self,
         query: &str,
         vector: Option<&QueryVector>,
+        period: &Period,
     ) -> Result<Option<Scores>> {
         let raw = query;
         let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
@@ -467,18 +476,30 @@ impl Retriever {
             return Ok(None);
         }
         let index = &self.ix.index;
-        let first = index.top(&query, FEEDBACK_TURNS)?;
+        let within = period.range();
+        let first = index.top(&query, FEEDBACK_TURNS, within.as_ref())?;
         let more = self.feedback(&query, &first)?;
         let widened = [query.as_slice(), more.as_slice()].concat();
-        let mut best = index.top(&widened, CANDIDATES)?;
+        let mut best = index.top(&widened, CANDIDATES, within.as_ref())?;
         if let Some((vectors, v)) = vectors {
-            best = blend(best, vectors.turn_similarities(v, CANDIDATES)?);
+            let mut similar = vectors.turn_similarities(v, CANDIDATES)?;
+            similar.retain(|&(t, _)| self.in_period(t as usize, period));
+            best = blend(best, similar);
         }
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
         let mut scores = Scores::new(best);
         self.apply_rules(&mut scores, raw, &query);
+        // The rules lend to a hit's neighbours, which may lie outside.
+        if !period.is_all() {
+            scores.retain(|d| self.in_period(d as usize, period));
+        }
         Ok(Some(scores))
+    }
+
+    /// Whether turn `i`'s time falls in `period`.
+    fn in_period(&self, i: usize, period: &Period) -> bool {
+        period.is_all() || period.contains_ms(self.ix.index.time(i as u32))
     }
 
     /// The words (not in the query) that best distinguish its first few hits, weighted.
@@ -648,7 +669,7 @@ pub(crate) mod tests {
             .collect();
         let r = memory(&lines);
         let query = vec![("espresso".to_string(), 1.0)];
-        let first = r.ix.index.top(&query, FEEDBACK_TURNS).unwrap();
+        let first = r.ix.index.top(&query, FEEDBACK_TURNS, None).unwrap();
         let more: Vec<String> = r
             .feedback(&query, &first)
             .unwrap()
@@ -717,12 +738,14 @@ pub(crate) mod tests {
     #[test]
     fn context_fits_the_budget_and_names_what_is_left_out() {
         let r = memory(CHAT);
-        let none = r.context("bakery job", None, 0).unwrap();
+        let none = r.context("bakery job", None, 0, &Period::ALL).unwrap();
         assert!(none.items.is_empty() && none.text.is_empty());
-        let all = r.context("bakery job", None, 1_000_000_000).unwrap();
+        let all = r
+            .context("bakery job", None, 1_000_000_000, &Period::ALL)
+            .unwrap();
         assert!(all.items.iter().any(|h| h.turn.turn == 5));
         let small = r
-            .context("hiking mountains sister bakery", None, 20)
+            .context("hiking mountains sister bakery", None, 20, &Period::ALL)
             .unwrap();
         assert!(small.tokens <= 20, "{small:?}");
         assert!(!small.items.is_empty());

@@ -215,11 +215,13 @@ impl Nodes {
     }
 
     /// Nodes whose text matches the query (weighted terms), as (node, BM25 ×
-    /// weight), best first, at most `n`. `window` (ms) favours nodes inside it.
+    /// weight), best first, at most `n`. `window` (ms) favours nodes inside it;
+    /// `period` keeps to the nodes inside it.
     pub(crate) fn by_text(
         &self,
         query: &[(String, f64)],
         window: Option<(i64, i64)>,
+        period: &super::Period,
         n: usize,
     ) -> Result<Vec<(u32, f64)>> {
         // The window first: a node's time is read only when the query names one.
@@ -235,7 +237,13 @@ impl Nodes {
             }
             s
         };
-        self.index.top_scaled(query, n, scale)
+        self.index
+            .top_scaled(query, n, period.range().as_ref(), scale)
+    }
+
+    /// Node `i`'s timestamp (ms).
+    pub(crate) fn time(&self, i: u32) -> Option<i64> {
+        self.index.time(i)
     }
 
     /// Entities and concepts the query names (whole words, names of 3+ characters,

@@ -137,12 +137,15 @@ impl<'a> Part<'a> {
 
 /// Build the context for `query` within `budget` tokens from the memory `retriever`
 /// was opened on; `vector`, the query's embedding, ranks turns as in
-/// [`Retriever::rank`].
+/// [`Retriever::rank`]. Only turns whose time falls in `period` are taken; working
+/// memory (the summary, goals and artifacts in use) is the memory's present and is
+/// kept whatever the period.
 pub fn prompt(
     retriever: &Retriever,
     query: &str,
     vector: Option<&super::QueryVector>,
     budget: usize,
+    period: &super::Period,
 ) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
     let usable = budget;
@@ -179,7 +182,7 @@ pub fn prompt(
     add_artifacts(memory, &mut artifacts, &mut out);
     let used = tokens.count(&format!("{}{}", working.text, artifacts.text));
     // One token for the line breaks that join the parts.
-    let pack = retriever.context(query, vector, usable.saturating_sub(used + 1))?;
+    let pack = retriever.context(query, vector, usable.saturating_sub(used + 1), period)?;
     if pack.items.is_empty() {
         out.warnings
             .push("nothing in memory matches the query".into());
@@ -237,6 +240,7 @@ fn add_artifacts(memory: &PromptMemory, part: &mut Part, out: &mut Prompt) {
 mod tests {
     use super::*;
     use crate::ingest::{ingest, IngestOptions, Input, Silent};
+    use crate::search::Period;
     use smg_format::Limits;
 
     fn memory() -> Retriever {
@@ -257,19 +261,19 @@ mod tests {
     fn every_budget_is_kept_and_parts_come_in_order() {
         let r = memory();
         for budget in [0, 10, 100, 300, 1000, 8000, 1_000_000_000] {
-            let p = prompt(&r, "stripe webhook secret", None, budget).unwrap();
+            let p = prompt(&r, "stripe webhook secret", None, budget, &Period::ALL).unwrap();
             assert!(p.tokens <= budget, "{budget}: {} tokens", p.tokens);
             assert_eq!(p.tokens, p.text.chars().count().div_ceil(4));
         }
-        let empty = prompt(&r, "stripe", None, 0).unwrap();
+        let empty = prompt(&r, "stripe", None, 0, &Period::ALL).unwrap();
         assert!(empty.text.is_empty() && empty.items.is_empty());
         assert!(!empty.warnings.is_empty());
-        let full = prompt(&r, "stripe webhook secret", None, 8000).unwrap();
+        let full = prompt(&r, "stripe webhook secret", None, 8000, &Period::ALL).unwrap();
         assert!(full.text.starts_with("Memory summary: "));
         assert!(!full.items.is_empty());
         assert!(!full.artifacts.is_empty(), "{full:?}");
         assert!(full.text.contains("src/webhook.rs"));
-        let none = prompt(&r, "zebra quantum", None, 8000).unwrap();
+        let none = prompt(&r, "zebra quantum", None, 8000, &Period::ALL).unwrap();
         assert!(none.warnings.iter().any(|w| w.contains("nothing")));
     }
 }

@@ -112,6 +112,11 @@ impl Scores {
         }
     }
 
+    /// Keep the touched turns `keep(turn)` is true of.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        self.entries.retain(|e| keep(e.0));
+    }
+
     /// Touched turns, best first; ties go to the earlier turn.
     pub(crate) fn ranked(&self) -> Vec<(usize, f64)> {
         self.top(usize::MAX)

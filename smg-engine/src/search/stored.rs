@@ -346,15 +346,15 @@ fn internal(detail: String) -> crate::Error {
 mod tests {
     use super::*;
     use crate::search::tests::{document, CHAT};
-    use crate::search::{QueryVector, SearchOptions};
+    use crate::search::{Period, QueryVector, SearchOptions};
 
     /// The same search results and the same context for `q`.
     fn assert_answers_alike(a: &Retriever, b: &Retriever, q: &str, budget: usize) {
         let o = SearchOptions::new(5);
         assert_eq!(a.search(q, &o).unwrap(), b.search(q, &o).unwrap(), "{q}");
         let (x, y) = (
-            a.context(q, None, budget).unwrap(),
-            b.context(q, None, budget).unwrap(),
+            a.context(q, None, budget, &Period::ALL).unwrap(),
+            b.context(q, None, budget, &Period::ALL).unwrap(),
         );
         assert_eq!(x, y, "{q}");
     }

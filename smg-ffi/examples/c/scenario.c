@@ -55,6 +55,25 @@ static void search_hits(const smg_memory *mem) {
     smg_bytes_free(bytes, len);
     check(smg_memory_search_hits(mem, "q", 5, 1u << 7, &bytes, &len) == SMG_STATUS_INVALID_ARGUMENT,
           "an unknown flag is refused");
+    /* Kept to a span of time: a year the memory has no turn of finds nothing. */
+    bytes = NULL;
+    check(smg_memory_search_within(mem, "support group", 5, 0, "2023-05-01", "2023-12-31", &bytes, &len) ==
+                  SMG_STATUS_OK &&
+              len >= 24 && u32_at(bytes, 8) == 5,
+          "a search within 2023");
+    smg_bytes_free(bytes, len);
+    bytes = NULL;
+    check(smg_memory_search_within(mem, "support group", 5, 0, "2031-01-01", NULL, &bytes, &len) == SMG_STATUS_OK &&
+              len >= 24 && u32_at(bytes, 8) == 0,
+          "nothing since 2031");
+    smg_bytes_free(bytes, len);
+    check(smg_memory_search_within(mem, "q", 5, 0, "yesterday", NULL, &bytes, &len) == SMG_STATUS_INVALID_ARGUMENT,
+          "a time that is none is refused");
+    char *json = NULL;
+    check(smg_memory_context_within(mem, "support group", 300, NULL, "2023-01-01", &json) == SMG_STATUS_OK &&
+              json != NULL && strstr(json, "\"items\":[]") != NULL,
+          "no context before 2023");
+    smg_string_free(json);
 }
 
 static void check(int ok, const char *what) {

@@ -87,6 +87,29 @@ test('search reads what searchAll says', () => {
   assert.ok(hits.nodes[0].id);
 });
 
+test('a span of time is what the CLI keeps to', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-period-'));
+  const out = path.join(dir, 'memory.smg');
+  smg.ingest([locomo], out);
+  const span = ['--since', '2023-07-01', '--until', '2023-08-31'];
+  const cli = JSON.parse(execFileSync(process.env.SMG_BIN,
+    ['search', out, 'adoption agencies', '-k', '5', '--json', ...span], { encoding: 'utf8' }));
+  const context = execFileSync(process.env.SMG_BIN,
+    ['context', out, 'adoption agencies', '--budget', '400', ...span], { encoding: 'utf8' });
+  const memory = smg.open(out);
+  for (const [since, until] of [['2023-07-01', '2023-08-31'], [new Date(Date.UTC(2023, 6, 1)), '2023-08-31']]) {
+    const hits = memory.search('adoption agencies', 5, { since, until });
+    assert.ok(hits.length > 0);
+    assert.deepStrictEqual(hits.map(asJsonShowsIt), cli.hits);
+    assert.deepStrictEqual(hits.nodes.map(asJsonShowsIt), cli.nodes);
+    assert.strictEqual(memory.context('adoption agencies', 400, { since, until }).text, context);
+  }
+  assert.deepStrictEqual(memory.search('adoption agencies', 5, { since: '2024-01-01' }), []);
+  assert.throws(() => memory.search('adoption', 5, { since: 'yesterday' }), (e) => e.code === 'SMG-E020');
+  assert.throws(() => memory.context('adoption', 400, { until: 20230701 }), TypeError);
+  memory.close();
+});
+
 test('an indexed file answers the same', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-index-'));
   const out = path.join(dir, 'memory.smg');

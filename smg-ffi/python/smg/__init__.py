@@ -13,6 +13,7 @@ Every failure raises SmgError, whose ``code`` is the stable SMG code (``SMG-E141
 """
 
 import ctypes
+import datetime
 import glob
 import json
 import os
@@ -58,14 +59,15 @@ for _name in ("smg_memory_set_model", "smg_memory_set_tokenizer"):
     getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p]
 _lib.smg_memory_free.restype = None
 _lib.smg_memory_free.argtypes = [ctypes.c_void_p]
-for _name in ("smg_memory_search", "smg_memory_context"):
-    getattr(_lib, _name).restype = ctypes.c_uint32
-    getattr(_lib, _name).argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _out_str]
-_lib.smg_memory_search_hits.restype = ctypes.c_uint32
-_lib.smg_memory_search_hits.argtypes = [
-    ctypes.c_void_p, _char_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p),
-    ctypes.POINTER(ctypes.c_size_t),
+_lib.smg_memory_search.restype = ctypes.c_uint32
+_lib.smg_memory_search.argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _out_str]
+_lib.smg_memory_search_within.restype = ctypes.c_uint32
+_lib.smg_memory_search_within.argtypes = [
+    ctypes.c_void_p, _char_p, ctypes.c_size_t, ctypes.c_uint32, _char_p, _char_p,
+    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
 ]
+_lib.smg_memory_context_within.restype = ctypes.c_uint32
+_lib.smg_memory_context_within.argtypes = [ctypes.c_void_p, _char_p, ctypes.c_size_t, _char_p, _char_p, _out_str]
 _SEARCH_EXACT = 1
 _lib.smg_bytes_free.restype = None
 _lib.smg_bytes_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
@@ -135,6 +137,23 @@ def _text(s):
     if not isinstance(s, str):
         raise TypeError("expected str, got %s" % type(s).__name__)
     return s.encode("utf-8")
+
+
+def _time(t):
+    """A period's end as the library reads it: None (open), a str (a date or an RFC 3339
+    date-time), a ``datetime.date`` (its midnight, UTC) or a ``datetime.datetime``
+    (UTC when it has no time zone)."""
+    if t is None:
+        return None
+    if isinstance(t, datetime.datetime):
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=datetime.timezone.utc)
+        return t.isoformat().encode()
+    if isinstance(t, datetime.date):
+        return t.isoformat().encode()
+    if isinstance(t, str):
+        return t.encode("utf-8")
+    raise TypeError("expected None, str, date or datetime, got %s" % type(t).__name__)
 
 
 def version():
@@ -295,17 +314,20 @@ class Memory:
         """Counts, dates and the summary, as a dict."""
         return json.loads(_call(_lib.smg_memory_info, self._live()))
 
-    def search(self, query, k=10, exact=False):
+    def search(self, query, k=10, exact=False, since=None, until=None):
         """The ``k`` best turns for ``query``, best first: a :class:`Hits` list of
         :class:`Hit` (read as dicts: turn, score, content, provenance…), with the
         ``k`` best memory nodes in ``.nodes``. One call into the library and no JSON:
         each field is decoded when it is read. ``exact`` scores every embedding
         against the query's (``smg search --exact``) where a large file would first
-        narrow them."""
+        narrow them. ``since`` and ``until`` keep to a span of time, as ``smg search
+        --since --until``: a date (``"2023-05-08"`` or ``datetime.date``; an ``until``
+        date runs through that day) or a date-time (RFC 3339, or ``datetime``)."""
         ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
         flags = _SEARCH_EXACT if exact else 0
-        status = _lib.smg_memory_search_hits(
-            self._live(), _text(query), k, flags, ctypes.byref(ptr), ctypes.byref(n)
+        status = _lib.smg_memory_search_within(
+            self._live(), _text(query), k, flags, _time(since), _time(until),
+            ctypes.byref(ptr), ctypes.byref(n)
         )
         if status != _OK:
             raise SmgError(status, _last_error())
@@ -321,9 +343,11 @@ class Memory:
         each with ``type``, ``text``, ``sources`` and ``provenance``) and ``warnings``."""
         return json.loads(_call(_lib.smg_memory_search, self._live(), _text(query), k))
 
-    def context(self, query, budget=8000):
-        """A context pack for ``query`` within ``budget`` tokens (dict with ``text``)."""
-        return json.loads(_call(_lib.smg_memory_context, self._live(), _text(query), budget))
+    def context(self, query, budget=8000, since=None, until=None):
+        """A context pack for ``query`` within ``budget`` tokens (dict with ``text``),
+        of the turns inside ``since`` … ``until`` when given (as :meth:`search`)."""
+        return json.loads(_call(_lib.smg_memory_context_within, self._live(), _text(query), budget,
+                                _time(since), _time(until)))
 
     def expand(self, segment_id):
         """The original turns of a segment, byte for byte."""

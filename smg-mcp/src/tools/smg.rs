@@ -8,8 +8,8 @@ use rmcp::{tool, tool_router, ErrorData};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use smg_engine::search::{display, prompt, Item, SearchOptions};
-use smg_format::model::{Node, Scope, Timestamp};
+use smg_engine::search::{display, prompt, Item, Period, SearchOptions};
+use smg_format::model::{Node, Scope};
 
 use super::{answer, failed, Server};
 use crate::Error;
@@ -26,6 +26,11 @@ pub(crate) struct Search {
     query: String,
     /// How many turns and how many nodes to return (default 10)
     k: Option<usize>,
+    /// Only turns and nodes of this time or later: a date (2023-05-08) or an RFC 3339
+    /// date-time
+    since: Option<String>,
+    /// Only turns and nodes before this time (a date: through the end of that day)
+    until: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -35,6 +40,10 @@ pub(crate) struct Context {
     /// The most tokens the context may take (default 2000), counted as the server
     /// was started to count them (characters / 4 unless `smg mcp --tokenizer`)
     budget: Option<usize>,
+    /// Only turns of this time or later: a date (2023-05-08) or an RFC 3339 date-time
+    since: Option<String>,
+    /// Only turns before this time (a date: through the end of that day)
+    until: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -114,23 +123,13 @@ impl Server {
         limit: usize,
     ) -> Result<Vec<Value>, Error> {
         let retriever = self.store.retriever()?;
-        let k = if days.is_some() { CANDIDATES } else { limit };
-        let found = retriever.search(query, &self.options(query, k)?)?;
-        let cutoff = days.map(|d| chrono::Utc::now() - chrono::Duration::days(i64::from(d)));
-        let recent = |t: Option<&Timestamp>| match (cutoff, t) {
-            (None, _) => true,
-            (Some(c), Some(t)) => t.instant() >= c,
-            (Some(_), None) => false,
-        };
-        Ok(found
-            .turns
-            .iter()
-            .filter(
-                |f| matches!(&f.item, Item::Turn { turn, .. } if recent(turn.timestamp.as_ref())),
-            )
-            .take(limit)
-            .map(|f| f.to_json())
-            .collect())
+        let mut options = self.options(query, limit)?;
+        if let Some(d) = days {
+            let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(d));
+            options.period = Period::millis(Some(cutoff.timestamp_millis()), None)?;
+        }
+        let found = retriever.search(query, &options)?;
+        Ok(found.turns.iter().map(|f| f.to_json()).collect())
     }
 
     /// The best matches of `query` among the nodes of `tier` that pass `keep`.
@@ -216,7 +215,8 @@ impl Server {
     )]
     fn search_memory(&self, Parameters(a): Parameters<Search>) -> Reply {
         let found = self.store.retriever().and_then(|r| {
-            let options = self.options(&a.query, a.k.unwrap_or(10))?;
+            let mut options = self.options(&a.query, a.k.unwrap_or(10))?;
+            options.period = Period::parse(a.since.as_deref(), a.until.as_deref())?;
             Ok(r.search(&a.query, &options)?)
         });
         match found {
@@ -234,8 +234,9 @@ impl Server {
     fn get_context(&self, Parameters(a): Parameters<Context>) -> Reply {
         let budget = a.budget.unwrap_or(2000);
         match self.store.retriever().and_then(|r| {
+            let period = Period::parse(a.since.as_deref(), a.until.as_deref())?;
             let vector = self.store.vector(&a.query)?;
-            Ok(prompt(&r, &a.query, vector.as_ref(), budget)?)
+            Ok(prompt(&r, &a.query, vector.as_ref(), budget, &period)?)
         }) {
             Ok(p) => {
                 let mut r =

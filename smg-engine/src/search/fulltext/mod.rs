@@ -7,7 +7,9 @@
 
 mod blob;
 mod values;
+mod within;
 
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
@@ -57,6 +59,8 @@ struct Inner {
     numbers: Vec<Arc<dyn ColumnValues<u64>>>,
     /// What is kept beside the terms, of the one segment (none when empty).
     values: Option<values::Values>,
+    /// The documents inside the last time range a query kept to.
+    last_within: within::Last,
     /// The field of the documents' keys.
     key: Field,
     len: usize,
@@ -173,6 +177,7 @@ impl FullText {
             numbers,
             values,
             key: kept.key,
+            last_within: within::Last::default(),
             len,
         })))
     }
@@ -225,9 +230,15 @@ impl FullText {
     }
 
     /// The `k` best documents for `query` (weighted terms) by BM25, best first, ties
-    /// to the lower number.
-    pub(crate) fn top(&self, query: &[(String, f64)], k: usize) -> Result<Vec<(u32, f64)>> {
-        let Some((inner, q)) = self.query(query).filter(|_| k > 0) else {
+    /// to the lower number; with `within`, among those whose instant is in it (ms, end
+    /// excluded) alone.
+    pub(crate) fn top(
+        &self,
+        query: &[(String, f64)],
+        k: usize,
+        within: Option<&Range<i64>>,
+    ) -> Result<Vec<(u32, f64)>> {
+        let Some((inner, q)) = self.query(query, within).filter(|_| k > 0) else {
             return Ok(Vec::new());
         };
         if k > PRUNED_MOST {
@@ -250,16 +261,18 @@ impl FullText {
         Ok(distinct(best))
     }
 
-    /// Every document that matches `query`, scored `scale(number, BM25)`, and the `k`
-    /// best of them, best first, ties to the lower number: for a ranking that weighs
-    /// each document (the graph's nodes), where pruning by BM25 alone would be wrong.
+    /// Every document that matches `query` (and whose instant is in `within`, when
+    /// given), scored `scale(number, BM25)`, and the `k` best of them, best first, ties
+    /// to the lower number: for a ranking that weighs each document (the graph's
+    /// nodes), where pruning by BM25 alone would be wrong.
     pub(crate) fn top_scaled(
         &self,
         query: &[(String, f64)],
         k: usize,
+        within: Option<&Range<i64>>,
         scale: impl Fn(u32, f64) -> f64,
     ) -> Result<Vec<(u32, f64)>> {
-        let Some((inner, q)) = self.query(query) else {
+        let Some((inner, q)) = self.query(query, within) else {
             return Ok(Vec::new());
         };
         let all = inner.matches(&q, usize::MAX)?;
@@ -270,9 +283,14 @@ impl FullText {
         Ok(distinct(best_of(all, k)))
     }
 
-    /// The query of `terms`, each term once with the sum of its weights; `None` when
-    /// no term can match.
-    fn query(&self, terms: &[(String, f64)]) -> Option<(&Inner, BooleanQuery)> {
+    /// The query of `terms`, each term once with the sum of its weights, and with
+    /// `within` a document's instant in it (a range over the time column, which adds
+    /// nothing to the score); `None` when no term can match.
+    fn query(
+        &self,
+        terms: &[(String, f64)],
+        within: Option<&Range<i64>>,
+    ) -> Option<(&Inner, BooleanQuery)> {
         let inner = self.0.as_ref()?;
         let mut weights: Vec<(&str, f64)> = Vec::new();
         for (t, w) in terms {
@@ -293,7 +311,30 @@ impl FullText {
                 (Occur::Should, q)
             })
             .collect();
-        (!clauses.is_empty()).then(|| (inner, BooleanQuery::new(clauses)))
+        if clauses.is_empty() {
+            return None;
+        }
+        let words = BooleanQuery::new(clauses);
+        let Some(within) = within else {
+            return Some((inner, words));
+        };
+        if within.start >= within.end {
+            return None;
+        }
+        // Without the one segment's values, no document has a time.
+        let values = inner.values.as_ref()?;
+        let max_doc = u32::try_from(inner.len).ok()?;
+        let range: Box<dyn Query> = Box::new(within::Within::of(
+            values,
+            within,
+            max_doc,
+            &inner.last_within,
+        ));
+        let both = vec![
+            (Occur::Must, Box::new(words) as Box<dyn Query>),
+            (Occur::Must, range),
+        ];
+        Some((inner, BooleanQuery::new(both)))
     }
 }
 

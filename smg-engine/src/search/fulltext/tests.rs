@@ -18,21 +18,23 @@ fn stems_and_ranks_the_matching_document_first() {
         "We went camping in the mountains",
         "Painting is my way to relax",
     ]);
-    let hits = ix.top(&query("when did she paint the lake"), 10).unwrap();
+    let hits = ix
+        .top(&query("when did she paint the lake"), 10, None)
+        .unwrap();
     assert_eq!(hits[0].0, 0);
     assert_eq!(hits.len(), 2);
     assert!(hits.iter().all(|&(d, _)| d != 1));
     assert!(ix.idf("lake") > ix.idf("paint"));
     assert_eq!((ix.df("paint"), ix.df("camp"), ix.df("absent")), (2, 1, 0));
-    assert!(ix.top(&query("the of"), 10).unwrap().is_empty());
-    assert!(ix.top(&query("lake"), 0).unwrap().is_empty());
+    assert!(ix.top(&query("the of"), 10, None).unwrap().is_empty());
+    assert!(ix.top(&query("lake"), 0, None).unwrap().is_empty());
 }
 
 #[test]
 fn a_weight_counts_as_bm25_counts_it() {
     let ix = index(&["apple pie", "banana bread", "apple banana"]);
-    let once = ix.top(&[("appl".into(), 1.0)], 3).unwrap();
-    let twice = ix.top(&[("appl".into(), 2.0)], 3).unwrap();
+    let once = ix.top(&[("appl".into(), 1.0)], 3, None).unwrap();
+    let twice = ix.top(&[("appl".into(), 2.0)], 3, None).unwrap();
     assert_eq!(once.len(), 2);
     for (a, b) in once.iter().zip(&twice) {
         assert_eq!(a.0, b.0);
@@ -40,7 +42,7 @@ fn a_weight_counts_as_bm25_counts_it() {
     }
     // A term said twice in a query is one term of the summed weight.
     let summed = ix
-        .top(&[("appl".into(), 1.0), ("appl".into(), 1.0)], 3)
+        .top(&[("appl".into(), 1.0), ("appl".into(), 1.0)], 3, None)
         .unwrap();
     assert_eq!(summed, twice);
 }
@@ -54,12 +56,15 @@ fn the_same_documents_give_the_same_bytes_and_read_back_alike() {
     assert!(back.holds_together());
     assert_eq!(back.len(), 3);
     let q = query("fox dog");
-    assert_eq!(back.top(&q, 5).unwrap(), index(&docs).top(&q, 5).unwrap());
+    assert_eq!(
+        back.top(&q, 5, None).unwrap(),
+        index(&docs).top(&q, 5, None).unwrap()
+    );
     assert_eq!(back.to_bytes().unwrap(), bytes);
     let empty = FullText::build(Vec::<Vec<String>>::new()).unwrap();
     let back = FullText::from_bytes(&empty.to_bytes().unwrap()).unwrap();
     assert_eq!(back.len(), 0);
-    assert!(back.top(&q, 5).unwrap().is_empty());
+    assert!(back.top(&q, 5, None).unwrap().is_empty());
     assert_eq!(
         FullText::default().to_bytes().unwrap(),
         empty.to_bytes().unwrap()
@@ -82,7 +87,7 @@ fn damaged_bytes_are_no_index_or_an_error_never_a_panic() {
         let mut bad = bytes.clone();
         bad[at] ^= 0xa5;
         if let Some(ix) = FullText::from_bytes(&bad) {
-            if let Err(e) = ix.top(&q, 10) {
+            if let Err(e) = ix.top(&q, 10, None) {
                 assert_eq!(e.code(), "SMG-E006");
             }
         }
@@ -93,21 +98,17 @@ fn damaged_bytes_are_no_index_or_an_error_never_a_panic() {
 fn scaled_ranks_every_match_by_its_weight() {
     let ix = index(&["bakery job", "bakery bakery", "hiking"]);
     let q = query("bakery");
-    let plain = ix.top_scaled(&q, 5, |_, s| s).unwrap();
-    assert_eq!(plain, ix.top(&q, 5).unwrap());
+    let plain = ix.top_scaled(&q, 5, None, |_, s| s).unwrap();
+    assert_eq!(plain, ix.top(&q, 5, None).unwrap());
     let favour_first = ix
-        .top_scaled(&q, 1, |d, s| if d == 0 { s * 10.0 } else { s })
+        .top_scaled(&q, 1, None, |d, s| if d == 0 { s * 10.0 } else { s })
         .unwrap();
     assert_eq!(favour_first.len(), 1);
     assert_eq!(favour_first[0].0, 0);
 }
 
 fn corpus() -> impl Strategy<Value = Vec<Vec<String>>> {
-    let word = prop::sample::select(vec!["a", "b", "c", "d", "e", "f"]);
-    prop::collection::vec(
-        prop::collection::vec(word.prop_map(String::from), 0..6),
-        0..60,
-    )
+    prop::collection::vec(corpus_doc(), 0..60)
 }
 
 proptest! {
@@ -122,13 +123,55 @@ proptest! {
     ) {
         let ix = FullText::build(docs).unwrap();
         let q: Vec<(String, f64)> = q.into_iter().map(|(t, w)| (t.to_string(), w)).collect();
-        let pruned = ix.top(&q, k).unwrap();
-        let all = ix.top_scaled(&q, k, |_, s| s).unwrap();
+        let pruned = ix.top(&q, k, None).unwrap();
+        let all = ix.top_scaled(&q, k, None, |_, s| s).unwrap();
         prop_assert_eq!(pruned.len(), all.len());
         for (a, b) in pruned.iter().zip(&all) {
             prop_assert!((a.1 - b.1).abs() < 1e-4, "{:?} {:?}", a, b);
         }
     }
+
+    /// Within a time range, the best are the best of the matches inside it, by either
+    /// way of finding them; documents without a time are never inside.
+    #[test]
+    fn the_best_within_a_range_are_the_best_of_those_inside(
+        docs in prop::collection::vec((corpus_doc(), prop::option::of(0i64..20)), 0..60),
+        q in prop::collection::vec((prop::sample::select(vec!["a", "b", "c", "x"]), 0.1f64..2.0), 1..4),
+        k in prop::sample::select(vec![1usize, 3, 8, PRUNED_MOST + 1]),
+        (from, len) in (0i64..20, 0i64..12),
+    ) {
+        let ix = FullText::build(docs.iter().map(|(terms, time)| Doc {
+            terms: terms.clone(),
+            time: *time,
+            ..Doc::default()
+        }))
+        .unwrap();
+        let q: Vec<(String, f64)> = q.into_iter().map(|(t, w)| (t.to_string(), w)).collect();
+        let within = from..from + len;
+        let inside = |n: u32| docs[n as usize].1.is_some_and(|t| within.contains(&t));
+        let mut want: Vec<(u32, f64)> = ix
+            .top_scaled(&q, usize::MAX, None, |_, s| s)
+            .unwrap()
+            .into_iter()
+            .filter(|h| inside(h.0))
+            .collect();
+        want.truncate(k);
+        for got in [
+            ix.top(&q, k, Some(&within)).unwrap(),
+            ix.top_scaled(&q, k, Some(&within), |_, s| s).unwrap(),
+        ] {
+            prop_assert!(got.iter().all(|h| inside(h.0)), "{:?}", got);
+            prop_assert_eq!(got.len(), want.len());
+            for (a, b) in got.iter().zip(&want) {
+                prop_assert!((a.1 - b.1).abs() < 1e-4, "{:?} {:?}", a, b);
+            }
+        }
+    }
+}
+
+fn corpus_doc() -> impl Strategy<Value = Vec<String>> {
+    let word = prop::sample::select(vec!["a", "b", "c", "d", "e", "f"]);
+    prop::collection::vec(word.prop_map(String::from), 0..6)
 }
 
 #[test]
@@ -145,13 +188,16 @@ fn many_results_are_found_alike_by_both_ways() {
         .collect();
     let ix = FullText::build(docs).unwrap();
     let q = [("common".to_string(), 1.0), ("rare".to_string(), 0.5)];
-    let many = ix.top(&q, PRUNED_MOST + 50).unwrap();
-    let few = ix.top(&q, 20).unwrap();
+    let many = ix.top(&q, PRUNED_MOST + 50, None).unwrap();
+    let few = ix.top(&q, 20, None).unwrap();
     assert_eq!(many.len(), PRUNED_MOST + 50);
     assert_eq!(&many[..20], &few[..]);
     assert!(many.windows(2).all(|w| better(&w[0], &w[1]).is_le()));
-    assert_eq!(many, ix.top_scaled(&q, PRUNED_MOST + 50, |_, s| s).unwrap());
-    assert_eq!(ix.top(&q, 5000).unwrap().len(), 3000);
+    assert_eq!(
+        many,
+        ix.top_scaled(&q, PRUNED_MOST + 50, None, |_, s| s).unwrap()
+    );
+    assert_eq!(ix.top(&q, 5000, None).unwrap().len(), 3000);
 }
 
 #[test]
@@ -166,12 +212,12 @@ fn a_large_segment_is_scored_in_halves_as_a_whole() {
     });
     let ix = FullText::build(docs).unwrap();
     let q = [("rare".to_string(), 1.0), ("word".to_string(), 0.1)];
-    let all = ix.top(&q, n + 1).unwrap();
+    let all = ix.top(&q, n + 1, None).unwrap();
     assert_eq!(all.len(), n);
     let rare: Vec<u32> = all.iter().take(n / 1000).map(|&(d, _)| d).collect();
     let expected: Vec<u32> = (0..n as u32).filter(|i| i % 1000 == 999).collect();
     assert_eq!(rare, expected);
-    assert_eq!(all[..10], ix.top(&q, 10).unwrap()[..]);
+    assert_eq!(all[..10], ix.top(&q, 10, None).unwrap()[..]);
 }
 
 #[test]
@@ -189,9 +235,12 @@ fn segments_merge_in_the_order_of_their_documents() {
     assert_eq!(a.to_bytes().unwrap(), b.to_bytes().unwrap());
     let one = FullText::build(docs.clone()).unwrap();
     let q = query("bakery lisbon");
-    assert_eq!(a.top(&q, 50).unwrap(), one.top(&q, 50).unwrap());
+    assert_eq!(a.top(&q, 50, None).unwrap(), one.top(&q, 50, None).unwrap());
     let back = FullText::from_bytes(&a.to_bytes().unwrap()).unwrap();
-    assert_eq!(back.top(&q, 5).unwrap(), one.top(&q, 5).unwrap());
+    assert_eq!(
+        back.top(&q, 5, None).unwrap(),
+        one.top(&q, 5, None).unwrap()
+    );
 }
 
 /// Documents with values: every third without a time, one before 1970.
@@ -278,4 +327,38 @@ fn damaged_values_are_none_or_an_error_never_a_panic() {
         }
         let _ = (ix.latest(), ix.timed_within(-10_000..10_000));
     }
+}
+
+#[test]
+fn a_range_past_the_values_finds_nothing() {
+    // tantivy reads a value range from the column's least value: one below the least
+    // was read as the least, one above the most as the most.
+    let ix = FullText::build((0..3u64).map(|i| Doc {
+        terms: vec!["c".into()],
+        time: Some(10 + i as i64),
+        numbers: vec![(Column64::Session, 5 + i)],
+        ..Doc::default()
+    }))
+    .unwrap();
+    let q = vec![("c".to_string(), 1.0)];
+    for (within, want) in [
+        (0..10, vec![]),
+        (13..20, vec![]),
+        (0..11, vec![0]),
+        (12..99, vec![2]),
+    ] {
+        let got: Vec<u32> = ix
+            .top(&q, 5, Some(&within))
+            .unwrap()
+            .into_iter()
+            .map(|h| h.0)
+            .collect();
+        let mut got = got;
+        got.sort();
+        assert_eq!(got, want, "{within:?}");
+        assert_eq!(ix.timed_within(within.clone()), want, "{within:?}");
+    }
+    assert!(ix.numbered(Column64::Session, 4).is_empty());
+    assert!(ix.numbered(Column64::Session, 8).is_empty());
+    assert_eq!(ix.numbered(Column64::Session, 7), [2]);
 }

@@ -222,6 +222,18 @@ impl Values {
             .map_or(0, |c| c.index.value_row_ids(doc).len())
     }
 
+    /// The set of the documents below `max_doc` whose instant is in `within`.
+    pub(super) fn inside(&self, within: &Range<i64>, max_doc: DocId) -> tantivy::BitSet {
+        let mut set = tantivy::BitSet::with_max_value(max_doc);
+        if within.start < within.end {
+            let values = within.start..=within.end - 1;
+            for doc in in_range(self.time.as_ref(), values, 0..max_doc) {
+                set.insert(doc);
+            }
+        }
+        set
+    }
+
     /// The latest instant of the documents.
     pub(super) fn latest(&self) -> Option<i64> {
         let c = self.time.as_ref()?;
@@ -261,9 +273,20 @@ where
     T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
 {
     let mut out = Vec::new();
-    if let Some(column) = column {
-        column.get_docids_for_value_range(values, docs, &mut out);
+    let Some(column) = column else {
+        return out;
+    };
+    // The column reads a range as it stores its values, from its least: a range past
+    // either end would be read as its nearest end, so it is cut to the column's values
+    // first (or is none of them).
+    let (least, most) = (column.min_value(), column.max_value());
+    let (&from, &to) = (values.start(), values.end());
+    if from > most || to < least || from > to {
+        return out;
     }
+    let from = if from < least { least } else { from };
+    let to = if to > most { most } else { to };
+    column.get_docids_for_value_range(from..=to, docs, &mut out);
     out
 }
 

@@ -122,10 +122,22 @@ fn decay_halves_by_type_and_never_erases() {
     assert!((DECAY_FLOOR..0.3).contains(&old), "{old}");
     assert_eq!(ix.weight(0), 1.0, "no time, no decay");
     assert_eq!(ix.weight(6), 0.0, "no such node");
-    let hits = ix.by_text(&[("bakeri".into(), 1.0)], None, 5).unwrap();
+    let hits = ix
+        .by_text(
+            &[("bakeri".into(), 1.0)],
+            None,
+            &crate::search::Period::ALL,
+            5,
+        )
+        .unwrap();
     assert_eq!(hits.len(), 1);
     assert!(ix
-        .by_text(&[("lisbon".into(), 1.0)], None, 5)
+        .by_text(
+            &[("lisbon".into(), 1.0)],
+            None,
+            &crate::search::Period::ALL,
+            5
+        )
         .unwrap()
         .iter()
         .all(|(n, _)| ix.is_hit(*n)));
