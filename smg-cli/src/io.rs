@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use smg_engine::ingest::Archived;
 use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Encoding, Error, Limits};
@@ -103,32 +104,40 @@ pub(crate) fn save_indexed(
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
     smg_format::validate::ensure_valid(&loaded.doc, &loaded.limits)?;
-    write_indexed(path, loaded, indexed, limits)
+    write_indexed(path, loaded, indexed, None, limits)
 }
 
 /// [`save_indexed`] of what an ingest made: every field is checked, the semantic rules
 /// are not (spec §15: they decode the whole archive again — a fifth of an append to
 /// a million turns; ingest's property tests hold them), as when ingest streams a file
-/// out.
+/// out. The search index is made from the turns the ingest held (`archived`), when
+/// given, rather than from every block decoded again.
 pub(crate) fn save_ingested(
     path: &Path,
     loaded: Loaded,
     indexed: bool,
+    archived: Option<Archived>,
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
     smg_format::validate::ensure_fields_valid(&loaded.doc)?;
-    write_indexed(path, loaded, indexed, limits)
+    write_indexed(path, loaded, indexed, archived, limits)
 }
 
-/// [`write_checked`], with a search index when `indexed` (never in an encrypted file).
+/// [`write_checked`], with a search index when `indexed` (never in an encrypted file),
+/// made from `archived` when given.
 fn write_indexed(
     path: &Path,
     loaded: Loaded,
     indexed: bool,
+    archived: Option<Archived>,
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
     let index = if indexed && loaded.encryption.is_none() {
-        Some(Retriever::new(&loaded.doc, limits)?.index_bytes()?)
+        let retriever = match archived {
+            Some(turns) => Retriever::after_ingest(&loaded.doc, turns, limits)?,
+            None => Retriever::new(&loaded.doc, limits)?,
+        };
+        Some(retriever.index_bytes()?)
     } else {
         None
     };

@@ -3,7 +3,10 @@
 use std::path::Path;
 
 use serde_json::json;
-use smg_engine::ingest::{ingest, ingest_into_bytes, Format, IngestOptions, IngestReport, Input};
+use smg_engine::ingest::{
+    ingest_into_bytes, ingest_keeping_turns, Archived, Format, IngestOptions, IngestReport, Input,
+};
+use smg_engine::search::{encode_indexed, Retriever};
 use smg_format::{Document, Encoding, Error, WriteOptions};
 
 use super::working::Bar;
@@ -78,15 +81,17 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     } else {
         None
     };
-    // Embedding needs the document after ingest, before it is written.
-    let whole = |doc: &mut Document, inputs| -> Result<IngestReport, smg_engine::Error> {
-        let report = ingest(doc, inputs, &options, &bar)?;
-        if let Some(m) = &model {
-            smg_engine::embed::embed(doc, m, false, &ctx.limits, &bar)?;
-        }
-        bar.done();
-        Ok(report)
-    };
+    // Embedding needs the document after ingest, before it is written. The turns the
+    // ingest held make the search index without decoding the archive again.
+    let whole =
+        |doc: &mut Document, inputs| -> Result<(IngestReport, Archived), smg_engine::Error> {
+            let (report, archived) = ingest_keeping_turns(doc, inputs, &options, &bar)?;
+            if let Some(m) = &model {
+                smg_engine::embed::embed(doc, m, false, &ctx.limits, &bar)?;
+            }
+            bar.done();
+            Ok((report, archived))
+        };
     let versions;
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
@@ -110,11 +115,16 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 .into());
             }
             let report = if indexed || model.is_some() || opened.is_some() {
-                let report = whole(&mut loaded.doc, inputs)?;
-                if let Some((opened, pass)) = &opened {
-                    opened.seal_again(&mut loaded.doc, pass)?;
-                }
-                save_ingested(path, loaded, indexed, &ctx.limits)?;
+                let (report, archived) = whole(&mut loaded.doc, inputs)?;
+                // Sealed again, the archive no longer holds what the ingest held.
+                let archived = match &opened {
+                    Some((opened, pass)) => {
+                        opened.seal_again(&mut loaded.doc, pass)?;
+                        None
+                    }
+                    None => Some(archived),
+                };
+                save_ingested(path, loaded, indexed, archived, &ctx.limits)?;
                 report
             } else {
                 let write = WriteOptions::new(loaded.encoding.for_writing());
@@ -136,9 +146,13 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             ));
             versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
-            let (report, bytes) = if args.index || model.is_some() {
-                let report = whole(&mut doc, inputs)?;
-                (report, encoded(doc, &args.encode, args.index, ctx)?)
+            let (report, bytes) = if args.index {
+                let (report, archived) = whole(&mut doc, inputs)?;
+                let retriever = Retriever::after_ingest(&doc, archived, &ctx.limits)?;
+                (report, encode_indexed(doc, &write, &retriever)?)
+            } else if model.is_some() {
+                let (report, _) = whole(&mut doc, inputs)?;
+                (report, encoded(doc, &args.encode, false, ctx)?)
             } else {
                 let got = ingest_into_bytes(doc, inputs, &options, &bar, &write)?;
                 bar.done();

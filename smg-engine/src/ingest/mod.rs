@@ -208,7 +208,48 @@ pub fn ingest(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
-    Ok(run(doc, inputs, options, progress, None)?.0)
+    let (report, _, archived) = run(doc, inputs, options, progress, None)?;
+    archived.free_later();
+    Ok(report)
+}
+
+/// [`ingest`], handing back the archive's turns as it read and wrote them, so that a
+/// search index of the result is made without decoding every block again
+/// ([`crate::search::Retriever::after_ingest`]).
+pub fn ingest_keeping_turns(
+    doc: &mut Document,
+    inputs: Vec<Input>,
+    options: &IngestOptions,
+    progress: &dyn Progress,
+) -> Result<(IngestReport, Archived)> {
+    let (report, _, archived) = run(doc, inputs, options, progress, None)?;
+    Ok((report, archived))
+}
+
+/// Every turn of a memory's archive, in order, as the ingest that wrote it held them
+/// (see [`ingest_keeping_turns`]).
+pub struct Archived {
+    existing: Vec<smg_format::archive::ArchivedTurn>,
+    added: Vec<Turn>,
+}
+
+impl Archived {
+    /// The turns, in archive order, without their source records (retrieval never
+    /// reads them).
+    pub(crate) fn into_turns(self) -> Vec<Turn> {
+        let mut turns: Vec<Turn> = self.existing.into_iter().map(|a| a.turn).collect();
+        turns.extend(self.added);
+        for t in &mut turns {
+            t.extra = Default::default();
+        }
+        turns
+    }
+
+    /// Hundreds of thousands of turns are freed on another thread while the caller
+    /// goes on (to write the file).
+    fn free_later(self) {
+        rayon::spawn(move || drop(self));
+    }
 }
 
 /// [`ingest`] into `doc`, then the document encoded as `write` says: the bytes of
@@ -222,7 +263,8 @@ pub fn ingest_into_bytes(
     write: &WriteOptions,
 ) -> Result<(IngestReport, Vec<u8>)> {
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
-    let (report, head) = run(&mut doc, inputs, options, progress, ahead)?;
+    let (report, head, archived) = run(&mut doc, inputs, options, progress, ahead)?;
+    archived.free_later();
     // A large ingest cannot afford the semantic checks (they decode the archive again):
     // the fields are checked here, the head's before it was taken (spec §15, "A writer").
     smg_format::validate::ensure_fields_valid(&doc)?;
@@ -257,7 +299,7 @@ fn run(
     options: &IngestOptions,
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
-) -> Result<(IngestReport, Option<Head>)> {
+) -> Result<(IngestReport, Option<Head>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
         bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
@@ -385,10 +427,11 @@ fn run(
     report.nodes = graph.map_or(0, |g| g.nodes.as_ref().map_or(0, Vec::len));
     report.edges = graph.map_or(0, |g| g.edges.as_ref().map_or(0, Vec::len));
     drop(all);
-    // Hundreds of thousands of turns are freed on another thread while the caller
-    // goes on (to write the file).
-    rayon::spawn(move || drop((existing, turns)));
-    Ok((report, head))
+    let archived = Archived {
+        existing,
+        added: turns,
+    };
+    Ok((report, head, archived))
 }
 
 /// The archive read back to be appended to: without the source records (archived

@@ -42,8 +42,8 @@ pub use period::Period;
 pub use prompt::{prompt, Prompt};
 use scores::Scores;
 pub use stored::{
-    encode_with_search_index, has_search_index, packed_with_search_index, with_search_index,
-    EXTENSION,
+    encode_indexed, encode_with_search_index, has_search_index, packed_with_search_index,
+    with_search_index, EXTENSION,
 };
 pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;
@@ -165,6 +165,30 @@ pub(crate) fn load_turns(doc: &Document, limits: &Limits) -> Result<(Vec<Turn>, 
     Ok((blocks.into_iter().flatten().collect(), sizes))
 }
 
+/// How many of `turns`, in order, each of `doc`'s archive blocks holds, by the turn
+/// numbers each block's range names; `None` unless each block's run of them begins
+/// and ends with the numbers its range names, and the blocks hold them all.
+fn block_sizes(doc: &Document, turns: &[Turn]) -> Option<Vec<u32>> {
+    let blocks = doc.deep_archive.as_ref().map_or(&[][..], |a| a.blocks());
+    let mut sizes = Vec::with_capacity(blocks.len());
+    let mut at = 0;
+    for block in blocks {
+        let (first, last) = smg_format::archive::parse_turn_range(block.turn_range.as_str())?;
+        let held = turns[at..]
+            .iter()
+            .take_while(|t| (first..=last).contains(&t.turn.get()))
+            .count();
+        let run = &turns[at..at + held];
+        let ends = (run.first()?.turn.get(), run.last()?.turn.get());
+        if ends != (first, last) {
+            return None;
+        }
+        sizes.push(u32::try_from(held).ok()?);
+        at += held;
+    }
+    (at == turns.len()).then_some(sizes)
+}
+
 impl Indexes {
     /// Whether stored indexes hold together: as many turns in the blocks as in the
     /// index, nodes and vectors inside what they number. A stored index is read only
@@ -270,6 +294,23 @@ impl Retriever {
     pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
         let (turns, block_sizes) = load_turns(doc, limits)?;
         Retriever::index(doc, turns, block_sizes)
+    }
+
+    /// [`Retriever::new`] of a memory an ingest just wrote, from the turns it held
+    /// ([`crate::ingest::ingest_keeping_turns`]) rather than from every block decoded
+    /// again. `doc` must be the document that ingest wrote; when its archive's blocks
+    /// do not hold those turns (the document was changed since: sections sealed
+    /// again, turns taken out), it is read as [`Retriever::new`] reads it.
+    pub fn after_ingest(
+        doc: &Document,
+        archived: crate::ingest::Archived,
+        limits: &Limits,
+    ) -> Result<Self> {
+        let turns = archived.into_turns();
+        match block_sizes(doc, &turns) {
+            Some(sizes) => Retriever::index(doc, turns, sizes),
+            None => Retriever::new(doc, limits),
+        }
     }
 
     /// Index `turns`, the archive of `doc` (blocks of `block_sizes` turns), and
@@ -642,6 +683,65 @@ pub(crate) mod tests {
             r.segment(0).unwrap(),
             r.search_turns("weekend", 1).unwrap()[0].segment
         );
+    }
+
+    #[test]
+    fn an_ingest_hands_over_the_turns_its_archive_holds() {
+        use crate::ingest::ingest_keeping_turns;
+        let sample = |name: &str| Input {
+            name: name.into(),
+            bytes: std::fs::read(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../fixtures/ingest")
+                    .join(name),
+            )
+            .unwrap(),
+        };
+        let limits = Limits::default();
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
+        // Some turns keep their source record in working memory, most do not.
+        let mut archive = smg_format::archive::ArchiveOptions::default();
+        archive.max_turns = 4;
+        let options = IngestOptions {
+            recent_turns: 3,
+            archive,
+            ..Default::default()
+        };
+        for (file, more) in [
+            ("sample-chat.jsonl", None),
+            ("sample-chat.jsonl", Some(CHAT)),
+        ] {
+            let mut inputs = vec![sample(file)];
+            if let Some(lines) = more {
+                inputs.push(Input {
+                    name: "more.jsonl".into(),
+                    bytes: lines
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (who, text))| {
+                            format!(
+                                "{}\n",
+                                serde_json::json!({"conversation_id": "more",
+                                "message_id": i.to_string(), "speaker": who, "content": text})
+                            )
+                        })
+                        .collect::<String>()
+                        .into_bytes(),
+                });
+            }
+            let (_, archived) = ingest_keeping_turns(&mut doc, inputs, &options, &Silent).unwrap();
+            let turns = archived.into_turns();
+            let (read, sizes) = load_turns(&doc, &limits).unwrap();
+            assert!(sizes.len() > 2, "several blocks: {sizes:?}");
+            assert_eq!(turns, read, "the turns, as every block decoded gives them");
+            assert_eq!(block_sizes(&doc, &turns), Some(sizes));
+        }
+        // Turns a block does not hold are not taken for its own.
+        let (turns, _) = load_turns(&doc, &limits).unwrap();
+        assert_eq!(block_sizes(&doc, &turns[1..]), None);
+        assert_eq!(block_sizes(&doc, &turns[..turns.len() - 1]), None);
     }
 
     pub(super) const CHAT: &[(&str, &str)] = &[

@@ -226,7 +226,20 @@ pub fn encode_with_search_index(
     limits: &Limits,
 ) -> Result<Vec<u8>> {
     packed_only(options.encoding)?;
-    let index = Retriever::new(&doc, limits)?.index_bytes()?;
+    let retriever = Retriever::new(&doc, limits)?;
+    encode_indexed(doc, options, &retriever)
+}
+
+/// [`encode_with_search_index`] with the index of `retriever`, which must have been
+/// made from `doc` (by [`Retriever::new`], or [`Retriever::after_ingest`] of the
+/// ingest that wrote it).
+pub fn encode_indexed(
+    doc: Document,
+    options: &WriteOptions,
+    retriever: &Retriever,
+) -> Result<Vec<u8>> {
+    packed_only(options.encoding)?;
+    let index = retriever.index_bytes()?;
     let bytes = smg_format::codec::into_bytes(doc, options)?;
     Ok(smg_format::packed::with_extension(
         &bytes, EXTENSION, &index,
