@@ -31,14 +31,15 @@ impl Within {
     /// The documents below `max_doc` whose instant in `values` is in `within`, read
     /// from `last` when it holds that range.
     pub(super) fn of(values: &Values, within: &Range<i64>, max_doc: DocId, last: &Last) -> Self {
-        let mut kept = last.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((range, set)) = kept.as_ref() {
+        let lock = || last.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((range, set)) = lock().as_ref() {
             if range == within && set.max_value() == max_doc {
                 return Within(Arc::clone(set));
             }
         }
+        // Made without the lock held: searches of other ranges need not wait for it.
         let set = Arc::new(values.inside(within, max_doc));
-        *kept = Some((within.clone(), Arc::clone(&set)));
+        *lock() = Some((within.clone(), Arc::clone(&set)));
         Within(set)
     }
 }
