@@ -437,6 +437,26 @@ smg_status smg_memory_search_hits(const smg_memory *mem,
                                   size_t *len_out);
 
 /**
+ * [`smg_memory_search_hits`] of what falls in a span of time: turns by their
+ * time, memory nodes by their timestamp (what has no time is left out), from `since`
+ * to before `until`, each null (open), a date (`2023-05-08`: its midnight UTC; an
+ * `until` date runs through that day) or an RFC 3339 date-time. The best inside are
+ * found (the period runs in the indexes), not the best overall thinned out. A time
+ * that is none, or an empty period, is `InvalidArgument` (SMG-E020).
+ *
+ * # Safety
+ * As [`smg_memory_search_hits`]; `since` and `until` null or NUL-terminated.
+ */
+smg_status smg_memory_search_within(const smg_memory *mem,
+                                    const char *query,
+                                    size_t k,
+                                    uint32_t flags,
+                                    const char *since,
+                                    const char *until,
+                                    uint8_t **bytes_out,
+                                    size_t *len_out);
+
+/**
  * Free a buffer of `len` bytes returned by this library. Null is a no-op.
  *
  * # Safety
@@ -658,28 +678,8 @@ smg_status smg_memory_unseal(const smg_memory *mem,
                              smg_memory **memory_out);
 
 /**
- * [`crate::smg_memory_search_hits`] of what falls in a span of time: turns by their
- * time, memory nodes by their timestamp (what has no time is left out), from `since`
- * to before `until`, each null (open), a date (`2023-05-08`: its midnight UTC; an
- * `until` date runs through that day) or an RFC 3339 date-time. The best inside are
- * found (the period runs in the indexes), not the best overall thinned out. A time
- * that is none, or an empty period, is `InvalidArgument` (SMG-E020).
- *
- * # Safety
- * As [`crate::smg_memory_search_hits`]; `since` and `until` null or NUL-terminated.
- */
-smg_status smg_memory_search_within(const smg_memory *mem,
-                                    const char *query,
-                                    size_t k,
-                                    uint32_t flags,
-                                    const char *since,
-                                    const char *until,
-                                    uint8_t **bytes_out,
-                                    size_t *len_out);
-
-/**
  * [`crate::smg_memory_context`] of the turns inside a span of time, given as
- * [`smg_memory_search_within`] takes it; working memory (summary, goals, artifacts
+ * [`crate::smg_memory_search_within`] takes it; working memory (summary, goals, artifacts
  * in use) is the memory's present and is kept.
  *
  * # Safety

@@ -4,9 +4,10 @@
 
 use std::ffi::c_char;
 
-use smg_engine::search::{Found, Item, Period, SearchResults};
+use smg_engine::search::{Found, Item, SearchResults};
 
 use crate::memory::{guard, handle, text};
+use crate::within::period;
 use crate::SmgStatus;
 
 const MAGIC: &[u8; 4] = b"SMGH";
@@ -197,20 +198,29 @@ pub unsafe extern "C" fn smg_memory_search_hits(
     bytes_out: *mut *mut u8,
     len_out: *mut usize,
 ) -> SmgStatus {
-    // SAFETY: forwarded from the caller's guarantees; no period is given.
-    unsafe { search_hits(mem, query, k, flags, || Ok(Period::ALL), bytes_out, len_out) }
+    let all = std::ptr::null();
+    // SAFETY: forwarded from the caller's guarantees; null ends are an open period.
+    unsafe { smg_memory_search_within(mem, query, k, flags, all, all, bytes_out, len_out) }
 }
 
-/// [`smg_memory_search_hits`] of the turns and nodes inside the period `period` gives.
+/// [`smg_memory_search_hits`] of what falls in a span of time: turns by their
+/// time, memory nodes by their timestamp (what has no time is left out), from `since`
+/// to before `until`, each null (open), a date (`2023-05-08`: its midnight UTC; an
+/// `until` date runs through that day) or an RFC 3339 date-time. The best inside are
+/// found (the period runs in the indexes), not the best overall thinned out. A time
+/// that is none, or an empty period, is `InvalidArgument` (SMG-E020).
 ///
 /// # Safety
-/// As [`smg_memory_search_hits`].
-pub(crate) unsafe fn search_hits(
+/// As [`smg_memory_search_hits`]; `since` and `until` null or NUL-terminated.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // The C signature: one call, no options struct.
+pub unsafe extern "C" fn smg_memory_search_within(
     mem: *const crate::SmgMemory,
     query: *const c_char,
     k: usize,
     flags: u32,
-    period: impl FnOnce() -> Result<Period, (SmgStatus, String)>,
+    since: *const c_char,
+    until: *const c_char,
     bytes_out: *mut *mut u8,
     len_out: *mut usize,
 ) -> SmgStatus {
@@ -225,8 +235,9 @@ pub(crate) unsafe fn search_hits(
             ));
         }
         // SAFETY: forwarded from the caller's guarantees.
-        let (m, q) = unsafe { (handle(mem)?, text(query, "query")?) };
-        let found = m.search(q, k, flags & SMG_SEARCH_EXACT != 0, period()?)?;
+        let (m, q, period) =
+            unsafe { (handle(mem)?, text(query, "query")?, period(since, until)?) };
+        let found = m.search(q, k, flags & SMG_SEARCH_EXACT != 0, period)?;
         let bytes = encode(&found)?.into_boxed_slice();
         let len = bytes.len();
         // SAFETY: both checked non-null above; the caller guarantees they are writable.

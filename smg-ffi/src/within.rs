@@ -1,10 +1,10 @@
-//! Search and context kept to a span of time, as `smg search|context --since --until`.
+//! A span of time as the C ABI takes it, and context kept to one, as `smg context
+//! --since --until` (search: [`crate::smg_memory_search_within`]).
 
 use std::ffi::c_char;
 
 use smg_engine::search::Period;
 
-use crate::hits::search_hits;
 use crate::memory::{engine_error, handle, respond, text};
 use crate::SmgStatus;
 
@@ -14,7 +14,7 @@ use crate::SmgStatus;
 ///
 /// # Safety
 /// Each must be null or a NUL-terminated string.
-unsafe fn period(
+pub(crate) unsafe fn period(
     since: *const c_char,
     until: *const c_char,
 ) -> Result<Period, (SmgStatus, String)> {
@@ -28,35 +28,8 @@ unsafe fn period(
     Period::parse(read(since, "since")?, read(until, "until")?).map_err(engine_error)
 }
 
-/// [`crate::smg_memory_search_hits`] of what falls in a span of time: turns by their
-/// time, memory nodes by their timestamp (what has no time is left out), from `since`
-/// to before `until`, each null (open), a date (`2023-05-08`: its midnight UTC; an
-/// `until` date runs through that day) or an RFC 3339 date-time. The best inside are
-/// found (the period runs in the indexes), not the best overall thinned out. A time
-/// that is none, or an empty period, is `InvalidArgument` (SMG-E020).
-///
-/// # Safety
-/// As [`crate::smg_memory_search_hits`]; `since` and `until` null or NUL-terminated.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)] // The C signature: one call, no options struct.
-pub unsafe extern "C" fn smg_memory_search_within(
-    mem: *const crate::SmgMemory,
-    query: *const c_char,
-    k: usize,
-    flags: u32,
-    since: *const c_char,
-    until: *const c_char,
-    bytes_out: *mut *mut u8,
-    len_out: *mut usize,
-) -> SmgStatus {
-    // SAFETY: forwarded from the caller's guarantees.
-    let period = || unsafe { period(since, until) };
-    // SAFETY: forwarded from the caller's guarantees.
-    unsafe { search_hits(mem, query, k, flags, period, bytes_out, len_out) }
-}
-
 /// [`crate::smg_memory_context`] of the turns inside a span of time, given as
-/// [`smg_memory_search_within`] takes it; working memory (summary, goals, artifacts
+/// [`crate::smg_memory_search_within`] takes it; working memory (summary, goals, artifacts
 /// in use) is the memory's present and is kept.
 ///
 /// # Safety
