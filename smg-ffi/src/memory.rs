@@ -14,7 +14,9 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
-use smg_engine::search::{prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults};
+use smg_engine::search::{
+    ingest_into_indexed_bytes, prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults,
+};
 use smg_format::file::WriteLock;
 use smg_format::{Document, Limits};
 
@@ -449,7 +451,7 @@ pub unsafe extern "C" fn smg_ingest(
         let doc = Document::new(smg_format::model::Timestamp::from_static(
             "1970-01-01T00:00:00Z",
         ));
-        let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli)?;
+        let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli, false)?;
         smg_format::file::write_atomic(std::path::Path::new(output), &bytes)
             .map_err(format_error)?;
         Ok(summary)
@@ -475,7 +477,8 @@ pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_c
 
 /// Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
 /// encrypted): messages it already holds are skipped. The file is replaced atomically;
-/// the summary goes to `*json_out` as JSON. Writers of `file` (this call, `smg`) take
+/// the summary goes to `*json_out` as JSON. A packed file that stores a search index
+/// keeps one, made for what it holds now (as `smg ingest --append` does). Writers of `file` (this call, `smg`) take
 /// turns: the call waits up to 10 seconds for another to finish (`SMG_LOCKED`
 /// after that), and refuses to replace a file changed meanwhile by a writer that took
 /// no lock (`SMG_CHANGED`).
@@ -496,9 +499,13 @@ pub unsafe extern "C" fn smg_ingest_append(
         let files = unsafe { read_inputs(inputs, n) }?;
         let path = std::path::Path::new(file);
         let lock = WriteLock::acquire(path, WRITE_WAIT).map_err(format_error)?;
+        let raw = read(file)?;
+        // A file that keeps a search index keeps one, made for what it holds now.
+        let indexed = smg_engine::search::has_search_index(&raw);
         let (doc, encoding) =
-            smg_format::read_file(path, &Limits::default()).map_err(format_error)?;
-        let (summary, bytes) = ingest_into(doc, files, encoding)?;
+            smg_format::from_bytes(&raw, &Limits::default()).map_err(format_error)?;
+        drop(raw);
+        let (summary, bytes) = ingest_into(doc, files, encoding, indexed)?;
         lock.write(&bytes).map_err(format_error)?;
         Ok(summary)
     })
@@ -536,15 +543,23 @@ pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
 /// How long a call that rewrites a file waits for another writer of it.
 pub(crate) const WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Ingest `files` into `doc`, encoded in `encoding`; the summary as JSON, and the bytes.
+/// Ingest `files` into `doc`, encoded in `encoding` (with a search index when
+/// `indexed`); the summary as JSON, and the bytes.
 fn ingest_into(
     doc: Document,
     files: Vec<Input>,
     encoding: smg_format::Encoding,
+    indexed: bool,
 ) -> Result<(String, Vec<u8>), (SmgStatus, String)> {
     let write = smg_format::WriteOptions::new(encoding.for_writing());
-    let (report, bytes) = ingest_into_bytes(doc, files, &IngestOptions::default(), &Silent, &write)
-        .map_err(engine_error)?;
+    let options = IngestOptions::default();
+    let (report, bytes) = if indexed {
+        let limits = Limits::default();
+        ingest_into_indexed_bytes(doc, files, &options, &Silent, &write, &limits)
+    } else {
+        ingest_into_bytes(doc, files, &options, &Silent, &write)
+    }
+    .map_err(engine_error)?;
     let summary = json!({
         "turnsAdded": report.turns_added, "turnsKnown": report.turns_known, "turns": report.turns_total,
         "nodes": report.nodes, "edges": report.edges, "artifacts": report.artifacts,

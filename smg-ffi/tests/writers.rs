@@ -95,3 +95,37 @@ proptest! {
         write_through_the_abi(fixture, &records);
     }
 }
+
+/// An append keeps a packed file's search index: the one `smg_index` would make of
+/// the file after, found by a search of the new turn's words.
+#[test]
+fn an_append_keeps_the_search_index_of_a_packed_file() {
+    use smg_engine::search::{has_search_index, packed_with_search_index, Retriever};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.smg");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid/code-chat.smg");
+    let limits = smg_format::Limits::default();
+    let packed = packed_with_search_index(&std::fs::read(src).unwrap(), &limits).unwrap();
+    std::fs::write(&file, packed).unwrap();
+    let input = dir.path().join("append.jsonl");
+    let record = serde_json::json!({
+        "conversation_id": "later", "message_id": "1", "role": "user",
+        "content": "The quokka sanctuary opens on Rottnest island in March.",
+    });
+    std::fs::write(&input, record.to_string()).unwrap();
+    let (path, inputs) = (c(&file), [c(&input)]);
+    let ptrs: Vec<*const c_char> = inputs.iter().map(|s| s.as_ptr()).collect();
+    let mut out: *mut c_char = null_mut();
+    // SAFETY: live strings, a pointer array of the length given, a local out-pointer.
+    let appended = unsafe { smg_ingest_append(path.as_ptr(), ptrs.as_ptr(), 1, &mut out) };
+    free(out);
+    assert_eq!(appended, SmgStatus::Ok);
+    assert_valid(&file, "smg_ingest_append");
+    let bytes = std::fs::read(&file).unwrap();
+    assert!(has_search_index(&bytes));
+    assert_eq!(packed_with_search_index(&bytes, &limits).unwrap(), bytes);
+    let r = Retriever::open_packed(&file, &limits).unwrap().unwrap();
+    assert!(r.used_stored_index());
+    let hits = r.search_turns("quokka sanctuary", 1).unwrap();
+    assert!(hits[0].turn.content.contains("quokka"), "{hits:?}");
+}

@@ -42,8 +42,8 @@ pub use period::Period;
 pub use prompt::{prompt, Prompt};
 use scores::Scores;
 pub use stored::{
-    encode_indexed, encode_with_search_index, has_search_index, packed_with_search_index,
-    with_search_index, EXTENSION,
+    encode_indexed, encode_with_search_index, has_search_index, ingest_into_indexed_bytes,
+    packed_with_search_index, with_search_index, EXTENSION,
 };
 pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;

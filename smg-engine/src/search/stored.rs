@@ -246,6 +246,28 @@ pub fn encode_indexed(
     )?)
 }
 
+/// [`crate::ingest::ingest_into_bytes`] for a memory that keeps a search index:
+/// `inputs` ingested into `doc`, written with `write` (the packed layout, else
+/// `SMG-E020`) with an index of the result, made from the turns the ingest held.
+/// What `smg ingest --append` writes into a packed file that stores an index.
+pub fn ingest_into_indexed_bytes(
+    mut doc: Document,
+    inputs: Vec<crate::ingest::Input>,
+    options: &crate::ingest::IngestOptions,
+    progress: &dyn crate::ingest::Progress,
+    write: &WriteOptions,
+    limits: &Limits,
+) -> Result<(crate::ingest::IngestReport, Vec<u8>)> {
+    packed_only(write.encoding)?;
+    let (report, archived) =
+        crate::ingest::ingest_keeping_turns(&mut doc, inputs, options, progress)?;
+    // As any ingest's writer: every field checked, the semantic rules held by
+    // ingest's property tests (spec §15, "A writer").
+    smg_format::validate::ensure_fields_valid(&doc)?;
+    let retriever = Retriever::after_ingest(&doc, archived, limits)?;
+    Ok((report, encode_indexed(doc, write, &retriever)?))
+}
+
 /// `SMG-E020` unless `encoding` is the packed layout, the only one a search index is
 /// stored in.
 fn packed_only(encoding: Encoding) -> Result<()> {
