@@ -15,6 +15,7 @@ mod hybrid;
 mod nodes;
 mod period;
 mod pieces;
+mod placed;
 mod prompt;
 mod rules;
 mod scores;
@@ -123,10 +124,14 @@ pub struct Retriever {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Indexes {
     /// Stored as a part of its own, read in place ([`stored`]): each turn's terms,
-    /// session, speaker, segment, the other nodes drawn from it, instant, characters,
-    /// sketch, and whether it places something in time.
+    /// session, speaker, instant, characters, sketch, and whether it places something
+    /// in time.
     #[serde(skip)]
     index: FullText,
+    /// Each turn's segment and the other nodes drawn from it; stored as a part of
+    /// its own, read in place ([`stored`]).
+    #[serde(skip)]
+    placed: placed::Placed,
     /// Stored as a part of its own ([`stored`]).
     #[serde(skip)]
     nodes: nodes::Nodes,
@@ -196,6 +201,7 @@ impl Indexes {
     fn holds_together(&self) -> bool {
         let n = self.index.len();
         self.block_sizes.iter().map(|&b| b as usize).sum::<usize>() == n
+            && self.placed.len() == n
             && self.nodes.holds_together()
             && self
                 .vectors
@@ -211,35 +217,23 @@ impl Indexes {
 }
 
 /// Turn `t` as the turns' index keeps it: its terms, its session and speaker
-/// (`numbered`), its place in the graph, instant, characters, sketch and flags.
-fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32), graph: InGraph<'_>) -> Doc {
+/// (`numbered`), instant, characters, sketch and flags.
+fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32)) -> Doc {
     let shown = display(t).chars().count() as u64;
     let timed = time::places_in_time(&t.content);
-    let mut numbers = vec![
+    let numbers = vec![
         (Column64::Session, u64::from(numbered.0)),
         (Column64::Speaker, u64::from(numbered.1)),
         (Column64::Chars, shown),
         (Column64::Sketch, sketch::Sketch::of(&t.content).to_u64()),
         (Column64::Flags, if timed { FLAG_TIMED } else { 0 }),
     ];
-    numbers.extend(graph.segment.map(|s| (Column64::Segment, u64::from(s))));
     Doc {
         terms,
         numbers,
         time: t.timestamp.as_deref().and_then(time::instant),
-        // A turn's links are the nodes drawn from it (all of one strength).
-        links: graph.drawn.iter().map(|&n| (n, 1.0)).collect(),
         ..Doc::default()
     }
-}
-
-/// A turn's place in the graph, by node numbers among the nodes retrieval knows.
-#[derive(Clone, Copy)]
-struct InGraph<'a> {
-    /// The segment it belongs to.
-    segment: Option<u32>,
-    /// The other nodes whose provenance names it (memories, decisions…).
-    drawn: &'a [u32],
 }
 
 /// Each turn's segment node, and the other nodes drawn from each turn (`numbers`:
@@ -340,20 +334,17 @@ impl Retriever {
         // Tokenising (stemming) is most of the work of opening: in parallel, a few
         // thousand turns at a time so that the token lists never all exist at once.
         let index = FullText::build(turns.chunks(16384).enumerate().flat_map(|(c, chunk)| {
-            let (segment_of, drawn, numbered) = (&segment_of, &drawn, &numbered);
+            let numbered = &numbered;
             chunk
                 .par_iter()
                 .enumerate()
                 .map_init(HashMap::new, move |stems, (j, t)| {
                     let i = c * 16384 + j;
-                    let graph = InGraph {
-                        segment: segment_of[i],
-                        drawn: drawn.get(&i).map_or(&[], Vec::as_slice),
-                    };
-                    turn_doc(t, tokens_cached(&display(t), stems), numbered[i], graph)
+                    turn_doc(t, tokens_cached(&display(t), stems), numbered[i])
                 })
                 .collect::<Vec<_>>()
         }))?;
+        let placed = placed::Placed::build(&segment_of, &drawn)?;
         let nodes = nodes::Nodes::new(doc, index.latest())?;
         let vectors = vectors::Vectors::new(doc, &position, &node_numbers);
         Ok(Retriever {
@@ -365,6 +356,7 @@ impl Retriever {
                 vectors,
                 speakers,
                 index,
+                placed,
             },
             turns: turns::TurnStore::Loaded(turns),
             stored: false,
@@ -399,20 +391,14 @@ impl Retriever {
 
     /// The segment node turn `i` belongs to (its number among the nodes).
     fn segment_number(&self, i: usize) -> Option<u32> {
-        u32::try_from(self.value(Column64::Segment, i)?).ok()
+        self.ix.placed.segment(i)
     }
 
     /// The nodes drawn from turn `i` other than its segment (memories, decisions…),
     /// by their numbers among the nodes, in number order.
     fn drawn(&self, i: usize) -> Vec<u32> {
-        let mut nodes: Vec<u32> = self
-            .ix
-            .index
-            .links(i as u32)
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|&n| (n as usize) < self.ix.nodes.len())
-            .collect();
+        let mut nodes: Vec<u32> = self.ix.placed.drawn(i);
+        nodes.retain(|&n| (n as usize) < self.ix.nodes.len());
         nodes.sort_unstable();
         nodes.dedup();
         nodes
@@ -464,7 +450,7 @@ impl Retriever {
             .find(id)?
             .filter(|&s| self.ix.nodes.is_segment(s))
             .ok_or_else(|| crate::Error::UnknownNode(id.to_string()))?;
-        let turns = self.ix.index.numbered(Column64::Segment, u64::from(s));
+        let turns = self.ix.placed.turns_of(s);
         let turns: Vec<usize> = turns.into_iter().map(|i| i as usize).collect();
         let read = self.turns.get_many(&turns)?;
         Ok(read.into_iter().map(Cow::into_owned).collect())

@@ -1,13 +1,14 @@
 //! The retriever's indexes stored in a packed file as its `search` extension (spec
 //! §2.3), so that opening the file reads them instead of tokenising every turn. The
-//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of six
-//! parts (u64 each, little-endian), the six parts, then the turns' frames
+//! bytes: `smg-search`, a format version (u16, little-endian), the lengths of seven
+//! parts (u64 each, little-endian), the seven parts, then the turns' frames
 //! ([`Frames`]). The first three parts are each Zstandard (with a checksum) of a
 //! postcard encoding: the turns' indexes (with a digest of the turns they describe),
 //! the nodes' (the two are read side by side), and the frames' head. The next two are
-//! the full-text indexes of the turns and of the nodes ([`FullText`] blobs), the last
-//! the embeddings' rows ([`super::vectors`]); all three are stored as they are so that
-//! a lazy open reads them in place from the memory-mapped file. A lazy open
+//! the full-text indexes of the turns and of the nodes ([`FullText`] blobs), then the
+//! embeddings' rows ([`super::vectors`]) and each turn's place in the graph
+//! ([`super::placed`]); all four are stored as they are so that a lazy open reads them
+//! in place from the memory-mapped file. A lazy open
 //! decompresses the three first parts and reads no frame: frames are read when their
 //! turns are asked for. Since the extension is read a part at a time, each part and each frame
 //! checks itself. A stored index that does not fit is not used: the file is indexed
@@ -30,19 +31,24 @@ use tantivy::directory::FileSlice;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 20;
+const VERSION: u16 = 21;
 /// The versions read. 15 and before held smg's own postings rather than tantivy's;
 /// 16 kept what is known of each turn and node in the compressed parts rather than
 /// in the full-text indexes; 17 did not link a turn to the nodes drawn from it; 18
 /// kept the embeddings in the first compressed part, decoded at every open; 19 kept
-/// no sign bits of the embeddings, by which a search narrows many rows. Such an
+/// no sign bits of the embeddings, by which a search narrows many rows; 20 kept each
+/// turn's segment and the nodes drawn from it in the turns' full-text index, which an
+/// append could then not add to. Such an
 /// index is not read (search builds one in memory, and says so) and the next write
 /// stores a new one.
 const READS: [u16; 1] = [VERSION];
-/// The parts: three compressed, the two full-text indexes, the embeddings' rows.
-const PARTS: usize = 6;
+/// The parts: three compressed, the two full-text indexes, the embeddings' rows,
+/// the turns' places in the graph.
+const PARTS: usize = 7;
 /// The part that holds the embeddings' rows.
 const VECTORS: usize = 5;
+/// The part that holds the turns' places in the graph.
+const PLACED: usize = 6;
 /// Bytes before the parts: the magic, the version, the parts' lengths.
 const PREFIX: usize = MAGIC.len() + 2 + PARTS * 8;
 /// Zstandard level: the index is written once and read at every open.
@@ -83,6 +89,7 @@ impl Retriever {
                 .vectors
                 .as_ref()
                 .map_or(Vec::new(), |v| v.row_bytes().to_vec()),
+            self.ix.placed.to_bytes()?,
         ];
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -364,6 +371,7 @@ fn read<'a>(
     ix.nodes = nodes?;
     ix.index = FullText::open(raw(3)?)?;
     ix.nodes.index = FullText::open(raw(4)?)?;
+    ix.placed = super::placed::Placed::open(raw(PLACED)?)?;
     if let Some(vectors) = ix.vectors.take() {
         ix.vectors = Some(vectors.with_rows(raw(VECTORS)?.read_bytes().ok()?));
     }

@@ -19,8 +19,6 @@ pub(crate) enum Column64 {
     Session,
     /// A turn's speaker, numbered from 0.
     Speaker,
-    /// A turn's segment node, numbered from 0.
-    Segment,
     /// The characters of a turn as a context shows it.
     Chars,
     /// A sketch of the document's words ([`crate::search::sketch`]).
@@ -35,10 +33,9 @@ pub(crate) const FLAG_TIMED: u64 = 1;
 pub(crate) const FLAG_HIT: u64 = 2;
 
 impl Column64 {
-    const ALL: [Column64; 6] = [
+    const ALL: [Column64; 5] = [
         Column64::Session,
         Column64::Speaker,
-        Column64::Segment,
         Column64::Chars,
         Column64::Sketch,
         Column64::Flags,
@@ -48,7 +45,6 @@ impl Column64 {
         match self {
             Column64::Session => "session",
             Column64::Speaker => "speaker",
-            Column64::Segment => "segment",
             Column64::Chars => "chars",
             Column64::Sketch => "sketch",
             Column64::Flags => "flags",
@@ -248,11 +244,6 @@ impl Values {
         in_range(self.time.as_ref(), within.start..=within.end - 1, docs)
     }
 
-    /// The documents whose number in column `c` is `value`, in order.
-    pub(super) fn numbered(&self, c: Column64, value: u64, docs: Range<DocId>) -> Vec<DocId> {
-        in_range(self.numbers[c as usize].as_ref(), value..=value, docs)
-    }
-
     /// The record of document `doc` of the searcher's one segment.
     pub(super) fn record(&self, searcher: &Searcher, doc: DocId) -> tantivy::Result<Vec<u8>> {
         let d: TantivyDocument = searcher.doc(DocAddress::new(0, doc))?;
@@ -264,7 +255,7 @@ impl Values {
 }
 
 /// The documents among `docs` whose value in `column` is in `values`, in order.
-fn in_range<T>(
+pub(crate) fn in_range<T>(
     column: Option<&Column<T>>,
     values: RangeInclusive<T>,
     docs: Range<DocId>,
@@ -393,12 +384,6 @@ impl super::FullText {
     /// order: a scan of the time column, nothing else read.
     pub(crate) fn timed_within(&self, within: Range<i64>) -> Vec<u32> {
         self.scan(|values, docs| values.timed_within(within, docs))
-    }
-
-    /// The documents whose number in column `c` is `value`, in number order: a scan
-    /// of the column.
-    pub(crate) fn numbered(&self, c: Column64, value: u64) -> Vec<u32> {
-        self.scan(|values, docs| values.numbered(c, value, docs))
     }
 
     /// What `f` finds among all the documents; none in a damaged index.
