@@ -111,12 +111,13 @@ pub(crate) fn save_indexed(
 /// are not (spec §15: they decode the whole archive again — a fifth of an append to
 /// a million turns; ingest's property tests hold them), as when ingest streams a file
 /// out. The search index is made from the turns the ingest held (`archived`), when
-/// given, rather than from every block decoded again.
+/// given, rather than from every block decoded again, and added to the index of the
+/// file before (`previous`) when there is one.
 pub(crate) fn save_ingested(
     path: &Path,
     loaded: Loaded,
     indexed: bool,
-    archived: Option<Archived>,
+    archived: Option<(Archived, Option<Retriever>)>,
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
     smg_format::validate::ensure_fields_valid(&loaded.doc)?;
@@ -124,17 +125,19 @@ pub(crate) fn save_ingested(
 }
 
 /// [`write_checked`], with a search index when `indexed` (never in an encrypted file),
-/// made from `archived` when given.
+/// made from `archived` when given (and added to the retriever beside it).
 fn write_indexed(
     path: &Path,
     loaded: Loaded,
     indexed: bool,
-    archived: Option<Archived>,
+    archived: Option<(Archived, Option<Retriever>)>,
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
     let index = if indexed && loaded.encryption.is_none() {
         let retriever = match archived {
-            Some(turns) => Retriever::after_ingest(&loaded.doc, turns, limits)?,
+            Some((turns, previous)) => {
+                Retriever::after_ingest(&loaded.doc, turns, previous.as_ref(), limits)?
+            }
             None => Retriever::new(&loaded.doc, limits)?,
         };
         Some(retriever.index_bytes()?)

@@ -745,7 +745,8 @@ fn a_stored_search_index_answers_the_same() {
         "--index",
     ]);
     assert_eq!(std::fs::read(d.join("i.smg")).unwrap(), indexed);
-    // Appending to an indexed file indexes it again: the bytes of a whole ingest.
+    // Appending to an indexed file adds the new turns to its index, which answers as
+    // the index of a whole ingest.
     let full = std::fs::read_to_string(&sample).unwrap();
     let early: Vec<&str> = full.lines().take(7).collect();
     std::fs::write(d.join("early.jsonl"), early.join("\n")).unwrap();
@@ -772,7 +773,12 @@ fn a_stored_search_index_answers_the_same() {
         run(&[&append[..], then].concat());
         std::fs::read(d.join("grown.smg")).unwrap()
     };
-    assert_eq!(grown(&["--index"], &[]), indexed);
+    let added = grown(&["--index"], &[]);
+    assert_ne!(added, indexed, "a segment added, not the index made anew");
+    assert_eq!(ask("grown.smg"), before);
+    run(&["validate", "grown.smg"]);
+    run(&["index", "grown.smg"]);
+    assert_eq!(std::fs::read(d.join("grown.smg")).unwrap(), indexed);
     // An unindexed packed file stays so, unless asked; a JSON one cannot hold one.
     assert_eq!(grown(&[], &[]), plain);
     assert_eq!(grown(&[], &["--index"]), indexed);

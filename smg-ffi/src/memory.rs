@@ -451,7 +451,7 @@ pub unsafe extern "C" fn smg_ingest(
         let doc = Document::new(smg_format::model::Timestamp::from_static(
             "1970-01-01T00:00:00Z",
         ));
-        let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli, false)?;
+        let (summary, bytes) = ingest_into(doc, files, smg_format::Encoding::Brotli, None)?;
         smg_format::file::write_atomic(std::path::Path::new(output), &bytes)
             .map_err(format_error)?;
         Ok(summary)
@@ -505,7 +505,14 @@ pub unsafe extern "C" fn smg_ingest_append(
         let (doc, encoding) =
             smg_format::from_bytes(&raw, &Limits::default()).map_err(format_error)?;
         drop(raw);
-        let (summary, bytes) = ingest_into(doc, files, encoding, indexed)?;
+        // The index the file stores, read in place: the new turns are added to it.
+        let previous = match indexed {
+            true => Retriever::open_packed(path, &Limits::default())
+                .ok()
+                .flatten(),
+            false => None,
+        };
+        let (summary, bytes) = ingest_into(doc, files, encoding, indexed.then_some(previous))?;
         lock.write(&bytes).map_err(format_error)?;
         Ok(summary)
     })
@@ -543,21 +550,29 @@ pub(crate) fn read(path: &str) -> Result<Vec<u8>, (SmgStatus, String)> {
 /// How long a call that rewrites a file waits for another writer of it.
 pub(crate) const WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Ingest `files` into `doc`, encoded in `encoding` (with a search index when
-/// `indexed`); the summary as JSON, and the bytes.
+/// Ingest `files` into `doc`, encoded in `encoding`, with a search index when
+/// `indexed` (added to the retriever in it, the file's before); the summary as JSON,
+/// and the bytes.
 fn ingest_into(
     doc: Document,
     files: Vec<Input>,
     encoding: smg_format::Encoding,
-    indexed: bool,
+    indexed: Option<Option<Retriever>>,
 ) -> Result<(String, Vec<u8>), (SmgStatus, String)> {
     let write = smg_format::WriteOptions::new(encoding.for_writing());
     let options = IngestOptions::default();
-    let (report, bytes) = if indexed {
-        let limits = Limits::default();
-        ingest_into_indexed_bytes(doc, files, &options, &Silent, &write, &limits)
-    } else {
-        ingest_into_bytes(doc, files, &options, &Silent, &write)
+    let limits = Limits::default();
+    let (report, bytes) = match indexed {
+        Some(previous) => ingest_into_indexed_bytes(
+            doc,
+            files,
+            &options,
+            &Silent,
+            &write,
+            previous.as_ref(),
+            &limits,
+        ),
+        None => ingest_into_bytes(doc, files, &options, &Silent, &write),
     }
     .map_err(engine_error)?;
     let summary = json!({

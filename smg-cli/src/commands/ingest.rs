@@ -101,6 +101,11 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let indexed = args.index || smg_engine::search::has_search_index(&raw);
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
+            // The index the file stores, read in place: the new turns are added to it.
+            let previous = match indexed {
+                true => Retriever::open_packed(path, &ctx.limits).ok().flatten(),
+                false => None,
+            };
             let key = SealedArg {
                 passphrase_file: args.seal_passphrase_file.clone(),
             };
@@ -122,7 +127,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                         opened.seal_again(&mut loaded.doc, pass)?;
                         None
                     }
-                    None => Some(archived),
+                    None => Some((archived, previous)),
                 };
                 save_ingested(path, loaded, indexed, archived, &ctx.limits)?;
                 report
@@ -148,7 +153,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let write = write_options(&args.encode)?;
             let (report, bytes) = if args.index {
                 let (report, archived) = whole(&mut doc, inputs)?;
-                let retriever = Retriever::after_ingest(&doc, archived, &ctx.limits)?;
+                let retriever = Retriever::after_ingest(&doc, archived, None, &ctx.limits)?;
                 (report, encode_indexed(doc, &write, &retriever)?)
             } else if model.is_some() {
                 let (report, _) = whole(&mut doc, inputs)?;

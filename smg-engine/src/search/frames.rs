@@ -245,40 +245,79 @@ thread_local! {
     static CONTEXT: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
 }
 
+/// Each frame's columns of `turns`, encoded, [`FRAME`] turns a frame.
+fn serialized(turns: &[Turn]) -> Result<Vec<Vec<u8>>> {
+    turns
+        .par_chunks(FRAME)
+        .map(|chunk| postcard::to_stdvec(&Columns::of(chunk)).map_err(|e| damaged(e.to_string())))
+        .collect()
+}
+
+/// Each of `raw` compressed with `dictionary`, in parallel.
+fn compressed(raw: &[Vec<u8>], dictionary: &[u8]) -> Result<Vec<Vec<u8>>> {
+    raw.par_iter()
+        .map_init(
+            || compressor(LEVEL, dictionary),
+            |c, frame| match c {
+                Ok(c) => c.compress(frame).map_err(|e| damaged(e.to_string())),
+                Err(e) => Err(damaged(e.to_string())),
+            },
+        )
+        .collect()
+}
+
+/// The frames of `len` turns: those in `bytes` (ending at `ends`), then `frames`.
+fn joined(
+    mut bytes: Vec<u8>,
+    mut ends: Vec<u64>,
+    frames: Vec<Vec<u8>>,
+    len: usize,
+    dictionary: Vec<u8>,
+) -> Frames {
+    for f in frames {
+        bytes.extend(f);
+        ends.push(bytes.len() as u64);
+    }
+    let head = Head {
+        len,
+        dictionary,
+        ends,
+    };
+    Frames::new(head, Bytes::Memory(bytes))
+}
+
 impl Frames {
     /// `turns` in frames (compressed in parallel; the same turns give the same bytes).
     pub(crate) fn of(turns: &[Turn]) -> Result<Self> {
-        let raw: Vec<Vec<u8>> = turns
-            .par_chunks(FRAME)
-            .map(|chunk| {
-                postcard::to_stdvec(&Columns::of(chunk)).map_err(|e| damaged(e.to_string()))
-            })
-            .collect::<Result<_>>()?;
+        let raw = serialized(turns)?;
         let samples: Vec<&Vec<u8>> = raw.iter().step_by(SAMPLE_EVERY).collect();
         // Too few samples train no dictionary: small memories go without.
         let dictionary = zstd::dict::from_samples(&samples, DICTIONARY).unwrap_or_default();
-        let frames: Vec<Vec<u8>> = raw
-            .par_iter()
-            .map_init(
-                || compressor(LEVEL, &dictionary),
-                |c, frame| match c {
-                    Ok(c) => c.compress(frame).map_err(|e| damaged(e.to_string())),
-                    Err(e) => Err(damaged(e.to_string())),
-                },
-            )
-            .collect::<Result<_>>()?;
-        let mut bytes = Vec::new();
-        let mut ends = Vec::with_capacity(frames.len());
-        for f in frames {
-            bytes.extend(f);
-            ends.push(bytes.len() as u64);
-        }
-        let head = Head {
-            len: turns.len(),
+        let frames = compressed(&raw, &dictionary)?;
+        Ok(joined(
+            Vec::new(),
+            Vec::new(),
+            frames,
+            turns.len(),
             dictionary,
-            ends,
-        };
-        Ok(Frames::new(head, Bytes::Memory(bytes)))
+        ))
+    }
+
+    /// `turns` in frames, the first of them being these frames' turns: the frames
+    /// that are full are kept as they are, and the rest of the turns are framed with
+    /// the same dictionary (the same frames and turns give the same bytes).
+    pub(crate) fn appended(&self, turns: &[Turn]) -> Result<Self> {
+        let kept = self.head.len / FRAME;
+        let ends = self.head.ends[..kept].to_vec();
+        let bytes = self
+            .read(0, ends.last().copied().unwrap_or(0))?
+            .into_owned();
+        let rest = turns
+            .get(kept * FRAME..)
+            .ok_or_else(|| damaged("fewer turns than the frames hold".into()))?;
+        let dictionary = self.head.dictionary.clone();
+        let frames = compressed(&serialized(rest)?, &dictionary)?;
+        Ok(joined(bytes, ends, frames, turns.len(), dictionary))
     }
 
     fn new(head: Head, bytes: Bytes) -> Self {
@@ -433,5 +472,26 @@ mod tests {
         let damaged = Frames::new(head, Bytes::Memory(bytes));
         assert_eq!(damaged.get(0).unwrap_err().code(), "SMG-E006");
         assert!(damaged.get(FRAME).is_ok());
+    }
+
+    #[test]
+    fn appended_frames_keep_the_full_ones_and_give_back_every_turn() {
+        let all = turns(FRAME * 40 + 7);
+        let first = Frames::of(&all[..FRAME * 30 + 5]).unwrap();
+        let (head, bytes) = first.parts().unwrap();
+        let kept = head.ends[29] as usize;
+        let grown = first.appended(&all).unwrap();
+        let (grown_head, grown_bytes) = grown.parts().unwrap();
+        assert!(grown_head.holds_together(all.len(), grown_bytes.len() as u64));
+        assert_eq!(&grown_bytes[..kept], &bytes[..kept]);
+        assert_eq!(grown_head.dictionary, head.dictionary);
+        assert_eq!(
+            grown.appended(&all).unwrap().parts().unwrap().1,
+            grown_bytes
+        );
+        for (i, t) in all.iter().enumerate() {
+            assert_eq!(&grown.get(i).unwrap(), t);
+        }
+        assert!(first.appended(&all[..FRAME]).is_err());
     }
 }

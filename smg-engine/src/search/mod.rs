@@ -59,6 +59,8 @@ pub(crate) enum Key {
     Node(u32),
 }
 
+/// Turns of a stored index compared field by field with the turns an append holds.
+const SPOT_CHECKS: usize = 16;
 /// Matches that go on to the neighbour, session, speaker and time rules; in a large
 /// archive the rest (weak matches of common words) cannot reach the top.
 const CANDIDATES: usize = 2000;
@@ -216,6 +218,22 @@ impl Indexes {
     }
 }
 
+/// The turns' index's documents of `turns`, numbered as `numbered` says. Tokenising
+/// (stemming) is most of the work of opening: in parallel, a few thousand turns at a
+/// time so that the token lists never all exist at once.
+fn turn_docs<'a>(turns: &'a [Turn], numbered: &'a [(u32, u32)]) -> impl Iterator<Item = Doc> + 'a {
+    let pieces = turns.chunks(16384).zip(numbered.chunks(16384));
+    pieces.flat_map(|(chunk, numbered)| {
+        chunk
+            .par_iter()
+            .zip(numbered)
+            .map_init(HashMap::new, |stems, (t, &n)| {
+                turn_doc(t, tokens_cached(&display(t), stems), n)
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
 /// Turn `t` as the turns' index keeps it: its terms, its session and speaker
 /// (`numbered`), instant, characters, sketch and flags.
 fn turn_doc(t: &Turn, terms: Vec<String>, numbered: (u32, u32)) -> Doc {
@@ -287,7 +305,7 @@ impl Retriever {
     /// source records).
     pub fn new(doc: &Document, limits: &Limits) -> Result<Self> {
         let (turns, block_sizes) = load_turns(doc, limits)?;
-        Retriever::index(doc, turns, block_sizes)
+        Retriever::index(doc, turns, block_sizes, None)
     }
 
     /// [`Retriever::new`] of a memory an ingest just wrote, from the turns it held
@@ -295,21 +313,63 @@ impl Retriever {
     /// again. `doc` must be the document that ingest wrote; when its archive's blocks
     /// do not hold those turns (the document was changed since: sections sealed
     /// again, turns taken out), it is read as [`Retriever::new`] reads it.
+    ///
+    /// With `previous`, the retriever of the memory before the ingest (its stored
+    /// index, [`Retriever::open_packed`]), an append adds to it: the turns it
+    /// indexed keep their index and frames, the new turns join them as a segment of
+    /// their own, and only what the graph tells of each turn is made anew. A
+    /// `previous` that does not describe the first of the turns, or fewer than
+    /// half of them, is not used.
     pub fn after_ingest(
         doc: &Document,
         archived: crate::ingest::Archived,
+        previous: Option<&Retriever>,
         limits: &Limits,
     ) -> Result<Self> {
         let turns = archived.into_turns();
         match block_sizes(doc, &turns) {
-            Some(sizes) => Retriever::index(doc, turns, sizes),
+            Some(sizes) => Retriever::index(doc, turns, sizes, previous),
             None => Retriever::new(doc, limits),
         }
     }
 
+    /// How many of `turns` (all of a memory's, in order) this retriever's indexes
+    /// describe, when they describe the first of them and at least half: an index
+    /// and frames of fewer are made anew (the frames' dictionary is trained on the
+    /// turns it first framed). Turns are known by their numbers, and a few of them,
+    /// spread over the archive, by every field: an ingest never changes a turn it
+    /// archived, so only the index of another memory could differ.
+    fn continued_by(&self, turns: &[Turn]) -> Option<usize> {
+        let k = self.ix.index.len();
+        let fits = k <= turns.len()
+            && k * 2 >= turns.len()
+            && self.turns.len() == k
+            && self.ix.placed.len() == k
+            && self.ix.digest == stored::digest(&turns[..k]);
+        let mut checked: Vec<usize> = (0..SPOT_CHECKS).map(|j| j * k / SPOT_CHECKS).collect();
+        checked.push(k.saturating_sub(1));
+        checked.dedup();
+        let same = |checked: &[usize]| {
+            let read = self.turns.get_many(checked).ok()?;
+            let same = read.iter().zip(checked).all(|(t, &i)| {
+                let mut held = turns[i].clone();
+                held.extra = Default::default();
+                **t == held
+            });
+            same.then_some(())
+        };
+        (fits && (k == 0 || same(&checked).is_some())).then_some(k)
+    }
+
     /// Index `turns`, the archive of `doc` (blocks of `block_sizes` turns), and
-    /// `doc`'s graph.
-    fn index(doc: &Document, turns: Vec<Turn>, block_sizes: Vec<u32>) -> Result<Self> {
+    /// `doc`'s graph; adding to the indexes of `previous` when it describes the
+    /// first of the turns ([`Retriever::continued_by`]).
+    fn index(
+        doc: &Document,
+        turns: Vec<Turn>,
+        block_sizes: Vec<u32>,
+        previous: Option<&Retriever>,
+    ) -> Result<Self> {
         let position: HashMap<u64, usize> = turns
             .iter()
             .enumerate()
@@ -331,34 +391,34 @@ impl Retriever {
         for (name, n) in names {
             speakers[n as usize] = name.map(tokens).unwrap_or_default();
         }
-        // Tokenising (stemming) is most of the work of opening: in parallel, a few
-        // thousand turns at a time so that the token lists never all exist at once.
-        let index = FullText::build(turns.chunks(16384).enumerate().flat_map(|(c, chunk)| {
-            let numbered = &numbered;
-            chunk
-                .par_iter()
-                .enumerate()
-                .map_init(HashMap::new, move |stems, (j, t)| {
-                    let i = c * 16384 + j;
-                    turn_doc(t, tokens_cached(&display(t), stems), numbered[i])
-                })
-                .collect::<Vec<_>>()
-        }))?;
+        let previous = previous.and_then(|p| Some((p, p.continued_by(&turns)?)));
+        let index = match previous {
+            Some((p, k)) => {
+                p.ix.index
+                    .appended(turn_docs(&turns[k..], &numbered[k..]))?
+            }
+            None => FullText::build(turn_docs(&turns, &numbered))?,
+        };
         let placed = placed::Placed::build(&segment_of, &drawn)?;
         let nodes = nodes::Nodes::new(doc, index.latest())?;
         let vectors = vectors::Vectors::new(doc, &position, &node_numbers);
+        let digest = stored::digest(&turns);
+        let turns = match previous {
+            Some((p, _)) => p.turns.appended(turns)?,
+            None => turns::TurnStore::Loaded(turns),
+        };
         Ok(Retriever {
             ix: Indexes {
                 memory: prompt::PromptMemory::of(doc),
                 block_sizes,
-                digest: stored::digest(&turns),
+                digest,
                 nodes,
                 vectors,
                 speakers,
                 index,
                 placed,
             },
-            turns: turns::TurnStore::Loaded(turns),
+            turns,
             stored: false,
             tokens: Tokens::Chars,
         })
@@ -608,6 +668,8 @@ pub fn display(t: &Turn) -> String {
     format!("{who}: {}", t.content)
 }
 
+#[cfg(test)]
+mod appended;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

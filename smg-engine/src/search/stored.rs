@@ -128,7 +128,7 @@ impl Retriever {
                 tokens: Tokens::Chars,
             });
         }
-        Retriever::index(doc, turns, block_sizes)
+        Retriever::index(doc, turns, block_sizes, None)
     }
 
     /// Open the bytes of a memory file (`doc`, already read from them): with the
@@ -255,14 +255,17 @@ pub fn encode_indexed(
 
 /// [`crate::ingest::ingest_into_bytes`] for a memory that keeps a search index:
 /// `inputs` ingested into `doc`, written with `write` (the packed layout, else
-/// `SMG-E020`) with an index of the result, made from the turns the ingest held.
-/// What `smg ingest --append` writes into a packed file that stores an index.
+/// `SMG-E020`) with an index of the result, made from the turns the ingest held and
+/// added to `previous`, the retriever of `doc`'s file before
+/// ([`Retriever::after_ingest`]). What `smg ingest --append` writes into a packed
+/// file that stores an index.
 pub fn ingest_into_indexed_bytes(
     mut doc: Document,
     inputs: Vec<crate::ingest::Input>,
     options: &crate::ingest::IngestOptions,
     progress: &dyn crate::ingest::Progress,
     write: &WriteOptions,
+    previous: Option<&Retriever>,
     limits: &Limits,
 ) -> Result<(crate::ingest::IngestReport, Vec<u8>)> {
     packed_only(write.encoding)?;
@@ -271,7 +274,7 @@ pub fn ingest_into_indexed_bytes(
     // As any ingest's writer: every field checked, the semantic rules held by
     // ingest's property tests (spec §15, "A writer").
     smg_format::validate::ensure_fields_valid(&doc)?;
-    let retriever = Retriever::after_ingest(&doc, archived, limits)?;
+    let retriever = Retriever::after_ingest(&doc, archived, previous, limits)?;
     Ok((report, encode_indexed(doc, write, &retriever)?))
 }
 

@@ -52,6 +52,15 @@ impl TurnStore {
         }
     }
 
+    /// The store of `turns`, the first of them being this store's: frames keep the
+    /// frames that are full and frame the rest; loaded turns are replaced.
+    pub(crate) fn appended(&self, turns: Vec<Turn>) -> Result<TurnStore> {
+        Ok(match self {
+            TurnStore::Loaded(_) => TurnStore::Loaded(turns),
+            TurnStore::Framed(frames) => TurnStore::Framed(Box::new(frames.appended(&turns)?)),
+        })
+    }
+
     fn check(&self, i: usize) -> Result<()> {
         if i >= self.len() {
             return Err(Error::Format(smg_format::Error::InvalidArgument(format!(

@@ -24,8 +24,8 @@ const MAGIC: &[u8; 8] = b"smgtanti";
 /// The file that lists the segments.
 const META: &str = "meta.json";
 
-/// `index` (committed) as one blob; segment ids replaced by digests of their files.
-pub(super) fn pack(index: &Index) -> tantivy::Result<Vec<u8>> {
+/// The files of `index` (committed): its segments' and its list of them, by name.
+pub(super) fn files(index: &Index) -> tantivy::Result<Vec<(String, Vec<u8>)>> {
     let dir = index.directory();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let metas = index.load_metas()?;
@@ -43,6 +43,12 @@ pub(super) fn pack(index: &Index) -> tantivy::Result<Vec<u8>> {
         files.push((name, dir.atomic_read(&path)?));
     }
     files.sort();
+    Ok(files)
+}
+
+/// `index` (committed) as one blob; segment ids replaced by digests of their files.
+pub(super) fn pack(index: &Index) -> tantivy::Result<Vec<u8>> {
+    let mut files = files(index)?;
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut segments: Vec<String> = files
         .iter()

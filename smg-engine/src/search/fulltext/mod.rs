@@ -3,9 +3,11 @@
 //! compressed postings — block-max WAND for a few results, every match scored for
 //! many. Built in memory with one writer
 //! thread into one segment, stored as one blob ([`blob`]) that is read in place: from
-//! a memory-mapped packed file, nothing is copied or unpacked to open it.
+//! a memory-mapped packed file, nothing is copied or unpacked to open it. An append
+//! adds a segment ([`parts`]).
 
 mod blob;
+mod parts;
 mod values;
 mod within;
 
@@ -57,8 +59,9 @@ struct Inner {
     /// Per segment: each document's number (opened once: opening a column costs
     /// more than reading thousands of values).
     numbers: Vec<Arc<dyn ColumnValues<u64>>>,
-    /// What is kept beside the terms, of the one segment (none when empty).
-    values: Option<values::Values>,
+    /// The segments that hold documents, in number order, with what each keeps
+    /// beside the terms.
+    parts: Vec<parts::Part>,
     /// The documents inside the last time range a query kept to.
     last_within: within::Last,
     /// The field of the documents' keys.
@@ -107,26 +110,12 @@ impl FullText {
         every: usize,
     ) -> Result<Self> {
         let index = Index::create_in_ram(schema());
-        let schema = index.schema();
-        let (text, number) = fields(&schema).ok_or_else(|| damaged("schema"))?;
-        let kept = values::Fields::of(&schema).ok_or_else(|| damaged("schema"))?;
         let mut writer: IndexWriter = index
             .writer_with_num_threads(1, WRITER_BUDGET)
             .map_err(damaged)?;
         // Merges only when asked, so that what is written does not depend on timing.
         writer.set_merge_policy(Box::new(NoMergePolicy));
-        for (n, given) in docs.into_iter().enumerate() {
-            let given: Doc = given.into();
-            let mut doc = TantivyDocument::default();
-            kept.add(&given, &mut doc);
-            doc.add_text(text, given.terms.join(" "));
-            doc.add_u64(number, n as u64);
-            writer.add_document(doc).map_err(damaged)?;
-            if (n + 1) % every == 0 {
-                writer.commit().map_err(damaged)?;
-            }
-        }
-        writer.commit().map_err(damaged)?;
+        add_all(&index, &mut writer, docs, 0, every)?;
         let segments = in_order(&index).map_err(damaged)?;
         if segments.len() > 1 {
             writer.merge(&segments).wait().map_err(damaged)?;
@@ -166,16 +155,13 @@ impl FullText {
             .iter()
             .map(|r| Ok(r.fast_fields().u64(NUMBER)?.first_or_default_col(0)))
             .collect::<tantivy::Result<_>>()?;
-        let values = match searcher.segment_readers() {
-            [one] => Some(values::Values::open(one, &kept)?),
-            _ => None,
-        };
+        let parts = parts::of(&searcher, &kept)?;
         Ok(FullText(Some(Inner {
             index,
             searcher,
             text,
             numbers,
-            values,
+            parts,
             key: kept.key,
             last_within: within::Last::default(),
             len,
@@ -195,8 +181,9 @@ impl FullText {
         self.0.as_ref().map_or(0, |i| i.len)
     }
 
-    /// Whether a stored index holds together: one segment (or none), every document
-    /// once, each numbered below their count.
+    /// Whether a stored index holds together: segments that number their documents
+    /// from 0 on, one after another, every document once, each numbered below
+    /// their count.
     fn holds_together(&self) -> bool {
         let Some(inner) = &self.0 else {
             return true;
@@ -206,7 +193,13 @@ impl FullText {
             let below = || c.num_vals() == r.max_doc() && c.max_value() < inner.len as u64;
             r.max_doc() == 0 || catch_unwind(AssertUnwindSafe(below)).unwrap_or(false)
         };
-        readers.len() <= 1
+        let laid_out = |p: &parts::Part| {
+            let last = || inner.numbers.get(p.ord as usize).map(|c| c.max_value());
+            let last = catch_unwind(AssertUnwindSafe(last)).ok().flatten();
+            last == Some(u64::from(p.base) + u64::from(p.len) - 1)
+        };
+        parts::contiguous(&inner.parts)
+            && inner.parts.iter().all(laid_out)
             && readers.iter().all(|r| !r.has_deletes())
             && readers.iter().map(|r| r.max_doc() as usize).sum::<usize>() == inner.len
             && readers.iter().zip(&inner.numbers).all(numbered)
@@ -321,15 +314,8 @@ impl FullText {
         if within.start >= within.end {
             return None;
         }
-        // Without the one segment's values, no document has a time.
-        let values = inner.values.as_ref()?;
-        let max_doc = u32::try_from(inner.len).ok()?;
-        let range: Box<dyn Query> = Box::new(within::Within::of(
-            values,
-            within,
-            max_doc,
-            &inner.last_within,
-        ));
+        let range: Box<dyn Query> =
+            Box::new(within::Within::of(&inner.parts, within, &inner.last_within));
         let both = vec![
             (Occur::Must, Box::new(words) as Box<dyn Query>),
             (Occur::Must, range),
@@ -392,6 +378,33 @@ impl Inner {
         let n = catch_unwind(AssertUnwindSafe(|| column.get_val(at.doc_id))).ok()?;
         u32::try_from(n).ok().filter(|&n| (n as usize) < self.len)
     }
+}
+
+/// `docs` added to `index` by `writer`, numbered from `first` on, committed after
+/// every `every` of them and at the end.
+fn add_all<D: Into<Doc>>(
+    index: &Index,
+    writer: &mut IndexWriter,
+    docs: impl IntoIterator<Item = D>,
+    first: u64,
+    every: usize,
+) -> Result<()> {
+    let schema = index.schema();
+    let (text, number) = fields(&schema).ok_or_else(|| damaged("schema"))?;
+    let kept = values::Fields::of(&schema).ok_or_else(|| damaged("schema"))?;
+    for (n, given) in docs.into_iter().enumerate() {
+        let given: Doc = given.into();
+        let mut doc = TantivyDocument::default();
+        kept.add(&given, &mut doc);
+        doc.add_text(text, given.terms.join(" "));
+        doc.add_u64(number, first + n as u64);
+        writer.add_document(doc).map_err(damaged)?;
+        if (n + 1) % every == 0 {
+            writer.commit().map_err(damaged)?;
+        }
+    }
+    writer.commit().map_err(damaged)?;
+    Ok(())
 }
 
 /// The segments of `index`, in the order of the documents they hold: tantivy lists

@@ -354,3 +354,59 @@ fn a_range_past_the_values_finds_nothing() {
         assert_eq!(ix.timed_within(within.clone()), want, "{within:?}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// An index built in pieces — a build, then appends that add segments, stored
+    /// and read back — answers as the index of every document built at once.
+    #[test]
+    fn an_index_appended_to_answers_as_one_built_at_once(
+        docs in prop::collection::vec((corpus_doc(), prop::option::of(0i64..20)), 1..80),
+        cuts in prop::collection::vec(0usize..80, 1..4),
+        q in prop::collection::vec((prop::sample::select(vec!["a", "b", "c", "x"]), 0.1f64..2.0), 1..4),
+        k in prop::sample::select(vec![1usize, 3, 8, PRUNED_MOST + 1]),
+        (from, len) in (0i64..20, 0i64..12),
+    ) {
+        let doc = |(terms, time): &(Vec<String>, Option<i64>)| Doc {
+            terms: terms.clone(),
+            time: *time,
+            weight: time.map(|t| t as f64),
+            record: terms.join(" ").into_bytes(),
+            numbers: vec![(Column64::Chars, terms.len() as u64)],
+            ..Doc::default()
+        };
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % docs.len()).collect();
+        cuts.push(docs.len());
+        cuts.sort_unstable();
+        let mut pieces = FullText::build(docs[..cuts[0]].iter().map(doc)).unwrap();
+        for w in cuts.windows(2) {
+            pieces = pieces.appended(docs[w[0]..w[1]].iter().map(doc)).unwrap();
+        }
+        let stored = FullText::from_bytes(&pieces.to_bytes().unwrap()).unwrap();
+        let whole = FullText::build(docs.iter().map(doc)).unwrap();
+        let q: Vec<(String, f64)> = q.into_iter().map(|(t, w)| (t.to_string(), w)).collect();
+        let within = from..from + len;
+        for ix in [&pieces, &stored] {
+            prop_assert_eq!(ix.len(), docs.len());
+            prop_assert_eq!(ix.top(&q, k, None).unwrap(), whole.top(&q, k, None).unwrap());
+            prop_assert_eq!(
+                ix.top(&q, k, Some(&within)).unwrap(),
+                whole.top(&q, k, Some(&within)).unwrap()
+            );
+            prop_assert_eq!(
+                ix.top_scaled(&q, k, None, |n, s| s + f64::from(n)).unwrap(),
+                whole.top_scaled(&q, k, None, |n, s| s + f64::from(n)).unwrap()
+            );
+            prop_assert_eq!(ix.timed_within(within.clone()), whole.timed_within(within.clone()));
+            prop_assert_eq!(ix.latest(), whole.latest());
+            let all: Vec<u32> = (0..=docs.len() as u32).collect();
+            prop_assert_eq!(ix.numbers(Column64::Chars, &all), whole.numbers(Column64::Chars, &all));
+            for n in all {
+                prop_assert_eq!(ix.time(n), whole.time(n));
+                prop_assert_eq!(ix.weight(n), whole.weight(n));
+                prop_assert_eq!(ix.record(n).ok(), whole.record(n).ok());
+            }
+        }
+    }
+}

@@ -12,6 +12,8 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::schema::{Field, Schema, Value as _, FAST, STORED, STRING};
 use tantivy::{DocAddress, DocId, Searcher, SegmentReader, TantivyDocument, Term};
 
+use super::parts::Part;
+
 /// A number kept per document, read by [`super::FullText::value`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Column64 {
@@ -244,9 +246,9 @@ impl Values {
         in_range(self.time.as_ref(), within.start..=within.end - 1, docs)
     }
 
-    /// The record of document `doc` of the searcher's one segment.
-    pub(super) fn record(&self, searcher: &Searcher, doc: DocId) -> tantivy::Result<Vec<u8>> {
-        let d: TantivyDocument = searcher.doc(DocAddress::new(0, doc))?;
+    /// The record of the document at `at`.
+    pub(super) fn record(&self, searcher: &Searcher, at: DocAddress) -> tantivy::Result<Vec<u8>> {
+        let d: TantivyDocument = searcher.doc(at)?;
         Ok(d.get_first(self.record)
             .and_then(|v| v.as_bytes())
             .map(<[u8]>::to_vec)
@@ -284,18 +286,18 @@ where
 /// Reads of what is kept beside the terms, by document number. A value of a number
 /// past the documents, or of a damaged index, is `None` (never a panic).
 impl super::FullText {
-    /// The place of document `n` in the one segment: documents are laid out in
+    /// The segment of document `n` and its place there: documents are laid out in
     /// number order (one writer thread, segments merged in order).
-    fn at(&self, n: u32) -> Option<(&super::Inner, &Values, DocId)> {
+    fn at(&self, n: u32) -> Option<(&super::Inner, &Part, DocId)> {
         let inner = self.0.as_ref()?;
-        let values = inner.values.as_ref()?;
-        ((n as usize) < inner.len).then_some((inner, values, n))
+        let (part, doc) = super::parts::find(&inner.parts, n)?;
+        Some((inner, part, doc))
     }
 
     fn read<T>(&self, n: u32, f: impl FnOnce(&Values, DocId) -> Option<T>) -> Option<T> {
         let read = || {
-            let (_, values, doc) = self.at(n)?;
-            f(values, doc)
+            let (_, part, doc) = self.at(n)?;
+            f(&part.values, doc)
         };
         catch_unwind(AssertUnwindSafe(read)).ok().flatten()
     }
@@ -305,25 +307,24 @@ impl super::FullText {
         self.read(n, |v, d| v.number(c, d))
     }
 
-    /// Column `c` of documents `ns`, each `None` past the documents.
+    /// Column `c` of documents `ns`, each `None` past the documents: a pass over
+    /// each segment's.
     pub(crate) fn numbers(&self, c: Column64, ns: &[u32]) -> Vec<Option<u64>> {
         let read = || {
             let inner = self.0.as_ref()?;
-            let values = inner.values.as_ref()?;
-            let len = inner.len;
-            let inside: Vec<DocId> = ns.iter().copied().filter(|&n| (n as usize) < len).collect();
-            let mut got = values.numbers(c, &inside).into_iter();
-            Some(
-                ns.iter()
-                    .map(|&n| {
-                        if (n as usize) < len {
-                            got.next().flatten()
-                        } else {
-                            None
-                        }
-                    })
-                    .collect(),
-            )
+            let mut out = vec![None; ns.len()];
+            for part in &inner.parts {
+                let (at, docs): (Vec<usize>, Vec<DocId>) = ns
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, &n)| Some((i, n.checked_sub(part.base)?)))
+                    .filter(|&(_, d)| d < part.len)
+                    .unzip();
+                for (i, v) in at.into_iter().zip(part.values.numbers(c, &docs)) {
+                    out[i] = v;
+                }
+            }
+            Some(out)
         };
         catch_unwind(AssertUnwindSafe(read))
             .ok()
@@ -374,36 +375,42 @@ impl super::FullText {
 
     /// The latest instant of the documents.
     pub(crate) fn latest(&self) -> Option<i64> {
-        let values = self.0.as_ref()?.values.as_ref()?;
-        catch_unwind(AssertUnwindSafe(|| values.latest()))
-            .ok()
-            .flatten()
+        let parts = &self.0.as_ref()?.parts;
+        let latest = || parts.iter().filter_map(|p| p.values.latest()).max();
+        catch_unwind(AssertUnwindSafe(latest)).ok().flatten()
     }
 
     /// The documents whose instant is in `within` (ms, end excluded), in number
     /// order: a scan of the time column, nothing else read.
     pub(crate) fn timed_within(&self, within: Range<i64>) -> Vec<u32> {
-        self.scan(|values, docs| values.timed_within(within, docs))
+        self.scan(|values, docs| values.timed_within(within.clone(), docs))
     }
 
-    /// What `f` finds among all the documents; none in a damaged index.
-    fn scan(&self, f: impl FnOnce(&Values, Range<DocId>) -> Vec<DocId>) -> Vec<u32> {
+    /// What `f` finds among each segment's documents, by number in order; none in a
+    /// damaged index.
+    fn scan(&self, f: impl Fn(&Values, Range<DocId>) -> Vec<DocId>) -> Vec<u32> {
         let Some(inner) = self.0.as_ref() else {
             return Vec::new();
         };
-        let Some(values) = inner.values.as_ref() else {
-            return Vec::new();
+        let all = || {
+            let found = inner.parts.iter().map(|p| {
+                let docs = f(&p.values, 0..p.len);
+                docs.into_iter().map(move |d| p.base + d)
+            });
+            found.flatten().collect()
         };
-        let docs = 0..u32::try_from(inner.len).unwrap_or(u32::MAX);
-        catch_unwind(AssertUnwindSafe(|| f(values, docs))).unwrap_or_default()
+        catch_unwind(AssertUnwindSafe(all)).unwrap_or_default()
     }
 
     /// Document `n`'s record (empty when it has none); a number past the documents
     /// or a record that cannot be read is `SMG-E006`.
     pub(crate) fn record(&self, n: u32) -> crate::error::Result<Vec<u8>> {
-        let (inner, values, doc) = self
+        let (inner, part, doc) = self
             .at(n)
             .ok_or_else(|| super::damaged(format!("no document {n} in the index")))?;
-        super::guarded(|| values.record(&inner.searcher, doc))
+        super::guarded(|| {
+            part.values
+                .record(&inner.searcher, DocAddress::new(part.ord, doc))
+        })
     }
 }

@@ -9,38 +9,53 @@
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use tantivy::index::SegmentId;
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
 use tantivy::{BitSet, DocId, DocSet, Score, SegmentReader, TantivyError};
 
-use super::values::Values;
+use super::parts::Part;
 
-/// The documents of an index's one segment in a set; they score nothing.
+/// The documents of each of an index's segments in a set; they score nothing.
 #[derive(Clone, Debug)]
-pub(super) struct Within(Arc<BitSet>);
+pub(super) struct Within(Arc<Sets>);
+
+/// Each segment's set.
+type Sets = Vec<(SegmentId, BitSet)>;
 
 /// A range and the documents inside it.
-type Kept = (Range<i64>, Arc<BitSet>);
+type Kept = (Range<i64>, Arc<Sets>);
 
 /// The last range asked for and the documents inside it.
 #[derive(Clone, Default)]
 pub(super) struct Last(Arc<Mutex<Option<Kept>>>);
 
 impl Within {
-    /// The documents below `max_doc` whose instant in `values` is in `within`, read
-    /// from `last` when it holds that range.
-    pub(super) fn of(values: &Values, within: &Range<i64>, max_doc: DocId, last: &Last) -> Self {
+    /// The documents of `parts` whose instant is in `within`, read from `last` when
+    /// it holds that range (of the same segments).
+    pub(super) fn of(parts: &[Part], within: &Range<i64>, last: &Last) -> Self {
         let lock = || last.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((range, set)) = lock().as_ref() {
-            if range == within && set.max_value() == max_doc {
-                return Within(Arc::clone(set));
+        let same = |sets: &Sets| {
+            sets.len() == parts.len()
+                && sets
+                    .iter()
+                    .zip(parts)
+                    .all(|((id, set), p)| *id == p.id && set.max_value() == p.len)
+        };
+        if let Some((range, sets)) = lock().as_ref() {
+            if range == within && same(sets) {
+                return Within(Arc::clone(sets));
             }
         }
         // Made without the lock held: searches of other ranges need not wait for it.
-        let set = Arc::new(values.inside(within, max_doc));
-        *lock() = Some((within.clone(), Arc::clone(&set)));
-        Within(set)
+        let sets: Sets = parts
+            .iter()
+            .map(|p| (p.id, p.values.inside(within, p.len)))
+            .collect();
+        let sets = Arc::new(sets);
+        *lock() = Some((within.clone(), Arc::clone(&sets)));
+        Within(sets)
     }
 }
 
@@ -52,12 +67,15 @@ impl Query for Within {
 
 impl Weight for Within {
     fn scorer(&self, reader: &SegmentReader, _boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        // The set is of the one segment: another (never in an index smg wrote) has
-        // nothing inside.
-        if reader.max_doc() != self.0.max_value() {
+        // A segment without a set (one that holds no documents) has nothing inside.
+        let id = reader.segment_id();
+        let Some((_, set)) = self.0.iter().find(|(s, _)| *s == id) else {
+            return Ok(Box::new(EmptyScorer));
+        };
+        if reader.max_doc() != set.max_value() {
             return Ok(Box::new(EmptyScorer));
         }
-        let docs = BitSetDocSet::from(BitSet::clone(&self.0));
+        let docs = BitSetDocSet::from(BitSet::clone(set));
         Ok(Box::new(ConstScorer::new(docs, 0.0)))
     }
 
