@@ -8,6 +8,7 @@
 
 mod blob;
 mod parts;
+mod reads;
 mod values;
 mod within;
 
