@@ -288,6 +288,7 @@ pub(crate) fn run(conversations: usize, smg: &Path, dir: &Path) {
         (start.elapsed() - converted).as_secs_f64()
     );
     measure(&packed);
+    append(smg, dir, &input, &packed);
     // Plain tantivy on the same turns and queries, each step in a fresh process.
     println!("\nPlain tantivy (0.27, its defaults: memory-mapped folder, writer threads = cores) on the same turns and queries:\n");
     println!("| measure | plain tantivy | |\n|---|---|---|");
@@ -301,6 +302,53 @@ pub(crate) fn run(conversations: usize, smg: &Path, dir: &Path) {
         index.to_str().expect("a UTF-8 path"),
         queries,
     ]);
+}
+
+/// Turns appended to the packed file: the last of `input`'s, as a new conversation.
+const APPENDED: usize = 50;
+
+/// `smg ingest --append` of [`APPENDED`] turns to a copy of `packed`, whose stored
+/// index the new turns join as a segment; beside it, the index of the result made
+/// anew (`smg index`), what every append cost before; then the grown file searched.
+fn append(smg: &Path, dir: &Path, input: &Path, packed: &Path) {
+    let all = std::fs::read_to_string(input).expect("read input");
+    let lines: Vec<&str> = all.lines().collect();
+    let new: String = lines[lines.len().saturating_sub(APPENDED)..]
+        .iter()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            let id = format!("appended-{}", v["conversation_id"].as_str().unwrap_or(""));
+            v["conversation_id"] = id.into();
+            format!("{v}\n")
+        })
+        .collect();
+    let more = dir.join("appended.jsonl");
+    std::fs::write(&more, new).expect("write appended turns");
+    let grown = dir.join("memory.appended.smg");
+    std::fs::copy(packed, &grown).expect("copy the packed file");
+    let start = Instant::now();
+    smg_run(smg, &["ingest", "-q", "--append"], &grown, &more);
+    let appended = start.elapsed();
+    let anew = dir.join("memory.anew.smg");
+    std::fs::copy(&grown, &anew).expect("copy the grown file");
+    let start = Instant::now();
+    smg_run(smg, &["index"], &anew, Path::new(""));
+    let indexed = start.elapsed();
+    println!("\n{APPENDED} turns appended (`smg ingest --append`) to the packed file:\n");
+    println!("| measure | time |\n|---|---|");
+    println!(
+        "| the append, its turns added to the stored index as a segment | {:.1} s |",
+        appended.as_secs_f64()
+    );
+    println!(
+        "| the alternative: the index of the grown file made anew (`smg index`) | {:.1} s |",
+        indexed.as_secs_f64()
+    );
+    println!("\nThe grown file, searched (its index in two segments):\n");
+    measure(&grown);
+    for f in [grown.clone(), anew, queries_of(&grown)] {
+        std::fs::remove_file(f).expect("remove a copy");
+    }
 }
 
 /// Where `smg-bench retrieval-read FILE` leaves the queries it asked.
