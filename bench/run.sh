@@ -10,6 +10,7 @@
 #   bash bench/run.sh checkpoint [LOCOMO_DIR] [SIZE_MB]  # delta files vs full files, default 100 MB
 #   bash bench/run.sh merge [SIZE_MB]                # merge two forks grown by 1 % each, default 100 MB
 #   bash bench/run.sh retrieval [CONVERSATIONS]      # search a million turns, default 20000 × 50
+#   bash bench/run.sh retrieval-append               # 50 turns appended to that file, its index added to or made anew (after retrieval)
 #   bash bench/run.sh retrieval-python               # the same file through the Python package vs tantivy's binding (after retrieval)
 #   bash bench/run.sh vectors [DIMENSIONS]           # that file with a vector for every turn, searched with query vectors (after retrieval)
 #   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
@@ -48,6 +49,10 @@ case "${1:-}" in
     mkdir -p bench/out/vectors
     target/release/smg-bench vectors "$out/memory.packed.smg" bench/out/vectors/memory.smg "${2:-384}"
     target/release/smg-bench vectors-read bench/out/vectors/memory.smg "${2:-384}" ;;
+  retrieval-append)
+    [ -f bench/out/retrieval/memory.packed.smg ] || { echo "run bash bench/run.sh retrieval first" >&2; exit 2; }
+    cargo build --release --locked -q -p smg-cli
+    target/release/smg-bench retrieval-append bench/out/retrieval ;;
   retrieval-python)
     out=bench/out/retrieval
     [ -f "$out/memory.packed.smg" ] || { echo "run bash bench/run.sh retrieval first" >&2; exit 2; }
@@ -78,5 +83,5 @@ case "${1:-}" in
             python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-python|vectors|curate|neo4j|view|mcp|exchange [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange [ARGS]" >&2; exit 2 ;;
 esac

@@ -7,6 +7,7 @@
 //! `smg-bench view [NODES…]` writes and opens `smg view` pages (bench/src/view.rs);
 //! `smg-bench curate [DAYS] [NODES]` curates 90 days of agent activity daily (bench/src/curate.rs);
 //! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
+//! `smg-bench retrieval-append [DIR]` appends to it, adding to its index or not;
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
 //! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
@@ -291,6 +292,10 @@ fn main() {
             retrieval::run(conversations, &smg, &PathBuf::from("bench/out/retrieval"));
         }
         Some("retrieval-read") => retrieval::read(&PathBuf::from(&args[1])),
+        Some("retrieval-append") => retrieval::append(
+            &PathBuf::from("target/release/smg"),
+            &PathBuf::from(args.get(1).map_or("bench/out/retrieval", String::as_str)),
+        ),
         Some("vectors") => vectors::write(
             &PathBuf::from(&args[1]),
             &PathBuf::from(&args[2]),

@@ -69,8 +69,8 @@ pub(crate) struct Doc {
     pub(crate) weight: Option<f64>,
     /// Kept in the document store when not empty.
     pub(crate) record: Vec<u8>,
-    /// What it is linked to, with the link's strength: a node's neighbours (in its
-    /// own index), a turn's nodes drawn from it (in the nodes' index).
+    /// What it is linked to, with the link's strength: a node's neighbours, by their
+    /// numbers in the same index.
     pub(crate) links: Vec<(u32, f32)>,
     /// What it is found by ([`super::FullText::find`]).
     pub(crate) key: Option<String>,
