@@ -576,10 +576,10 @@ smg_status smg_memory_save(const smg_memory *mem, const char *path);
  * Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
  * encrypted): messages it already holds are skipped. The file is replaced atomically;
  * the summary goes to `*json_out` as JSON. A packed file that stores a search index
- * keeps one, made for what it holds now (as `smg ingest --append` does). Writers of `file` (this call, `smg`) take
- * turns: the call waits up to 10 seconds for another to finish (`SMG_LOCKED`
- * after that), and refuses to replace a file changed meanwhile by a writer that took
- * no lock (`SMG_CHANGED`).
+ * keeps one, the new turns added to it (as `smg ingest --append` does). Writers of
+ * `file` (this call, `smg`) take turns: the call waits up to 10 seconds for another
+ * to finish (`SMG_LOCKED` after that), and refuses to replace a file changed
+ * meanwhile by a writer that took no lock (`SMG_CHANGED`).
  *
  * # Safety
  * As [`smg_ingest`], with `file` a NUL-terminated string.

@@ -478,10 +478,10 @@ pub unsafe extern "C" fn smg_memory_save(mem: *const SmgMemory, path: *const c_c
 /// Ingest the files `inputs[0..n]` into the existing memory file `file` (plain, not
 /// encrypted): messages it already holds are skipped. The file is replaced atomically;
 /// the summary goes to `*json_out` as JSON. A packed file that stores a search index
-/// keeps one, made for what it holds now (as `smg ingest --append` does). Writers of `file` (this call, `smg`) take
-/// turns: the call waits up to 10 seconds for another to finish (`SMG_LOCKED`
-/// after that), and refuses to replace a file changed meanwhile by a writer that took
-/// no lock (`SMG_CHANGED`).
+/// keeps one, the new turns added to it (as `smg ingest --append` does). Writers of
+/// `file` (this call, `smg`) take turns: the call waits up to 10 seconds for another
+/// to finish (`SMG_LOCKED` after that), and refuses to replace a file changed
+/// meanwhile by a writer that took no lock (`SMG_CHANGED`).
 ///
 /// # Safety
 /// As [`smg_ingest`], with `file` a NUL-terminated string.
@@ -506,12 +506,13 @@ pub unsafe extern "C" fn smg_ingest_append(
             smg_format::from_bytes(&raw, &Limits::default()).map_err(format_error)?;
         drop(raw);
         // The index the file stores, read in place: the new turns are added to it.
-        let previous = match indexed {
-            true => Retriever::open_packed(path, &Limits::default())
-                .ok()
-                .flatten(),
-            false => None,
-        };
+        let previous = indexed
+            .then(|| {
+                Retriever::open_packed(path, &Limits::default())
+                    .ok()
+                    .flatten()
+            })
+            .flatten();
         let (summary, bytes) = ingest_into(doc, files, encoding, indexed.then_some(previous))?;
         lock.write(&bytes).map_err(format_error)?;
         Ok(summary)

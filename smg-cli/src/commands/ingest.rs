@@ -102,10 +102,9 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut loaded = load_bytes(&raw, ctx)?;
             drop(raw);
             // The index the file stores, read in place: the new turns are added to it.
-            let previous = match indexed {
-                true => Retriever::open_packed(path, &ctx.limits).ok().flatten(),
-                false => None,
-            };
+            let previous = indexed
+                .then(|| Retriever::open_packed(path, &ctx.limits).ok().flatten())
+                .flatten();
             let key = SealedArg {
                 passphrase_file: args.seal_passphrase_file.clone(),
             };

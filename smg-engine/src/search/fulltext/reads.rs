@@ -61,7 +61,7 @@ impl super::FullText {
             .unwrap_or_else(|| vec![None; ns.len()])
     }
 
-    /// Whether document `n` has `flag` ([`FLAG_TIMED`], [`FLAG_HIT`]).
+    /// Whether document `n` has `flag` ([`super::FLAG_TIMED`], [`super::FLAG_HIT`]).
     pub(crate) fn flag(&self, flag: u64, n: u32) -> bool {
         self.number(Column64::Flags, n)
             .is_some_and(|f| f & flag != 0)
