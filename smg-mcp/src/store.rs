@@ -84,11 +84,28 @@ impl Store {
         if let Some(r) = &state.retriever {
             return Ok(r.clone());
         }
-        let mut r = Retriever::new(&state.doc, &self.options.limits)?;
+        let mut r = match self.stored_index(&state)? {
+            Some(r) => r,
+            None => Retriever::new(&state.doc, &self.options.limits)?,
+        };
         r.set_tokens(self.options.tokens.clone());
         let r = Arc::new(r);
         state.retriever = Some(r.clone());
         Ok(r)
+    }
+
+    /// The search index the file stores, read in place, when it serves the document
+    /// as the server holds it: the file is packed, plain, unchanged since it was read,
+    /// and no sealed section was opened (the stored index holds nothing sealed).
+    fn stored_index(&self, state: &State) -> Result<Option<Retriever>, Error> {
+        if !state.indexed || state.iterations.is_some() || state.opened.is_some() {
+            return Ok(None);
+        }
+        let path = &self.options.path;
+        let r = Retriever::open_packed(path, &self.options.limits)
+            .ok()
+            .flatten();
+        Ok(r.filter(|_| stamp(path).is_ok_and(|s| s == state.stamp)))
     }
 
     /// `query` embedded by the server's model, if it has one.
@@ -122,7 +139,13 @@ impl Store {
         let disk = sealed.as_ref().unwrap_or(&next);
         smg_format::validate::ensure_valid(disk, &self.options.limits)?;
         let stored = if state.indexed && state.iterations.is_none() {
-            Some(Retriever::new(disk, &self.options.limits)?)
+            // The file's index, added to: only what changed is indexed.
+            let limits = &self.options.limits;
+            let previous = Retriever::open_packed(path, limits).ok().flatten();
+            Some(match &previous {
+                Some(p) => Retriever::renewed(disk, p, limits)?,
+                None => Retriever::new(disk, limits)?,
+            })
         } else {
             None
         };
@@ -215,6 +238,60 @@ mod tests {
         assert_eq!(refused.unwrap_err().code(), "SMG-E202");
         assert_eq!(std::fs::read(&path).unwrap(), before);
         assert_eq!(store.view().unwrap().graph().entities.len(), 1);
+    }
+
+    /// A packed memory of `n` turns with its search index stored.
+    fn indexed(dir: &Path, n: usize) -> std::path::PathBuf {
+        use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+        let path = dir.join("p.smg");
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
+        let lines: String = (0..n)
+            .map(|i| {
+                let text = format!("Ada planted {} roses in bed {i}.", i % 7);
+                let record = serde_json::json!({"conversation_id": "c", "message_id": i.to_string(),
+                    "speaker": if i % 2 == 0 { "Ada" } else { "Bo" }, "content": text});
+                format!("{record}\n")
+            })
+            .collect();
+        let input = Input {
+            name: "t.jsonl".into(),
+            bytes: lines.into_bytes(),
+        };
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        let options = WriteOptions::new(Encoding::Packed);
+        let limits = Limits::default();
+        let bytes = smg_engine::search::encode_with_search_index(doc, &options, &limits).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_stored_index_serves_reads_and_a_write_adds_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = indexed(dir.path(), 80);
+        let limits = Limits::default();
+        let store = Store::open(Options::new(&path)).unwrap();
+        let read = store.retriever().unwrap();
+        assert!(read.used_stored_index(), "read in place from the file");
+        let q = "roses in bed 12";
+        let found = read.search_turns(q, 3).unwrap();
+        assert!(found[0].turn.content.contains("bed 12"), "{found:?}");
+        store
+            .write("create_entities", |d| create_entities(d, ada()))
+            .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(has_search_index(&bytes), "written back with its index");
+        let (doc, _) = smg_format::from_bytes(&bytes, &limits).unwrap();
+        let anew = Retriever::new(&doc, &limits).unwrap();
+        let stored = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        for q in [q, "Ada", "Bo roses"] {
+            let want = anew.search_turns(q, 5).unwrap();
+            assert_eq!(stored.search_turns(q, 5).unwrap(), want, "{q}");
+            assert_eq!(store.retriever().unwrap().search_turns(q, 5).unwrap(), want);
+        }
+        assert_eq!(stored.node_count(), anew.node_count());
     }
 
     #[test]

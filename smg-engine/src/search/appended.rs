@@ -135,3 +135,28 @@ fn an_index_of_other_turns_or_of_few_of_them_is_made_anew() {
     assert_eq!(grown.ix.index.segments(), 1);
     assert_alike(&grown, &Retriever::new(&other, &limits).unwrap());
 }
+
+#[test]
+fn a_memory_changed_since_its_index_was_stored_is_renewed_from_it() {
+    let limits = Limits::default();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.smg");
+    let options = IngestOptions::default();
+    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ));
+    crate::ingest::ingest(&mut doc, vec![turns("a", 0, 120)], &options, &Silent).unwrap();
+    let previous = stored(
+        &doc,
+        &Retriever::new(&doc, &limits).unwrap(),
+        &path,
+        &limits,
+    );
+    // New turns, and a graph derived again, as any writer that holds no turns leaves it.
+    crate::ingest::ingest(&mut doc, vec![turns("b", 0, 9)], &options, &Silent).unwrap();
+    let renewed = Retriever::renewed(&doc, &previous, &limits).unwrap();
+    assert_eq!(renewed.ix.index.segments(), 2);
+    let anew = Retriever::new(&doc, &limits).unwrap();
+    assert_alike(&renewed, &anew);
+    assert_alike(&stored(&doc, &renewed, &path, &limits), &anew);
+}

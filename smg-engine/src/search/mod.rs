@@ -308,6 +308,16 @@ impl Retriever {
         Retriever::index(doc, turns, block_sizes, None)
     }
 
+    /// [`Retriever::new`] of a memory changed since `previous` was made of it (a
+    /// stored index, [`Retriever::open_packed`]): the turns `previous` indexed keep
+    /// their index and frames, any new turns join them as a segment of their own, and
+    /// what the graph tells of each turn is made anew — as [`Retriever::after_ingest`]
+    /// adds to it, for a writer that holds no turns (every block is decoded).
+    pub fn renewed(doc: &Document, previous: &Retriever, limits: &Limits) -> Result<Self> {
+        let (turns, block_sizes) = load_turns(doc, limits)?;
+        Retriever::index(doc, turns, block_sizes, Some(previous))
+    }
+
     /// [`Retriever::new`] of a memory an ingest just wrote, from the turns it held
     /// ([`crate::ingest::ingest_keeping_turns`]) rather than from every block decoded
     /// again. `doc` must be the document that ingest wrote; when its archive's blocks
