@@ -38,6 +38,13 @@ fn turns(c: &str, from: usize, n: usize) -> Input {
     }
 }
 
+/// A memory with nothing in it.
+fn empty() -> Document {
+    Document::new(smg_format::model::Timestamp::from_static(
+        "1970-01-01T00:00:00Z",
+    ))
+}
+
 /// `doc` written packed with the index of `r` to `path`, and opened by that index.
 fn stored(doc: &Document, r: &Retriever, path: &Path, limits: &Limits) -> Retriever {
     let options = WriteOptions::new(Encoding::Packed);
@@ -85,9 +92,7 @@ fn appends_add_to_the_stored_index_and_answer_as_one_made_anew() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.smg");
     let options = IngestOptions::default();
-    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
-        "1970-01-01T00:00:00Z",
-    ));
+    let mut doc = empty();
     let (_, archived) =
         ingest_keeping_turns(&mut doc, vec![turns("a", 0, 150)], &options, &Silent).unwrap();
     let first = Retriever::after_ingest(&doc, archived, None, &limits).unwrap();
@@ -111,12 +116,7 @@ fn an_index_of_other_turns_or_of_few_of_them_is_made_anew() {
     let options = IngestOptions::default();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.smg");
-    let new = || {
-        Document::new(smg_format::model::Timestamp::from_static(
-            "1970-01-01T00:00:00Z",
-        ))
-    };
-    let mut small = new();
+    let mut small = empty();
     let (_, archived) =
         ingest_keeping_turns(&mut small, vec![turns("a", 0, 10)], &options, &Silent).unwrap();
     let r = Retriever::after_ingest(&small, archived, None, &limits).unwrap();
@@ -128,7 +128,7 @@ fn an_index_of_other_turns_or_of_few_of_them_is_made_anew() {
     assert_eq!(grown.ix.index.segments(), 1);
     assert_alike(&grown, &Retriever::new(&small, &limits).unwrap());
     // The index of another memory's turns: made anew.
-    let mut other = new();
+    let mut other = empty();
     let (_, archived) =
         ingest_keeping_turns(&mut other, vec![turns("z", 5, 12)], &options, &Silent).unwrap();
     let grown = Retriever::after_ingest(&other, archived, Some(&previous), &limits).unwrap();
@@ -142,9 +142,7 @@ fn a_memory_changed_since_its_index_was_stored_is_renewed_from_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.smg");
     let options = IngestOptions::default();
-    let mut doc = Document::new(smg_format::model::Timestamp::from_static(
-        "1970-01-01T00:00:00Z",
-    ));
+    let mut doc = empty();
     crate::ingest::ingest(&mut doc, vec![turns("a", 0, 120)], &options, &Silent).unwrap();
     let previous = stored(
         &doc,
