@@ -8,6 +8,7 @@ use std::time::Duration;
 use smg_engine::ingest::Archived;
 use smg_engine::search::{Retriever, EXTENSION};
 use smg_format::file::WriteLock;
+use smg_format::packed::PackedArchive;
 use smg_format::{Document, Encoding, Error, Limits};
 
 use crate::secret::{Secret, Secrets};
@@ -52,10 +53,35 @@ pub(crate) struct Loaded {
     /// The limits it was read with, which the writers' gate keeps to: a file read
     /// under raised limits is written back under them.
     pub(crate) limits: Limits,
+    /// A packed file's extensions: name, bytes, and whether made from its head.
+    pub(crate) extensions: Vec<(String, u64, bool)>,
+}
+
+impl Loaded {
+    /// Whether the file stores a search index made from its head.
+    pub(crate) fn indexed(&self) -> bool {
+        self.extensions
+            .iter()
+            .any(|(name, _, current)| *current && name == EXTENSION)
+    }
 }
 
 /// Read and parse a document, asking for the passphrase if it is encrypted.
+/// A packed file is read section by section, without its extensions (a stored search
+/// index is not needed to hold the document).
 pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
+    if !is_stdio(path) {
+        if let Some(file) = PackedArchive::open_if_packed(path, &ctx.limits)? {
+            return Ok(Loaded {
+                doc: file.document()?,
+                encoding: Encoding::Packed,
+                file_bytes: file.file_len() as usize,
+                encryption: None,
+                limits: ctx.limits,
+                extensions: file.extensions(),
+            });
+        }
+    }
     load_bytes(&read_input(path)?, ctx)
 }
 
@@ -77,6 +103,7 @@ pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
         file_bytes: bytes.len(),
         encryption,
         limits: ctx.limits,
+        extensions: smg_format::packed::list_extensions(bytes)?,
     })
 }
 

@@ -11,7 +11,7 @@ use smg_format::file::WriteLock;
 use smg_format::model::Timestamp;
 use smg_format::{Document, Limits};
 
-use crate::memory::{engine_error, format_error, read, respond, text, WRITE_WAIT};
+use crate::memory::{engine_error, format_error, read_document, respond, text, WRITE_WAIT};
 use crate::SmgStatus;
 
 type Failure = (SmgStatus, String);
@@ -41,18 +41,13 @@ fn rewrite(
 ) -> Result<String, Failure> {
     let p = Path::new(path);
     let lock = WriteLock::acquire(p, WRITE_WAIT).map_err(format_error)?;
-    let raw = read(path)?;
     let limits = Limits::default();
-    let (mut doc, encoding) = smg_format::from_bytes(&raw, &limits).map_err(format_error)?;
+    let (mut doc, encoding, indexed) = read_document(path)?;
     let (answer, changed) = f(&mut doc)?;
     if changed {
         smg_format::validate::ensure_valid(&doc, &limits).map_err(format_error)?;
         let options = smg_format::WriteOptions::new(encoding.for_writing());
         let mut bytes = smg_format::to_bytes(&doc, &options).map_err(format_error)?;
-        let indexed = smg_format::packed::read_extension(&raw, smg_engine::search::EXTENSION)
-            .ok()
-            .flatten()
-            .is_some();
         if indexed {
             bytes = smg_engine::search::packed_with_search_index(&bytes, &limits)
                 .map_err(engine_error)?;

@@ -18,7 +18,7 @@ use smg_engine::search::{
     ingest_into_indexed_bytes, prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults,
 };
 use smg_format::file::WriteLock;
-use smg_format::{Document, Limits};
+use smg_format::{Document, Encoding, Limits};
 
 use crate::SmgStatus;
 
@@ -499,12 +499,8 @@ pub unsafe extern "C" fn smg_ingest_append(
         let files = unsafe { read_inputs(inputs, n) }?;
         let path = std::path::Path::new(file);
         let lock = WriteLock::acquire(path, WRITE_WAIT).map_err(format_error)?;
-        let raw = read(file)?;
         // A file that keeps a search index keeps one, made for what it holds now.
-        let indexed = smg_engine::search::has_search_index(&raw);
-        let (doc, encoding) =
-            smg_format::from_bytes(&raw, &Limits::default()).map_err(format_error)?;
-        drop(raw);
+        let (doc, encoding, indexed) = read_document(file)?;
         // The index the file stores, read in place: the new turns are added to it.
         let previous = indexed
             .then(|| {
@@ -540,6 +536,23 @@ unsafe fn read_inputs(
         });
     }
     Ok(files)
+}
+
+/// The document of a plain file, its encoding, and whether it stores a search index:
+/// a packed file read section by section (its index neither read nor held).
+pub(crate) fn read_document(path: &str) -> Result<(Document, Encoding, bool), (SmgStatus, String)> {
+    let limits = Limits::default();
+    match smg_engine::search::read_packed(std::path::Path::new(path), &limits)
+        .map_err(engine_error)?
+    {
+        Some((doc, indexed)) => Ok((doc, Encoding::Packed, indexed)),
+        // Only a packed file stores an index.
+        None => {
+            let (doc, encoding) =
+                smg_format::from_bytes(&read(path)?, &limits).map_err(format_error)?;
+            Ok((doc, encoding, false))
+        }
+    }
 }
 
 /// A whole file, or SMG-E001 naming it.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use smg_engine::mcp::View;
-use smg_engine::search::{has_search_index, QueryVector, Retriever, EXTENSION};
+use smg_engine::search::{has_search_index, read_packed, QueryVector, Retriever, EXTENSION};
 use smg_format::file::WriteLock;
 use smg_format::seal::Opened;
 use smg_format::{Document, Encoding, WriteOptions};
@@ -170,19 +170,11 @@ impl Store {
 fn read(options: &Options) -> Result<State, Error> {
     let path = &options.path;
     let before = stamp(path)?;
-    let bytes = smg_format::file::read_bytes(path)?;
-    let iterations = if smg_format::crypto::is_encrypted(&bytes) {
-        Some(smg_format::crypto::encrypted_iterations(&bytes)?)
-    } else {
-        None
-    };
-    let pass = options.passphrase.as_ref().map(|p| p.as_slice());
-    let (mut doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
+    let (mut doc, encoding, iterations, indexed) = decode(options)?;
     let opened = match &options.seal_passphrase {
         Some(p) => Some(smg_format::seal::unseal_all(&mut doc, p)?),
         None => None,
     };
-    let indexed = iterations.is_none() && encoding == Encoding::Packed && has_search_index(&bytes);
     Ok(State {
         doc: Arc::new(doc),
         encoding,
@@ -193,6 +185,26 @@ fn read(options: &Options) -> Result<State, Error> {
         view: None,
         retriever: None,
     })
+}
+
+/// The file's document, encoding, iterations when encrypted, and whether it stores a
+/// search index. A packed file is read section by section: its stored index is read
+/// in place when a search needs it, never held whole.
+fn decode(options: &Options) -> Result<(Document, Encoding, Option<u64>, bool), Error> {
+    let path = &options.path;
+    if let Some((doc, indexed)) = read_packed(path, &options.limits)? {
+        return Ok((doc, Encoding::Packed, None, indexed));
+    }
+    let bytes = smg_format::file::read_bytes(path)?;
+    let iterations = if smg_format::crypto::is_encrypted(&bytes) {
+        Some(smg_format::crypto::encrypted_iterations(&bytes)?)
+    } else {
+        None
+    };
+    let pass = options.passphrase.as_ref().map(|p| p.as_slice());
+    let (doc, encoding) = smg_format::codec::from_bytes_with(&bytes, &options.limits, pass)?;
+    let indexed = iterations.is_none() && encoding == Encoding::Packed && has_search_index(&bytes);
+    Ok((doc, encoding, iterations, indexed))
 }
 
 #[cfg(test)]

@@ -4,13 +4,12 @@ use smg_format::Error;
 
 use crate::cli::{CatArgs, FileJson};
 use crate::io::Context;
-use crate::io::{load, load_bytes, read_input, write_stdout};
+use crate::io::{load, write_stdout};
 use crate::Outcome;
 
 pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
-    let bytes = read_input(&args.file)?;
-    let loaded = load_bytes(&bytes, ctx)?;
-    let extensions = smg_format::packed::list_extensions(&bytes)?;
+    let loaded = load(&args.file, ctx)?;
+    let extensions = &loaded.extensions;
     let (doc, encoding) = (&loaded.doc, loaded.encoding);
     let encrypted = loaded.encryption.is_some();
     let stats = smg_format::stats::stats(doc);
@@ -56,7 +55,7 @@ pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
         );
         let _ = writeln!(s, "recent      {} turns", stats.recent_turns);
         let _ = writeln!(s, "people      {} collaborators", stats.collaborators);
-        for (name, bytes, current) in &extensions {
+        for (name, bytes, current) in extensions {
             let state = if *current {
                 "current"
             } else {

@@ -13,7 +13,7 @@ use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs, SealedArg};
 use crate::io::Context;
-use crate::io::{load_bytes, read_input, save_ingested, seal, write_output, write_stdout};
+use crate::io::{load, read_input, save_ingested, seal, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -95,12 +95,10 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     let versions;
     let (report, path, written) = match (&args.append, &args.output) {
         (Some(path), _) => {
-            let raw = read_input(path)?;
+            let mut loaded = load(path, ctx)?;
             // A file that kept a current search index keeps one, made for what it
             // holds now.
-            let indexed = args.index || smg_engine::search::has_search_index(&raw);
-            let mut loaded = load_bytes(&raw, ctx)?;
-            drop(raw);
+            let indexed = args.index || loaded.indexed();
             // The index the file stores, read in place: the new turns are added to it.
             let previous = indexed
                 .then(|| Retriever::open_packed(path, &ctx.limits).ok().flatten())

@@ -13,7 +13,7 @@ use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged, Renumbered,
 use super::checkpoint::report;
 use super::working::Working;
 use crate::cli::{MergeArgs, PreferArg};
-use crate::io::{load_bytes, read_input, save_indexed, seal, Context, Loaded};
+use crate::io::{load, load_bytes, read_input, save_indexed, seal, Context, Loaded};
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
@@ -21,7 +21,9 @@ pub(crate) fn load_indexed(
     path: &Path,
     ctx: &Context,
 ) -> Result<(Loaded, bool), smg_format::Error> {
-    indexed(&read_input(path)?, ctx)
+    let loaded = load(path, ctx)?;
+    let indexed = loaded.indexed();
+    Ok((loaded, indexed))
 }
 
 /// Three files as [`load_indexed`] reads them: side by side, unless one is encrypted
@@ -44,8 +46,10 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
                     file_bytes: r.len(),
                     encryption: None,
                     limits,
+                    extensions: smg_format::packed::list_extensions(r)?,
                 };
-                Ok((loaded, smg_engine::search::has_search_index(r)))
+                let indexed = loaded.indexed();
+                Ok((loaded, indexed))
             })
         });
         jobs.map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
@@ -55,10 +59,9 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
 
 /// A file's bytes as read, and whether they store a search index.
 fn indexed(raw: &[u8], ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
-    Ok((
-        load_bytes(raw, ctx)?,
-        smg_engine::search::has_search_index(raw),
-    ))
+    let loaded = load_bytes(raw, ctx)?;
+    let indexed = loaded.indexed();
+    Ok((loaded, indexed))
 }
 
 pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {

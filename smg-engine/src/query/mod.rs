@@ -28,11 +28,9 @@
 //! assert_eq!(ids, ["d2", "d1"]);
 //! ```
 
+mod eval;
 mod parse;
 
-use std::cmp::Ordering;
-
-use serde_json::Value as Json;
 use smg_format::{model::Node, Document};
 
 use crate::error::{Error, Result};
@@ -124,6 +122,8 @@ pub fn parse(text: &str) -> Result<Query> {
 }
 
 /// The nodes of every graph of `doc` that satisfy `query`, ordered and limited.
+/// Nodes are tested side by side; with `ORDER BY`, equal values keep the nodes'
+/// order in the file.
 pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
     let kind = query.kind.to_lowercase();
     let all = matches!(kind.as_str(), "*" | "nodes" | "node" | "all");
@@ -131,124 +131,20 @@ pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
         Some(stem) => format!("{stem}y"),
         None => kind.strip_suffix('s').unwrap_or(&kind).to_string(),
     };
-    let mut out: Vec<Node> = doc
+    let nodes: Vec<&Node> = doc
         .graphs()
         .into_iter()
         .flat_map(|(_, g)| g.nodes.iter().flatten())
         .filter(|n| all || n.kind == kind || n.kind == wanted)
-        .filter(|n| query.filter.as_ref().is_none_or(|f| holds(f, n)))
-        .cloned()
         .collect();
-    if let Some(order) = &query.order {
-        out.sort_by(|a, b| {
-            let o = compare_fields(&field(a, &order.field), &field(b, &order.field));
-            if order.descending {
-                o.reverse()
-            } else {
-                o
-            }
-        });
-    }
-    out.truncate(query.limit.unwrap_or(usize::MAX));
-    out
-}
-
-/// A node field as JSON (`null` when absent); `scope` defaults to `personal`.
-fn field(n: &Node, name: &str) -> Json {
-    let v = serde_json::to_value(n).unwrap_or(Json::Null);
-    let key = if name == "type" { "type" } else { name };
-    match v.get(key) {
-        Some(x) => x.clone(),
-        None if name == "scope" => Json::String("personal".into()),
-        None => Json::Null,
-    }
-}
-
-fn text_of(n: &Node) -> String {
-    let mut parts: Vec<&str> = crate::graph::node_texts(n).collect();
-    parts.extend(n.keywords.iter().flatten().map(String::as_str));
-    parts.extend(n.tags.iter().flatten().map(String::as_str));
-    parts.join(" ")
-}
-
-fn holds(e: &Expr, n: &Node) -> bool {
-    match e {
-        Expr::And(a, b) => holds(a, n) && holds(b, n),
-        Expr::Or(a, b) => holds(a, n) || holds(b, n),
-        Expr::Not(a) => !holds(a, n),
-        Expr::Compare(c) => compare(c, n),
-    }
-}
-
-fn compare(c: &Comparison, n: &Node) -> bool {
-    if matches!(c.field.as_str(), "topic" | "text") {
-        let haystack = crate::search::index_terms(&text_of(n));
-        let Value::Text(want) = &c.value else {
-            return false;
-        };
-        let words = crate::search::index_terms(want);
-        let all = !words.is_empty() && words.iter().all(|w| haystack.contains(w));
-        return match c.op {
-            Op::Eq | Op::Contains => all,
-            Op::Ne => !all,
-            _ => false,
-        };
-    }
-    let have = field(n, &c.field);
-    let want = match &c.value {
-        Value::Text(s) => Json::String(s.clone()),
-        Value::Number(x) => serde_json::json!(x),
+    let found = eval::matching(&nodes, query.filter.as_ref());
+    let limit = query.limit.unwrap_or(usize::MAX);
+    let mut found = match &query.order {
+        Some(order) => eval::ordered(found, order, limit),
+        None => found,
     };
-    if have.is_null() {
-        return c.op == Op::Ne;
-    }
-    if c.op == Op::Contains {
-        let have = match &have {
-            Json::String(s) => s.to_lowercase(),
-            other => other.to_string().to_lowercase(),
-        };
-        return want
-            .as_str()
-            .is_some_and(|w| have.contains(&w.to_lowercase()));
-    }
-    let o = compare_fields(&have, &want);
-    match c.op {
-        Op::Eq => o == Ordering::Equal,
-        Op::Ne => o != Ordering::Equal,
-        Op::Gt => o == Ordering::Greater,
-        Op::Ge => o != Ordering::Less,
-        Op::Lt => o == Ordering::Less,
-        Op::Le => o != Ordering::Greater,
-        Op::Contains => false,
-    }
-}
-
-/// Numbers as numbers, instants as instants, other text case-insensitively; a
-/// missing value sorts first.
-fn compare_fields(a: &Json, b: &Json) -> Ordering {
-    match (a, b) {
-        (Json::Null, Json::Null) => Ordering::Equal,
-        (Json::Null, _) => Ordering::Less,
-        (_, Json::Null) => Ordering::Greater,
-        (Json::Number(x), Json::Number(y)) => x
-            .as_f64()
-            .unwrap_or(0.0)
-            .total_cmp(&y.as_f64().unwrap_or(0.0)),
-        (Json::String(x), Json::String(y)) => match (instant(x), instant(y)) {
-            (Some(p), Some(q)) => p.cmp(&q),
-            _ => x.to_lowercase().cmp(&y.to_lowercase()),
-        },
-        (x, y) => x.to_string().cmp(&y.to_string()),
-    }
-}
-
-/// An RFC 3339 date-time or a plain date (midnight UTC), in milliseconds.
-fn instant(s: &str) -> Option<i64> {
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Some(t.timestamp_millis());
-    }
-    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
-    Some(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis())
+    found.truncate(limit);
+    found.into_iter().cloned().collect()
 }
 
 #[cfg(test)]

@@ -44,10 +44,11 @@ pub use prompt::{prompt, Prompt};
 use scores::Scores;
 pub use stored::{
     encode_indexed, encode_with_search_index, has_search_index, ingest_into_indexed_bytes,
-    packed_with_search_index, with_search_index, EXTENSION,
+    packed_with_search_index, read_packed, with_search_index, EXTENSION,
 };
 pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;
+pub(crate) use words::stem;
 use words::{tokens, tokens_cached};
 
 /// A ranked thing: a turn (position in the archive) or a node (its number).

@@ -211,6 +211,17 @@ pub fn has_search_index(bytes: &[u8]) -> bool {
         .is_some()
 }
 
+/// The document of the packed file at `path`, read section by section (its search
+/// index, often as large as the rest, is neither read nor held), and whether it
+/// stores a search index; `None` when the file is not packed.
+pub fn read_packed(path: &Path, limits: &Limits) -> Result<Option<(Document, bool)>> {
+    let Some(file) = PackedArchive::open_if_packed(path, limits)? else {
+        return Ok(None);
+    };
+    let indexed = file.extension_len(EXTENSION).is_some();
+    Ok(Some((file.document()?, indexed)))
+}
+
 /// The packed file `packed` (a whole file's bytes) with its search index stored as
 /// its `search` extension, so that [`Retriever::open`] reads it instead of indexing;
 /// any other layout is `SMG-E020`.

@@ -10,6 +10,11 @@ use crate::text;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
+/// A content word stemmed, as the index holds it.
+pub(crate) fn stem(word: &str) -> std::borrow::Cow<'_, str> {
+    STEMMER.stem(word)
+}
+
 /// Index terms of a text: content words, stemmed.
 pub(crate) fn tokens(text: &str) -> Vec<String> {
     text::terms(text)

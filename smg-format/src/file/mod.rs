@@ -31,9 +31,24 @@ use crate::model::Document;
 /// Files from this size on are read and written in two halves side by side.
 const SPLIT_BYTES: usize = 8 << 20;
 
-/// Read and parse a file.
+/// Read and parse a file: a packed one section by section ([`read_packed`]), any
+/// other whole.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
+    if let Some(doc) = read_packed(path, limits)? {
+        return Ok((doc, Encoding::Packed));
+    }
     from_bytes(&read_bytes(path)?, limits)
+}
+
+/// The document of a packed file, reading only the sections it is made of: the
+/// file's extensions (a stored search index is often as large as the rest) are
+/// neither read nor held, nor is the whole file at once. `None` when the file is
+/// not packed (its first bytes say another encoding, or are too few to tell).
+pub fn read_packed(path: &Path, limits: &Limits) -> Result<Option<Document>> {
+    let Some(file) = crate::packed::PackedArchive::open_if_packed(path, limits)? else {
+        return Ok(None);
+    };
+    file.document().map(Some)
 }
 
 /// All the bytes of a file, as [`std::fs::read`] gives them (but an error if a large

@@ -102,7 +102,11 @@ pub fn list_extensions(bytes: &[u8]) -> Result<Vec<(String, u64, bool)>> {
     }
     let offset = index_offset(bytes, bytes.len() as u64)? as usize;
     let index = read_index(bytes, &bytes[offset..], &Limits::default())?;
-    Ok(index
+    Ok(extensions_of(&index))
+}
+
+fn extensions_of(index: &super::Index) -> Vec<(String, u64, bool)> {
+    index
         .extensions
         .iter()
         .map(|(n, e)| {
@@ -112,7 +116,7 @@ pub fn list_extensions(bytes: &[u8]) -> Result<Vec<(String, u64, bool)>> {
                 e.head_crc32 == index.head.crc32,
             )
         })
-        .collect())
+        .collect()
 }
 
 /// Whether `bytes` begin with a packed file's header.
@@ -134,6 +138,11 @@ fn document_end(index: &super::Index, index_offset: usize) -> usize {
 }
 
 impl PackedArchive {
+    /// The file's extensions, as [`list_extensions`] gives them.
+    pub fn extensions(&self) -> Vec<(String, u64, bool)> {
+        extensions_of(&self.index)
+    }
+
     /// The bytes of extension `name`: `None` when the file has none of that name, or
     /// when it was made from another head (the document changed since).
     pub fn extension(&self, name: &str) -> Result<Option<Vec<u8>>> {

@@ -15,6 +15,7 @@
 //! assert_eq!(list_extensions(&with).unwrap()[0].0, "notes");
 //! ```
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine;
@@ -269,8 +270,20 @@ fn slice<'a>(bytes: &'a [u8], s: &Section, what: &dyn Fn() -> String) -> Result<
 pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
     let offset = index_offset(bytes, bytes.len() as u64)? as usize;
     let index = read_index(bytes, &bytes[offset..], limits)?;
+    assemble(&index, limits, &|s, what| {
+        slice(bytes, s, what).map(Cow::Borrowed)
+    })
+}
+
+/// A section's bytes, checked against its CRC-32; `what` names it in errors.
+type ReadSection<'a> = dyn Fn(&Section, &dyn Fn() -> String) -> Result<Cow<'a, [u8]>> + 'a;
+
+/// The document a packed file holds, given its index and the bytes of each section
+/// it names (the head, the artifact sections, the archive blocks; never the
+/// extensions).
+fn assemble(index: &Index, limits: &Limits, read: &ReadSection<'_>) -> Result<Document> {
     let mut doc: Document = brotli_json(
-        slice(bytes, &index.head, &|| "the head section".into())?,
+        &read(&index.head, &|| "the head section".into())?,
         limits,
         &|| "the head section".into(),
     )?;
@@ -278,8 +291,7 @@ pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
         let mut arts = BTreeMap::new();
         for (i, s) in index.artifact_sections.iter().enumerate() {
             let what = || format!("artifact section {i}");
-            let group: BTreeMap<String, Artifact> =
-                brotli_json(slice(bytes, s, &what)?, limits, &what)?;
+            let group: BTreeMap<String, Artifact> = brotli_json(&read(s, &what)?, limits, &what)?;
             arts.extend(group);
         }
         if arts.len() != index.artifacts.len()
@@ -299,13 +311,13 @@ pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
         .flat_map(|a| a.blocks.iter_mut().flatten())
         .collect();
     let ids = |i: &Index| i.blocks.iter().map(|b| b.id).collect::<Vec<_>>();
-    if blocks.iter().map(|b| b.id).collect::<Vec<_>>() != ids(&index) {
+    if blocks.iter().map(|b| b.id).collect::<Vec<_>>() != ids(index) {
         return Err(Error::Truncated(
             "the packed index and the head list different archive blocks".into(),
         ));
     }
     for (b, entry) in blocks.into_iter().zip(&index.blocks) {
-        let data = slice(bytes, &entry.section, &|| {
+        let data = read(&entry.section, &|| {
             format!("archive block {}'s section", entry.id)
         })?;
         b.compressed_data = base64::engine::general_purpose::STANDARD.encode(data);
@@ -490,6 +502,74 @@ pub(crate) mod tests {
                 .unwrap_err()
                 .code(),
             "SMG-E008"
+        );
+    }
+
+    #[test]
+    fn a_file_read_by_its_sections_gives_the_whole_files_document() {
+        let (doc, _) = doc_with_code();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.smg");
+        let packed = crate::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+        let bytes = with_extension(&packed, "x-index", &[7u8; 50_000]).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let limits = Limits::default();
+        assert_eq!(
+            crate::read_file(&path, &limits).unwrap(),
+            (doc.clone(), Encoding::Packed)
+        );
+        let file = PackedArchive::open_if_packed(&path, &limits)
+            .unwrap()
+            .unwrap();
+        assert_eq!(file.file_len(), bytes.len() as u64);
+        assert_eq!(file.extensions(), list_extensions(&bytes).unwrap());
+        assert_eq!(file.extensions(), [("x-index".to_string(), 50_000, true)]);
+
+        // The extension is not read: damage to it does not stop the document.
+        let (at, _) = file.extension_offset("x-index").unwrap();
+        let mut damaged = bytes.clone();
+        damaged[at as usize + 10] ^= 0xff;
+        std::fs::write(&path, &damaged).unwrap();
+        assert_eq!(crate::read_file(&path, &limits).unwrap().0, doc);
+
+        // Damage to what the document is made of is refused as from_bytes refuses it.
+        let block = file.index.blocks[0].clone();
+        let mut damaged = bytes.clone();
+        damaged[block.section.offset as usize + 3] ^= 0xff;
+        let cut = bytes[..bytes.len() / 2].to_vec();
+        let mut lying = bytes.clone();
+        lying[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        for (bad, code) in [
+            (damaged, "SMG-E006"),
+            (cut, "SMG-E005"),
+            (lying, "SMG-E005"),
+        ] {
+            std::fs::write(&path, &bad).unwrap();
+            let whole = crate::from_bytes(&bad, &limits).unwrap_err();
+            let by_sections = crate::read_file(&path, &limits).unwrap_err();
+            assert_eq!(
+                (whole.code(), by_sections.code()),
+                (code, code),
+                "{by_sections}"
+            );
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let few = Limits {
+            max_nodes: 1,
+            ..limits
+        };
+        assert_eq!(
+            crate::read_file(&path, &few).unwrap_err().code(),
+            crate::from_bytes(&bytes, &few).unwrap_err().code()
+        );
+
+        // Any other encoding is read whole.
+        let brotli = crate::to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+        std::fs::write(&path, &brotli).unwrap();
+        assert!(crate::file::read_packed(&path, &limits).unwrap().is_none());
+        assert_eq!(
+            crate::read_file(&path, &limits).unwrap(),
+            (doc, Encoding::Brotli)
         );
     }
 }

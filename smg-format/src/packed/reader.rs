@@ -11,7 +11,7 @@ use crate::archive::parse_turn_range;
 use crate::envelope::{HEADER_LEN, MAGIC};
 use crate::error::{Error, Result};
 use crate::limits::{Bound, Limits};
-use crate::model::{Artifact, Turn};
+use crate::model::{Artifact, Document, Turn};
 
 /// A packed file opened for reading single turns: only the index is read at open, and
 /// each turn costs reading and decompressing its own block (and any artifact its code
@@ -27,28 +27,48 @@ pub struct PackedArchive {
 impl PackedArchive {
     /// Open a packed file and read its index.
     pub fn open(path: &Path, limits: &Limits) -> Result<Self> {
+        Self::open_if_packed(path, limits)?.ok_or_else(|| {
+            Error::InvalidArgument(format!("{} is not a packed .smg file", path.display()))
+        })
+    }
+
+    /// [`PackedArchive::open`], or `None` when the file's first bytes are not a
+    /// packed file's header (another encoding, or too short to tell).
+    pub fn open_if_packed(path: &Path, limits: &Limits) -> Result<Option<Self>> {
         let io = |e| Error::io(path, e);
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         let mut header = [0u8; HEADER_LEN];
-        read_at(&file, &mut header, 0)
-            .map_err(|_| Error::Truncated(format!("the header needs {HEADER_LEN} bytes")))?;
-        if header[..4] != MAGIC || header[5] != PACKED {
-            return Err(Error::InvalidArgument(format!(
-                "{} is not a packed .smg file",
-                path.display()
-            )));
+        if read_at(&file, &mut header, 0).is_err() || header[..4] != MAGIC || header[5] != PACKED {
+            return Ok(None);
         }
         let offset = index_offset(&header, len)?;
         let mut index_bytes = vec![0u8; (len - offset) as usize];
         read_at(&file, &mut index_bytes, offset).map_err(io)?;
         let index = read_index(&header, &index_bytes, limits)?;
-        Ok(PackedArchive {
+        Ok(Some(PackedArchive {
             file,
             len,
             index,
             limits: *limits,
-        })
+        }))
+    }
+
+    /// The whole document the file holds, as [`crate::codec::from_bytes`] gives it from
+    /// the whole file's bytes, reading
+    /// only the sections it is made of: the extensions (a search index often as
+    /// large as the rest) are neither read nor held.
+    pub fn document(&self) -> Result<Document> {
+        let doc = super::assemble(&self.index, &self.limits, &|s, what| {
+            self.read_section(s, what).map(std::borrow::Cow::Owned)
+        })?;
+        crate::counts::check_document(&self.limits, &doc)?;
+        Ok(doc)
+    }
+
+    /// The file's length in bytes when it was opened.
+    pub fn file_len(&self) -> u64 {
+        self.len
     }
 
     /// Turn ranges of the blocks, in file order.
