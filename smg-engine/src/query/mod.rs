@@ -5,8 +5,9 @@
 //! `tier`…); `topic` and `text` match words against all of a node's text (label,
 //! description, content, outcome, rationale, keywords, tags): every word of the value
 //! must occur, stemmed. Times compare as instants (a date means its midnight, UTC);
-//! numbers as numbers; other text case-insensitively. `scope` of a node without one
-//! is `personal`.
+//! numbers as numbers; other text case-insensitively. Values of different kinds
+//! order as: missing, booleans, numbers, instants, text, lists and objects. `scope`
+//! of a node without one is `personal`.
 //!
 //! ```
 //! use smg_format::{model::{Graph, Node, NonEmpty, Unit}, Document};
