@@ -8,7 +8,6 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
@@ -18,6 +17,7 @@ use smg_engine::search::{
     ingest_into_indexed_bytes, prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults,
 };
 use smg_format::file::WriteLock;
+use smg_format::packed::PackedArchive;
 use smg_format::{Document, Encoding, Limits};
 
 use crate::SmgStatus;
@@ -30,8 +30,9 @@ pub struct SmgMemory {
     /// The document: parsed at open, or on first use when the memory was opened by
     /// its stored search index (search, context and expand never need it).
     doc: OnceLock<Document>,
-    /// The file to parse it from then, as it was when opened.
-    file: Mutex<Option<File>>,
+    /// The file to parse it from then, as it was when opened (read by its sections:
+    /// the stored index, read in place by the retriever, is not read again).
+    file: Mutex<Option<PackedArchive>>,
     pub(crate) retriever: Retriever,
     /// Embeds queries (`smg_memory_set_model`), so that search and context fuse
     /// meaning with words.
@@ -81,15 +82,15 @@ impl SmgMemory {
         if let Some(doc) = self.doc.get() {
             return Ok(doc);
         }
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let io = |e: std::io::Error| (SmgStatus::Io, format!("error[SMG-E001]: {e}"));
-        let mut bytes = Vec::new();
+        // One thread parses; the others wait for its document.
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(doc) = self.doc.get() {
+            return Ok(doc);
+        }
         let f = file
-            .as_mut()
+            .as_ref()
             .ok_or((SmgStatus::Io, "the memory's file is gone".to_string()))?;
-        f.seek(SeekFrom::Start(0)).map_err(io)?;
-        f.read_to_end(&mut bytes).map_err(io)?;
-        let (doc, _) = smg_format::from_bytes(&bytes, &Limits::default()).map_err(format_error)?;
+        let doc = f.document().map_err(format_error)?;
         Ok(self.doc.get_or_init(|| doc))
     }
 }
@@ -233,6 +234,9 @@ pub(crate) fn of_document(doc: Document) -> Result<Box<SmgMemory>, (SmgStatus, S
 fn open_by_index(path: &str) -> Result<Option<Box<SmgMemory>>, (SmgStatus, String)> {
     let file =
         File::open(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
+    let Some(file) = PackedArchive::of_file(file, &Limits::default()).map_err(format_error)? else {
+        return Ok(None);
+    };
     let lazy = Retriever::open_packed(std::path::Path::new(path), &Limits::default())
         .map_err(engine_error)?;
     Ok(lazy.map(|retriever| {

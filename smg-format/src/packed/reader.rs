@@ -35,8 +35,17 @@ impl PackedArchive {
     /// [`PackedArchive::open`], or `None` when the file's first bytes are not a
     /// packed file's header (another encoding, or too short to tell).
     pub fn open_if_packed(path: &Path, limits: &Limits) -> Result<Option<Self>> {
-        let io = |e| Error::io(path, e);
-        let file = File::open(path).map_err(io)?;
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        Self::of_file(file, limits).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(path, source),
+            e => e,
+        })
+    }
+
+    /// [`PackedArchive::open_if_packed`] for a file already open: what it reads
+    /// later is read from that file, even when its path is given to another since.
+    pub fn of_file(file: File, limits: &Limits) -> Result<Option<Self>> {
+        let io = |e| Error::io("packed file", e);
         let len = file.metadata().map_err(io)?.len();
         let mut header = [0u8; HEADER_LEN];
         if read_at(&file, &mut header, 0).is_err() || header[..4] != MAGIC || header[5] != PACKED {
