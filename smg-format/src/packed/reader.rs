@@ -13,9 +13,10 @@ use crate::error::{Error, Result};
 use crate::limits::{Bound, Limits};
 use crate::model::{Artifact, Document, Turn};
 
-/// A packed file opened for reading single turns: only the index is read at open, and
-/// each turn costs reading and decompressing its own block (and any artifact its code
-/// is stored in).
+/// A packed file opened for reading a section at a time: only the index is read at
+/// open; each turn costs reading and decompressing its own block (and any artifact
+/// its code is stored in), and the whole document its head, artifact and block
+/// sections (never the extensions).
 #[derive(Debug)]
 pub struct PackedArchive {
     file: File,
