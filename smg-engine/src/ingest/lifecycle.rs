@@ -1,29 +1,61 @@
 //! What curation set on derived nodes outlives their derivation (spec §18.10): a
 //! graph built again keeps each node's tier, retrievals and tombstone.
 
-use smg_format::model::Node;
+use smg_format::model::{Document, Node};
 
-use crate::fast::FastMap;
+use crate::fast::{FastMap, FastSet};
 
-/// Copy the lifecycle fields of the `old` derived nodes onto the `new` nodes of the
-/// same id.
-pub(super) fn carry(old: &[Node], new: &mut [Node]) {
-    let set: FastMap<&str, &Node> = old
-        .iter()
-        .filter(|n| has_lifecycle(n))
-        .map(|n| (n.id.as_str(), n))
-        .collect();
-    if set.is_empty() {
-        return;
+use super::graph::CREATED_BY;
+
+/// What a graph built again needs of the derived nodes it replaces: the nodes
+/// curation left its marks on.
+#[derive(Default)]
+pub(super) struct Replaced {
+    marked: Vec<Node>,
+}
+
+impl Replaced {
+    /// Take the derived nodes out of `doc`'s graph, and the edges between two of
+    /// them, before the graph is derived again: the derivation makes them anew, and
+    /// at a million turns they hold hundreds of megabytes the derivation would
+    /// otherwise have to share memory with. Nodes from elsewhere (authored, imported)
+    /// stay.
+    pub(super) fn take(doc: &mut Document) -> Replaced {
+        let Some(graph) = doc.semantic_graph.as_mut() else {
+            return Replaced::default();
+        };
+        let (ours, kept): (Vec<Node>, Vec<Node>) = graph
+            .nodes
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .partition(|n| n.created_by.as_deref() == Some(CREATED_BY));
+        graph.nodes = (!kept.is_empty()).then_some(kept);
+        if let Some(edges) = graph.edges.as_mut() {
+            let ids: FastSet<&str> = ours.iter().map(|n| n.id.as_str()).collect();
+            edges.retain(|e| !(ids.contains(e.from.as_str()) && ids.contains(e.to.as_str())));
+            edges.shrink_to_fit();
+        }
+        let marked = ours.into_iter().filter(has_lifecycle).collect();
+        Replaced { marked }
     }
-    for n in new.iter_mut() {
-        if let Some(o) = set.get(n.id.as_str()) {
-            n.access_count = o.access_count;
-            n.last_accessed.clone_from(&o.last_accessed);
-            n.recent_accesses.clone_from(&o.recent_accesses);
-            n.tier = o.tier;
-            n.tombstone = o.tombstone;
-            n.deleted_at.clone_from(&o.deleted_at);
+
+    /// Copy the lifecycle fields of the replaced nodes onto the `new` nodes of the
+    /// same id.
+    pub(super) fn carry(&self, new: &mut [Node]) {
+        if self.marked.is_empty() {
+            return;
+        }
+        let set: FastMap<&str, &Node> = self.marked.iter().map(|n| (n.id.as_str(), n)).collect();
+        for n in new.iter_mut() {
+            if let Some(o) = set.get(n.id.as_str()) {
+                n.access_count = o.access_count;
+                n.last_accessed.clone_from(&o.last_accessed);
+                n.recent_accesses.clone_from(&o.recent_accesses);
+                n.tier = o.tier;
+                n.tombstone = o.tombstone;
+                n.deleted_at.clone_from(&o.deleted_at);
+            }
         }
     }
 }
@@ -136,5 +168,51 @@ mod tests {
         }
         let touched = after.iter().find(|n| n.id == other).unwrap();
         assert_eq!(touched.tier, Some(LifecycleTier::Cold));
+    }
+
+    #[test]
+    fn derived_nodes_leave_before_the_derivation_and_only_their_marks_stay() {
+        use smg_format::model::{Edge, Graph, Node, NonEmpty};
+        let id = |s: &str| NonEmpty::new(s).unwrap();
+        let node = |name: &str, derived: bool| Node {
+            created_by: derived.then(|| super::CREATED_BY.to_string()),
+            ..Node::new(id(name), id("concept"))
+        };
+        let mut marked = node("d2", true);
+        marked.tier = Some(LifecycleTier::Cold);
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "2025-01-01T00:00:00Z",
+        ));
+        let edge = |a: &str, b: &str| Edge::new(id(a), id("related_to"), id(b));
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(vec![
+                node("a1", false),
+                node("d1", true),
+                marked,
+                node("a2", false),
+            ]),
+            edges: Some(vec![edge("d1", "d2"), edge("a1", "d1"), edge("a1", "a2")]),
+            ..Graph::default()
+        });
+        let replaced = super::Replaced::take(&mut doc);
+        let g = doc.semantic_graph.as_ref().unwrap();
+        let ids: Vec<&str> = g.nodes().iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["a1", "a2"]);
+        let ends: Vec<(&str, &str)> = g
+            .edges()
+            .iter()
+            .map(|e| (e.from.as_str(), e.to.as_str()))
+            .collect();
+        assert_eq!(
+            ends,
+            [("a1", "d1"), ("a1", "a2")],
+            "an edge to a derived node stays"
+        );
+        let mut new = vec![node("d1", true), node("d2", true)];
+        replaced.carry(&mut new);
+        assert_eq!(
+            (new[0].tier, new[1].tier),
+            (None, Some(LifecycleTier::Cold))
+        );
     }
 }

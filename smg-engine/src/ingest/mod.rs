@@ -39,6 +39,7 @@ use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
 pub use import::{Format, Skipped};
+use lifecycle::Replaced;
 pub use migrate::migrate;
 pub use rescope::{set_scope, Rescoped};
 
@@ -345,6 +346,7 @@ fn run(
         .map(|(i, p)| p.into_turn(Ordinal::after(last + i as u64), scope))
         .unzip();
     check_limits(existing.len(), &turns, &options.limits).map_err(smg_format::Error::from)?;
+    let replaced = Replaced::take(doc);
     progress.start("archiving", turns.len() as u64);
     // The rules read only the text: they and the graph they make, all but its
     // artifacts, are drafted while the archive is written.
@@ -421,7 +423,7 @@ fn run(
     scope::inherit(&mut built.nodes, &built.edges, &all);
     progress.advance(all.len() as u64);
     working::update(doc, &all, &built, options.recent_turns, existing.is_empty());
-    report.edges_dropped = replace_graph(doc, built.nodes, built.edges);
+    report.edges_dropped = replace_graph(doc, &replaced, built.nodes, built.edges);
     report.turns_total = all.len();
     let graph = doc.semantic_graph.as_ref();
     report.nodes = graph.map_or(0, |g| g.nodes.as_ref().map_or(0, Vec::len));
@@ -685,10 +687,16 @@ pub fn source_record(turn: &Turn) -> Option<Value> {
     Some(record)
 }
 
-/// Put the new graph in place of the nodes and edges an earlier ingest made; nodes
-/// and edges from elsewhere stay (a node of the same id wins over a generated one),
-/// but for the edges an end of which names no node: those are returned.
-fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>) -> Vec<Edge> {
+/// Put the new graph in place of the nodes and edges an earlier ingest made (taken
+/// out before the derivation, `replaced`); nodes and edges from elsewhere stay (a
+/// node of the same id wins over a generated one), but for the edges an end of which
+/// names no node: those are returned.
+fn replace_graph(
+    doc: &mut Document,
+    replaced: &Replaced,
+    mut nodes: Vec<Node>,
+    mut edges: Vec<Edge>,
+) -> Vec<Edge> {
     let removed: FastSet<&str> = doc
         .curation
         .iter()
@@ -700,12 +708,8 @@ fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>)
         edges.retain(|e| !removed.contains(e.from.as_str()) && !removed.contains(e.to.as_str()));
     }
     let graph = doc.semantic_graph.get_or_insert_with(Graph::default);
-    let old = graph.nodes.take().unwrap_or_default();
-    let (ours, mut kept): (Vec<Node>, Vec<Node>) = old
-        .into_iter()
-        .partition(|n| n.created_by.as_deref() == Some(graph::CREATED_BY));
-    lifecycle::carry(&ours, &mut nodes);
-    let ours: FastSet<String> = ours.into_iter().map(|n| n.id.into_string()).collect();
+    let mut kept = graph.nodes.take().unwrap_or_default();
+    replaced.carry(&mut nodes);
     // Without nodes from elsewhere, the new nodes are the graph's as they are: no
     // second copy of them (a Node is 760 bytes) at the peak of memory.
     if kept.is_empty() {
@@ -716,13 +720,7 @@ fn replace_graph(doc: &mut Document, mut nodes: Vec<Node>, mut edges: Vec<Edge>)
     }
     // The graph lives until the file is written: no spare room (a Node is 760 bytes).
     kept.shrink_to_fit();
-    let others: Vec<Edge> = graph
-        .edges
-        .take()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|e| !(ours.contains(e.from.as_str()) && ours.contains(e.to.as_str())))
-        .collect();
+    let others: Vec<Edge> = graph.edges.take().unwrap_or_default();
     // The new edges join nodes of the new graph, once each: only edges kept from
     // elsewhere can dangle or repeat them.
     let mut dropped = Vec::new();
