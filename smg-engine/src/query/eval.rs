@@ -35,7 +35,8 @@ impl Key {
             Json::Null => Key::Null,
             Json::Bool(b) => Key::Bool(*b),
             Json::Number(x) => Key::Number(x.as_f64().unwrap_or(0.0)),
-            Json::String(s) => instant(s).map_or_else(|| Key::Text(s.to_lowercase()), Key::Instant),
+            Json::String(s) => crate::search::instant(s)
+                .map_or_else(|| Key::Text(s.to_lowercase()), |(ms, _)| Key::Instant(ms)),
             other => Key::Other(other.to_string()),
         }
     }
@@ -60,15 +61,6 @@ impl Key {
             (a, b) => a.rank().cmp(&b.rank()),
         }
     }
-}
-
-/// An RFC 3339 date-time or a plain date (midnight UTC), in milliseconds.
-fn instant(s: &str) -> Option<i64> {
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Some(t.timestamp_millis());
-    }
-    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
-    Some(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis())
 }
 
 /// A condition with its values prepared.
@@ -196,21 +188,20 @@ fn has_words(n: &Node, words: &[String]) -> bool {
 }
 
 /// The nodes that satisfy `filter`, in their order.
-pub(super) fn matching<'a>(nodes: &[&'a Node], filter: Option<&Expr>) -> Vec<&'a Node> {
+pub(super) fn matching<'a>(nodes: Vec<&'a Node>, filter: Option<&Expr>) -> Vec<&'a Node> {
     let Some(filter) = filter else {
-        return nodes.to_vec();
+        return nodes;
     };
     let filter = Compiled::new(filter);
-    nodes
-        .par_iter()
-        .copied()
-        .filter(|n| filter.holds(n))
-        .collect()
+    nodes.into_par_iter().filter(|n| filter.holds(n)).collect()
 }
 
 /// `nodes` as `order` sorts them (stable: equal keys keep their order), the first
 /// `limit`.
 pub(super) fn ordered<'a>(nodes: Vec<&'a Node>, order: &Order, limit: usize) -> Vec<&'a Node> {
+    if limit == 0 {
+        return Vec::new();
+    }
     let mut keyed: Vec<(Key, usize)> = nodes
         .par_iter()
         .enumerate()
@@ -221,9 +212,6 @@ pub(super) fn ordered<'a>(nodes: Vec<&'a Node>, order: &Order, limit: usize) -> 
         let o = if order.descending { o.reverse() } else { o };
         o.then(a.1.cmp(&b.1))
     };
-    if limit == 0 {
-        return Vec::new();
-    }
     if limit < keyed.len() {
         keyed.select_nth_unstable_by(limit - 1, by);
         keyed.truncate(limit);

@@ -138,7 +138,7 @@ pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
         .flat_map(|(_, g)| g.nodes.iter().flatten())
         .filter(|n| all || n.kind == kind || n.kind == wanted)
         .collect();
-    let found = eval::matching(&nodes, query.filter.as_ref());
+    let found = eval::matching(nodes, query.filter.as_ref());
     let limit = query.limit.unwrap_or(usize::MAX);
     let mut found = match &query.order {
         Some(order) => eval::ordered(found, order, limit),

@@ -39,6 +39,7 @@ pub use context::ContextPack;
 use fulltext::{Column64, Doc, FullText, FLAG_TIMED};
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
 pub(crate) use nodes::text_of as node_text;
+pub(crate) use period::instant;
 pub use period::Period;
 pub use prompt::{prompt, Prompt};
 use scores::Scores;

@@ -103,7 +103,7 @@ const DAY: i64 = 86_400_000;
 
 /// An RFC 3339 date-time, or a date (its midnight, UTC): the instant in ms, and
 /// whether it was a date.
-fn instant(s: &str) -> Option<(i64, bool)> {
+pub(crate) fn instant(s: &str) -> Option<(i64, bool)> {
     let s = s.trim();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
         return Some((t.timestamp_millis(), false));
