@@ -3,17 +3,31 @@
 //! number; after a merge renumbers turns both must still name the same message.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use foldhash::fast::FixedState;
 
 use super::Finding;
 use crate::model::{Ordinal, Provenance, Turn};
 
+type Map<K, V> = HashMap<K, V, FixedState>;
+type Set<T> = HashSet<T, FixedState>;
+
 /// The conversation and message ids of every archived turn, by number.
+///
+/// A million-turn archive holds a million message ids and a few thousand
+/// conversations: each id is kept once, and a conversation by its number here.
 #[derive(Default)]
 pub(super) struct Archived {
-    by_number: HashMap<u64, (Option<String>, Option<String>)>,
-    messages: HashSet<(Option<String>, String)>,
+    conversations: Map<Arc<str>, u32>,
+    /// The conversations' ids by number.
+    names: Vec<Arc<str>>,
+    by_number: Map<u64, (Option<u32>, Option<Arc<str>>)>,
+    /// Each message id with the conversation holding it (`None` for a turn that
+    /// names none).
+    messages: Set<(Option<u32>, Arc<str>)>,
     /// Message ids, whatever the conversation (for provenance that names none).
-    message_ids: HashSet<String>,
+    message_ids: Set<Arc<str>>,
     /// False when a block did not decode: its turns are unknown, nothing is checked.
     pub(super) complete: bool,
     /// Turn ranges of sealed archive blocks: provenance into them cannot be checked.
@@ -21,13 +35,46 @@ pub(super) struct Archived {
 }
 
 impl Archived {
-    pub(super) fn add(&mut self, t: &Turn) {
-        let (c, m) = (t.conversation_id.clone(), t.message_id.clone());
-        if let Some(m) = &m {
-            self.messages.insert((c.clone(), m.clone()));
-            self.message_ids.insert(m.clone());
-        }
+    /// Turn `t`, read from the archive, its ids taken.
+    pub(super) fn add(&mut self, t: Turn) {
+        let c = t
+            .conversation_id
+            .map(|c| match self.conversations.get(c.as_str()) {
+                Some(&n) => n,
+                None => {
+                    let c: Arc<str> = c.into();
+                    let n = self.names.len() as u32;
+                    self.names.push(c.clone());
+                    self.conversations.insert(c, n);
+                    n
+                }
+            });
+        let m = t.message_id.map(|m| {
+            let m: Arc<str> = match self.message_ids.get(m.as_str()) {
+                Some(known) => known.clone(),
+                None => {
+                    let m: Arc<str> = m.into();
+                    self.message_ids.insert(m.clone());
+                    m
+                }
+            };
+            self.messages.insert((c, m.clone()));
+            m
+        });
         self.by_number.insert(t.turn.get(), (c, m));
+    }
+
+    /// Whether conversation number `c` holds a message by id `m`.
+    fn holds(&self, c: u32, m: &str) -> bool {
+        // Keyed by a shared id: one is looked up, not made, for each query.
+        self.message_ids
+            .get(m)
+            .is_some_and(|m| self.messages.contains(&(Some(c), m.clone())))
+    }
+
+    /// The number of conversation `c`; `None` when no archived turn names it.
+    fn conversation(&self, c: &str) -> Option<u32> {
+        self.conversations.get(c).copied()
     }
 
     /// The findings of provenance `p` at `ptr`; none when the archive is empty.
@@ -42,10 +89,12 @@ impl Archived {
         let conversation = p.conversation_id.as_ref();
         let where_ = || conversation.map_or(String::new(), |c| format!(" of conversation `{c}`"));
         let ids = p.message_ids.as_deref().unwrap_or_default();
+        let numbered = conversation.map(|c| self.conversation(c));
         for (j, m) in ids.iter().enumerate() {
-            let found = match conversation {
-                Some(c) => self.messages.contains(&(Some(c.clone()), m.clone())),
-                None => self.message_ids.contains(m),
+            let found = match numbered {
+                Some(None) => false,
+                Some(Some(c)) => self.holds(c, m),
+                None => self.message_ids.contains(m.as_str()),
             };
             if !found {
                 out.push(Finding::error(
@@ -56,23 +105,24 @@ impl Archived {
             }
         }
         for (j, n) in p.turns.iter().flatten().enumerate() {
-            let at = format!("{ptr}/turns/{j}");
+            let at = || format!("{ptr}/turns/{j}");
             let Some((c, m)) = self.by_number.get(&(*n).get()) else {
                 out.push(Finding::error(
                     "SMG-E126",
-                    at,
+                    at(),
                     format!("turn {n} is not in the archive"),
                 ));
                 continue;
             };
-            let other_conversation = conversation.is_some_and(|pc| c.as_ref() != Some(pc));
-            let other_message = !ids.is_empty() && m.as_ref().is_some_and(|m| !ids.contains(m));
+            let other_conversation = numbered.is_some_and(|pc| pc.is_none() || *c != pc);
+            let other_message =
+                !ids.is_empty() && m.as_ref().is_some_and(|m| !ids.iter().any(|i| **i == **m));
             if other_conversation || other_message {
                 let said = m.as_deref().unwrap_or("(no id)");
-                let of = c.as_deref().unwrap_or("(none)");
+                let of = c.map_or("(none)", |c| &self.names[c as usize]);
                 out.push(Finding::error(
                     "SMG-E126",
-                    at,
+                    at(),
                     format!(
                         "turn {n} is message `{said}` of conversation `{of}`, not one this provenance names{}",
                         where_()
@@ -80,5 +130,58 @@ impl Archived {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::role;
+
+    fn turn(n: u64, c: Option<&str>, m: &str) -> Turn {
+        let mut t = Turn::new(Ordinal::new(n).unwrap(), role::USER, "x");
+        t.conversation_id = c.map(str::to_string);
+        t.message_id = Some(m.to_string());
+        t
+    }
+
+    fn found(a: &Archived, conversation: Option<&str>, ids: &[&str], turns: &[u64]) -> Vec<String> {
+        let p = Provenance {
+            conversation_id: conversation.map(str::to_string),
+            message_ids: Some(ids.iter().map(|s| s.to_string()).collect()),
+            turns: Some(turns.iter().map(|&n| Ordinal::new(n).unwrap()).collect()),
+            ..Provenance::default()
+        };
+        let mut out = Vec::new();
+        a.check("/p", &p, &mut out);
+        out.into_iter().map(|f| f.pointer).collect()
+    }
+
+    #[test]
+    fn a_message_id_held_by_several_conversations_is_found_in_each_and_no_other() {
+        let mut a = Archived {
+            complete: true,
+            ..Archived::default()
+        };
+        a.add(turn(1, Some("c1"), "m"));
+        a.add(turn(2, Some("c2"), "m"));
+        a.add(turn(3, None, "m"));
+        a.add(turn(4, Some("c1"), "k"));
+        assert!(found(&a, Some("c1"), &["m"], &[1]).is_empty());
+        assert!(found(&a, Some("c2"), &["m"], &[2]).is_empty());
+        assert!(found(&a, None, &["m", "k"], &[3, 4]).is_empty());
+        assert_eq!(
+            found(&a, Some("c2"), &["k"], &[4]),
+            ["/p/messageIds/0", "/p/turns/0"]
+        );
+        assert_eq!(
+            found(&a, Some("c9"), &["m"], &[1]),
+            ["/p/messageIds/0", "/p/turns/0"]
+        );
+        assert_eq!(
+            found(&a, Some("c1"), &["m"], &[2, 7]),
+            ["/p/turns/0", "/p/turns/1"]
+        );
+        assert_eq!(found(&a, None, &["zz"], &[]), ["/p/messageIds/0"]);
     }
 }

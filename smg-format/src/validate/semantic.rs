@@ -1,7 +1,7 @@
 //! Checks a schema cannot express: references, uniqueness, time, governance, and
 //! that every artifact version and archive block actually decodes.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use rayon::prelude::*;
 
@@ -40,12 +40,16 @@ struct Checker<'a> {
     doc: &'a Document,
     limits: &'a Limits,
     out: Vec<Finding>,
-    node_ids: HashSet<&'a str>,
+    node_ids: HashSet<&'a str, foldhash::fast::FixedState>,
     /// Every provenance of a node or edge, with its pointer: checked against the
     /// archive once it is read.
     provenances: Vec<(String, &'a Provenance)>,
     archived: Archived,
 }
+
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+/// The block each archived turn was first seen in, by turn number.
+type Seen = Map<u64, u64>;
 
 /// How many archive blocks are decoded side by side.
 const DECODED_TOGETHER: usize = 32;
@@ -55,7 +59,7 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
         doc,
         limits,
         out: Vec::new(),
-        node_ids: HashSet::new(),
+        node_ids: HashSet::default(),
         provenances: Vec::new(),
         archived: Archived::default(),
     };
@@ -111,15 +115,16 @@ impl<'a> Checker<'a> {
 
     fn graphs(&mut self) {
         let graphs = self.doc.graphs();
-        let mut first_seen: BTreeMap<&str, String> = BTreeMap::new();
-        for (base, g) in &graphs {
+        // Where each node id was first seen: which graph, which node.
+        let mut first_seen: Map<&str, (usize, usize)> = Map::default();
+        for (k, (base, g)) in graphs.iter().enumerate() {
             for (i, n) in g.nodes().iter().enumerate() {
-                let ptr = format!("{base}/nodes/{i}");
-                if let Some(prev) = first_seen.get(n.id.as_str()) {
+                if let Some(&(pk, pi)) = first_seen.get(n.id.as_str()) {
+                    let prev = format!("{}/nodes/{pi}", graphs[pk].0);
                     let msg = format!("node id `{}` is already used at {prev}", n.id);
-                    self.err("SMG-E110", format!("{ptr}/id"), msg);
+                    self.err("SMG-E110", format!("{base}/nodes/{i}/id"), msg);
                 } else {
-                    first_seen.insert(&n.id, ptr);
+                    first_seen.insert(&n.id, (k, i));
                 }
                 self.node_ids.insert(&n.id);
             }
@@ -328,7 +333,7 @@ impl<'a> Checker<'a> {
         };
         let method = archive.compression_method.unwrap_or_default();
         let mut block_ids = HashSet::new();
-        let mut turns_seen: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut turns_seen = Seen::default();
         self.archived.complete = true;
         self.archived.sealed = self
             .doc
@@ -362,7 +367,7 @@ impl<'a> Checker<'a> {
         b: &'a Block,
         decoded: crate::Result<Vec<Turn>>,
         block_ids: &mut HashSet<u64>,
-        turns_seen: &mut BTreeMap<u64, u64>,
+        turns_seen: &mut Seen,
     ) {
         let ptr = format!("/deepArchive/blocks/{i}");
         if !block_ids.insert(b.id) {
@@ -391,13 +396,13 @@ impl<'a> Checker<'a> {
                 return;
             }
         };
-        for t in &turns {
-            let tp = format!("{ptr}/compressedData");
+        let at = || format!("{ptr}/compressedData");
+        for t in turns {
             if let Some((lo, hi)) = range {
                 if t.turn < lo || t.turn > hi {
                     self.err(
                         "SMG-E119",
-                        tp.clone(),
+                        at(),
                         format!(
                             "block {}: turn {} lies outside its turnRange {}",
                             b.id, t.turn, b.turn_range
@@ -409,7 +414,7 @@ impl<'a> Checker<'a> {
             if scope(t.scope) != scope(b.scope) {
                 self.err(
                     "SMG-E128",
-                    tp.clone(),
+                    at(),
                     format!(
                         "block {}: turn {} has scope {}, its block {}",
                         b.id,
@@ -422,14 +427,14 @@ impl<'a> Checker<'a> {
             if let Some(other) = turns_seen.insert(t.turn.get(), b.id) {
                 self.err(
                     "SMG-E118",
-                    tp.clone(),
+                    at(),
                     format!(
                         "turn {} is archived twice (blocks {other} and {})",
                         t.turn, b.id
                     ),
                 );
             }
-            self.turn(|_| tp.clone(), t);
+            self.turn(|_| at(), &t);
             self.archived.add(t);
         }
     }
