@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Display;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use json_ld::syntax::Value as LdValue;
 use json_ld::{IriBuf, JsonLdProcessor, RemoteDocument};
@@ -124,14 +125,23 @@ fn expand_in_windows(value: &Value, warnings: &mut Warnings) -> Result<(), Strin
         })
         .collect();
     expand(rest, warnings)?;
+    // Windows after one that failed are not expanded: their warnings would not come.
+    let failed = AtomicUsize::new(usize::MAX);
     let expanded: Vec<(Warnings, Result<(), String>)> = windows
         .into_par_iter()
-        .map(|(mut path, at, window)| {
+        .enumerate()
+        .map(|(i, (mut path, at, window))| {
+            let mut said = Warnings::default();
+            if i > failed.load(Ordering::Relaxed) {
+                return (said, Ok(()));
+            }
             if let Some(slot) = path.pointer_mut(&at) {
                 *slot = Value::Array(window.to_vec());
             }
-            let mut said = Warnings::default();
             let done = expand(path, &mut said);
+            if done.is_err() {
+                failed.fetch_min(i, Ordering::Relaxed);
+            }
             (said, done)
         })
         .collect();
