@@ -10,6 +10,8 @@ use json_ld::{IriBuf, JsonLdProcessor, RemoteDocument};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::split::Split;
+use super::windows::{windows, without_large_arrays, Items};
 use super::Finding;
 use crate::model::{escape_pointer, CONTEXT_IRI};
 
@@ -48,8 +50,10 @@ fn bundled_loader() -> &'static HashMap<IriBuf, RemoteDocument> {
     LOADER.get_or_init(loader)
 }
 
-/// Expand `value` as JSON-LD; every key it would drop is an `SMG-E130` finding.
-pub(crate) fn check(value: &Value) -> Vec<Finding> {
+/// Expand the document `split` holds as JSON-LD; every key it would drop is an
+/// `SMG-E130` finding.
+pub(crate) fn check(split: &Split<'_>) -> Vec<Finding> {
+    let value = &split.rest;
     let mut findings = Vec::new();
     if let Some(iri) = unbundled_context(value.get("@context")) {
         findings.push(Finding::warning("SMG-W020", "/@context", format!(
@@ -58,22 +62,35 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
         return findings;
     }
     let bundled = value.get("@context").and_then(Value::as_str) == Some(CONTEXT_IRI);
-    if unexpandable_keys(value, String::new(), bundled, &mut findings) {
+    let mut undecoded = unexpandable_keys(value, String::new(), bundled, &mut findings);
+    for list in &split.lists {
+        let found = list.each_window(|at, item| {
+            let mut out = Vec::new();
+            let bad = unexpandable_keys(item, at.to_string(), bundled, &mut out);
+            out.into_iter().map(|f| (f, bad)).collect()
+        });
+        for (f, bad) in found.unwrap_or_default() {
+            undecoded |= bad;
+            findings.push(f);
+        }
+    }
+    if undecoded {
         return findings;
     }
     let mut warnings = Warnings::default();
-    if let Err(text) = expand_in_windows(value, &mut warnings) {
+    if let Err(failed) = expand_in_windows(split, &mut warnings) {
         // The error names the key after vocabulary expansion (`<vocab>bad key`).
-        let key = key_of(&text).map(|k| {
+        let text = &failed.text;
+        let key = key_of(text).map(|k| {
             let local = k.rsplit(['#', '/']).next().unwrap_or(k);
-            if find_key(value, k, String::new()).is_some() {
+            if failed.locate(value, k).is_some() {
                 k
             } else {
                 local
             }
         });
         let pointer = key
-            .and_then(|k| find_key(value, k, String::new()))
+            .and_then(|k| failed.locate(value, k))
             .unwrap_or_default();
         findings.push(match key {
             Some(k) => Finding::error("SMG-E130", pointer, format!(
@@ -99,128 +116,79 @@ pub(crate) fn check(value: &Value) -> Vec<Finding> {
     findings
 }
 
-/// Most items of one array expanded at a time. Expansion holds many times the memory
-/// of its input (1.2 GB for a 49 MB document whole), and the items of an array expand
-/// each on its own, with the same context, so a large array is expanded a window at a
-/// time beside the rest of the document: the same keys are checked in bounded memory.
-const WINDOW: usize = 512;
+/// Why expansion failed, and the items of the window it failed in (none: the rest).
+struct Failed<'a> {
+    text: String,
+    window: Option<(String, usize, Items<'a>)>,
+}
 
-/// Expand `value` with the bundled context, its arrays of more than [`WINDOW`] items
-/// a window at a time, apart from the rest; the first expansion error, as text.
+impl Failed<'_> {
+    /// The pointer of the first key `key`: in the window that failed, else in `rest`.
+    fn locate(&self, rest: &Value, key: &str) -> Option<String> {
+        let in_window = self.window.as_ref().and_then(|(pointer, first, items)| {
+            let items = items.trees().ok()?;
+            items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| find_key(item, key, format!("{pointer}/{}", first + i)))
+        });
+        in_window.or_else(|| find_key(rest, key, String::new()))
+    }
+}
+
+/// Expand the document `split` holds with the bundled context, its arrays of more
+/// than [`WINDOW`](super::split::WINDOW) items a window at a time, apart from the
+/// rest; the first expansion error, as text.
 ///
 /// The windows expand on every core (a million-turn file has half a million nodes
 /// and edges, 20 s of expansion on one); their warnings come in the windows' order,
 /// and the error is the first window's that fails, as when they expand one by one.
-fn expand_in_windows(value: &Value, warnings: &mut Warnings) -> Result<(), String> {
+fn expand_in_windows<'a>(split: &'a Split<'a>, warnings: &mut Warnings) -> Result<(), Failed<'a>> {
     let mut large = Vec::new();
-    let rest = without_large_arrays(value, String::new(), &mut large);
-    let windows: Vec<(Value, String, &[Value])> = large
+    let rest = without_large_arrays(&split.rest, String::new(), &mut large);
+    let arrays = large
         .iter()
-        .flat_map(|(pointer, items)| {
-            let tokens: Vec<String> = pointer.split('/').skip(1).map(unescape_pointer).collect();
-            let (path, at) = path_to(&rest, &tokens, String::new());
-            items
-                .chunks(WINDOW)
-                .map(move |w| (path.clone(), at.clone(), w))
-        })
-        .collect();
-    expand(rest, warnings)?;
+        .map(|(pointer, items)| (pointer.as_str(), Items::Tree(items)))
+        .chain(
+            split
+                .lists
+                .iter()
+                .map(|l| (l.pointer.as_str(), Items::Text(&l.items))),
+        );
+    let windows = windows(&rest, arrays);
+    let rest_failed = |text| Failed { text, window: None };
+    expand(rest, warnings).map_err(rest_failed)?;
     // Windows after one that failed are not expanded: their warnings would not come.
     let failed = AtomicUsize::new(usize::MAX);
     let expanded: Vec<(Warnings, Result<(), String>)> = windows
-        .into_par_iter()
+        .par_iter()
         .enumerate()
-        .map(|(i, (mut path, at, window))| {
+        .map(|(i, w)| {
             let mut said = Warnings::default();
             if i > failed.load(Ordering::Relaxed) {
                 return (said, Ok(()));
             }
-            if let Some(slot) = path.pointer_mut(&at) {
-                *slot = Value::Array(window.to_vec());
-            }
-            let done = expand(path, &mut said);
+            let done = w.items.trees().and_then(|items| {
+                let mut path = w.path.clone();
+                if let Some(slot) = path.pointer_mut(&w.at) {
+                    *slot = Value::Array(items);
+                }
+                expand(path, &mut said)
+            });
             if done.is_err() {
                 failed.fetch_min(i, Ordering::Relaxed);
             }
             (said, done)
         })
         .collect();
-    for (said, done) in expanded {
+    for ((said, done), w) in expanded.into_iter().zip(windows) {
         warnings.0.extend(said.0);
-        done?;
+        done.map_err(|text| Failed {
+            text,
+            window: Some((w.pointer.to_string(), w.first, w.items)),
+        })?;
     }
     Ok(())
-}
-
-/// `value` cut down to what sets the context at the place `tokens` lead to, so that a
-/// window of an array there expands as it would in the whole document: each object on
-/// the way keeps its `@context`, its `@type` (type-scoped contexts) and the member on
-/// the way, each array the item on the way. Gives the pointer of the place in the cut.
-fn path_to(value: &Value, tokens: &[String], at: String) -> (Value, String) {
-    let Some((first, rest)) = tokens.split_first() else {
-        return (Value::Null, at);
-    };
-    match value {
-        Value::Object(map) => {
-            let mut cut = serde_json::Map::new();
-            for key in ["@context", "@type"] {
-                if let Some(v) = map.get(key).filter(|_| key != first) {
-                    cut.insert(key.to_string(), v.clone());
-                }
-            }
-            let here = format!("{at}/{}", escape_pointer(first));
-            let (child, place) = path_to(map.get(first).unwrap_or(&Value::Null), rest, here);
-            cut.insert(first.clone(), child);
-            (Value::Object(cut), place)
-        }
-        Value::Array(items) => {
-            let item = first.parse::<usize>().ok().and_then(|i| items.get(i));
-            let (child, place) = path_to(item.unwrap_or(&Value::Null), rest, format!("{at}/0"));
-            (Value::Array(vec![child]), place)
-        }
-        _ => (Value::Null, at),
-    }
-}
-
-/// One JSON Pointer reference token, unescaped (RFC 6901).
-fn unescape_pointer(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-/// `value` with every array of more than [`WINDOW`] items left empty; those arrays
-/// go to `out`, borrowed, with their JSON Pointers. Contexts are kept whole, and so
-/// are the items of an array taken (they go to expansion whole, a window at a time).
-fn without_large_arrays<'a>(
-    value: &'a Value,
-    at: String,
-    out: &mut Vec<(String, &'a [Value])>,
-) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut kept = serde_json::Map::new();
-            for (k, child) in map {
-                let here = format!("{at}/{}", escape_pointer(k));
-                let child = match child {
-                    _ if k == "@context" => child.clone(),
-                    Value::Array(items) if items.len() > WINDOW => {
-                        out.push((here, items));
-                        Value::Array(Vec::new())
-                    }
-                    _ => without_large_arrays(child, here, out),
-                };
-                kept.insert(k.clone(), child);
-            }
-            Value::Object(kept)
-        }
-        Value::Array(items) => {
-            let kept = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| without_large_arrays(item, format!("{at}/{i}"), out));
-            Value::Array(kept.collect())
-        }
-        other => other.clone(),
-    }
 }
 
 /// One JSON-LD expansion of `value`; its error as text.
@@ -378,6 +346,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::validate::split::WINDOW;
+
+    /// The check as validation runs it: on the document's text, split.
+    fn check(value: &Value) -> Vec<Finding> {
+        let text = value.to_string();
+        super::check(&Split::parse(&text).unwrap())
+    }
+
     fn doc(extra: Value) -> Value {
         let mut d = json!({
             "@context": CONTEXT_IRI,
@@ -469,43 +445,28 @@ mod tests {
         let f = check(&bad);
         let at = WINDOW + 7;
         assert_eq!(f[0].pointer, format!("/semanticGraph/nodes/{at}/bad {at}"));
-        let mut large = Vec::new();
-        let rest = without_large_arrays(&d, String::new(), &mut large);
-        assert_eq!(large.len(), 1);
-        assert_eq!(large[0].0, "/semanticGraph/nodes");
-        assert_eq!(large[0].1.len(), 2 * WINDOW + 5);
-        assert_eq!(rest["semanticGraph"]["nodes"], json!([]));
-        assert_eq!(rest["@context"], d["@context"]);
+        // A bad key outside the large lists is found in the rest.
+        let mut bad = d.clone();
+        bad["metadata"]["bad key"] = json!(1);
+        let f = check(&bad);
+        assert_eq!(f[0].pointer, "/metadata/bad key");
     }
 
     #[test]
-    fn a_window_keeps_the_contexts_and_types_on_its_way() {
-        let d = json!({
-            "@context": CONTEXT_IRI, "version": "1.0",
-            "privateContexts": {"a/b": {"@context": {"x": "smg:x"}, "@type": "T", "graph": {
-                "nodes": [], "edges": [1]
-            }}, "c": {"graph": {}}},
-            "list": [{"skip": 1}, {"@type": "U", "items": []}]
-        });
-        let tokens: Vec<String> = ["privateContexts", "a/b", "graph", "nodes"]
-            .map(String::from)
-            .to_vec();
-        let (cut, at) = path_to(&d, &tokens, String::new());
-        assert_eq!(at, "/privateContexts/a~1b/graph/nodes");
+    fn a_large_array_the_split_keeps_in_the_tree_is_checked_a_window_at_a_time() {
+        let node = |i: usize| json!({"id": format!("n{i}"), "type": "concept"});
+        let nodes: Vec<Value> = (0..WINDOW + 5).map(node).collect();
+        let mut d = doc(json!({"privateContexts": {"p": {"graph": {"nodes": nodes}}}}));
+        assert_eq!(check(&d), vec![]);
+        let list = &mut d["privateContexts"]["p"]["graph"]["nodes"];
+        list[WINDOW + 3]["bad key"] = json!(1);
+        let f = check(&d);
+        assert_eq!(f.len(), 1, "{f:?}");
+        let at = format!("/privateContexts/p/graph/nodes/{}/bad key", WINDOW + 3);
         assert_eq!(
-            cut,
-            json!({"@context": CONTEXT_IRI, "privateContexts": {"a/b": {
-                "@context": {"x": "smg:x"}, "@type": "T", "graph": {"nodes": null}
-            }}})
+            (f[0].code, f[0].pointer.as_str()),
+            ("SMG-E130", at.as_str())
         );
-        let tokens: Vec<String> = ["list", "1", "items"].map(String::from).to_vec();
-        let (cut, at) = path_to(&d, &tokens, String::new());
-        assert_eq!(at, "/list/0/items");
-        assert_eq!(
-            cut,
-            json!({"@context": CONTEXT_IRI, "list": [{"@type": "U", "items": null}]})
-        );
-        assert_eq!(unescape_pointer("a~1b~0c"), "a/b~c");
     }
 
     #[test]
