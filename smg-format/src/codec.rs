@@ -288,8 +288,8 @@ impl Parts {
     }
 }
 
-/// The keys of [`Document::semantic_graph`], [`smg_format::model::Graph::nodes`] and
-/// [`smg_format::model::Graph::edges`].
+/// The keys of [`Document::semantic_graph`], [`crate::model::Graph::nodes`] and
+/// [`crate::model::Graph::edges`].
 const SEMANTIC_GRAPH: &str = "semanticGraph";
 const NODES: &str = "nodes";
 const EDGES: &str = "edges";

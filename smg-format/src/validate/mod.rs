@@ -240,8 +240,9 @@ fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
         Ok(x) => x,
         Err(e) => return vec![Finding::from_error(&crate::Error::from_json(&e, None))],
     };
-    // JSON-LD is checked first, and the tree freed, so that the typed document and
-    // the semantic checks do not hold it too (its findings still come last).
+    // JSON-LD is checked before the typed document is made, and the split freed, so
+    // that the document and the semantic checks do not hold it too (its findings
+    // still come last).
     let linked = if options.jsonld {
         jsonld::check(&split)
     } else {

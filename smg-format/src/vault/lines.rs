@@ -41,7 +41,7 @@ impl LineIndex {
         }
     }
 
-    /// See [`VaultWriter::similar`].
+    /// See [`VaultWriter::similar`](super::VaultWriter::similar).
     pub(super) fn similar(&self, content: &str) -> Option<String> {
         let mine = significant_lines(content);
         if mine.is_empty() {
