@@ -14,7 +14,7 @@ mod uri;
 use std::io::{Read, Write};
 use std::time::Duration;
 
-use net::{connect, io_error, tls, Stream};
+use net::{connect, cut_off, io_error, tls, Stream};
 
 pub(crate) use packstream::encode as encode_value;
 pub use packstream::Value;
@@ -102,19 +102,37 @@ pub struct Rows {
     pub records: Vec<Vec<Value>>,
 }
 
+/// Why a connection could not be opened, and whether a new connection may be
+/// answered where this one was not.
+struct Failed {
+    error: Error,
+    again: bool,
+}
+
+impl From<Error> for Failed {
+    fn from(error: Error) -> Self {
+        let again = matches!(error, Error::Timeout(_));
+        Failed { error, again }
+    }
+}
+
 impl Connection {
     /// Connects, agrees on a Bolt version and authenticates.
     ///
     /// The handshake and the authentication wait for the connect timeout, not the reply
-    /// timeout, and are tried a second time on a new connection if unanswered: FalkorDB
-    /// (4.x) loses the first handshake it is sent after any client said GOODBYE, and
-    /// can leave the HELLO of a connection opened just after another was cut unanswered;
-    /// it answers the next.
+    /// timeout, and are tried a second time on a new connection if unanswered, or if
+    /// the server cut the connection before answering the handshake: FalkorDB (4.x)
+    /// loses the first handshake it is sent after any client said GOODBYE, can leave
+    /// the HELLO of a connection opened just after another was cut unanswered, and,
+    /// just started, can reset its first connection; it answers the next.
     pub fn open(target: &Target, auth: &Auth, timeouts: Timeouts) -> Result<Connection, Error> {
-        let mut conn = Self::shake(target, auth, timeouts).or_else(|e| match e {
-            Error::Timeout(_) => Self::shake(target, auth, timeouts),
-            other => Err(other),
-        })?;
+        let mut conn = match Self::shake(target, auth, timeouts) {
+            Ok(conn) => conn,
+            Err(first) if first.again => {
+                Self::shake(target, auth, timeouts).map_err(|second| second.error)?
+            }
+            Err(first) => return Err(first.error),
+        };
         conn.origin = Some((target.clone(), auth.clone()));
         Ok(conn)
     }
@@ -129,7 +147,7 @@ impl Connection {
         Ok(())
     }
 
-    fn shake(target: &Target, auth: &Auth, timeouts: Timeouts) -> Result<Connection, Error> {
+    fn shake(target: &Target, auth: &Auth, timeouts: Timeouts) -> Result<Connection, Failed> {
         let tcp = connect(target, timeouts)?;
         let stream = match target.tls_config()? {
             Some(config) => Stream::Tls(Box::new(tls(target, config, tcp)?)),
@@ -174,32 +192,41 @@ impl Connection {
         &self.server
     }
 
-    fn handshake(&mut self) -> Result<(), Error> {
+    fn handshake(&mut self) -> Result<(), Failed> {
         let mut hello = PREAMBLE.to_vec();
         hello.extend_from_slice(&OFFER);
-        self.write(&hello, "the handshake")?;
         let mut answer = [0u8; 4];
-        self.read_exact(&mut answer, "the handshake")?;
+        let said = self
+            .stream
+            .write_all(&hello)
+            .and_then(|_| self.stream.flush())
+            .and_then(|_| self.stream.read_exact(&mut answer));
+        if let Err(e) = said {
+            let again = cut_off(&e);
+            let error = io_error(e, &self.target, "the handshake", self.timeouts.reply);
+            let again = again || matches!(error, Error::Timeout(_));
+            return Err(Failed { error, again });
+        }
         if &answer == b"HTTP" {
-            return Err(Error::Protocol(format!(
+            return Err(Failed::from(Error::Protocol(format!(
                 "{} answered in HTTP: that is Neo4j's HTTP port, Bolt's is usually 7687",
                 self.target
-            )));
+            ))));
         }
         match answer {
             [0, 0, minor, 5] if minor <= 4 => self.version = (5, minor),
             [0, 0, 4, 4] => self.version = (4, 4),
             [0, 0, 0, 0] => {
-                return Err(Error::Protocol(format!(
+                return Err(Failed::from(Error::Protocol(format!(
                     "{} speaks none of Bolt 5.0–5.4 and 4.4",
                     self.target
-                )))
+                ))))
             }
             other => {
-                return Err(Error::Protocol(format!(
+                return Err(Failed::from(Error::Protocol(format!(
                     "{} answered the Bolt handshake with {other:02X?}: not a Bolt server",
                     self.target
-                )))
+                ))))
             }
         }
         Ok(())

@@ -60,6 +60,15 @@ pub(super) fn io_error(e: io::Error, target: &str, what: &str, after: Duration) 
     }
 }
 
+/// Whether `e` says the other end cut the connection (reset, aborted or closed).
+pub(super) fn cut_off(e: &io::Error) -> bool {
+    use io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    matches!(
+        e.kind(),
+        ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe
+    )
+}
+
 pub(super) fn connect(target: &Target, timeouts: Timeouts) -> Result<TcpStream, Error> {
     let addrs = (target.host.as_str(), target.port)
         .to_socket_addrs()

@@ -151,6 +151,34 @@ fn an_unanswered_handshake_is_tried_once_more_on_a_new_connection() {
 }
 
 #[test]
+fn a_handshake_the_server_cuts_is_tried_once_more_on_a_new_connection() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = Target::parse(&format!("bolt://{}", listener.local_addr().unwrap())).unwrap();
+    thread::spawn(move || {
+        // The first connection is closed once the handshake is read, as a FalkorDB
+        // just started can do; the second is answered.
+        let (mut cut, _) = listener.accept().unwrap();
+        let mut hello = [0u8; 20];
+        cut.read_exact(&mut hello).unwrap();
+        drop(cut);
+        let (mut s, _) = listener.accept().unwrap();
+        greet(&mut s);
+        // A third connection is cut too: a second cut in a row is an error.
+        let (mut cut, _) = listener.accept().unwrap();
+        cut.read_exact(&mut hello).unwrap();
+        drop(cut);
+        let (mut cut, _) = listener.accept().unwrap();
+        cut.read_exact(&mut hello).unwrap();
+        drop(cut);
+    });
+    let conn = Connection::open(&target, &Auth::default(), quick()).unwrap();
+    assert_eq!(conn.version(), (5, 4));
+    let err = Connection::open(&target, &Auth::default(), quick()).unwrap_err();
+    assert_eq!(err.code(), "SMG-E303", "{err}");
+    assert!(err.to_string().contains("handshake"), "{err}");
+}
+
+#[test]
 fn a_port_nobody_listens_on_is_a_connection_error() {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
