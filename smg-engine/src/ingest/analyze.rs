@@ -154,7 +154,11 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
             facts.decisions.push(d);
         }
         let named = names(s);
-        if let (Some(t), false) = (statements::memory(s, &found, !named.is_empty()), ai) {
+        // An assistant's sentences are not the user's memories: not even looked at.
+        if let Some(t) = (!ai)
+            .then(|| statements::memory(s, &found, !named.is_empty()))
+            .flatten()
+        {
             facts.memories.push((t, clip(s, 400)));
         }
         if !ai && found.iter().any(|f| f.cue == Cue::Goal) {

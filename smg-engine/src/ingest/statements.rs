@@ -100,12 +100,7 @@ pub(crate) fn memory(s: &str, found: &[Found], names: bool) -> Option<MemoryType
     if !something {
         return None;
     }
-    let personal = || {
-        text::word_slices(s).any(|w| {
-            let w = w.replace('’', "'");
-            FIRST_PERSON.iter().any(|p| p.eq_ignore_ascii_case(&w))
-        })
-    };
+    let personal = || text::word_slices(s).any(|w| FIRST_PERSON.contains(&&*lower(w)));
     (of_speaker || matches!(t, MemoryType::Constraint | MemoryType::Project) || names || personal())
         .then_some(t)
 }
@@ -123,27 +118,44 @@ const IRREGULAR_PAST: &[&str] = &[
 /// or a sentence that starts with one (an event), "I'm/we're <verb>-ing"
 /// (something under way: a project).
 fn told(plain: &str) -> Option<MemoryType> {
-    let words: Vec<String> = text::word_slices(plain)
-        .map(|w| w.replace('’', "'").to_ascii_lowercase())
-        .collect();
+    let mut words = text::word_slices(plain).map(lower);
+    let first = words.next()?;
     // Chat drops the subject: "Had a wild week", "Been reading a lot" (but "Got
     // it", "Got your back" are said to the listener).
-    if words
-        .first()
-        .is_some_and(|w| w == "been" || (w != "got" && IRREGULAR_PAST.contains(&w.as_str())))
-    {
+    if first == "been" || (first != "got" && IRREGULAR_PAST.contains(&&*first)) {
         return Some(MemoryType::Event);
     }
-    words.windows(2).find_map(|pair| {
-        let (subject, verb) = (pair[0].as_str(), pair[1].as_str());
-        let past = (verb.len() > 4 && verb.ends_with("ed")) || IRREGULAR_PAST.contains(&verb);
-        let under_way = verb.len() > 5 && verb.ends_with("ing") && verb != "going";
-        match subject {
-            "i" | "we" | "i've" | "we've" if past => Some(MemoryType::Event),
-            "i'm" | "we're" if under_way => Some(MemoryType::Project),
+    let mut subject = first;
+    for verb in words {
+        // Most words are no subject: the verb after one is looked at only then.
+        let told = match &*subject {
+            "i" | "we" | "i've" | "we've" => {
+                let past =
+                    (verb.len() > 4 && verb.ends_with("ed")) || IRREGULAR_PAST.contains(&&*verb);
+                past.then_some(MemoryType::Event)
+            }
+            "i'm" | "we're" => {
+                let under_way = verb.len() > 5 && verb.ends_with("ing") && verb != "going";
+                under_way.then_some(MemoryType::Project)
+            }
             _ => None,
+        };
+        if told.is_some() {
+            return told;
         }
-    })
+        subject = verb;
+    }
+    None
+}
+
+/// A word in lower case with a typographic apostrophe made plain, copied only when
+/// that changes it: every sentence's words pass here.
+fn lower(w: &str) -> Cow<'_, str> {
+    if w.bytes().any(|b| b.is_ascii_uppercase() || b == 0xE2) {
+        Cow::Owned(w.replace('’', "'").to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(w)
+    }
 }
 
 /// `s` without the [`HEDGES`] (words joined by single spaces when any is dropped).

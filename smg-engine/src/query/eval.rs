@@ -175,8 +175,9 @@ fn has_words(n: &Node, words: &[String]) -> bool {
         .map(String::as_str);
     for part in crate::graph::node_texts(n).chain(lists) {
         for term in text::term_slices(part) {
-            let stem = crate::search::stem(&term);
-            if let Some(i) = missing.iter().position(|m| *m == stem) {
+            let found =
+                crate::search::with_stem(&term, |stem| missing.iter().position(|m| *m == stem));
+            if let Some(i) = found {
                 missing.swap_remove(i);
                 if missing.is_empty() {
                     return true;

@@ -49,7 +49,7 @@ pub use stored::{
 };
 pub use tokens::{Count, Tokens};
 pub use vectors::QueryVector;
-pub(crate) use words::stem;
+pub(crate) use words::with_stem;
 use words::{tokens, tokens_cached};
 
 /// A ranked thing: a turn (position in the archive) or a node (its number).
