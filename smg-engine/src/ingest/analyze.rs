@@ -155,10 +155,12 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         }
         let named = names(s);
         // An assistant's sentences are not the user's memories: not even looked at.
-        if let Some(t) = (!ai)
-            .then(|| statements::memory(s, &found, !named.is_empty()))
-            .flatten()
-        {
+        let memory = if ai {
+            None
+        } else {
+            statements::memory(s, &found, !named.is_empty())
+        };
+        if let Some(t) = memory {
             facts.memories.push((t, clip(s, 400)));
         }
         if !ai && found.iter().any(|f| f.cue == Cue::Goal) {

@@ -229,9 +229,7 @@ fn turn_docs<'a>(turns: &'a [Turn], numbered: &'a [(u32, u32)]) -> impl Iterator
         chunk
             .par_iter()
             .zip(numbered)
-            .map_init(HashMap::new, |stems, (t, &n)| {
-                turn_doc(t, tokens_cached(&display(t), stems), n)
-            })
+            .map(|(t, &n)| turn_doc(t, tokens_cached(&display(t)), n))
             .collect::<Vec<_>>()
     })
 }

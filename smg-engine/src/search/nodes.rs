@@ -125,12 +125,12 @@ impl Nodes {
         let docs: Vec<Result<Doc>> = nodes
             .par_iter()
             .zip(links.par_iter_mut())
-            .map_init(HashMap::new, |stems, (n, links)| {
+            .map(|(n, links)| {
                 let entry = entry(n);
                 let hit = is_hit(n);
                 Ok(Doc {
                     terms: if hit {
-                        tokens_cached(&entry.text, stems)
+                        tokens_cached(&entry.text)
                     } else {
                         Vec::new()
                     },

@@ -2,7 +2,6 @@
 //! (stopwords out), stemmed by Snowball's English stemmer (rust-stemmers).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -12,14 +11,16 @@ use crate::text;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
+thread_local! {
+    /// The stems [`with_stem`] remembers, by word.
+    static STEMS: RefCell<FastMap<String, String>> = RefCell::default();
+}
+
 /// `with` the stem of `word` (a content word as the index holds it), remembered by
 /// this thread: a query that tests the words of every node (FIND's `topic` and
 /// `text`) meets the same few thousand words millions of times, and a lookup costs a
 /// fraction of Snowball's work. `with` must not stem through this function again.
 pub(crate) fn with_stem<R>(word: &str, with: impl FnOnce(&str) -> R) -> R {
-    thread_local! {
-        static STEMS: RefCell<FastMap<String, String>> = RefCell::default();
-    }
     STEMS.with_borrow_mut(|stems| {
         if let Some(s) = stems.get(word) {
             return with(s);
@@ -41,24 +42,14 @@ pub(crate) fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Most words a [`tokens_cached`] or [`with_stem`] cache holds before it starts over.
+/// Most words a [`with_stem`] cache holds before it starts over.
 const STEM_CACHE: usize = 1 << 16;
 
-/// [`tokens`], remembering stems: stemming is most of the cost of indexing, and a
-/// text repeats its words.
-pub(crate) fn tokens_cached(text: &str, stems: &mut HashMap<String, String>) -> Vec<String> {
+/// [`tokens`], the stems remembered by [`with_stem`]: stemming is most of the cost
+/// of indexing, and a text repeats its words.
+pub(crate) fn tokens_cached(text: &str) -> Vec<String> {
     text::terms(text)
-        .map(|w| {
-            if let Some(s) = stems.get(&w) {
-                return s.clone();
-            }
-            if stems.len() >= STEM_CACHE {
-                stems.clear();
-            }
-            let s = STEMMER.stem(&w).into_owned();
-            stems.insert(w, s.clone());
-            s
-        })
+        .map(|w| with_stem(&w, str::to_owned))
         .collect()
 }
 
@@ -82,15 +73,14 @@ mod tests {
 
     #[test]
     fn cached_tokens_are_the_same_tokens() {
-        let mut stems = HashMap::new();
         for text in [
             "Running runners ran",
             "the running of the runners",
             "Ünïcode Wörds",
         ] {
-            assert_eq!(tokens_cached(text, &mut stems), tokens(text));
+            assert_eq!(tokens_cached(text), tokens(text));
         }
-        assert!(stems.contains_key("running"));
+        assert!(STEMS.with_borrow(|stems| stems.contains_key("running")));
         assert_eq!(tokens("The painters were painting"), ["painter", "paint"]);
     }
 }
