@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use smg_engine::search::{encode_with_search_index, QueryVector, Retriever, SearchOptions};
+use smg_engine::search::{
+    encode_with_search_index, Item, Period, QueryVector, Retriever, SearchOptions, SearchResults,
+};
 use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
 use smg_format::{from_bytes, Encoding, Limits, WriteOptions};
 
@@ -179,4 +181,87 @@ pub(crate) fn read(path: &Path, dimensions: usize) {
     println!("| queries whose vector's turn is among the 10 turns found | {found} of {QUERIES} |");
     println!("| the same with every embedding scored (`--exact`): p50 / p95 / p99 | {e50:.1} / {e95:.1} / {e99:.1} ms |");
     println!("| hits (turns and nodes) the exact search also gives | {shared} of {hits} |");
+    within_a_month(&retriever, &asked);
+}
+
+/// The same searches kept to a span about the query vector's turn (30 days: few
+/// enough rows inside that each is scored; a year: so many that they are narrowed
+/// first; and all time): what `--since/--until` does, beside the reference (every
+/// row inside scored, `--exact`) and the obvious alternative (the best 1,000 of all
+/// time, kept if inside); with how many of the reference's turns each finds.
+fn within_a_month(retriever: &Retriever, asked: &[(String, usize, QueryVector)]) {
+    const DAY_MS: i64 = 86_400_000;
+    for days in [Some(30), Some(365), None] {
+        let mut times = [Vec::new(), Vec::new()];
+        let (mut wanted, mut found) = (0, [0; 2]);
+        for (words, i, vector) in asked {
+            let turn = retriever.turn(*i).expect("a turn");
+            let Some(at) = turn.timestamp.as_deref().and_then(millis) else {
+                continue;
+            };
+            let period = days.map_or(Period::ALL, |days| {
+                let half = days * DAY_MS / 2;
+                Period::millis(Some(at - half), Some(at + half)).expect("a period")
+            });
+            let mut o = SearchOptions::new(10);
+            o.vector = Some(vector.clone());
+            o.period = period;
+            o.exact = true;
+            let reference = vector_turns(&retriever.search(words, &o).expect("search"), &period);
+            o.exact = false;
+            let mut wide = SearchOptions::new(1000);
+            wide.vector = Some(vector.clone());
+            // All time, the alternative is the search itself.
+            let alternative = days.map(|_| wide);
+            for (k, options) in std::iter::once(o).chain(alternative).enumerate() {
+                let t = Instant::now();
+                let got = retriever.search(words, &options).expect("search");
+                times[k].push(t.elapsed().as_secs_f64() * 1e3);
+                let got = vector_turns(&got, &period);
+                found[k] += reference.iter().filter(|t| got.contains(t)).count();
+            }
+            wanted += reference.len();
+        }
+        let span = days.map_or("of all time".into(), |d| {
+            format!("within {d} days about its turn")
+        });
+        let rows = [
+            format!("with the vector, {span}"),
+            "the alternative: the best 1,000 of all time, kept if inside".into(),
+        ];
+        let measured = times.into_iter().filter(|t| !t.is_empty());
+        for ((row, ms), found) in rows.iter().zip(measured).zip(found) {
+            let (p50, p95, p99) = percentiles(ms);
+            println!("| {row}: p50 / p95 / p99; of the {wanted} turns the vectors give with every row inside scored, found | {p50:.1} / {p95:.1} / {p99:.1} ms; {found} |");
+        }
+    }
+}
+
+/// An RFC 3339 time in ms.
+fn millis(t: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+/// The turns of `found` that the vectors brought and that fall in `period`, the
+/// first ten, by number.
+fn vector_turns(found: &SearchResults, period: &Period) -> Vec<u64> {
+    found
+        .turns
+        .iter()
+        .filter(|f| f.sources.contains(&"vector"))
+        .filter_map(|f| match &f.item {
+            Item::Turn { turn, .. }
+                if turn
+                    .timestamp
+                    .as_deref()
+                    .is_some_and(|t| period.contains(t)) =>
+            {
+                Some(turn.turn.get())
+            }
+            _ => None,
+        })
+        .take(10)
+        .collect()
 }

@@ -199,13 +199,12 @@ impl Retriever {
         let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
         let mut warnings = Vec::new();
         if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
-            let (mut turns, mut nodes) = if options.exact {
-                vectors.best_of_all(v, n)?
+            let inside = self.inside(period);
+            let (turns, nodes) = if options.exact {
+                vectors.best_of_all(v, n, inside.as_ref())?
             } else {
-                vectors.best(v, n)?
+                vectors.best(v, n, inside.as_ref())?
             };
-            turns.retain(|&k| self.key_in(k, period));
-            nodes.retain(|&k| self.key_in(k, period));
             turn_lists.push(("vector", turns));
             node_lists.push(("vector", nodes));
         } else if options.vector.is_some() {

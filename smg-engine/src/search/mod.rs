@@ -579,8 +579,8 @@ impl Retriever {
         let widened = [query.as_slice(), more.as_slice()].concat();
         let mut best = index.top(&widened, CANDIDATES, within.as_ref())?;
         if let Some((vectors, v)) = vectors {
-            let mut similar = vectors.turn_similarities(v, CANDIDATES)?;
-            similar.retain(|&(t, _)| self.in_period(t as usize, period));
+            let inside = self.inside(period);
+            let similar = vectors.turn_similarities(v, CANDIDATES, inside.as_ref())?;
             best = blend(best, similar);
         }
         // In turn order, so that what is summed later is summed the same way in every run.
@@ -592,6 +592,18 @@ impl Retriever {
             scores.retain(|d| self.in_period(d as usize, period));
         }
         Ok(Some(scores))
+    }
+
+    /// The turns and nodes whose time falls in `period`, from the indexes' time
+    /// columns (the sets their searches of words in `period` use); `None` for the
+    /// whole of time.
+    fn inside(&self, period: &Period) -> Option<period::Inside> {
+        let range = period.range()?;
+        let (turns, nodes) = rayon::join(
+            || self.ix.index.inside(&range),
+            || self.ix.nodes.index.inside(&range),
+        );
+        Some(period::Inside { turns, nodes })
     }
 
     /// Whether turn `i`'s time falls in `period`.

@@ -5,9 +5,9 @@
 
 use std::ops::Range;
 
-use smg_format::Error;
-
+use super::{fulltext, Key};
 use crate::error::Result;
+use smg_format::Error;
 
 /// A span of time: from `since` (included) to `until` (excluded), either end open.
 /// Bounded on either side, it keeps only what has a time inside it; turns and nodes
@@ -95,6 +95,35 @@ impl Period {
             // i64::MIN stands for "no time" in the indexes: never inside.
             self.since.unwrap_or(i64::MIN + 1)..self.until.unwrap_or(i64::MAX)
         })
+    }
+}
+
+/// The turns and the nodes whose time falls in a period: the rows a vector search
+/// scores when it keeps to the period, looked up a bit each in the sets the search of
+/// words inside the period uses too (`None`: a damaged index, nothing inside).
+#[derive(Debug)]
+pub(crate) struct Inside {
+    pub(crate) turns: Option<fulltext::Inside>,
+    pub(crate) nodes: Option<fulltext::Inside>,
+}
+
+impl Inside {
+    /// Whether the turn or node `key` is inside.
+    pub(crate) fn holds(&self, key: Key) -> bool {
+        let (set, i) = match key {
+            Key::Turn(t) => (&self.turns, t),
+            Key::Node(n) => (&self.nodes, n),
+        };
+        set.as_ref().is_some_and(|s| s.contains(i))
+    }
+
+    /// How many turns and nodes are inside.
+    pub(crate) fn len(&self) -> usize {
+        [&self.turns, &self.nodes]
+            .iter()
+            .filter_map(|s| s.as_ref())
+            .map(fulltext::Inside::len)
+            .sum()
     }
 }
 
@@ -214,6 +243,70 @@ mod tests {
             built.search("hiking boots", &within).unwrap(),
             lazy.search("hiking boots", &within).unwrap()
         );
+    }
+
+    #[test]
+    fn a_search_by_meaning_keeps_to_the_period_too() {
+        use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
+        let mut doc = days();
+        // Turn 5 (3 May) is nearest the query; turn 3 is the nearest on 2 May.
+        let near = [0.2, 0.1, 0.8, 0.3, 1.0, 0.0];
+        let embeddings = (1..=6u64)
+            .map(|t| {
+                let x: f64 = near[t as usize - 1];
+                Embedding {
+                    turn: Some(Ordinal::new(t).unwrap()),
+                    vector: Vector::new(vec![x, (1.0 - x * x).sqrt()]).unwrap(),
+                    ..Embedding::default()
+                }
+            })
+            .collect();
+        doc.deep_archive.as_mut().unwrap().vector_index = Some(VectorIndex {
+            enabled: true,
+            model: Some("toy".into()),
+            dimensions: Some(Ordinal::new(2).unwrap()),
+            embeddings: Some(embeddings),
+            ..VectorIndex::default()
+        });
+        let limits = Limits::default();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.smg");
+        let options = WriteOptions::new(Encoding::Packed);
+        let bytes =
+            crate::search::encode_with_search_index(doc.clone(), &options, &limits).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let built = Retriever::new(&doc, &limits).unwrap();
+        let lazy = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        let vector = crate::search::QueryVector {
+            model: "toy".into(),
+            values: vec![1.0, 0.0],
+        };
+        let may2 = Period::parse(Some("2023-05-02"), Some("2023-05-02")).unwrap();
+        for r in [&built, &lazy] {
+            let mut o = SearchOptions::new(1);
+            o.vector = Some(vector.clone());
+            o.exact = true;
+            for (period, want) in [(Period::ALL, 5), (may2, 3)] {
+                o.period = period;
+                // "zebra" matches no word: the turn is the vectors'.
+                let found = r.search("zebra", &o).unwrap();
+                let Item::Turn { turn, .. } = &found.turns[0].item else {
+                    panic!("a turn first");
+                };
+                assert_eq!(
+                    (turn.turn.get(), found.turns[0].sources.clone()),
+                    (want, vec!["vector"])
+                );
+                let pack = r.context("zebra", Some(&vector), 1000, &period).unwrap();
+                let turns: Vec<u64> = pack.items.iter().map(|h| h.turn.turn.get()).collect();
+                assert!(turns.contains(&want), "{turns:?}");
+                let mut times = pack
+                    .items
+                    .iter()
+                    .filter_map(|h| h.turn.timestamp.as_deref());
+                assert!(times.clone().count() == turns.len() && times.all(|t| period.contains(t)));
+            }
+        }
     }
 
     #[test]

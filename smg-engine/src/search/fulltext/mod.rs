@@ -34,6 +34,7 @@ use tantivy::{
 
 use crate::error::Result;
 pub(crate) use values::{in_range, Column64, Doc, FLAG_HIT, FLAG_TIMED};
+pub(crate) use within::Inside;
 
 /// The field of a document's terms.
 const TEXT: &str = "text";

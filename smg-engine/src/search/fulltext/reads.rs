@@ -109,6 +109,14 @@ impl super::FullText {
         catch_unwind(AssertUnwindSafe(latest)).ok().flatten()
     }
 
+    /// The documents whose instant is in `within` (ms, end excluded), as a set: the
+    /// one a search of words in that range uses, made once for both.
+    pub(crate) fn inside(&self, within: &Range<i64>) -> Option<super::within::Inside> {
+        let inner = self.0.as_ref()?;
+        let of = || super::within::Inside::of(&inner.parts, within, &inner.last_within);
+        catch_unwind(AssertUnwindSafe(of)).ok()
+    }
+
     /// The documents whose instant is in `within` (ms, end excluded), in number
     /// order: a scan of the time column, nothing else read.
     pub(crate) fn timed_within(&self, within: Range<i64>) -> Vec<u32> {

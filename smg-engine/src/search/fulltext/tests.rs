@@ -294,6 +294,27 @@ fn values_are_read_by_number_in_place_and_after_a_merge() {
         // [-2 s, 4 s): turns 4 (-1 s) … 8 (3 s) but 6, which has no time.
         assert_eq!(ix.timed_within(-2000..4000), [4, 5, 7, 8]);
         assert!(ix.timed_within(4000..4000).is_empty());
+        // The same as a set (what a search by meaning looks its rows up in).
+        for within in [-2000..4000, 20_000..40_000, 99_000..99_999] {
+            let inside = ix.inside(&within).unwrap();
+            let found: Vec<u32> = (0..50).filter(|&n| inside.contains(n)).collect();
+            assert_eq!(found, ix.timed_within(within.clone()), "{within:?}");
+            assert_eq!(inside.len(), found.len());
+        }
+    }
+    // In segments: a set each, looked up by number.
+    let many = valued(100);
+    let whole = FullText::build(many.clone()).unwrap();
+    let grown = FullText::build(many[..90].to_vec())
+        .unwrap()
+        .appended(many[90..].to_vec())
+        .unwrap();
+    assert_eq!(grown.segments(), 2);
+    for within in [-2000..4000, 10_000..90_000, 80_000..99_000] {
+        let inside = grown.inside(&within).unwrap();
+        let found: Vec<u32> = (0..110).filter(|&n| inside.contains(n)).collect();
+        assert_eq!(found, whole.timed_within(within.clone()), "{within:?}");
+        assert!(found.iter().any(|&n| n >= 90) || within.end < 85_000);
     }
     let empty = FullText::build(Vec::<Doc>::new()).unwrap();
     assert_eq!((empty.latest(), empty.time(0)), (None, None));

@@ -4,7 +4,8 @@
 //! it holds a tenth of the documents whatever the range; here the column is read once
 //! per range into a set of the documents inside, whose exact size lets the
 //! intersection start from whichever side is smaller, and whose look-ups cost a bit
-//! each. The set is kept for the next query of the same range (a search asks several).
+//! each. The set is kept for the next query of the same range (a search asks several,
+//! and its search by meaning looks its rows up in the same set).
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,51 @@ type Kept = (Range<i64>, Arc<Sets>);
 /// The last range asked for and the documents inside it.
 #[derive(Clone, Default)]
 pub(super) struct Last(Arc<Mutex<Option<Kept>>>);
+
+/// The documents inside a range, by number: each segment's set beside its first
+/// number.
+#[derive(Clone, Debug)]
+pub(crate) struct Inside {
+    sets: Arc<Sets>,
+    bases: Vec<u32>,
+}
+
+impl Inside {
+    /// The documents of `parts` whose instant is in `within` ([`Within::of`]).
+    pub(super) fn of(parts: &[Part], within: &Range<i64>, last: &Last) -> Self {
+        let Within(sets) = Within::of(parts, within, last);
+        let bases = parts.iter().map(|p| p.base).collect();
+        Inside { sets, bases }
+    }
+
+    /// Whether document `n` is inside.
+    pub(crate) fn contains(&self, n: u32) -> bool {
+        let Some(k) = self.bases.partition_point(|&b| b <= n).checked_sub(1) else {
+            return false;
+        };
+        let (doc, set) = (n - self.bases[k], &self.sets[k].1);
+        doc < set.max_value() && set.contains(doc)
+    }
+
+    /// How many documents are inside.
+    pub(crate) fn len(&self) -> usize {
+        self.sets.iter().map(|(_, set)| set.len()).sum()
+    }
+
+    /// The documents `inside` of one segment of `count`.
+    #[cfg(test)]
+    pub(crate) fn of_numbers(inside: &[u32], count: u32) -> Self {
+        let mut set = BitSet::with_max_value(count);
+        inside.iter().for_each(|&n| {
+            set.insert(n);
+        });
+        let sets = vec![(SegmentId::generate_random(), set)];
+        Inside {
+            sets: Arc::new(sets),
+            bases: vec![0],
+        }
+    }
+}
 
 impl Within {
     /// The documents of `parts` whose instant is in `within`, read from `last` when

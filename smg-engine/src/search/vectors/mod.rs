@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use smg_format::Document;
 use tantivy::directory::OwnedBytes;
 
+use super::period::Inside;
 use super::Key;
 use crate::error::{Error, Result};
 
@@ -259,11 +260,17 @@ impl Vectors {
             .ok_or_else(|| Error::Vector("the query vector has no direction".into()))
     }
 
-    /// `f(i, similarity)` for every row `i` of a task's few thousand rows, the tasks
-    /// on every core; what each task gives back, in row order.
+    /// Whether row `i` is one a search keeps to `inside` (every row without).
+    fn kept(&self, i: usize, inside: Option<&Inside>) -> bool {
+        inside.is_none_or(|s| s.holds(self.key(i)))
+    }
+
+    /// `f(i, similarity)` for every row `i` kept to `inside` of a task's few thousand
+    /// rows, the tasks on every core; what each task gives back, in row order.
     fn scan<T: Send>(
         &self,
         query: &QueryVector,
+        inside: Option<&Inside>,
         f: impl Fn(&mut dyn Iterator<Item = Scored>) -> T + Sync,
     ) -> Result<Vec<T>> {
         let (q, q_norm) = self.checked(query)?;
@@ -273,10 +280,10 @@ impl Vectors {
             .par_chunks(ROWS_A_TASK * d)
             .enumerate()
             .map(|(task, rows)| {
-                let mut sims = rows.chunks_exact(d).enumerate().map(|(j, row)| {
-                    let i = task * ROWS_A_TASK + j;
-                    (i, self.similarity(&q, q_norm, i, row))
-                });
+                let mut sims = (rows.chunks_exact(d).enumerate())
+                    .map(|(j, row)| (task * ROWS_A_TASK + j, row))
+                    .filter(|&(i, _)| self.kept(i, inside))
+                    .map(|(i, row)| (i, self.similarity(&q, q_norm, i, row)));
                 f(&mut sims)
             })
             .collect())
@@ -288,20 +295,31 @@ impl Vectors {
         (dot(q, row) as f64 / norm) as f32
     }
 
-    /// In a file of many rows, the rows worth scoring for the `n` best of each kind
-    /// and their similarities, in row order ([`narrow::candidates`]); `None` when
-    /// every row is scored.
-    fn narrowed(&self, query: &QueryVector, n: usize) -> Result<Option<Vec<Scored>>> {
+    /// Among many rows kept to `inside`, the rows worth scoring for the `n` best of
+    /// each kind and their similarities, in row order ([`narrow::candidates`]);
+    /// `None` when every row kept is scored.
+    fn narrowed(
+        &self,
+        query: &QueryVector,
+        n: usize,
+        inside: Option<&Inside>,
+    ) -> Result<Option<Vec<Scored>>> {
         let (q, q_norm) = self.checked(query)?;
-        if self.count < narrow::NARROW_FROM {
+        let kept = inside.map_or(self.count, Inside::len);
+        if kept.min(self.count) < narrow::NARROW_FROM {
             return Ok(None);
         }
         // The query quantised as a row is: its bits are taken as the rows' were.
         let (as_row, _) = quantised(&query.values)
             .ok_or_else(|| Error::Vector("the query vector has no direction".into()))?;
         let signs = narrow::signs(&as_row, &self.center);
-        let is_node = |i: usize| matches!(self.key(i), Key::Node(_));
-        let rows = narrow::candidates(self.signs(), &signs, is_node, n);
+        let kind = |i: usize| {
+            let key = self.key(i);
+            inside
+                .is_none_or(|s| s.holds(key))
+                .then_some(matches!(key, Key::Node(_)))
+        };
+        let rows = narrow::candidates(self.signs(), &signs, kind, n);
         let d = self.dimensions;
         let all = self.components();
         Ok(Some(
@@ -311,12 +329,14 @@ impl Vectors {
         ))
     }
 
-    /// The cosine similarity of `query` to the embedded turns, by turn position: to
-    /// every turn, or in a file of many rows to those worth scoring for the `n` best.
+    /// The cosine similarity of `query` to the embedded turns (those `inside`, when
+    /// given), by turn position: to every turn, or among many rows to those worth
+    /// scoring for the `n` best.
     pub(crate) fn turn_similarities(
         &self,
         query: &QueryVector,
         n: usize,
+        inside: Option<&Inside>,
     ) -> Result<Vec<(u32, f64)>> {
         let turns = |sims: &mut dyn Iterator<Item = Scored>| {
             sims.filter_map(|(i, s)| match self.key(i) {
@@ -325,34 +345,41 @@ impl Vectors {
             })
             .collect::<Vec<_>>()
         };
-        if let Some(rows) = self.narrowed(query, n)? {
+        if let Some(rows) = self.narrowed(query, n, inside)? {
             return Ok(turns(&mut rows.into_iter()));
         }
-        Ok(self.scan(query, turns)?.concat())
+        Ok(self.scan(query, inside, turns)?.concat())
     }
 
     /// The `n` turns and the `n` nodes most similar to `query` (cosine), each best
-    /// first; ties to the earlier row. A query of another model or size is `SMG-E230`.
-    /// Each task keeps its own best `n` of each, so that no list of every row is made;
-    /// in a file of many rows only those worth scoring are scored.
-    pub(crate) fn best(&self, query: &QueryVector, n: usize) -> Result<(Vec<Key>, Vec<Key>)> {
-        if let Some(rows) = self.narrowed(query, n)? {
+    /// first, of those `inside` when given; ties to the earlier row. A query of
+    /// another model or size is `SMG-E230`. Each task keeps its own best `n` of each,
+    /// so that no list of every row is made; among many rows only those worth scoring
+    /// are scored.
+    pub(crate) fn best(
+        &self,
+        query: &QueryVector,
+        n: usize,
+        inside: Option<&Inside>,
+    ) -> Result<(Vec<Key>, Vec<Key>)> {
+        if let Some(rows) = self.narrowed(query, n, inside)? {
             let (nodes, turns): (Vec<Scored>, Vec<Scored>) = rows
                 .into_iter()
                 .partition(|&(i, _)| matches!(self.key(i), Key::Node(_)));
             let keys = |l: Vec<Scored>| top(l, n).iter().map(|&(i, _)| self.key(i)).collect();
             return Ok((keys(turns), keys(nodes)));
         }
-        self.best_of_all(query, n)
+        self.best_of_all(query, n, inside)
     }
 
-    /// [`Vectors::best`] with every row scored.
+    /// [`Vectors::best`] with every row kept scored.
     pub(crate) fn best_of_all(
         &self,
         query: &QueryVector,
         n: usize,
+        inside: Option<&Inside>,
     ) -> Result<(Vec<Key>, Vec<Key>)> {
-        let tasks = self.scan(query, |sims| {
+        let tasks = self.scan(query, inside, |sims| {
             let (mut turns, mut nodes) = (Vec::new(), Vec::new());
             for (i, s) in sims {
                 match self.key(i) {
@@ -446,14 +473,14 @@ mod tests {
         ]);
         assert!(v.keys_below(3, 2));
         assert!(!v.keys_below(2, 2));
-        let (turns, nodes) = v.best(&query([1.0, 0.0]), 2).unwrap();
+        let (turns, nodes) = v.best(&query([1.0, 0.0]), 2, None).unwrap();
         assert_eq!(turns, [Key::Turn(0), Key::Turn(1)]);
         assert_eq!(nodes, [Key::Node(1), Key::Node(0)]);
-        let sims = v.turn_similarities(&query([2.0, 0.0]), 2).unwrap();
+        let sims = v.turn_similarities(&query([2.0, 0.0]), 2, None).unwrap();
         assert_eq!(sims.len(), 3);
         assert!((sims[0].1 - 1.0).abs() < 1e-6 && (sims[2].1 + 1.0).abs() < 1e-6);
         assert_eq!(
-            v.best(&query([0.0, 0.0]), 2).unwrap_err().code(),
+            v.best(&query([0.0, 0.0]), 2, None).unwrap_err().code(),
             "SMG-E230"
         );
     }
@@ -505,17 +532,114 @@ mod tests {
                 model: "m".into(),
                 values: near,
             };
-            let (turns, nodes) = v.best(&q, 10).unwrap();
-            let (all_turns, all_nodes) = v.best_of_all(&q, 10).unwrap();
+            let (turns, nodes) = v.best(&q, 10, None).unwrap();
+            let (all_turns, all_nodes) = v.best_of_all(&q, 10, None).unwrap();
             assert_eq!(turns.len(), 10);
             wanted += 20;
             found += turns.iter().filter(|k| all_turns.contains(k)).count();
             found += nodes.iter().filter(|k| all_nodes.contains(k)).count();
-            let sims = v.turn_similarities(&q, 10).unwrap();
+            let sims = v.turn_similarities(&q, 10, None).unwrap();
             assert!((1024..10_000).contains(&sims.len()), "{}", sims.len());
         }
         let recall = found as f64 / wanted as f64;
         assert!(recall >= 0.9, "{recall}");
+    }
+
+    #[test]
+    fn a_period_s_best_are_the_best_of_the_rows_inside_it() {
+        let mut seed = 11u64;
+        let mut draw = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            f64::from((seed >> 33) as u32 % 255) - 127.0
+        };
+        let rows = |count: u32, draw: &mut dyn FnMut() -> f64| -> Vec<(Key, Vec<f64>)> {
+            (0..count)
+                .map(|i| {
+                    let key = if i % 4 == 0 {
+                        Key::Node(i / 4)
+                    } else {
+                        Key::Turn(i)
+                    };
+                    (key, (0..32).map(|_| draw()).collect())
+                })
+                .collect()
+        };
+        // Few rows inside (every row scored), then most rows inside (narrowed).
+        for (count, out_every) in [(3000u32, 1usize), (narrow::NARROW_FROM as u32 + 6000, 40)] {
+            let rows = rows(count, &mut draw);
+            let v = vectors(&rows);
+            let inside_at = |i: usize| match out_every {
+                1 => i % 7 == 3 || i.is_multiple_of(28),
+                every => i % every != 1,
+            };
+            let inside_keys: Vec<Key> = (0..rows.len())
+                .filter(|&i| inside_at(i))
+                .map(|i| rows[i].0)
+                .collect();
+            let numbers = |node: bool| -> Vec<u32> {
+                (inside_keys.iter())
+                    .filter_map(|k| match (*k, node) {
+                        (Key::Turn(t), false) => Some(t),
+                        (Key::Node(n), true) => Some(n),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            let n = count;
+            let set = |node| {
+                Some(super::super::fulltext::Inside::of_numbers(
+                    &numbers(node),
+                    n,
+                ))
+            };
+            let inside = Inside {
+                turns: set(false),
+                nodes: set(true),
+            };
+            let (mut found, mut wanted) = (0, 0);
+            for q in 0..10 {
+                // Near a turn's row outside: the period's best are not the best overall.
+                let outside = (q * 131..).find(|&i| !inside_at(i) && i % 4 != 0).unwrap();
+                let near: Vec<f64> = rows[outside].1.iter().map(|x| x + draw() / 4.0).collect();
+                let q = QueryVector {
+                    model: "m".into(),
+                    values: near,
+                };
+                let (turns, nodes) = v.best(&q, 10, Some(&inside)).unwrap();
+                let (all_turns, all_nodes) = v.best_of_all(&q, 10, Some(&inside)).unwrap();
+                let (free_turns, _) = v.best_of_all(&q, 10, None).unwrap();
+                assert!(turns.iter().chain(&nodes).all(|&k| inside.holds(k)));
+                assert_eq!((all_turns.len(), all_nodes.len()), (10, 10));
+                assert_ne!(all_turns, free_turns);
+                // The exact best inside, by the cosine of every row inside.
+                let (best_turn, _) = (0..rows.len())
+                    .filter(|&i| inside_at(i) && matches!(rows[i].0, Key::Turn(_)))
+                    .map(|i| (rows[i].0, cosine(&rows[i].1, &q.values)))
+                    .fold((Key::Turn(u32::MAX), f64::MIN), |b, x| {
+                        if x.1 > b.1 {
+                            x
+                        } else {
+                            b
+                        }
+                    });
+                assert_eq!(all_turns[0], best_turn);
+                let sims = v.turn_similarities(&q, 10, Some(&inside)).unwrap();
+                assert!(sims.iter().all(|&(t, _)| inside.holds(Key::Turn(t))));
+                wanted += 20;
+                found += turns.iter().filter(|k| all_turns.contains(k)).count();
+                found += nodes.iter().filter(|k| all_nodes.contains(k)).count();
+            }
+            let recall = found as f64 / wanted as f64;
+            assert!(recall >= 0.9, "{count} rows: {recall}");
+        }
+    }
+
+    fn cosine(a: &[f64], b: &[f64]) -> f64 {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let len = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        dot / (len(a) * len(b))
     }
 
     #[test]

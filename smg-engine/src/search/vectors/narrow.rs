@@ -19,6 +19,8 @@ const AT_LEAST: usize = 1024;
 const ROWS_A_TASK: usize = 1 << 14;
 /// The kind bit of a counted row (set: a node's row).
 const NODE: u32 = 1 << 31;
+/// A row left out of the count (no distance is this far).
+const LEFT_OUT: u32 = u32::MAX;
 
 /// The 64-bit words of sign bits a row of `dimensions` components has.
 pub(super) fn words(dimensions: usize) -> usize {
@@ -50,14 +52,15 @@ fn distance(row: &[u8], query: &[u64]) -> u32 {
         .sum()
 }
 
-/// The rows to score for the `n` best of each kind (`is_node(row)`), in row order:
-/// of each kind the `max(16 n, 1024)` rows nearest to `query` by sign bits, and every
-/// other row as near as the farthest of them (so that no order of rows decides).
-/// `signs` holds each row's words, row after row.
+/// The rows to score for the `n` best of each kind (`kind(row)`: whether it is a
+/// node's, `None` for a row left out), in row order: of each kind the `max(16 n,
+/// 1024)` rows nearest to `query` by sign bits, and every other row as near as the
+/// farthest of them (so that no order of rows decides). `signs` holds each row's
+/// words, row after row.
 pub(super) fn candidates(
     signs: &[u8],
     query: &[u64],
-    is_node: impl Fn(usize) -> bool + Sync,
+    kind: impl Fn(usize) -> Option<bool> + Sync,
     n: usize,
 ) -> Vec<usize> {
     let row = 8 * query.len();
@@ -74,8 +77,10 @@ pub(super) fn candidates(
                 .chunks_exact(row)
                 .enumerate()
                 .map(|(j, r)| {
+                    let Some(node) = kind(task * ROWS_A_TASK + j) else {
+                        return LEFT_OUT;
+                    };
                     let d = distance(r, query);
-                    let node = is_node(task * ROWS_A_TASK + j);
                     hist[usize::from(node)][d as usize] += 1;
                     if node {
                         d | NODE
@@ -105,7 +110,7 @@ pub(super) fn candidates(
         .enumerate()
         .filter(|(_, &d)| {
             let kind = usize::from(d & NODE != 0);
-            d & !NODE <= within[kind]
+            d != LEFT_OUT && d & !NODE <= within[kind]
         })
         .map(|(i, _)| i)
         .collect()
@@ -140,7 +145,7 @@ mod tests {
     }
 
     #[test]
-    fn the_nearest_rows_of_each_kind_are_kept() {
+    fn the_nearest_rows_of_each_kind_are_kept_and_no_row_left_out() {
         let center = vec![0.0; 64];
         // Row i differs from the all-positive query in its first i bits.
         let rows: Vec<Vec<i8>> = (0..3000)
@@ -148,9 +153,11 @@ mod tests {
             .collect();
         let stored = signs_of(&rows, &center);
         let query = signs(&[1; 64], &center);
-        let is_node = |i: usize| i % 2 == 1;
-        let kept = candidates(&stored, &query, is_node, 10);
-        let nodes = kept.iter().filter(|&&i| is_node(i)).count();
+        // Every fifth row is left out (a period's search keeps to the others).
+        let kind = |i: usize| (!i.is_multiple_of(5)).then_some(i % 2 == 1);
+        let kept = candidates(&stored, &query, kind, 10);
+        assert!(kept.iter().all(|&i| kind(i).is_some()));
+        let nodes = kept.iter().filter(|&&i| kind(i) == Some(true)).count();
         assert!(
             nodes >= 1024 && kept.len() - nodes >= 1024,
             "{}",
@@ -159,18 +166,20 @@ mod tests {
         assert!(kept.windows(2).all(|w| w[0] < w[1]));
         // Whatever was kept is at least as near as whatever was not, kind by kind.
         let d = |i: usize| i % 65;
-        for kind in [false, true] {
+        for node in [false, true] {
             let far_kept = kept
                 .iter()
-                .filter(|&&i| is_node(i) == kind)
+                .filter(|&&i| kind(i) == Some(node))
                 .map(|&i| d(i))
                 .max();
             let near_left = (0..3000)
-                .filter(|i| is_node(*i) == kind && !kept.contains(i))
+                .filter(|i| kind(*i) == Some(node) && !kept.contains(i))
                 .map(d)
                 .min();
             assert!(far_kept < near_left, "{far_kept:?} {near_left:?}");
         }
-        assert!(candidates(&[], &[], is_node, 10).is_empty());
+        assert!(candidates(&[], &[], kind, 10).is_empty());
+        let none = candidates(&stored, &query, |_| None::<bool>, 10);
+        assert!(none.is_empty());
     }
 }
