@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use smg_format::{
     validate::{Severity, ValidateOptions},
-    Limits, WriteOptions,
+    Encoding, Limits, WriteOptions,
 };
 
 fn fixtures() -> PathBuf {
@@ -71,6 +71,7 @@ fn every_invalid_fixture_reports_exactly_its_expected_codes() {
         "only {} invalid fixtures",
         sidecars.len()
     );
+    let mut checked_packed = 0;
     for sidecar in sidecars {
         let expect: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
         let smg = PathBuf::from(sidecar.to_string_lossy().replace(".expect.json", ".smg"));
@@ -78,7 +79,22 @@ fn every_invalid_fixture_reports_exactly_its_expected_codes() {
         if let Some(m) = expect["maxBytes"].as_u64() {
             options.limits = Limits::default().with_max_bytes(m);
         }
-        let report = smg_format::validate::validate(&std::fs::read(&smg).unwrap(), &options);
+        let bytes = std::fs::read(&smg).unwrap();
+        let report = smg_format::validate::validate(&bytes, &options);
+        let owned = smg_format::validate::validate_owned(bytes.clone(), &options);
+        assert_eq!(owned, report, "{}: validate_owned differs", smg.display());
+        // Packed, the document its sections make is checked without parsing it again:
+        // what the semantic checks find is what they find in its JSON.
+        if let Ok((doc, _)) = smg_format::from_bytes(&bytes, &options.limits) {
+            let packed = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Packed)).unwrap();
+            let json = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Json)).unwrap();
+            let (packed, json) = (
+                smg_format::validate::validate_owned(packed, &options),
+                smg_format::validate::validate(&json, &options),
+            );
+            assert_eq!(packed.findings, json.findings, "{}", smg.display());
+            checked_packed += 1;
+        }
         let want: Vec<&str> = expect["codes"]
             .as_array()
             .unwrap()
@@ -96,6 +112,7 @@ fn every_invalid_fixture_reports_exactly_its_expected_codes() {
             assert!(!f.message.is_empty(), "{}: empty message", smg.display());
         }
     }
+    assert!(checked_packed >= 5, "{checked_packed} fixtures packed");
 }
 
 /// `a` equals `b`, except that members of `a` whose value is null may be absent from `b`

@@ -24,7 +24,7 @@ pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> 
     options.jsonld = !args.no_jsonld;
     let mut checked = Vec::new();
     for path in expand(&args.files)? {
-        let result = read_input(&path).map(|bytes| validate_maybe_encrypted(&bytes, &options, ctx));
+        let result = read_input(&path).map(|bytes| validate_maybe_encrypted(bytes, &options, ctx));
         checked.push(Checked { path, result });
     }
     let out = if args.json {
@@ -45,15 +45,17 @@ pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> 
 }
 
 /// Validate a file; an encrypted one is opened with the passphrase and its content
-/// validated (a wrong passphrase or a tampered file is the finding).
-fn validate_maybe_encrypted(bytes: &[u8], options: &ValidateOptions, ctx: &Context) -> Report {
-    if !smg_format::crypto::is_encrypted(bytes) {
-        return smg_format::validate::validate(bytes, options);
+/// validated (a wrong passphrase or a tampered file is the finding). The bytes are
+/// freed once decoded: a large file's are not held through the checks.
+fn validate_maybe_encrypted(bytes: Vec<u8>, options: &ValidateOptions, ctx: &Context) -> Report {
+    if !smg_format::crypto::is_encrypted(&bytes) {
+        return smg_format::validate::validate_owned(bytes, options);
     }
     let inner = ctx
         .secrets
         .get()
-        .and_then(|p| smg_format::crypto::decrypt(bytes, &p, &options.limits));
+        .and_then(|p| smg_format::crypto::decrypt(&bytes, &p, &options.limits));
+    drop(bytes);
     match inner {
         Ok(inner) => smg_format::validate::validate(&inner, options),
         Err(e) => Report {

@@ -9,10 +9,11 @@ mod semantic;
 mod split;
 mod windows;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
-use crate::codec::decode_json;
-use crate::envelope::Encoding;
+use crate::envelope::{self, Encoding};
 use crate::limits::Limits;
 use crate::model::Document;
 use split::Split;
@@ -136,18 +137,54 @@ impl Default for ValidateOptions {
 /// assert!(report.error_codes().contains(&"SMG-E100"));
 /// ```
 pub fn validate(bytes: &[u8], options: &ValidateOptions) -> Report {
-    let (encoding, json) = match decode_json(bytes, &options.limits) {
-        Ok(x) => x,
-        Err(e) => {
-            return Report {
-                encoding: None,
-                findings: vec![Finding::from_error(&e)],
+    validate_input(Cow::Borrowed(bytes), options)
+}
+
+/// [`validate`] for bytes that are no longer needed: they are freed as soon as they
+/// are decoded, so that a compressed or packed file's bytes are not held beside the
+/// document through the checks. The report is [`validate`]'s.
+pub fn validate_owned(bytes: Vec<u8>, options: &ValidateOptions) -> Report {
+    validate_input(Cow::Owned(bytes), options)
+}
+
+fn validate_input(bytes: Cow<'_, [u8]>, options: &ValidateOptions) -> Report {
+    let limits = &options.limits;
+    let unreadable = |e: crate::Error| Report {
+        encoding: None,
+        findings: vec![Finding::from_error(&e)],
+    };
+    match envelope::detect(&bytes) {
+        // A packed file's sections make the document itself: its JSON is written
+        // from it for the schema and JSON-LD, and it is not parsed again.
+        Ok(Encoding::Packed) => {
+            let doc = match crate::packed::unpack(&bytes, limits) {
+                Ok(doc) => doc,
+                Err(e) => return unreadable(e),
+            };
+            drop(bytes);
+            match crate::canonical::to_vec(&doc) {
+                Ok(json) => Report {
+                    encoding: Some(Encoding::Packed),
+                    findings: validate_json(Cow::Owned(json), Some(doc), options),
+                },
+                Err(e) => unreadable(e),
             }
         }
-    };
-    Report {
-        encoding: Some(encoding),
-        findings: validate_json(&json, options),
+        Ok(_) => match envelope::decode(&bytes, limits) {
+            Ok((encoding, Cow::Owned(json))) => {
+                drop(bytes);
+                Report {
+                    encoding: Some(encoding),
+                    findings: validate_json(Cow::Owned(json), None, options),
+                }
+            }
+            Ok((encoding, Cow::Borrowed(json))) => Report {
+                encoding: Some(encoding),
+                findings: validate_json(Cow::Borrowed(json), None, options),
+            },
+            Err(e) => unreadable(e),
+        },
+        Err(e) => unreadable(e),
     }
 }
 
@@ -204,8 +241,15 @@ fn unwritable(findings: Vec<Finding>) -> crate::Result<()> {
     }
 }
 
-fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
-    let text = match std::str::from_utf8(json) {
+/// The findings in `json`; `doc` is the document it was written from, when there is
+/// one (a packed file's), which the semantic checks then use instead of parsing it.
+/// The text is freed before the semantic checks, when it is owned.
+fn validate_json(
+    json: Cow<'_, [u8]>,
+    doc: Option<Document>,
+    options: &ValidateOptions,
+) -> Vec<Finding> {
+    let text = match std::str::from_utf8(&json) {
         Ok(text) => text,
         Err(e) => {
             let err = crate::Error::InvalidUtf8 {
@@ -250,7 +294,9 @@ fn validate_json(json: &[u8], options: &ValidateOptions) -> Vec<Finding> {
     };
     drop(split);
     if findings.is_empty() {
-        match crate::codec::from_json_slice(json) {
+        let doc = doc.map_or_else(|| crate::codec::from_json_slice(&json), Ok);
+        drop(json);
+        match doc {
             // Counts over a limit would make the semantic checks cost what they declare.
             Ok(doc) => match crate::counts::check_document(&options.limits, &doc) {
                 Ok(()) => findings.extend(semantic::check(&doc, &options.limits)),
