@@ -203,10 +203,14 @@ impl Within {
             let mut options = SearchOptions::new(10);
             options.period = period;
             let t = Instant::now();
-            let inside = month_turns(&retriever.search(q, &options).expect("search"), &period);
+            let inside = turns_inside(
+                &retriever.search(q, &options).expect("search"),
+                &period,
+                None,
+            );
             w.inside.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
-            let thinned = month_turns(&retriever.search(q, &wide).expect("search"), &period);
+            let thinned = turns_inside(&retriever.search(q, &wide).expect("search"), &period, None);
             w.thinned.push(t.elapsed().as_secs_f64() * 1e3);
             w.found += inside.len();
             w.gave += thinned.len();
@@ -231,11 +235,17 @@ impl Within {
     }
 }
 
-/// The first ten turns of `found` inside `period`, by number.
-fn month_turns(found: &smg_engine::search::SearchResults, period: &Period) -> Vec<u64> {
+/// The first ten turns of `found` inside `period` (and, with `source`, brought by
+/// it: `"vector"`), by number.
+pub(crate) fn turns_inside(
+    found: &smg_engine::search::SearchResults,
+    period: &Period,
+    source: Option<&str>,
+) -> Vec<u64> {
     found
         .turns
         .iter()
+        .filter(|f| source.is_none_or(|s| f.sources.contains(&s)))
         .filter_map(|f| match &f.item {
             Item::Turn { turn, .. }
                 if turn

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use smg_engine::search::{
-    encode_with_search_index, Item, Period, QueryVector, Retriever, SearchOptions, SearchResults,
+    encode_with_search_index, Period, QueryVector, Retriever, SearchOptions, SearchResults,
 };
 use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
 use smg_format::{from_bytes, Encoding, Limits, WriteOptions};
@@ -247,21 +247,5 @@ fn millis(t: &str) -> Option<i64> {
 /// The turns of `found` that the vectors brought and that fall in `period`, the
 /// first ten, by number.
 fn vector_turns(found: &SearchResults, period: &Period) -> Vec<u64> {
-    found
-        .turns
-        .iter()
-        .filter(|f| f.sources.contains(&"vector"))
-        .filter_map(|f| match &f.item {
-            Item::Turn { turn, .. }
-                if turn
-                    .timestamp
-                    .as_deref()
-                    .is_some_and(|t| period.contains(t)) =>
-            {
-                Some(turn.turn.get())
-            }
-            _ => None,
-        })
-        .take(10)
-        .collect()
+    crate::retrieval::turns_inside(found, period, Some("vector"))
 }

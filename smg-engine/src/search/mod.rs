@@ -725,6 +725,24 @@ pub(crate) mod tests {
         doc
     }
 
+    /// `doc` with an embedding of model `toy` for each of its turns 1, 2, … in turn.
+    pub(crate) fn with_turn_vectors(doc: &mut Document, vectors: Vec<Vec<f64>>) {
+        use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
+        let dimensions = vectors.first().map_or(1, Vec::len) as u64;
+        let embeddings = (1..).zip(vectors).map(|(t, v)| Embedding {
+            turn: Some(Ordinal::new(t).unwrap()),
+            vector: Vector::new(v).unwrap(),
+            ..Embedding::default()
+        });
+        doc.deep_archive.as_mut().unwrap().vector_index = Some(VectorIndex {
+            enabled: true,
+            model: Some("toy".into()),
+            dimensions: Some(Ordinal::new(dimensions).unwrap()),
+            embeddings: Some(embeddings.collect()),
+            ..VectorIndex::default()
+        });
+    }
+
     pub(super) fn memory(lines: &[(&str, &str)]) -> Retriever {
         Retriever::new(&document(lines), &Limits::default()).unwrap()
     }

@@ -190,11 +190,10 @@ mod tests {
         ingested(jsonl)
     }
 
-    #[test]
-    fn search_and_context_keep_to_the_period_in_the_built_and_the_stored_index() {
-        let doc = days();
+    /// A retriever of `doc` built in memory, and one read in place from `doc` written
+    /// packed with its search index (in the folder returned).
+    fn built_and_stored(doc: &smg_format::Document) -> (Retriever, Retriever, tempfile::TempDir) {
         let limits = Limits::default();
-        let built = Retriever::new(&doc, &limits).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.smg");
         let options = WriteOptions::new(Encoding::Packed);
@@ -202,6 +201,12 @@ mod tests {
             crate::search::encode_with_search_index(doc.clone(), &options, &limits).unwrap();
         std::fs::write(&path, bytes).unwrap();
         let lazy = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        (Retriever::new(doc, &limits).unwrap(), lazy, dir)
+    }
+
+    #[test]
+    fn search_and_context_keep_to_the_period_in_the_built_and_the_stored_index() {
+        let (built, lazy, _dir) = built_and_stored(&days());
         let may2 = Period::parse(Some("2023-05-02"), Some("2023-05-02")).unwrap();
         let all = SearchOptions::new(3);
         let mut within = SearchOptions::new(3);
@@ -247,36 +252,12 @@ mod tests {
 
     #[test]
     fn a_search_by_meaning_keeps_to_the_period_too() {
-        use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
         let mut doc = days();
         // Turn 5 (3 May) is nearest the query; turn 3 is the nearest on 2 May.
         let near = [0.2, 0.1, 0.8, 0.3, 1.0, 0.0];
-        let embeddings = (1..=6u64)
-            .map(|t| {
-                let x: f64 = near[t as usize - 1];
-                Embedding {
-                    turn: Some(Ordinal::new(t).unwrap()),
-                    vector: Vector::new(vec![x, (1.0 - x * x).sqrt()]).unwrap(),
-                    ..Embedding::default()
-                }
-            })
-            .collect();
-        doc.deep_archive.as_mut().unwrap().vector_index = Some(VectorIndex {
-            enabled: true,
-            model: Some("toy".into()),
-            dimensions: Some(Ordinal::new(2).unwrap()),
-            embeddings: Some(embeddings),
-            ..VectorIndex::default()
-        });
-        let limits = Limits::default();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v.smg");
-        let options = WriteOptions::new(Encoding::Packed);
-        let bytes =
-            crate::search::encode_with_search_index(doc.clone(), &options, &limits).unwrap();
-        std::fs::write(&path, bytes).unwrap();
-        let built = Retriever::new(&doc, &limits).unwrap();
-        let lazy = Retriever::open_packed(&path, &limits).unwrap().unwrap();
+        let vectors = near.iter().map(|&x: &f64| vec![x, (1.0 - x * x).sqrt()]);
+        crate::search::tests::with_turn_vectors(&mut doc, vectors.collect());
+        let (built, lazy, _dir) = built_and_stored(&doc);
         let vector = crate::search::QueryVector {
             model: "toy".into(),
             values: vec![1.0, 0.0],

@@ -474,28 +474,14 @@ mod tests {
 
     #[test]
     fn embeddings_are_stored_read_in_place_and_answer_alike() {
-        use smg_format::model::{Embedding, Ordinal, Vector, VectorIndex};
         let mut doc = document(CHAT);
-        let vector = |k: u64| {
-            let v = (0..4)
+        let vector = |k: u64| -> Vec<f64> {
+            (0..4)
                 .map(|j| ((k * 7 + j * 3) % 11) as f64 - 5.0)
-                .collect();
-            Vector::new(v).unwrap()
+                .collect()
         };
-        let embeddings = (1..=CHAT.len() as u64)
-            .map(|t| Embedding {
-                turn: Some(Ordinal::new(t).unwrap()),
-                vector: vector(t),
-                ..Embedding::default()
-            })
-            .collect();
-        doc.deep_archive.as_mut().unwrap().vector_index = Some(VectorIndex {
-            enabled: true,
-            model: Some("toy".into()),
-            dimensions: Some(Ordinal::new(4).unwrap()),
-            embeddings: Some(embeddings),
-            ..VectorIndex::default()
-        });
+        let vectors = (1..=CHAT.len() as u64).map(vector).collect();
+        crate::search::tests::with_turn_vectors(&mut doc, vectors);
         let limits = Limits::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.smg");
@@ -510,7 +496,7 @@ mod tests {
             let mut o = SearchOptions::new(3);
             o.vector = Some(QueryVector {
                 model: "toy".into(),
-                values: vector(k).to_vec(),
+                values: vector(k),
             });
             let want = built.search(q, &o).unwrap();
             assert!(want.turns.iter().any(|t| t.sources.contains(&"vector")));

@@ -504,15 +504,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_file_of_many_rows_finds_nearly_what_scoring_every_row_finds() {
-        let mut seed = 7u64;
-        let mut draw = move || {
+    /// Components in −127..=127, drawn from `seed` on.
+    fn components(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             f64::from((seed >> 33) as u32 % 255) - 127.0
-        };
+        }
+    }
+
+    #[test]
+    fn a_file_of_many_rows_finds_nearly_what_scoring_every_row_finds() {
+        let mut draw = components(7);
         let rows: Vec<(Key, Vec<f64>)> = (0..narrow::NARROW_FROM as u32 + 4000)
             .map(|i| {
                 let key = if i % 8 == 0 {
@@ -547,13 +551,7 @@ mod tests {
 
     #[test]
     fn a_period_s_best_are_the_best_of_the_rows_inside_it() {
-        let mut seed = 11u64;
-        let mut draw = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            f64::from((seed >> 33) as u32 % 255) - 127.0
-        };
+        let mut draw = components(11);
         let rows = |count: u32, draw: &mut dyn FnMut() -> f64| -> Vec<(Key, Vec<f64>)> {
             (0..count)
                 .map(|i| {
