@@ -181,7 +181,7 @@ pub(crate) fn read(path: &Path, dimensions: usize) {
     println!("| queries whose vector's turn is among the 10 turns found | {found} of {QUERIES} |");
     println!("| the same with every embedding scored (`--exact`): p50 / p95 / p99 | {e50:.1} / {e95:.1} / {e99:.1} ms |");
     println!("| hits (turns and nodes) the exact search also gives | {shared} of {hits} |");
-    within_a_month(&retriever, &asked);
+    within_spans(&retriever, &asked);
 }
 
 /// The same searches kept to a span about the query vector's turn (30 days: few
@@ -189,7 +189,7 @@ pub(crate) fn read(path: &Path, dimensions: usize) {
 /// first; and all time): what `--since/--until` does, beside the reference (every
 /// row inside scored, `--exact`) and the obvious alternative (the best 1,000 of all
 /// time, kept if inside); with how many of the reference's turns each finds.
-fn within_a_month(retriever: &Retriever, asked: &[(String, usize, QueryVector)]) {
+fn within_spans(retriever: &Retriever, asked: &[(String, usize, QueryVector)]) {
     const DAY_MS: i64 = 86_400_000;
     for days in [Some(30), Some(365), None] {
         let mut times = [Vec::new(), Vec::new()];

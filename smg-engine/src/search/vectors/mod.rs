@@ -260,9 +260,13 @@ impl Vectors {
             .ok_or_else(|| Error::Vector("the query vector has no direction".into()))
     }
 
-    /// Whether row `i` is one a search keeps to `inside` (every row without).
-    fn kept(&self, i: usize, inside: Option<&Inside>) -> bool {
-        inside.is_none_or(|s| s.holds(self.key(i)))
+    /// Whether row `i` is a node's, when a search kept to `inside` (every row
+    /// without) keeps it; `None` when it does not.
+    fn kind(&self, i: usize, inside: Option<&Inside>) -> Option<bool> {
+        let key = self.key(i);
+        inside
+            .is_none_or(|s| s.holds(key))
+            .then_some(matches!(key, Key::Node(_)))
     }
 
     /// `f(i, similarity)` for every row `i` kept to `inside` of a task's few thousand
@@ -282,7 +286,7 @@ impl Vectors {
             .map(|(task, rows)| {
                 let mut sims = (rows.chunks_exact(d).enumerate())
                     .map(|(j, row)| (task * ROWS_A_TASK + j, row))
-                    .filter(|&(i, _)| self.kept(i, inside))
+                    .filter(|&(i, _)| self.kind(i, inside).is_some())
                     .map(|(i, row)| (i, self.similarity(&q, q_norm, i, row)));
                 f(&mut sims)
             })
@@ -313,12 +317,7 @@ impl Vectors {
         let (as_row, _) = quantised(&query.values)
             .ok_or_else(|| Error::Vector("the query vector has no direction".into()))?;
         let signs = narrow::signs(&as_row, &self.center);
-        let kind = |i: usize| {
-            let key = self.key(i);
-            inside
-                .is_none_or(|s| s.holds(key))
-                .then_some(matches!(key, Key::Node(_)))
-        };
+        let kind = |i: usize| self.kind(i, inside);
         let rows = narrow::candidates(self.signs(), &signs, kind, n);
         let d = self.dimensions;
         let all = self.components();
@@ -427,6 +426,7 @@ fn top(mut list: Vec<Scored>, n: usize) -> Vec<Scored> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::fulltext;
 
     fn vectors(rows: &[(Key, Vec<f64>)]) -> Vectors {
         let mut bytes = Vec::new();
@@ -585,13 +585,7 @@ mod tests {
                     })
                     .collect()
             };
-            let n = count;
-            let set = |node| {
-                Some(super::super::fulltext::Inside::of_numbers(
-                    &numbers(node),
-                    n,
-                ))
-            };
+            let set = |node| Some(fulltext::Inside::of_numbers(&numbers(node), count));
             let inside = Inside {
                 turns: set(false),
                 nodes: set(true),
