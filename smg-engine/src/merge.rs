@@ -29,7 +29,7 @@ use smg_format::model::Node;
 use smg_format::{Document, WriteOptions};
 
 use crate::error::Result;
-use crate::ingest::{self, IngestOptions, Silent};
+use crate::ingest::{self, IngestOptions};
 
 /// Merge `ours` and `theirs`, both changed from `base`, and derive again what the
 /// merged archive gives; returns the merged document, conflicts of authored content
@@ -42,13 +42,10 @@ pub fn merge(
     options: &MergeOptions,
 ) -> Result<Merged> {
     let (mut merged, recent) = merge_authored(base, ours, theirs, options)?;
+    let turns = merged.turns.take();
     if merged.report.rederive && ingested([base, ours, theirs]) {
-        ingest::ingest(
-            &mut merged.document,
-            Vec::new(),
-            &derive_options(options, recent),
-            &Silent,
-        )?;
+        let options = derive_options(options, recent);
+        ingest::derive(&mut merged.document, turns, &options)?;
     }
     Ok(merged)
 }
@@ -84,6 +81,7 @@ pub fn merge_into_bytes(
         document,
         conflicts,
         report,
+        turns,
         ..
     } = merged;
     let mut out = MergedBytes {
@@ -102,8 +100,7 @@ pub fn merge_into_bytes(
             .map(|(_, g)| g.nodes().iter().filter(|n| !n.is_derived()).count())
             .sum::<usize>();
         let options = derive_options(options, recent);
-        let (built, bytes) =
-            ingest::ingest_into_bytes(document, Vec::new(), &options, &Silent, write)?;
+        let (built, bytes) = ingest::derive_into_bytes(document, turns, &options, write)?;
         out.rederived = built.nodes.saturating_sub(authored);
         out.bytes = Some(bytes);
     } else {
@@ -128,7 +125,8 @@ fn merge_authored(
         }
     }
     let [base, ours, theirs] = &docs;
-    let merged = smg_format::merge::merge(base, ours, theirs, options)?;
+    let options = options.clone().deriving_again();
+    let merged = smg_format::merge::merge(base, ours, theirs, &options)?;
     Ok((merged, recent_turns(ours)))
 }
 

@@ -52,6 +52,11 @@ struct VersionProbe {
 }
 
 fn parse_typed(text: &str) -> Result<Document> {
+    // Tracking the path costs every value of a large document; it is only needed to
+    // say where a parse failed, so a failed parse is run again with it.
+    if let Ok(doc) = serde_json::from_str(text) {
+        return Ok(doc);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let doc: Document = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let pointer = path_to_pointer(e.path());

@@ -36,7 +36,7 @@ impl Replaced {
             edges.retain(|e| !(ids.contains(e.from.as_str()) && ids.contains(e.to.as_str())));
             edges.shrink_to_fit();
         }
-        let marked = ours.into_iter().filter(has_lifecycle).collect();
+        let marked = ours.into_iter().filter(Node::has_lifecycle).collect();
         Replaced { marked }
     }
 
@@ -58,15 +58,6 @@ impl Replaced {
             }
         }
     }
-}
-
-fn has_lifecycle(n: &Node) -> bool {
-    n.access_count.is_some()
-        || n.last_accessed.is_some()
-        || n.recent_accesses.is_some()
-        || n.tier.is_some()
-        || n.tombstone.is_some()
-        || n.deleted_at.is_some()
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions};
+use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions, ArchivedTurn};
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
 use smg_format::model::{Edge, Extra, Graph, Node, Ordinal, Scope, Turn};
@@ -209,7 +209,19 @@ pub fn ingest(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None)?;
+    let (report, _, archived) = run(doc, inputs, options, progress, None, None)?;
+    archived.free_later();
+    Ok(report)
+}
+
+/// What a merge derives: [`ingest`] of no new input into `doc`, whose archive's
+/// turns are `read` when the caller decoded them already.
+pub(crate) fn derive(
+    doc: &mut Document,
+    read: Option<Vec<ArchivedTurn>>,
+    options: &IngestOptions,
+) -> Result<IngestReport> {
+    let (report, _, archived) = run(doc, Vec::new(), options, &Silent, None, read)?;
     archived.free_later();
     Ok(report)
 }
@@ -223,7 +235,7 @@ pub fn ingest_keeping_turns(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<(IngestReport, Archived)> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None)?;
+    let (report, _, archived) = run(doc, inputs, options, progress, None, None)?;
     Ok((report, archived))
 }
 
@@ -257,14 +269,35 @@ impl Archived {
 /// [`smg_format::codec::into_bytes`], sooner. In Brotli, the vault and the deep archive,
 /// final once the turns are archived, are compressed while the graph is finished.
 pub fn ingest_into_bytes(
-    mut doc: Document,
+    doc: Document,
     inputs: Vec<Input>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: &WriteOptions,
 ) -> Result<(IngestReport, Vec<u8>)> {
+    into_bytes(doc, inputs, None, options, progress, write)
+}
+
+/// [`derive`], encoded as [`ingest_into_bytes`] encodes.
+pub(crate) fn derive_into_bytes(
+    doc: Document,
+    read: Option<Vec<ArchivedTurn>>,
+    options: &IngestOptions,
+    write: &WriteOptions,
+) -> Result<(IngestReport, Vec<u8>)> {
+    into_bytes(doc, Vec::new(), read, options, &Silent, write)
+}
+
+fn into_bytes(
+    mut doc: Document,
+    inputs: Vec<Input>,
+    read: Option<Vec<ArchivedTurn>>,
+    options: &IngestOptions,
+    progress: &dyn Progress,
+    write: &WriteOptions,
+) -> Result<(IngestReport, Vec<u8>)> {
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
-    let (report, head, archived) = run(&mut doc, inputs, options, progress, ahead)?;
+    let (report, head, archived) = run(&mut doc, inputs, options, progress, ahead, read)?;
     archived.free_later();
     // A large ingest cannot afford the semantic checks (they decode the archive again):
     // the fields are checked here, the head's before it was taken (spec §15, "A writer").
@@ -293,13 +326,15 @@ fn check_limits(existing: usize, turns: &[Turn], limits: &Limits) -> Result<(), 
 }
 
 /// [`ingest`]; given `write`, the document's leading members are taken out of it
-/// and compressed for writing with those options, and returned as a head.
+/// and compressed for writing with those options, and returned as a head. The
+/// archive is read from `doc` unless `read` holds its turns.
 fn run(
     doc: &mut Document,
     inputs: Vec<Input>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
+    read: Option<Vec<ArchivedTurn>>,
 ) -> Result<(IngestReport, Option<Head>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
@@ -334,7 +369,14 @@ fn run(
             import::letta::apply(doc, extras, scope)?;
         }
     }
-    let mut existing = read_archive_lean(doc, options)?;
+    let mut existing = match read {
+        Some(mut turns) => {
+            let lean = lean(doc, options);
+            turns.par_iter_mut().for_each(|a| lean(&mut a.turn));
+            turns
+        }
+        None => read_archive_with(doc, &options.limits, &lean(doc, options))?,
+    };
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported, scope);
     let pending = pending(imported, &existing, &mut report);
@@ -436,13 +478,10 @@ fn run(
     Ok((report, head, archived))
 }
 
-/// The archive read back to be appended to: without the source records (archived
-/// already, and never read by the graph) but those of the last `recent` turns, which
-/// working memory may copy whole; each is dropped as its turn is decoded.
-fn read_archive_lean(
-    doc: &Document,
-    options: &IngestOptions,
-) -> Result<Vec<smg_format::archive::ArchivedTurn>> {
+/// How the archive is read back to be appended to: without the source records
+/// (archived already, and never read by the graph) but those of the last `recent`
+/// turns, which working memory may copy whole; each is dropped as its turn is decoded.
+fn lean(doc: &Document, options: &IngestOptions) -> impl Fn(&mut Turn) + Sync {
     // A block range that does not parse keeps every record.
     let last = doc
         .deep_archive
@@ -453,12 +492,11 @@ fn read_archive_lean(
         .max()
         .unwrap_or(0);
     let recent = options.recent_turns as u64;
-    let lean = |t: &mut Turn| {
+    move |t: &mut Turn| {
         if t.turn.get().saturating_add(recent) <= last {
             t.extra.remove("source");
         }
-    };
-    Ok(read_archive_with(doc, &options.limits, &lean)?)
+    }
 }
 
 /// Source records are archived now and the graph never reads them: take them out

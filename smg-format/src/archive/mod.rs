@@ -256,7 +256,7 @@ pub fn read_archive_with(
     Ok(blocks.into_iter().flatten().collect())
 }
 
-fn read_block(
+pub(crate) fn read_block(
     block: &Block,
     method: CompressionMethod,
     vault: Option<&ArtifactVault>,

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part};
+use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part, Parts};
 use super::{Conflict, MergeOptions, Side};
-use crate::archive::{append_turns, read_archive};
+use crate::archive::{append_turns, read_archive, ArchivedTurn};
 use crate::error::Result;
 use crate::model::{Block, Document, Ordinal, Turn};
 
@@ -50,7 +50,21 @@ pub struct Taken {
 /// The base's archive, decoded once (when a merge needs its turns) and lent to the
 /// plan: the turns both sides kept are never copied.
 #[derive(Default)]
-pub(super) struct BaseTurns(std::cell::OnceCell<Vec<Vec<Turn>>>);
+pub(super) struct BaseTurns(std::cell::OnceCell<(Vec<Vec<Turn>>, Parts)>);
+
+impl BaseTurns {
+    /// The merged archive's turns: the base's, then `added` (with their parts), when
+    /// the plan decoded the base.
+    pub(super) fn then(self, added: Vec<(Turn, Vec<(String, u64)>)>) -> Option<Vec<ArchivedTurn>> {
+        let (turns, parts) = self.0.into_inner()?;
+        let base = turns.into_iter().flatten().zip(parts.into_iter().flatten());
+        let all = base.chain(added);
+        Some(
+            all.map(|(turn, artifacts)| ArchivedTurn { turn, artifacts })
+                .collect(),
+        )
+    }
+}
 
 /// How the merged archive is made, decided before the rest of the document merges
 /// (its numbering rewrites both sides' references first).
@@ -123,20 +137,19 @@ pub(super) fn plan<'a>(
         return Ok(untouched(Side::Theirs));
     }
     let base_blocks: &'a [Vec<Turn>] = match decoded.0.get() {
-        Some(b) => b,
+        Some(b) => &b.0,
         None => {
             let b = decode(base, &options.limits)?;
-            decoded.0.get_or_init(|| b)
+            &decoded.0.get_or_init(|| b).0
         }
     };
     let parts = [ours, theirs].map(|side| parts(side, base, &options.limits));
     let [op, tp] = parts;
     let (op, tp) = (op?, tp?);
-    let base_turns = || base_blocks.iter().flatten();
-    if side_turns(&op, base_blocks).eq(base_turns()) {
+    if holds_base(&op, base_blocks) {
         return Ok(untouched(Side::Theirs));
     }
-    if side_turns(&tp, base_blocks).eq(base_turns()) {
+    if holds_base(&tp, base_blocks) {
         return Ok(untouched(Side::Ours));
     }
     let mut union = Union::of_base(base_blocks)?;
@@ -150,6 +163,19 @@ pub(super) fn plan<'a>(
         union.add(side, parts)?;
     }
     union.finish(options.prefer)
+}
+
+/// Whether a side's turns are the base's, in order. A turn of a block the side shares
+/// with the base is the base's own (the same reference), compared no further.
+fn holds_base(parts: &[Part], base: &[Vec<Turn>]) -> bool {
+    let (mut side, mut all) = (side_turns(parts, base), base.iter().flatten());
+    loop {
+        match (side.next(), all.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if std::ptr::eq(x, y) || x == y => {}
+            _ => return false,
+        }
+    }
 }
 
 /// The union under construction: every turn once, by identity, with what each
@@ -401,17 +427,22 @@ fn millis(t: &str) -> Option<i64> {
         .map(|t| t.timestamp_millis())
 }
 
+/// The turns appended to the base's blocks, each with the artifact versions its
+/// stored form refers to.
+pub(super) type Appended = Vec<(Turn, Vec<(String, u64)>)>;
+
 /// Give `merged` (whose vault is merged) the planned archive. Blocks are kept byte for
 /// byte where they can be: a side's whole archive when it holds exactly the turns
 /// taken, or the base's blocks with the new turns appended; only while the merged vault
 /// numbers the artifact versions their turns refer to as that side did (a turn's
-/// stored form can be a reference to a version).
+/// stored form can be a reference to a version). In the last case, the turns
+/// appended are returned.
 pub(super) fn write(
     plan: Plan<'_>,
     [base, ours, theirs]: [&Document; 3],
     merged: &mut Document,
     options: &MergeOptions,
-) -> Result<()> {
+) -> Result<Option<Appended>> {
     let sides = [ours, theirs];
     let (turns, exact, base_first) = match plan.kind {
         PlanKind::Side(side) => (Vec::new(), [side == Side::Ours, side == Side::Theirs], None),
@@ -424,7 +455,7 @@ pub(super) fn write(
     for (doc, exact) in sides.into_iter().zip(exact) {
         if exact && keeps_vault(doc, merged) {
             set_blocks(merged, blocks(doc).to_vec());
-            return Ok(());
+            return Ok(None);
         }
     }
     let turns: Vec<Cow<'_, Turn>> = match sides.into_iter().zip(exact).find(|(_, e)| *e) {
@@ -441,12 +472,13 @@ pub(super) fn write(
     let base_first = base_first.filter(|_| !blocks(base).is_empty() && keeps_vault(base, merged));
     if let Some(kept) = base_first {
         set_blocks(merged, blocks(base).to_vec());
-        append_turns(merged, &owned(&turns[kept..]), &options.archive)?;
-    } else {
-        set_blocks(merged, Vec::new());
-        append_turns(merged, &owned(&turns), &options.archive)?;
+        let added = owned(&turns[kept..]);
+        let report = append_turns(merged, &added, &options.archive)?;
+        return Ok(Some(added.into_iter().zip(report.artifacts).collect()));
     }
-    Ok(())
+    set_blocks(merged, Vec::new());
+    append_turns(merged, &owned(&turns), &options.archive)?;
+    Ok(None)
 }
 
 fn set_blocks(doc: &mut Document, blocks: Vec<Block>) {

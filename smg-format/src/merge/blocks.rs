@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::archive::decode_block;
+use crate::archive::{decode_block, read_block, ArchivedTurn};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::model::{Block, Document, Turn};
@@ -26,8 +26,11 @@ pub(super) fn side_turns<'p>(
     })
 }
 
-/// Every block of `doc`, decoded.
-pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<Vec<Vec<Turn>>> {
+/// Each turn's `(artifact id, version)` parts, block by block.
+pub(super) type Parts = Vec<Vec<Vec<(String, u64)>>>;
+
+/// Every block of `doc`, decoded: its turns, and the artifact versions they hold.
+pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<(Vec<Vec<Turn>>, Parts)> {
     use rayon::prelude::*;
     let method = doc
         .deep_archive
@@ -35,10 +38,14 @@ pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<Vec<Vec<Turn>>> 
         .and_then(|a| a.compression_method)
         .unwrap_or_default();
     let vault = doc.artifact_vault.as_ref();
-    blocks(doc)
+    let read: Vec<Vec<ArchivedTurn>> = blocks(doc)
         .par_iter()
-        .map(|b| decode_block(b, method, vault, limits))
-        .collect()
+        .map(|b| read_block(b, method, vault, limits, &|_| {}))
+        .collect::<Result<_>>()?;
+    Ok(read
+        .into_iter()
+        .map(|block| block.into_iter().map(|a| (a.turn, a.artifacts)).unzip())
+        .unzip())
 }
 
 /// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block

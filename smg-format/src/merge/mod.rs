@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::archive::ArchiveOptions;
+use crate::archive::{ArchiveOptions, ArchivedTurn};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::{escape_pointer, Document};
@@ -68,12 +68,24 @@ pub struct MergeOptions {
     pub limits: Limits,
     /// How rebuilt archive blocks are written.
     pub archive: ArchiveOptions,
+    /// Whether the caller derives the derived nodes again from the merged archive
+    /// (`smg_engine::merge` does). Then, of ours' derived nodes, only those curation
+    /// marked stand in (their tier, retrievals and tombstone outlive the derivation,
+    /// spec §18.10), without the edges between derived nodes.
+    pub derive_again: bool,
 }
 
 impl MergeOptions {
     /// These options with a side that wins conflicts.
     pub fn prefer(mut self, side: Side) -> Self {
         self.prefer = Some(side);
+        self
+    }
+
+    /// These options for a caller that derives the derived nodes again
+    /// ([`MergeOptions::derive_again`]).
+    pub fn deriving_again(mut self) -> Self {
+        self.derive_again = true;
         self
     }
 }
@@ -105,6 +117,10 @@ pub struct Merged {
     pub conflicts: Vec<Conflict>,
     /// What was taken from each side.
     pub report: MergeReport,
+    /// With [`MergeOptions::derive_again`], the merged archive's turns in order, when
+    /// the merge decoded them all (the base's blocks kept, both sides' new turns
+    /// appended): the derivation that follows need not decode the archive again.
+    pub turns: Option<Vec<ArchivedTurn>>,
 }
 
 impl Merged {
@@ -132,9 +148,14 @@ pub fn merge(
         .flat_map(|d| node_ids(d, true))
         .map(str::to_string)
         .collect();
+    let settled = if union {
+        vault::settled([base, ours, theirs])
+    } else {
+        HashSet::new()
+    };
     let value = |doc: &Document| -> Result<Value> {
         if union {
-            view::authored(doc, &derived).map_err(|e| {
+            view::authored(doc, &derived, &settled).map_err(|e| {
                 Error::InvalidArgument(format!("the document does not serialise: {e}"))
             })
         } else {
@@ -161,19 +182,30 @@ pub fn merge(
     drop((b, o, t));
     let mut document: Document = serde_json::from_value(merged.unwrap_or(Value::Null))
         .map_err(|e| Error::InvalidArgument(format!("the merged document is not valid: {e}")))?;
+    vault::restore(&mut document, base, &settled);
     let known: HashSet<&str> = node_ids(base, false).collect();
     m.report.nodes_added = node_ids(&document, false)
         .filter(|id| !known.contains(id))
         .count();
     if union {
-        view::stand_in(&mut document, ours, &m.derived, &plan.ours);
+        view::stand_in(
+            &mut document,
+            ours,
+            &m.derived,
+            &plan.ours,
+            options.derive_again,
+        );
     }
-    archive::write(plan, [base, ours, theirs], &mut document, options)?;
+    let appended = archive::write(plan, [base, ours, theirs], &mut document, options)?;
+    let turns = appended
+        .filter(|_| options.derive_again)
+        .and_then(|added| decoded.then(added));
     m.report.versions = vault::added_versions([base, ours, theirs], &document);
     Ok(Merged {
         document,
         conflicts: m.conflicts,
         report: m.report,
+        turns,
     })
 }
 

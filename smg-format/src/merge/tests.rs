@@ -391,3 +391,91 @@ fn curation_logs_of_both_sides_are_kept_in_time_and_sequence_order() {
     );
     assert_eq!(c.cycles.unwrap().len(), 2);
 }
+
+#[test]
+fn a_merge_for_deriving_again_hands_back_its_archive_and_only_marked_stand_ins() {
+    let derived = |id: &str| Node {
+        created_by: Some(Node::DERIVED_BY.into()),
+        ..node(id, id)
+    };
+    let marked = Node {
+        tier: Some(crate::model::LifecycleTier::Cold),
+        ..derived("seg-marked")
+    };
+    let graph = with_nodes(vec![node("mine", "mine"), marked, derived("seg-plain")]);
+    let ours_new = [said(4, "ours four")];
+    let theirs_new = [Turn {
+        message_id: Some("t-4".into()),
+        ..said(4, "theirs four")
+    }];
+    let mut docs = forked(&ours_new, &theirs_new);
+    for d in &mut docs {
+        d.semantic_graph.clone_from(&graph.semantic_graph);
+    }
+    let [base, ours, theirs] = &docs;
+    let ids = |m: &Merged| -> Vec<String> {
+        let g = m.document.semantic_graph.as_ref().unwrap();
+        g.nodes().iter().map(|n| n.id.to_string()).collect()
+    };
+    let whole = merge(base, ours, theirs, &small_blocks()).unwrap();
+    assert_eq!(ids(&whole), ["mine", "seg-marked", "seg-plain"]);
+    assert!(
+        whole.turns.is_none(),
+        "turns only for a caller deriving again"
+    );
+    let lean = merge(base, ours, theirs, &small_blocks().deriving_again()).unwrap();
+    assert_eq!(ids(&lean), ["mine", "seg-marked"]);
+    let edges = lean.document.semantic_graph.as_ref().unwrap().edges();
+    assert_eq!(edges.len(), 1, "the authored node's edge alone: {edges:?}");
+    assert_eq!(lean.document.deep_archive, whole.document.deep_archive);
+    let read = crate::archive::read_archive(&lean.document, &Limits::default()).unwrap();
+    assert_eq!(lean.turns.as_ref(), Some(&read));
+    assert_eq!(read.len(), 5);
+}
+
+#[test]
+fn artifacts_alike_on_every_side_are_kept_and_the_archive_handed_back_names_versions() {
+    let code = |name: &str, body: &str| format!("```python name={name}\n{body}\n```");
+    let lines =
+        |extra: &str| format!("import os\nimport sys\n\ndef main():\n    print('{extra}')\n");
+    let options = ArchiveOptions::default();
+    let mut base = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+    let first = [
+        turn(1, &code("app.py", &lines("v1"))),
+        turn(2, &code("kept.py", &lines("kept"))),
+    ];
+    append_turns(&mut base, &first, &options).unwrap();
+    let mut ours = base.clone();
+    append_turns(
+        &mut ours,
+        &[turn(3, &code("app.py", &lines("ours")))],
+        &options,
+    )
+    .unwrap();
+    let mut theirs = base.clone();
+    append_turns(
+        &mut theirs,
+        &[turn(3, &code("app.py", &lines("theirs")))],
+        &options,
+    )
+    .unwrap();
+    let docs = [&base, &ours, &theirs];
+    let settled = vault::settled(docs);
+    assert_eq!(settled.len(), 1, "kept.py alone is alike everywhere");
+    let m = merge(
+        &base,
+        &ours,
+        &theirs,
+        &MergeOptions::default().deriving_again(),
+    )
+    .unwrap();
+    assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+    let arts = |d: &Document| d.artifact_vault.clone().unwrap().artifacts.unwrap();
+    let (merged, kept) = (arts(&m.document), arts(&base));
+    let id = *settled.iter().next().unwrap();
+    assert_eq!(merged.get(id), kept.get(id));
+    assert_eq!(merged.len(), 2);
+    let read = crate::archive::read_archive(&m.document, &Limits::default()).unwrap();
+    assert!(read.iter().any(|a| !a.artifacts.is_empty()));
+    assert_eq!(m.turns, Some(read));
+}

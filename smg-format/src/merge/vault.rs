@@ -1,12 +1,12 @@
 //! Artifacts changed on both sides: fields merge one by one, versions as a union.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
 use super::{Merger, Taken};
 use crate::error::{Error, Result};
-use crate::model::{Artifact, Document, Extra, Sha256Ref, Timestamp};
+use crate::model::{Artifact, ArtifactVault, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
 
 /// Merge one artifact. The versions both sides share (a common prefix) stay as they
@@ -155,4 +155,35 @@ pub(super) fn added_versions([base, ours, theirs]: [&Document; 3], merged: &Docu
     let mut taken = Taken::default();
     (taken.ours, taken.theirs, taken.both) = (o.len() - both, t.len() - both, both);
     taken
+}
+
+fn artifacts(d: &Document) -> Option<&BTreeMap<String, Artifact>> {
+    d.artifact_vault.as_ref().and_then(|v| v.artifacts.as_ref())
+}
+
+/// The ids of the artifacts the three documents hold alike. A merge cannot change
+/// them, so they are left out of the documents' values (tens of megabytes of
+/// content in a large vault) and taken back as they are ([`restore`]).
+pub(super) fn settled([base, ours, theirs]: [&Document; 3]) -> HashSet<&str> {
+    let (Some(b), Some(o), Some(t)) = (artifacts(base), artifacts(ours), artifacts(theirs)) else {
+        return HashSet::new();
+    };
+    b.iter()
+        .filter(|(id, a)| o.get(*id) == Some(a) && t.get(*id) == Some(a))
+        .map(|(id, _)| id.as_str())
+        .collect()
+}
+
+/// Put the `settled` artifacts, as `base` holds them, back into the merged vault.
+pub(super) fn restore(merged: &mut Document, base: &Document, settled: &HashSet<&str>) {
+    let Some(b) = artifacts(base).filter(|_| !settled.is_empty()) else {
+        return;
+    };
+    let vault = merged
+        .artifact_vault
+        .get_or_insert_with(ArtifactVault::default);
+    let into = vault.artifacts.get_or_insert_with(BTreeMap::new);
+    for (id, a) in b.iter().filter(|(id, _)| settled.contains(id.as_str())) {
+        into.insert(id.clone(), a.clone());
+    }
 }

@@ -1,7 +1,8 @@
 //! A document as the merge of a new archive compares it: without its derived nodes
-//! and the edges between them (built again from the merged archive) and without its
-//! archive blocks (written again from the merged turns), serialised straight from the
-//! document so that a large memory's derived graph is never turned into JSON values.
+//! and the edges between them (built again from the merged archive), without its
+//! archive blocks (written again from the merged turns) and without the artifacts all
+//! three documents hold alike, serialised straight from the document so that a large
+//! memory's derived graph and vault are never turned into JSON values.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -11,7 +12,7 @@ use serde_with::skip_serializing_none;
 
 use super::archive::Renumbering;
 use crate::model::{
-    ArtifactVault, Collaborator, CompressionMethod, Context, Document, DocumentKind, Edge, Extra,
+    Artifact, Collaborator, CompressionMethod, Context, Document, DocumentKind, Edge, Extra,
     FormatVersion, Graph, Metadata, Node, Ordinal, PrivateContext, SealedSection, VectorIndex,
     WorkingMemory,
 };
@@ -30,7 +31,7 @@ struct DocumentView<'a> {
     metadata: &'a Metadata,
     working_memory: Option<&'a WorkingMemory>,
     semantic_graph: Option<GraphView<'a>>,
-    artifact_vault: Option<&'a ArtifactVault>,
+    artifact_vault: Option<VaultView<'a>>,
     deep_archive: Option<ArchiveView<'a>>,
     collaborators: Option<&'a Vec<Collaborator>>,
     shared_graph: Option<&'a Graph>,
@@ -51,6 +52,14 @@ struct GraphView<'a> {
 
 #[skip_serializing_none]
 #[derive(Serialize)]
+struct VaultView<'a> {
+    artifacts: Option<BTreeMap<&'a str, &'a Artifact>>,
+    #[serde(flatten)]
+    extra: &'a Extra,
+}
+
+#[skip_serializing_none]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ArchiveView<'a> {
     compression_method: Option<CompressionMethod>,
@@ -65,8 +74,12 @@ fn derived_edge(e: &Edge, derived: &HashSet<String>) -> bool {
 }
 
 /// `doc` as JSON without its semantic graph's derived nodes (ids in `derived`), the
-/// edges between them, and its archive blocks.
-pub(super) fn authored(doc: &Document, derived: &HashSet<String>) -> serde_json::Result<Value> {
+/// edges between them, its archive blocks and the `settled` artifacts.
+pub(super) fn authored(
+    doc: &Document,
+    derived: &HashSet<String>,
+    settled: &HashSet<&str>,
+) -> serde_json::Result<Value> {
     let graph = doc.semantic_graph.as_ref().map(|g| GraphView {
         nodes: g
             .nodes
@@ -77,6 +90,15 @@ pub(super) fn authored(doc: &Document, derived: &HashSet<String>) -> serde_json:
             .as_ref()
             .map(|e| e.iter().filter(|e| !derived_edge(e, derived)).collect()),
         extra: &g.extra,
+    });
+    let vault = doc.artifact_vault.as_ref().map(|v| VaultView {
+        artifacts: v.artifacts.as_ref().map(|a| {
+            a.iter()
+                .map(|(id, a)| (id.as_str(), a))
+                .filter(|(id, _)| !settled.contains(id))
+                .collect()
+        }),
+        extra: &v.extra,
     });
     let archive = doc.deep_archive.as_ref().map(|a| ArchiveView {
         compression_method: a.compression_method,
@@ -90,7 +112,7 @@ pub(super) fn authored(doc: &Document, derived: &HashSet<String>) -> serde_json:
         metadata: &doc.metadata,
         working_memory: doc.working_memory.as_ref(),
         semantic_graph: graph,
-        artifact_vault: doc.artifact_vault.as_ref(),
+        artifact_vault: vault,
         deep_archive: archive,
         collaborators: doc.collaborators.as_ref(),
         shared_graph: doc.shared_graph.as_ref(),
@@ -102,12 +124,14 @@ pub(super) fn authored(doc: &Document, derived: &HashSet<String>) -> serde_json:
 
 /// Put `from`'s derived nodes and the edges between them (turn numbers renumbered)
 /// into `into`'s semantic graph, after its own: they stand in until the merged archive
-/// gives them again.
+/// gives them again. When the caller derives them again at once (`marked`), only the
+/// nodes curation marked are needed, for what they keep, and no edges.
 pub(super) fn stand_in(
     into: &mut Document,
     from: &Document,
     derived: &HashSet<String>,
     map: &Renumbering,
+    marked: bool,
 ) {
     let Some(g) = from.semantic_graph.as_ref() else {
         return;
@@ -116,7 +140,7 @@ pub(super) fn stand_in(
     let mut nodes: Vec<Node> = g
         .nodes()
         .iter()
-        .filter(|n| n.is_derived())
+        .filter(|n| n.is_derived() && (!marked || n.has_lifecycle()))
         .cloned()
         .collect();
     for n in &mut nodes {
@@ -133,7 +157,7 @@ pub(super) fn stand_in(
     let edges: Vec<Edge> = g
         .edges()
         .iter()
-        .filter(|e| derived_edge(e, derived))
+        .filter(|e| !marked && derived_edge(e, derived))
         .cloned()
         .collect();
     if nodes.is_empty() && edges.is_empty() {
@@ -162,6 +186,9 @@ mod tests {
         let (mut doc, _) = crate::from_bytes(&bytes, &Default::default()).unwrap();
         doc.deep_archive.as_mut().unwrap().blocks = None;
         let whole = serde_json::to_value(&doc).unwrap();
-        assert_eq!(authored(&doc, &HashSet::new()).unwrap(), whole);
+        assert_eq!(
+            authored(&doc, &HashSet::new(), &HashSet::new()).unwrap(),
+            whole
+        );
     }
 }

@@ -391,6 +391,17 @@ impl Node {
     pub fn is_derived(&self) -> bool {
         self.created_by.as_deref() == Some(Self::DERIVED_BY)
     }
+
+    /// Whether curation left its marks on this node (spec §18.10): a tier,
+    /// retrievals or a tombstone, which a derived node keeps when it is derived again.
+    pub fn has_lifecycle(&self) -> bool {
+        self.access_count.is_some()
+            || self.last_accessed.is_some()
+            || self.recent_accesses.is_some()
+            || self.tier.is_some()
+            || self.tombstone.is_some()
+            || self.deleted_at.is_some()
+    }
 }
 
 /// A directed, typed edge between two nodes.
