@@ -445,20 +445,13 @@ fn artifacts_alike_on_every_side_are_kept_and_the_archive_handed_back_names_vers
         turn(2, &code("kept.py", &lines("kept"))),
     ];
     append_turns(&mut base, &first, &options).unwrap();
-    let mut ours = base.clone();
-    append_turns(
-        &mut ours,
-        &[turn(3, &code("app.py", &lines("ours")))],
-        &options,
-    )
-    .unwrap();
-    let mut theirs = base.clone();
-    append_turns(
-        &mut theirs,
-        &[turn(3, &code("app.py", &lines("theirs")))],
-        &options,
-    )
-    .unwrap();
+    let grown = |side: &str| {
+        let mut doc = base.clone();
+        let new = [turn(3, &code("app.py", &lines(side)))];
+        append_turns(&mut doc, &new, &options).unwrap();
+        doc
+    };
+    let (ours, theirs) = (grown("ours"), grown("theirs"));
     let docs = [&base, &ours, &theirs];
     let settled = vault::settled(docs);
     assert_eq!(settled.len(), 1, "kept.py alone is alike everywhere");
