@@ -44,7 +44,7 @@ pub(super) fn score(
         "importance" | "lastMentioned" => pick(true),
         "firstMentioned" => pick(false),
         "lastAccessed" => match (o.and_then(Value::as_str), t.and_then(Value::as_str)) {
-            (Some(x), Some(y)) => Some(Value::String(super::later(x, y).to_string())),
+            (Some(x), Some(y)) => Some(Value::String(super::values::later(x, y).to_string())),
             _ => o.or(t).cloned(),
         },
         "accessCount" => {

@@ -472,3 +472,20 @@ fn artifacts_alike_on_every_side_are_kept_and_the_archive_handed_back_names_vers
     assert!(read.iter().any(|a| !a.artifacts.is_empty()));
     assert_eq!(m.turns, Some(read));
 }
+
+#[test]
+fn a_side_that_changed_nothing_leaves_the_other_whole() {
+    let [base, mut ours, _] = forked(&[said(4, "ours four")], &[]);
+    let mut graph = with_nodes(vec![node("new", "new")]);
+    ours.semantic_graph = graph.semantic_graph.take();
+    for (o, t, want) in [
+        (&ours, &base, &ours),
+        (&base, &ours, &ours),
+        (&ours, &ours, &ours),
+    ] {
+        let m = merge(&base, o, t, &small_blocks()).unwrap();
+        assert_eq!(&m.document, want);
+        assert!(m.conflicts.is_empty() && !m.report.rederive);
+        assert_eq!(m.report.nodes_added, 1);
+    }
+}

@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::{Merger, Taken};
+use super::values::Merger;
+use super::Taken;
 use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
