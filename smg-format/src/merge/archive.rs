@@ -55,7 +55,7 @@ pub(super) struct BaseTurns(std::cell::OnceCell<(Vec<Vec<Turn>>, Parts)>);
 impl BaseTurns {
     /// The merged archive's turns: the base's, then `added` (with their parts), when
     /// the plan decoded the base.
-    pub(super) fn then(self, added: Vec<(Turn, Vec<(String, u64)>)>) -> Option<Vec<ArchivedTurn>> {
+    pub(super) fn then(self, added: Appended) -> Option<Vec<ArchivedTurn>> {
         let (turns, parts) = self.0.into_inner()?;
         let base = turns.into_iter().flatten().zip(parts.into_iter().flatten());
         let all = base.chain(added);

@@ -44,7 +44,7 @@ pub(super) fn score(
         "importance" | "lastMentioned" => pick(true),
         "firstMentioned" => pick(false),
         "lastAccessed" => match (o.and_then(Value::as_str), t.and_then(Value::as_str)) {
-            (Some(x), Some(y)) => Some(Value::String(super::values::later(x, y).to_string())),
+            (Some(x), Some(y)) => Some(Value::String(later(x, y).to_string())),
             _ => o.or(t).cloned(),
         },
         "accessCount" => {
@@ -113,6 +113,21 @@ fn graphs_mut(doc: &mut Value) -> Vec<&mut Value> {
         }
     }
     all
+}
+
+/// The later of two RFC 3339 times (the greater string when either does not parse).
+pub(super) fn later<'a>(x: &'a str, y: &'a str) -> &'a str {
+    let parse = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+    match (parse(x), parse(y)) {
+        (Some(a), Some(b)) if a != b => {
+            if a > b {
+                x
+            } else {
+                y
+            }
+        }
+        _ => x.max(y),
+    }
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ impl Merger {
             (_, Some(Value::Object(oo)), Some(Value::Object(to))) => {
                 let bo = b.and_then(Value::as_object);
                 if is_artifact(ptr) {
-                    return vault::artifact(self, ptr, bo, oo, to).map(Some);
+                    return artifact(self, ptr, bo, oo, to).map(Some);
                 }
                 return Ok(Some(Value::Object(self.object(ptr, bo, oo, to)?)));
             }
@@ -64,7 +64,7 @@ impl Merger {
                 }
             }
             (_, Some(Value::String(x)), Some(Value::String(y))) if ptr == "/metadata/modified" => {
-                return Ok(Some(Value::String(later(x, y).to_string())));
+                return Ok(Some(Value::String(derived::later(x, y).to_string())));
             }
             _ => {}
         }
@@ -297,17 +297,52 @@ fn string_set(b: Option<&[Value]>, o: &[Value], t: &[Value]) -> Option<Value> {
     ))
 }
 
-/// The later of two RFC 3339 times (the greater string when either does not parse).
-pub(super) fn later<'a>(x: &'a str, y: &'a str) -> &'a str {
-    let parse = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
-    match (parse(x), parse(y)) {
-        (Some(a), Some(b)) if a != b => {
-            if a > b {
-                x
-            } else {
-                y
-            }
-        }
-        _ => x.max(y),
+/// Merge one artifact. The versions both sides share (a common prefix) stay as they
+/// are; when only one side added versions they are taken verbatim; when both did, the
+/// new versions of both (once per content) follow in time order, numbered on.
+fn artifact(
+    m: &mut Merger,
+    ptr: &str,
+    b: Option<&Map<String, Value>>,
+    o: &Map<String, Value>,
+    t: &Map<String, Value>,
+) -> Result<Value> {
+    let fields = |x: &Map<String, Value>| {
+        let mut c = x.clone();
+        c.remove("versions");
+        c.remove("hash");
+        c
+    };
+    let bf = b.map(fields);
+    let mut out = m.object(ptr, bf.as_ref(), &fields(o), &fields(t))?;
+    let (ov, tv) = (vault::versions(o), vault::versions(t));
+    let prefix = ov.iter().zip(tv).take_while(|(x, y)| x == y).count();
+    let (list, hash) = if prefix == ov.len() || prefix == tv.len() {
+        let side = if prefix == ov.len() { t } else { o };
+        let hash = if ov == tv {
+            let bh = b.and_then(|b| b.get("hash"));
+            m.value(&format!("{ptr}/hash"), bh, o.get("hash"), t.get("hash"))?
+        } else {
+            side.get("hash").cloned()
+        };
+        (Value::Array(vault::versions(side).to_vec()), hash)
+    } else {
+        let id = ptr
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        let name = out
+            .get("filename")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let (list, hash) = vault::union(&id, name, o, t, prefix)?;
+        (list, Some(Value::String(hash)))
+    };
+    out.insert("versions".into(), list);
+    if let Some(hash) = hash {
+        out.insert("hash".into(), hash);
     }
+    Ok(Value::Object(out))
 }

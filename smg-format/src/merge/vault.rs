@@ -1,66 +1,16 @@
-//! Artifacts changed on both sides: fields merge one by one, versions as a union.
+//! The vault of a merge: versions added on both sides as a union, artifacts alike
+//! everywhere set aside, versions counted.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::values::Merger;
 use super::Taken;
 use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
 
-/// Merge one artifact. The versions both sides share (a common prefix) stay as they
-/// are; when only one side added versions they are taken verbatim; when both did, the
-/// new versions of both (once per content) follow in time order, numbered on.
-pub(super) fn artifact(
-    m: &mut Merger,
-    ptr: &str,
-    b: Option<&Map<String, Value>>,
-    o: &Map<String, Value>,
-    t: &Map<String, Value>,
-) -> Result<Value> {
-    let fields = |x: &Map<String, Value>| {
-        let mut c = x.clone();
-        c.remove("versions");
-        c.remove("hash");
-        c
-    };
-    let bf = b.map(fields);
-    let mut out = m.object(ptr, bf.as_ref(), &fields(o), &fields(t))?;
-    let (ov, tv) = (versions(o), versions(t));
-    let prefix = ov.iter().zip(tv).take_while(|(x, y)| x == y).count();
-    let (list, hash) = if prefix == ov.len() || prefix == tv.len() {
-        let side = if prefix == ov.len() { t } else { o };
-        let hash = if ov == tv {
-            let bh = b.and_then(|b| b.get("hash"));
-            m.value(&format!("{ptr}/hash"), bh, o.get("hash"), t.get("hash"))?
-        } else {
-            side.get("hash").cloned()
-        };
-        (Value::Array(versions(side).to_vec()), hash)
-    } else {
-        let id = ptr
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .replace("~1", "/")
-            .replace("~0", "~");
-        let name = out
-            .get("filename")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let (list, hash) = union(&id, name, o, t, prefix)?;
-        (list, Some(Value::String(hash)))
-    };
-    out.insert("versions".into(), list);
-    if let Some(hash) = hash {
-        out.insert("hash".into(), hash);
-    }
-    Ok(Value::Object(out))
-}
-
-fn versions(a: &Map<String, Value>) -> &[Value] {
+pub(super) fn versions(a: &Map<String, Value>) -> &[Value] {
     a.get("versions")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
@@ -84,7 +34,7 @@ struct Pending {
     extra: Extra,
 }
 
-fn union(
+pub(super) fn union(
     id: &str,
     filename: Option<String>,
     o: &Map<String, Value>,
