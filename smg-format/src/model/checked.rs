@@ -9,10 +9,11 @@
 //! What spans fields (references) or is kept as JSON (`extra`) is checked before a
 //! write instead (`validate::semantic`, `validate::fields`).
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 use std::fmt;
 use std::ops::Deref;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why a value was refused, in the schema's words.
@@ -34,17 +35,22 @@ impl Refused {
 /// assert_eq!(role, "user");
 /// assert!(NonEmpty::new("").is_err());
 /// ```
+// Most ids, types and relations are short: held inline, they cost no allocation of
+// their own (a large graph holds millions of them).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NonEmpty(Cow<'static, str>);
+pub struct NonEmpty(CompactString);
 
 impl NonEmpty {
     /// `s`, unless it is empty.
     pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
-        let s = s.into();
+        NonEmpty::checked(s.into().into())
+    }
+
+    fn checked(s: CompactString) -> Result<Self, Refused> {
         if s.is_empty() {
             return Err(Refused("\"\" is shorter than 1 character".into()));
         }
-        Ok(NonEmpty(Cow::Owned(s)))
+        Ok(NonEmpty(s))
     }
 
     /// A literal, checked when compiled where it is a constant.
@@ -53,7 +59,7 @@ impl NonEmpty {
     /// If `s` is empty: meant for literals, never for what a program is given.
     pub const fn from_static(s: &'static str) -> Self {
         assert!(!s.is_empty(), "an empty literal for a NonEmpty");
-        NonEmpty(Cow::Borrowed(s))
+        NonEmpty(CompactString::const_new(s))
     }
 
     /// `head` and then `tail`: never empty, since `head` is not. What a program
@@ -65,7 +71,7 @@ impl NonEmpty {
     /// assert_eq!(NonEmpty::joined(&MEM, format_args!("{}-{}", "ab12", 1)), "mem-ab12-1");
     /// ```
     pub fn joined(head: &NonEmpty, tail: impl fmt::Display) -> Self {
-        NonEmpty(Cow::Owned(format!("{head}{tail}")))
+        NonEmpty(compact_str::format_compact!("{head}{tail}"))
     }
 
     /// `bytes` in lowercase hex (a digest): never empty, since an array of no bytes
@@ -77,7 +83,7 @@ impl NonEmpty {
     /// ```
     pub fn hex<const N: usize>(bytes: [u8; N]) -> Self {
         const { assert!(N > 0, "the hex of no bytes would be empty") };
-        NonEmpty(Cow::Owned(hex::encode(bytes)))
+        NonEmpty(hex::encode(bytes).into())
     }
 
     /// The string.
@@ -87,14 +93,34 @@ impl NonEmpty {
 
     /// The string, owned.
     pub fn into_string(self) -> String {
-        self.0.into_owned()
+        self.0.into_string()
     }
 }
 
 /// What a string value offers besides its own constructors: read as `str`, compared
-/// with strings, converted back, and read and written by serde only through `new`.
+/// with strings, converted back, and read and written by serde only through its
+/// check (`checked`, which takes the text as serde gives it, short text inline).
 macro_rules! string_value {
     ($t:ident) => {
+        string_value!(@common $t);
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $t::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+    ($t:ident, inline) => {
+        string_value!(@common $t);
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = $crate::model::checked::Text::deserialize(d)?;
+                $t::checked(text).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+    (@common $t:ident) => {
         impl Deref for $t {
             type Target = str;
             fn deref(&self) -> &str {
@@ -158,17 +184,13 @@ macro_rules! string_value {
             }
         }
 
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $t::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
-            }
-        }
     };
 }
 
+pub(super) use compact_str::CompactString as Text;
 pub(super) use string_value;
 
-string_value!(NonEmpty);
+string_value!(NonEmpty, inline);
 
 /// Ids are looked up in maps keyed by `String`.
 impl Borrow<str> for NonEmpty {

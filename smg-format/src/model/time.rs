@@ -10,7 +10,7 @@ use std::ops::Deref;
 use chrono::{DateTime, FixedOffset, NaiveDate, SecondsFormat, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::checked::{string_value, Refused};
+use super::checked::{string_value, Refused, Text};
 
 /// An RFC 3339 date-time, e.g. `2025-12-04T10:30:00Z`, kept as written.
 ///
@@ -27,16 +27,20 @@ use super::checked::{string_value, Refused};
 /// assert_eq!(Timestamp::new("2025-12-04T11:30:00+01:00").unwrap().instant(), CREATED.instant());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Timestamp(std::borrow::Cow<'static, str>);
+// Held inline (a time of seconds and a `Z` is 20 bytes): no allocation of its own.
+pub struct Timestamp(Text);
 
 impl Timestamp {
     /// `s`, unless it is not an RFC 3339 date-time.
     pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
-        let s = s.into();
+        Timestamp::checked(s.into().into())
+    }
+
+    fn checked(s: Text) -> Result<Self, Refused> {
         if !is_date_time(&s) {
             return Err(not_a("date-time", &s));
         }
-        Ok(Timestamp(s.into()))
+        Ok(Timestamp(s))
     }
 
     /// A literal of the plain form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`,
@@ -50,7 +54,7 @@ impl Timestamp {
             is_plain_date_time(s.as_bytes()),
             "a literal Timestamp that is not YYYY-MM-DDTHH:MM:SS[.f](Z|±HH:MM)"
         );
-        Timestamp(std::borrow::Cow::Borrowed(s))
+        Timestamp(Text::const_new(s))
     }
 
     /// `t` written in UTC with a `Z` and `precision`; refused only for a year past
@@ -88,11 +92,11 @@ impl Timestamp {
 
     /// The text, owned.
     pub fn into_string(self) -> String {
-        self.0.into_owned()
+        self.0.into_string()
     }
 }
 
-string_value!(Timestamp);
+string_value!(Timestamp, inline);
 
 /// A *date* field's value (a rule's `effectiveDate`, `expiryDate`): an RFC 3339
 /// full-date (`2025-12-31`) or date-time, kept as written.
