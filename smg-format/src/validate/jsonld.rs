@@ -10,6 +10,7 @@ use json_ld::{IriBuf, JsonLdProcessor, RemoteDocument};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::shapes;
 use super::split::Split;
 use super::windows::{windows, without_large_arrays, Items};
 use super::Finding;
@@ -22,7 +23,7 @@ pub(crate) const CONTEXT_JSONLD: &str = include_str!("../../../spec/context.json
 const LEGACY_CONTEXT_IRI: &str = "https://schema.org/smg/v1";
 
 #[derive(Default)]
-struct Warnings(Vec<String>);
+pub(super) struct Warnings(pub(super) Vec<String>);
 
 impl<N, W: Display> json_ld::warning::Handler<N, W> for Warnings {
     fn handle(&mut self, _vocabulary: &N, warning: W) {
@@ -78,7 +79,7 @@ pub(crate) fn check(split: &Split<'_>) -> Vec<Finding> {
         return findings;
     }
     let mut warnings = Warnings::default();
-    if let Err(failed) = expand_in_windows(split, &mut warnings) {
+    if let Err(failed) = expand_in_windows(split, bundled, &mut warnings) {
         // The error names the key after vocabulary expansion (`<vocab>bad key`).
         let text = &failed.text;
         let key = key_of(text).map(|k| {
@@ -116,21 +117,20 @@ pub(crate) fn check(split: &Split<'_>) -> Vec<Finding> {
     findings
 }
 
-/// Why expansion failed, and the items of the window it failed in (none: the rest).
-struct Failed<'a> {
+/// Why expansion failed, and the items it failed in, with their pointer and indices
+/// (none: the rest).
+struct Failed {
     text: String,
-    window: Option<(String, usize, Items<'a>)>,
+    window: Option<(String, Vec<(usize, Value)>)>,
 }
 
-impl Failed<'_> {
-    /// The pointer of the first key `key`: in the window that failed, else in `rest`.
+impl Failed {
+    /// The pointer of the first key `key`: in the items that failed, else in `rest`.
     fn locate(&self, rest: &Value, key: &str) -> Option<String> {
-        let in_window = self.window.as_ref().and_then(|(pointer, first, items)| {
-            let items = items.trees().ok()?;
+        let in_window = self.window.as_ref().and_then(|(pointer, items)| {
             items
                 .iter()
-                .enumerate()
-                .find_map(|(i, item)| find_key(item, key, format!("{pointer}/{}", first + i)))
+                .find_map(|(i, item)| find_key(item, key, format!("{pointer}/{i}")))
         });
         in_window.or_else(|| find_key(rest, key, String::new()))
     }
@@ -138,12 +138,16 @@ impl Failed<'_> {
 
 /// Expand the document `split` holds with the bundled context, its arrays of more
 /// than [`WINDOW`](super::split::WINDOW) items a window at a time, apart from the
-/// rest; the first expansion error, as text.
+/// rest, and of their items only the first of each shape ([`shapes`]); the first
+/// expansion error, as text.
 ///
-/// The windows expand on every core (a million-turn file has half a million nodes
-/// and edges, 20 s of expansion on one); their warnings come in the windows' order,
-/// and the error is the first window's that fails, as when they expand one by one.
-fn expand_in_windows<'a>(split: &'a Split<'a>, warnings: &mut Warnings) -> Result<(), Failed<'a>> {
+/// The windows expand on every core; their warnings come in the windows' order, and
+/// the error is the first window's that fails, as when they expand one by one.
+fn expand_in_windows(
+    split: &Split<'_>,
+    bundled: bool,
+    warnings: &mut Warnings,
+) -> Result<(), Failed> {
     let mut large = Vec::new();
     let rest = without_large_arrays(&split.rest, String::new(), &mut large);
     let arrays = large
@@ -158,41 +162,46 @@ fn expand_in_windows<'a>(split: &'a Split<'a>, warnings: &mut Warnings) -> Resul
     let windows = windows(&rest, arrays);
     let rest_failed = |text| Failed { text, window: None };
     expand(rest, warnings).map_err(rest_failed)?;
-    // Windows after one that failed are not expanded: their warnings would not come.
+    let (groups, unparsed) = shapes::representatives(&windows, bundled);
+    // Groups after one that failed are not expanded: their warnings would not come.
     let failed = AtomicUsize::new(usize::MAX);
-    let expanded: Vec<(Warnings, Result<(), String>)> = windows
+    let expanded: Vec<(Warnings, Result<(), String>)> = groups
         .par_iter()
         .enumerate()
-        .map(|(i, w)| {
+        .map(|(i, g)| {
             let mut said = Warnings::default();
             if i > failed.load(Ordering::Relaxed) {
                 return (said, Ok(()));
             }
-            let done = w.items.trees().and_then(|items| {
-                let mut path = w.path.clone();
-                if let Some(slot) = path.pointer_mut(&w.at) {
-                    *slot = Value::Array(items);
-                }
-                expand(path, &mut said)
-            });
+            let mut path = g.window.path.clone();
+            if let Some(slot) = path.pointer_mut(&g.window.at) {
+                *slot = Value::Array(g.items.iter().map(|(_, item)| item.clone()).collect());
+            }
+            let done = expand(path, &mut said);
             if done.is_err() {
                 failed.fetch_min(i, Ordering::Relaxed);
             }
             (said, done)
         })
         .collect();
-    for ((said, done), w) in expanded.into_iter().zip(windows) {
+    for ((said, done), g) in expanded.into_iter().zip(groups) {
         warnings.0.extend(said.0);
         done.map_err(|text| Failed {
             text,
-            window: Some((w.pointer.to_string(), w.first, w.items)),
+            window: Some((g.window.pointer.to_string(), g.items)),
         })?;
     }
-    Ok(())
+    match unparsed {
+        Some(u) => Err(Failed {
+            text: u.text,
+            window: Some((windows[u.window].pointer.to_string(), Vec::new())),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// One JSON-LD expansion of `value`; its error as text.
-fn expand(value: Value, warnings: &mut Warnings) -> Result<(), String> {
+pub(super) fn expand(value: Value, warnings: &mut Warnings) -> Result<(), String> {
     let input = RemoteDocument::new(None, None, LdValue::from_serde_json(value));
     let options = json_ld::Options {
         expansion_policy: json_ld::expansion::Policy {
@@ -316,7 +325,7 @@ fn unbundled_context(ctx: Option<&Value>) -> Option<String> {
 }
 
 /// The key named in an expansion error such as "Key `foo bar` expansion failed".
-fn key_of(message: &str) -> Option<&str> {
+pub(super) fn key_of(message: &str) -> Option<&str> {
     let start = message.find('`')? + 1;
     let len = message[start..].find('`')?;
     Some(&message[start..start + len])

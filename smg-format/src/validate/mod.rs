@@ -6,6 +6,7 @@ pub(crate) mod jsonld;
 mod provenance;
 mod schema;
 mod semantic;
+mod shapes;
 mod split;
 mod windows;
 
