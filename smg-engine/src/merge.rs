@@ -68,8 +68,8 @@ pub struct MergedBytes {
 /// [`merge`] of `docs` (base, ours, theirs), encoded as `write` says: the same bytes,
 /// sooner. As in [`ingest::ingest_into_bytes`], the merged vault and archive are
 /// compressed while the graph is derived again. The three documents are freed once
-/// merged, before the derivation: at 100 MB files they hold gigabytes that the
-/// derivation then reuses.
+/// merged, beside the derivation: at 100 MB files they hold gigabytes, which the
+/// derivation's allocations then reuse.
 pub fn merge_into_bytes(
     docs: [Document; 3],
     options: &MergeOptions,

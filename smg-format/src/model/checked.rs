@@ -98,8 +98,9 @@ impl NonEmpty {
 }
 
 /// What a string value offers besides its own constructors: read as `str`, compared
-/// with strings, converted back, and read and written by serde only through its
-/// check (`checked`, which takes the text as serde gives it, short text inline).
+/// with strings, converted back, and read and written by serde only through `new`
+/// (or, for a type held `inline`, its `checked`, which takes the text as serde
+/// gives it: short text without an allocation).
 macro_rules! string_value {
     ($t:ident) => {
         string_value!(@common $t);
@@ -183,7 +184,6 @@ macro_rules! string_value {
                 s.serialize_str(self.as_str())
             }
         }
-
     };
 }
 
