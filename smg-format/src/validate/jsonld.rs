@@ -192,10 +192,7 @@ fn expand_in_windows(
         })?;
     }
     match unparsed {
-        Some(u) => Err(Failed {
-            text: u.text,
-            window: Some((windows[u.window].pointer.to_string(), Vec::new())),
-        }),
+        Some(text) => Err(Failed { text, window: None }),
         None => Ok(()),
     }
 }

@@ -26,19 +26,13 @@ pub(super) struct Group<'w, 'p, 'a> {
 /// An item with its shape and its index in its array.
 type Shaped = (String, usize, Value);
 
-/// Why an item did not parse, and the window it is in.
-pub(super) struct Unparsed {
-    pub(super) window: usize,
-    pub(super) text: String,
-}
-
 /// The first item of each shape (see the module), window by window in document
 /// order; windows left with none are left out. Stops at the first window whose items
-/// do not parse: the groups before it, and why.
+/// do not parse: the groups before it, and why they did not.
 pub(super) fn representatives<'w, 'p, 'a>(
     windows: &'w [Window<'p, 'a>],
     bundled: bool,
-) -> (Vec<Group<'w, 'p, 'a>>, Option<Unparsed>) {
+) -> (Vec<Group<'w, 'p, 'a>>, Option<String>) {
     // Each window keeps the first of each shape it holds, side by side; then the
     // windows in order keep the shapes no window before them had.
     let local: Vec<Result<Vec<Shaped>, String>> = windows
@@ -59,10 +53,10 @@ pub(super) fn representatives<'w, 'p, 'a>(
         .collect();
     let mut seen: HashSet<(&str, String)> = HashSet::new();
     let mut groups = Vec::new();
-    for (i, (window, found)) in windows.iter().zip(local).enumerate() {
+    for (window, found) in windows.iter().zip(local) {
         let found = match found {
             Ok(found) => found,
-            Err(text) => return (groups, Some(Unparsed { window: i, text })),
+            Err(text) => return (groups, Some(text)),
         };
         let items: Vec<(usize, Value)> = found
             .into_iter()
@@ -121,11 +115,11 @@ fn abstracted(v: &Value) -> Option<Value> {
             Value::Object(out)
         }
         Value::Array(items) => {
-            let mut seen = HashSet::new();
-            let mut out = Vec::new();
+            // Few shapes remain of an array's items: compared as they are, not as text.
+            let mut out: Vec<Value> = Vec::new();
             for item in items {
                 let item = abstracted(item)?;
-                if seen.insert(item.to_string()) {
+                if !out.contains(&item) {
                     out.push(item);
                 }
             }
