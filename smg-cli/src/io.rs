@@ -134,12 +134,10 @@ pub(crate) fn save_indexed(
     write_indexed(path, loaded, indexed, None, limits)
 }
 
-/// [`save_indexed`] of what an ingest made: every field is checked, the semantic rules
-/// are not (spec §15: they decode the whole archive again — a fifth of an append to
-/// a million turns; ingest's property tests hold them), as when ingest streams a file
-/// out. The search index is made from the turns the ingest held (`archived`), when
-/// given, rather than from every block decoded again, and added to the index of the
-/// file before (`previous`) when there is one.
+/// [`save_indexed`] of what an ingest made: the writers' gate takes the turns the
+/// ingest held (`archived`, when given) as the archive's rather than decoding every
+/// block again; the search index is made from them too, and added to the index of
+/// the file before (`previous`) when there is one.
 pub(crate) fn save_ingested(
     path: &Path,
     loaded: Loaded,
@@ -147,7 +145,10 @@ pub(crate) fn save_ingested(
     archived: Option<(Archived, Option<Retriever>)>,
     limits: &Limits,
 ) -> Result<(), smg_engine::Error> {
-    smg_format::validate::ensure_fields_valid(&loaded.doc)?;
+    match &archived {
+        Some((turns, _)) => turns.check(&loaded.doc, &loaded.limits)?,
+        None => smg_format::validate::ensure_valid(&loaded.doc, &loaded.limits)?,
+    }
     write_indexed(path, loaded, indexed, archived, limits)
 }
 

@@ -6,7 +6,9 @@ mod common;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest_into_bytes, migrate, Format, IngestOptions, Input, Silent};
+use smg_engine::ingest::{
+    ingest_into_bytes, ingest_keeping_turns, migrate, Format, IngestOptions, Input, Silent,
+};
 use smg_format::validate::{ensure_valid, validate, ValidateOptions};
 use smg_format::{codec, Document, Encoding, Limits, WriteOptions};
 
@@ -77,7 +79,17 @@ fn append(doc: Document, records: &[Value]) -> Option<(usize, Document)> {
     options.format = Format::Jsonl;
     let write = WriteOptions::new(Encoding::Brotli);
     let (report, bytes) =
-        ingest_into_bytes(doc, vec![jsonl(records)], &options, &Silent, &write).ok()?;
+        match ingest_into_bytes(doc, vec![jsonl(records)], &options, &Silent, &write) {
+            Ok(got) => got,
+            Err(e) => {
+                let code = e.code();
+                assert_ne!(
+                    code, "SMG-E023",
+                    "the writers' gate refused what ingest made: {e}"
+                );
+                return None;
+            }
+        };
     let findings = validate(&bytes, &ValidateOptions::default()).findings;
     assert!(
         findings
@@ -117,4 +129,40 @@ fn a_new_message_is_appended_once() {
     assert_eq!(added, 1);
     let (again, _) = append(doc, &[record]).unwrap();
     assert_eq!(again, 0);
+}
+
+/// The gate of a writer that holds its turns finds a reference no archived turn
+/// answers, as `smg validate` would: a memory that cites words nobody said is
+/// never written.
+#[test]
+fn the_gate_on_held_turns_refuses_a_provenance_that_names_no_turn() {
+    let record = json!({
+        "conversation_id": "c9", "message_id": "m1", "role": "user",
+        "content": "We decided to use Postgres for the billing service.",
+        "timestamp": "2025-02-28T10:10:00Z"
+    });
+    let mut options = IngestOptions::default();
+    options.format = Format::Jsonl;
+    let mut doc = fixture("full.smg");
+    let limits = Limits::default();
+    let (_, held) =
+        ingest_keeping_turns(&mut doc, vec![jsonl(&[record])], &options, &Silent).unwrap();
+    held.check(&doc, &limits).unwrap();
+    let graph = doc.semantic_graph.as_mut().unwrap();
+    let nodes = graph.nodes.as_mut().unwrap();
+    let (i, cited) = nodes
+        .iter_mut()
+        .enumerate()
+        .find_map(|(i, n)| n.provenance.as_mut().map(|p| (i, p)))
+        .expect("a node that cites its turns");
+    cited[0].message_ids = Some(vec!["never-said".into()]);
+    let e = held.check(&doc, &limits).unwrap_err();
+    let smg_engine::Error::Format(smg_format::Error::Unwritable { code, pointer, .. }) = e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(code, "SMG-E126");
+    assert_eq!(
+        pointer,
+        format!("/semanticGraph/nodes/{i}/provenance/0/messageIds/0")
+    );
 }

@@ -188,3 +188,43 @@ fn every_valid_fixture_validates_and_round_trips_losslessly() {
         }
     }
 }
+
+/// The writers' gate, given the turns the archive's blocks hold, finds the first
+/// error `smg validate`'s checks of the typed document find (its code, and its
+/// pointer unless the error is an archived turn's), on every fixture that decodes;
+/// it refuses exactly the documents those checks refuse.
+#[test]
+fn the_writers_gate_on_held_turns_refuses_what_the_full_checks_refuse() {
+    use smg_format::validate::{check_document, Gate};
+    let limits = Limits::default();
+    let mut compared = 0;
+    for path in files("valid", ".smg")
+        .into_iter()
+        .chain(files("invalid", ".smg"))
+    {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok((doc, _)) = smg_format::from_bytes(&bytes, &limits) else {
+            continue;
+        };
+        let Ok(archived) = smg_format::archive::read_archive(&doc, &limits) else {
+            continue;
+        };
+        let held: Vec<_> = archived.iter().map(|a| &a.turn).collect();
+        let gate = Gate::new(&doc, &limits, &held).finish(&doc);
+        let full = check_document(&doc, &limits);
+        let first = full.iter().find(|f| f.severity == Severity::Error);
+        match (first, gate) {
+            (None, Ok(())) => {}
+            (Some(f), Err(smg_format::Error::Unwritable { code, pointer, .. })) => {
+                assert_eq!(code, f.code, "{}", path.display());
+                // A turn held by no block, or twice, has no block of its own to point at.
+                if !pointer.starts_with("/deepArchive/blocks") {
+                    assert_eq!(pointer, f.pointer, "{}", path.display());
+                }
+            }
+            (f, g) => panic!("{}: full checks {f:?}, gate {g:?}", path.display()),
+        }
+        compared += 1;
+    }
+    assert!(compared >= 30, "only {compared} fixtures compared");
+}

@@ -150,10 +150,13 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let write = write_options(&args.encode)?;
             let (report, bytes) = if args.index {
                 let (report, archived) = whole(&mut doc, inputs)?;
+                archived.check(&doc, &ctx.limits)?;
                 let retriever = Retriever::after_ingest(&doc, archived, None, &ctx.limits)?;
                 (report, encode_indexed(doc, &write, &retriever)?)
             } else if model.is_some() {
-                let (report, _) = whole(&mut doc, inputs)?;
+                let (report, archived) = whole(&mut doc, inputs)?;
+                archived.check(&doc, &ctx.limits)?;
+                drop(archived);
                 (report, encoded(doc, &args.encode, false, ctx)?)
             } else {
                 let got = ingest_into_bytes(doc, inputs, &options, &bar, &write)?;

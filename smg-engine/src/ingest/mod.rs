@@ -35,6 +35,7 @@ use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions, 
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
 use smg_format::model::{Edge, Extra, Graph, Node, Ordinal, Scope, Turn};
+use smg_format::validate::Gate;
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
@@ -258,6 +259,22 @@ impl Archived {
         turns
     }
 
+    /// The writers' gate of `doc`, the document this ingest made
+    /// ([`smg_format::validate::Gate`]): every field and every semantic rule, with
+    /// these turns as the archive's rather than its blocks decoded again; `SMG-E023`
+    /// naming the first error. What a caller that changes the document further (an
+    /// embedding, a seal) runs before it writes the file.
+    pub fn check(&self, doc: &Document, limits: &Limits) -> Result<()> {
+        let held: Vec<&Turn> = self
+            .existing
+            .iter()
+            .map(|a| &a.turn)
+            .chain(&self.added)
+            .collect();
+        Gate::new(doc, limits, &held).finish(doc)?;
+        Ok(())
+    }
+
     /// Hundreds of thousands of turns are freed on another thread while the caller
     /// goes on (to write the file).
     fn free_later(self) {
@@ -267,7 +284,9 @@ impl Archived {
 
 /// [`ingest`] into `doc`, then the document encoded as `write` says: the bytes of
 /// [`smg_format::codec::into_bytes`], sooner. In Brotli, the vault and the deep archive,
-/// final once the turns are archived, are compressed while the graph is finished.
+/// final once the turns are archived, are checked and compressed while the graph is
+/// finished. A document that would not validate is refused (`SMG-E023`): every field
+/// and semantic rule is checked, with the turns the ingest held as the archive's.
 pub fn ingest_into_bytes(
     doc: Document,
     inputs: Vec<Input>,
@@ -298,13 +317,17 @@ fn into_bytes(
 ) -> Result<(IngestReport, Vec<u8>)> {
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
     let (report, head, archived) = run(&mut doc, inputs, options, progress, ahead, read)?;
-    archived.free_later();
-    // A large ingest cannot afford the semantic checks (they decode the archive again):
-    // the fields are checked here, the head's before it was taken (spec §15, "A writer").
-    smg_format::validate::ensure_fields_valid(&doc)?;
     let bytes = match head {
-        Some(head) => smg_format::codec::into_bytes_with_head(doc, write, head)?,
-        None => smg_format::codec::into_bytes(doc, write)?,
+        Some((head, gate)) => {
+            archived.free_later();
+            gate.finish(&doc)?;
+            smg_format::codec::into_bytes_with_head(doc, write, head)?
+        }
+        None => {
+            archived.check(&doc, &options.limits)?;
+            archived.free_later();
+            smg_format::codec::into_bytes(doc, write)?
+        }
     };
     Ok((report, bytes))
 }
@@ -325,9 +348,14 @@ fn check_limits(existing: usize, turns: &[Turn], limits: &Limits) -> Result<(), 
     Ok(())
 }
 
-/// [`ingest`]; given `write`, the document's leading members are taken out of it
-/// and compressed for writing with those options, and returned as a head. The
-/// archive is read from `doc` unless `read` holds its turns.
+/// The document's leading members compressed ahead of the rest, and the writers' gate
+/// that checked them before they went.
+type Ahead = (Head, Gate);
+
+/// [`ingest`]; given `write`, the document's leading members are checked (the
+/// writers' gate's first step), taken out of it and compressed for writing with
+/// those options, and returned as a head beside the gate. The archive is read from
+/// `doc` unless `read` holds its turns.
 fn run(
     doc: &mut Document,
     inputs: Vec<Input>,
@@ -335,7 +363,7 @@ fn run(
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
     read: Option<Vec<ArchivedTurn>>,
-) -> Result<(IngestReport, Option<Head>, Archived)> {
+) -> Result<(IngestReport, Option<Ahead>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
         bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
@@ -447,11 +475,13 @@ fn run(
                 .into_par_iter()
                 .with_max_len(FREED_TOGETHER)
                 .for_each(drop);
-            // What the head takes is final: its fields are checked before it goes.
+            // What the head takes is final: it is checked before it goes.
             write
                 .map(|w| {
                     smg_format::validate::ensure_fields_valid(doc)?;
-                    Head::compress(doc, w)
+                    let held: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
+                    let gate = Gate::new(doc, &options.limits, &held);
+                    Ok::<_, smg_format::Error>((Head::compress(doc, w)?, gate))
                 })
                 .transpose()
         },

@@ -282,9 +282,7 @@ pub fn ingest_into_indexed_bytes(
     packed_only(write.encoding)?;
     let (report, archived) =
         crate::ingest::ingest_keeping_turns(&mut doc, inputs, options, progress)?;
-    // As any ingest's writer: every field checked, the semantic rules held by
-    // ingest's property tests (spec §15, "A writer").
-    smg_format::validate::ensure_fields_valid(&doc)?;
+    archived.check(&doc, limits)?;
     let retriever = Retriever::after_ingest(&doc, archived, previous, limits)?;
     Ok((report, encode_indexed(doc, write, &retriever)?))
 }

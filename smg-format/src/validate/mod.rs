@@ -2,6 +2,7 @@
 //! a stable `SMG-` code, a severity and a JSON Pointer.
 
 mod fields;
+mod frame;
 pub(crate) mod jsonld;
 mod provenance;
 mod schema;
@@ -16,7 +17,7 @@ use serde::Serialize;
 
 use crate::envelope::{self, Encoding};
 use crate::limits::Limits;
-use crate::model::Document;
+use crate::model::{Document, Turn};
 use split::Split;
 
 /// How serious a finding is.
@@ -225,6 +226,52 @@ pub fn ensure_valid(doc: &Document, limits: &Limits) -> crate::Result<()> {
 /// archive block and artifact version again.
 pub fn ensure_fields_valid(doc: &Document) -> crate::Result<()> {
     unwritable(fields::check(doc))
+}
+
+/// The gate of a writer that holds the archive's turns as it wrote them (an ingest,
+/// an append, a merge), in two steps: what [`ensure_valid`] checks, with the turns
+/// taken from the writer rather than decoded again from the blocks it has just
+/// encoded. [`Gate::new`] checks the document's frame (vault, deep archive,
+/// collaborators), which a writer that streams the document out may then take out
+/// and compress ([`crate::codec::Head::compress`]); [`Gate::finish`] checks the rest
+/// once it is final.
+///
+/// ```
+/// use smg_format::model::{role, Ordinal, Turn, Timestamp};
+/// use smg_format::{archive::append_turns, validate::Gate, Document, Limits};
+/// let mut doc = Document::new(Timestamp::from_static("2026-01-01T00:00:00Z"));
+/// let turns = vec![Turn::new(Ordinal::new(1).unwrap(), role::USER, "hello")];
+/// append_turns(&mut doc, &turns, &Default::default()).unwrap();
+/// let held: Vec<&Turn> = turns.iter().collect();
+/// let gate = Gate::new(&doc, &Limits::default(), &held);
+/// assert!(gate.finish(&doc).is_ok());
+/// ```
+pub struct Gate(frame::Frame);
+
+impl Gate {
+    /// Check `doc`'s frame, its archive holding `turns` (every turn of its unsealed
+    /// blocks): each turn within the range of a block of its scope, none twice.
+    pub fn new(doc: &Document, limits: &Limits, turns: &[&Turn]) -> Gate {
+        Gate(frame::Frame::read(doc, limits, Some(turns)))
+    }
+
+    /// Check the rest of `doc` (every field, then the semantic rules);
+    /// [`crate::Error::Unwritable`] naming the first error of either step.
+    pub fn finish(self, doc: &Document) -> crate::Result<()> {
+        // Both read the whole graph, one thread each; the fields' errors come first.
+        let (fields, semantic) =
+            rayon::join(|| fields::check(doc), || semantic::check_with(doc, self.0));
+        if !fields.is_empty() {
+            return unwritable(fields);
+        }
+        unwritable(semantic)
+    }
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate").finish_non_exhaustive()
+    }
 }
 
 fn unwritable(findings: Vec<Finding>) -> crate::Result<()> {

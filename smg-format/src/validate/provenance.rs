@@ -35,11 +35,12 @@ pub(super) struct Archived {
 }
 
 impl Archived {
-    /// Turn `t`, read from the archive, its ids taken.
-    pub(super) fn add(&mut self, t: Turn) {
+    /// Turn `t` of the archive, by its ids.
+    pub(super) fn add(&mut self, t: &Turn) {
         let c = t
             .conversation_id
-            .map(|c| match self.conversations.get(c.as_str()) {
+            .as_deref()
+            .map(|c| match self.conversations.get(c) {
                 Some(&n) => n,
                 None => {
                     let c: Arc<str> = c.into();
@@ -49,8 +50,8 @@ impl Archived {
                     n
                 }
             });
-        let m = t.message_id.map(|m| {
-            let m: Arc<str> = match self.message_ids.get(m.as_str()) {
+        let m = t.message_id.as_deref().map(|m| {
+            let m: Arc<str> = match self.message_ids.get(m) {
                 Some(known) => known.clone(),
                 None => {
                     let m: Arc<str> = m.into();
@@ -77,8 +78,9 @@ impl Archived {
         self.conversations.get(c).copied()
     }
 
-    /// The findings of provenance `p` at `ptr`; none when the archive is empty.
-    pub(super) fn check(&self, ptr: &str, p: &Provenance, out: &mut Vec<Finding>) {
+    /// The findings of provenance `p`, whose pointer `ptr` gives; none when the archive
+    /// is empty.
+    pub(super) fn check(&self, ptr: &dyn Fn() -> String, p: &Provenance, out: &mut Vec<Finding>) {
         let sealed = |n: &Ordinal| self.sealed.iter().any(|&(a, z)| *n >= a && *n <= z);
         if !self.complete
             || self.by_number.is_empty()
@@ -99,13 +101,13 @@ impl Archived {
             if !found {
                 out.push(Finding::error(
                     "SMG-E126",
-                    format!("{ptr}/messageIds/{j}"),
+                    format!("{}/messageIds/{j}", ptr()),
                     format!("no archived turn is message `{m}`{}", where_()),
                 ));
             }
         }
         for (j, n) in p.turns.iter().flatten().enumerate() {
-            let at = || format!("{ptr}/turns/{j}");
+            let at = || format!("{}/turns/{j}", ptr());
             let Some((c, m)) = self.by_number.get(&(*n).get()) else {
                 out.push(Finding::error(
                     "SMG-E126",
@@ -153,7 +155,7 @@ mod tests {
             ..Provenance::default()
         };
         let mut out = Vec::new();
-        a.check("/p", &p, &mut out);
+        a.check(&|| "/p".to_string(), &p, &mut out);
         out.into_iter().map(|f| f.pointer).collect()
     }
 
@@ -163,10 +165,10 @@ mod tests {
             complete: true,
             ..Archived::default()
         };
-        a.add(turn(1, Some("c1"), "m"));
-        a.add(turn(2, Some("c2"), "m"));
-        a.add(turn(3, None, "m"));
-        a.add(turn(4, Some("c1"), "k"));
+        a.add(&turn(1, Some("c1"), "m"));
+        a.add(&turn(2, Some("c2"), "m"));
+        a.add(&turn(3, None, "m"));
+        a.add(&turn(4, Some("c1"), "k"));
         assert!(found(&a, Some("c1"), &["m"], &[1]).is_empty());
         assert!(found(&a, Some("c2"), &["m"], &[2]).is_empty());
         assert!(found(&a, None, &["m", "k"], &[3, 4]).is_empty());

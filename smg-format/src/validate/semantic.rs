@@ -3,17 +3,10 @@
 
 use std::collections::HashSet;
 
-use rayon::prelude::*;
-
-use super::provenance::Archived;
+use super::frame::{role, Frame};
 use super::Finding;
-use crate::archive::{decode_block, parse_turn_range};
 use crate::limits::Limits;
-use crate::model::{
-    escape_pointer, Block, DateOrTime, DeepArchive, Document, Edge, Node, Ordinal, Provenance,
-    Scope, Turn,
-};
-use crate::vault::{content_hash, rebuild_versions};
+use crate::model::{escape_pointer, DateOrTime, Document, Edge, Node, Provenance};
 
 const NODE_TYPES: &[&str] = &[
     "concept", "decision", "artifact", "problem", "solution", "entity", "memory", "segment",
@@ -33,45 +26,83 @@ const RELATIONS: &[&str] = &[
     "next",
     "part_of",
 ];
-const ROLES: &[&str] = &["user", "assistant", "system", "tool"];
-const ARTIFACT_TYPES: &[&str] = &["code", "document", "canvas", "data"];
 
 struct Checker<'a> {
     doc: &'a Document,
-    limits: &'a Limits,
+    /// Ids of the vault's artifacts.
+    artifacts: &'a HashSet<String, foldhash::fast::FixedState>,
     out: Vec<Finding>,
     node_ids: HashSet<&'a str, foldhash::fast::FixedState>,
-    /// Every provenance of a node or edge, with its pointer: checked against the
+    /// Every provenance of a node or edge, with where it is: checked against the
     /// archive once it is read.
-    provenances: Vec<(String, &'a Provenance)>,
-    archived: Archived,
+    provenances: Vec<(Cited, &'a Provenance)>,
 }
 
 type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
-/// The block each archived turn was first seen in, by turn number.
-type Seen = Map<u64, u64>;
 
-/// How many archive blocks are decoded side by side.
-const DECODED_TOGETHER: usize = 32;
+/// Where a provenance is: its graph (by place in [`Document::graphs`]), list, item
+/// and place in the item's list. Its pointer is made only for a finding: a large
+/// graph holds a million of them.
+#[derive(Clone, Copy)]
+struct Cited {
+    graph: usize,
+    list: &'static str,
+    item: usize,
+    index: usize,
+}
 
+impl Cited {
+    fn new(graph: usize, list: &'static str, item: usize) -> Cited {
+        Cited {
+            graph,
+            list,
+            item,
+            index: 0,
+        }
+    }
+
+    /// The provenance's pointer, given the graphs' pointers.
+    fn pointer(&self, graphs: &[String]) -> String {
+        let Cited {
+            graph,
+            list,
+            item,
+            index,
+        } = self;
+        format!("{}/{list}/{item}/provenance/{index}", graphs[*graph])
+    }
+}
+
+/// Every semantic check of `doc`, its archive's blocks decoded.
 pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
+    check_with(doc, Frame::read(doc, limits, None))
+}
+
+/// The semantic checks of `doc` given its frame's, which were made of the document
+/// before a writer took its frame out (the findings in the order `check` gives).
+pub(crate) fn check_with(doc: &Document, frame: Frame) -> Vec<Finding> {
+    let Frame {
+        out: framed,
+        artifacts,
+        collaborators,
+        archived,
+    } = frame;
     let mut c = Checker {
         doc,
-        limits,
+        artifacts: &artifacts,
         out: Vec::new(),
         node_ids: HashSet::default(),
         provenances: Vec::new(),
-        archived: Archived::default(),
     };
     c.version();
     c.graphs();
     c.working_memory();
-    c.vault();
-    c.archive();
-    for (ptr, p) in &c.provenances {
-        c.archived.check(ptr, p, &mut c.out);
+    c.out.extend(framed);
+    let bases: Vec<String> = doc.graphs().into_iter().map(|(base, _)| base).collect();
+    for (cited, p) in &c.provenances {
+        archived.check(&|| cited.pointer(&bases), p, &mut c.out);
     }
-    c.collaborators();
+    c.private_contexts(&collaborators);
     c.curation();
     c.out
 }
@@ -134,12 +165,16 @@ impl<'a> Checker<'a> {
             self.node_ids
                 .extend(s.node_ids.iter().flatten().map(String::as_str));
         }
-        for (base, g) in &graphs {
-            for (i, n) in g.nodes().iter().enumerate() {
-                self.node(&format!("{base}/nodes/{i}"), n);
+        for (graph, (base, g)) in graphs.iter().enumerate() {
+            for (item, n) in g.nodes().iter().enumerate() {
+                self.node(&format!("{base}/nodes/{item}"), n);
+                let at = Cited::new(graph, "nodes", item);
+                self.provenance(at, n.provenance.as_deref());
             }
-            for (i, e) in g.edges().iter().enumerate() {
-                self.edge(&format!("{base}/edges/{i}"), e);
+            for (item, e) in g.edges().iter().enumerate() {
+                self.edge(&format!("{base}/edges/{item}"), e);
+                let at = Cited::new(graph, "edges", item);
+                self.provenance(at, e.provenance.as_deref());
             }
         }
     }
@@ -173,7 +208,6 @@ impl<'a> Checker<'a> {
         if let Some(a) = &n.artifact_ref {
             self.artifact_ref(format!("{ptr}/artifactRef"), a);
         }
-        self.provenance(ptr, n.provenance.as_deref());
         self.governance(ptr, n);
     }
 
@@ -215,9 +249,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn provenance(&mut self, ptr: &str, prov: Option<&'a [Provenance]>) {
+    fn provenance(&mut self, at: Cited, prov: Option<&'a [Provenance]>) {
         for (i, p) in prov.unwrap_or_default().iter().enumerate() {
-            self.provenances.push((format!("{ptr}/provenance/{i}"), p));
+            self.provenances.push((Cited { index: i, ..at }, p));
         }
     }
 
@@ -238,26 +272,11 @@ impl<'a> Checker<'a> {
                 format!("relation `{}` is not defined in v1; kept as is", e.relation),
             );
         }
-        self.provenance(ptr, e.provenance.as_deref());
     }
 
     fn artifact_ref(&mut self, ptr: String, id: &str) {
-        let known = self
-            .doc
-            .artifact_vault
-            .as_ref()
-            .and_then(|v| v.artifacts.as_ref());
-        if !known.is_some_and(|a| a.contains_key(id)) {
+        if !self.artifacts.contains(id) {
             self.err("SMG-E123", ptr, format!("no artifact `{id}` in the vault"));
-        }
-    }
-
-    /// `field` builds the pointer of one of the turn's fields; archived turns live
-    /// inside `compressedData`, so theirs all point there.
-    fn turn(&mut self, field: impl Fn(&str) -> String, t: &Turn) {
-        if !ROLES.contains(&t.role.as_str()) {
-            let msg = format!("turn {}: role `{}` is not defined in v1", t.turn, t.role);
-            self.warn("SMG-W004", field("role"), msg);
         }
     }
 
@@ -269,204 +288,18 @@ impl<'a> Checker<'a> {
             self.artifact_ref(format!("/workingMemory/activeArtifacts/{i}"), a);
         }
         for (i, t) in wm.recent_context.iter().flatten().enumerate() {
-            self.turn(|f| format!("/workingMemory/recentContext/{i}/{f}"), t);
-        }
-    }
-
-    fn vault(&mut self) {
-        let Some(vault) = &self.doc.artifact_vault else {
-            return;
-        };
-        if vault.extra.contains_key("deduplicationIndex") {
-            self.warn("SMG-W006", "/artifactVault/deduplicationIndex".into(),
-                "`deduplicationIndex` is the draft name of `artifacts`; its content is kept but not checked".into());
-        }
-        // Every version is rebuilt, on every core; only the newest's hash is kept.
-        let artifacts: Vec<_> = vault.artifacts.iter().flatten().collect();
-        let newest: Vec<_> = artifacts
-            .par_iter()
-            .map(|(id, art)| {
-                let contents = rebuild_versions(id, art)?;
-                Ok::<_, crate::Error>(contents.last().map(|c| content_hash(c)))
-            })
-            .collect();
-        for ((id, art), newest) in artifacts.into_iter().zip(newest) {
-            let ptr = format!("/artifactVault/artifacts/{}", escape_pointer(id));
-            if !ARTIFACT_TYPES.contains(&art.kind.as_str()) {
-                self.warn(
-                    "SMG-W003",
-                    format!("{ptr}/type"),
-                    format!("artifact type `{}` is not defined in v1", art.kind),
-                );
-            }
-            match newest {
-                Err(e) => {
-                    let idx = art.versions.iter().position(
-                        |v| matches!(&e, crate::Error::Artifact { version, .. } if v.v == *version),
-                    );
-                    let at = idx
-                        .map(|i| format!("{ptr}/versions/{i}"))
-                        .unwrap_or(ptr.clone());
-                    self.err(e.code(), at, e.to_string());
-                }
-                Ok(newest) => {
-                    let newest = newest.unwrap_or_default();
-                    if art.versions.is_empty() {
-                        self.err(
-                            "SMG-E100",
-                            format!("{ptr}/versions"),
-                            format!("artifact {id} has no versions"),
-                        );
-                    } else if art.hash != newest {
-                        self.err("SMG-E115", format!("{ptr}/hash"), format!(
-                            "artifact {id}: hash is {} but the newest version hashes to {newest}", art.hash
-                        ));
-                    }
-                }
-            }
-        }
-    }
-
-    fn archive(&mut self) {
-        let Some(archive) = &self.doc.deep_archive else {
-            return;
-        };
-        let method = archive.compression_method.unwrap_or_default();
-        let mut block_ids = HashSet::new();
-        let mut turns_seen = Seen::default();
-        self.archived.complete = true;
-        self.archived.sealed = self
-            .doc
-            .sealed_sections
-            .iter()
-            .flatten()
-            .flat_map(|s| s.turn_ranges.iter().flatten())
-            .filter_map(|r| parse_turn_range(r))
-            .collect();
-        let vault = self.doc.artifact_vault.as_ref();
-        let limits = self.limits;
-        // Blocks are decoded on every core, a few at a time: memory holds the turns
-        // of one chunk, not of the archive.
-        let blocks = archive.blocks();
-        for (c, chunk) in blocks.chunks(DECODED_TOGETHER).enumerate() {
-            let decoded: Vec<_> = chunk
-                .par_iter()
-                .map(|b| decode_block(b, method, vault, limits))
-                .collect();
-            for (j, (b, turns)) in chunk.iter().zip(decoded).enumerate() {
-                let i = c * DECODED_TOGETHER + j;
-                self.block(i, b, turns, &mut block_ids, &mut turns_seen);
-            }
-        }
-        self.vectors(archive);
-    }
-
-    fn block(
-        &mut self,
-        i: usize,
-        b: &'a Block,
-        decoded: crate::Result<Vec<Turn>>,
-        block_ids: &mut HashSet<u64>,
-        turns_seen: &mut Seen,
-    ) {
-        let ptr = format!("/deepArchive/blocks/{i}");
-        if !block_ids.insert(b.id) {
-            self.err(
-                "SMG-E118",
-                format!("{ptr}/id"),
-                format!("block id {} is used twice", b.id),
+            role(
+                &mut self.out,
+                format!("/workingMemory/recentContext/{i}/role"),
+                t,
             );
         }
-        let range = parse_turn_range(&b.turn_range);
-        if range.is_none() {
-            self.err(
-                "SMG-E114",
-                format!("{ptr}/turnRange"),
-                format!(
-                    "`{}` is not a turn range \"first-last\" with first <= last",
-                    b.turn_range
-                ),
-            );
-        }
-        let turns = match decoded {
-            Ok(t) => t,
-            Err(e) => {
-                self.err(e.code(), format!("{ptr}/compressedData"), e.to_string());
-                self.archived.complete = false;
-                return;
-            }
-        };
-        let at = || format!("{ptr}/compressedData");
-        for t in turns {
-            if let Some((lo, hi)) = range {
-                if t.turn < lo || t.turn > hi {
-                    self.err(
-                        "SMG-E119",
-                        at(),
-                        format!(
-                            "block {}: turn {} lies outside its turnRange {}",
-                            b.id, t.turn, b.turn_range
-                        ),
-                    );
-                }
-            }
-            let scope = |s: Option<Scope>| s.unwrap_or(Scope::Personal);
-            if scope(t.scope) != scope(b.scope) {
-                self.err(
-                    "SMG-E128",
-                    at(),
-                    format!(
-                        "block {}: turn {} has scope {}, its block {}",
-                        b.id,
-                        t.turn,
-                        scope(t.scope).name(),
-                        scope(b.scope).name()
-                    ),
-                );
-            }
-            if let Some(other) = turns_seen.insert(t.turn.get(), b.id) {
-                self.err(
-                    "SMG-E118",
-                    at(),
-                    format!(
-                        "turn {} is archived twice (blocks {other} and {})",
-                        t.turn, b.id
-                    ),
-                );
-            }
-            self.turn(|_| at(), &t);
-            self.archived.add(t);
-        }
     }
 
-    fn vectors(&mut self, archive: &DeepArchive) {
-        if let Some(vi) = &archive.vector_index {
-            for (i, e) in vi.embeddings.iter().flatten().enumerate() {
-                if vi.dimensions.is_some_and(|d| d != e.vector.len() as u64) {
-                    self.err(
-                        "SMG-E125",
-                        format!("/deepArchive/vectorIndex/embeddings/{i}/vector"),
-                        format!(
-                            "vector has {} dimensions, the index declares {}",
-                            e.vector.len(),
-                            vi.dimensions.map_or(0, Ordinal::get)
-                        ),
-                    );
-                }
-            }
-        }
-    }
-
-    fn collaborators(&mut self) {
-        let ids: HashSet<&str> = self
-            .doc
-            .collaborators
-            .iter()
-            .flatten()
-            .map(|c| c.id.as_str())
-            .collect();
+    /// Each private context belongs to a listed collaborator.
+    fn private_contexts(&mut self, collaborators: &HashSet<String>) {
         for key in self.doc.private_contexts.iter().flat_map(|m| m.keys()) {
-            if !ids.contains(key.as_str()) {
+            if !collaborators.contains(key.as_str()) {
                 self.warn(
                     "SMG-W008",
                     format!("/privateContexts/{}", escape_pointer(key)),
