@@ -221,7 +221,7 @@ impl Frame {
                 );
                 self.err("SMG-E118", at(), msg);
             }
-            role(&mut self.out, at(), t);
+            role(&mut self.out, at, t);
             self.archived.add(t);
         }
     }
@@ -267,7 +267,7 @@ impl Frame {
             if !seen.insert(n) {
                 self.err("SMG-E118", at(), format!("turn {n} is archived twice"));
             }
-            role(&mut self.out, at(), t);
+            role(&mut self.out, at, t);
             self.archived.add(t);
         }
     }
@@ -290,11 +290,12 @@ impl Frame {
     }
 }
 
-/// A turn's role is one v1 defines (a warning otherwise), at `ptr`.
-pub(super) fn role(out: &mut Vec<Finding>, ptr: String, t: &Turn) {
+/// A turn's role is one v1 defines (a warning otherwise, at the pointer `ptr` makes:
+/// made only then, as a million turns pass through here).
+pub(super) fn role(out: &mut Vec<Finding>, ptr: impl FnOnce() -> String, t: &Turn) {
     if !ROLES.contains(&t.role.as_str()) {
         let msg = format!("turn {}: role `{}` is not defined in v1", t.turn, t.role);
-        out.push(Finding::warning("SMG-W004", ptr, msg));
+        out.push(Finding::warning("SMG-W004", ptr(), msg));
     }
 }
 

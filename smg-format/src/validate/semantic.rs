@@ -288,11 +288,8 @@ impl<'a> Checker<'a> {
             self.artifact_ref(format!("/workingMemory/activeArtifacts/{i}"), a);
         }
         for (i, t) in wm.recent_context.iter().flatten().enumerate() {
-            role(
-                &mut self.out,
-                format!("/workingMemory/recentContext/{i}/role"),
-                t,
-            );
+            let at = || format!("/workingMemory/recentContext/{i}/role");
+            role(&mut self.out, at, t);
         }
     }
 
