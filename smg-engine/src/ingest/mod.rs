@@ -468,6 +468,7 @@ fn run(
     // freed and the vault and the archive, final now, are compressed for writing.
     let labels = links::artifact_labels(doc.artifact_vault.as_ref());
     report.artifacts = labels.len();
+    let said: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
     // The records go first: the compression's memory takes the place of theirs.
     let (head, built) = rayon::join(
         || {
@@ -479,17 +480,14 @@ fn run(
             write
                 .map(|w| {
                     smg_format::validate::ensure_fields_valid(doc)?;
-                    let held: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
-                    let gate = Gate::new(doc, &options.limits, &held);
+                    let gate = Gate::new(doc, &options.limits, &said);
                     Ok::<_, smg_format::Error>((Head::compress(doc, w)?, gate))
                 })
                 .transpose()
         },
-        || {
-            let said: Vec<&Turn> = all.iter().map(|t| t.turn).collect();
-            draft.read(&said).finish(&all, &labels)
-        },
+        || draft.read(&said).finish(&all, &labels),
     );
+    drop(said);
     let head = head?;
     let mut built = built;
     scope::inherit(&mut built.nodes, &built.edges, &all);
