@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::io::{Read, Write};
 
 pub(crate) mod cuts;
+pub(crate) mod stream;
 
 pub(crate) use cuts::brotli_compress_pieces;
 use cuts::SMALL_BROTLI_LEVEL;

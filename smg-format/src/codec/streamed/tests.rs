@@ -1,0 +1,207 @@
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::codec::from_json_slice;
+use crate::envelope::{decode, encode, Encoding, WriteOptions};
+
+/// The document read from `bytes` in pieces of `piece` bytes.
+fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
+    let mut split = Split::default();
+    stream::each_piece_sized(bytes, &Limits::default(), (0, piece), |p| split.push(p))?;
+    split.finish()
+}
+
+/// The document a parse of the whole text reads from `bytes`, or its error's code.
+fn whole(bytes: &[u8]) -> Result<Document, &'static str> {
+    let (_, json) = decode(bytes, &Limits::default()).map_err(|e| e.code())?;
+    from_json_slice(&json).map_err(|e| e.code())
+}
+
+/// `json` as Brotli, as Zstandard, and as a bare Zstandard frame.
+fn encodings(json: &[u8]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = [Encoding::Brotli, Encoding::Zstd]
+        .map(|e| encode(json, &WriteOptions::new(e)).unwrap())
+        .into();
+    out.push(zstd::encode_all(json, 3).unwrap());
+    out
+}
+
+/// Read in pieces, `json` gives what the whole text gives, or nothing when that
+/// is an error.
+fn alike(json: &[u8], piece: usize) -> std::result::Result<bool, String> {
+    let mut read = false;
+    for bytes in encodings(json) {
+        match (whole(&bytes), streamed(&bytes, piece)) {
+            (Ok(doc), Some(split)) if doc == split => read = true,
+            (Err(_), None) => {}
+            (w, s) => return Err(format!("whole {w:?}, in pieces {s:?}")),
+        }
+    }
+    Ok(read)
+}
+
+fn fixtures() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut stack = vec![root];
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "smg" || e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_fixture_reads_in_pieces_as_it_reads_whole() {
+    let mut read = 0;
+    for path in fixtures() {
+        let raw = std::fs::read(&path).unwrap();
+        // Enveloped fixtures as they are; the JSON ones encoded (a packed or
+        // encrypted fixture is not a payload: never streamed).
+        let json = match crate::envelope::detect(&raw) {
+            Ok(Encoding::Json) => raw,
+            Ok(Encoding::Brotli | Encoding::Zstd | Encoding::ZstdFrame) => {
+                let whole = whole(&raw).is_ok();
+                assert_eq!(streamed(&raw, 97).is_some(), whole, "{}", path.display());
+                continue;
+            }
+            _ => continue,
+        };
+        for piece in [5, 97, 4096] {
+            let same = alike(&json, piece);
+            assert!(same.is_ok(), "{}: {same:?}", path.display());
+            read += usize::from(same == Ok(true));
+        }
+    }
+    assert!(
+        read > 60,
+        "only {read} readings: the walk missed the fixtures"
+    );
+}
+
+/// A document whose lists hold `items`.
+fn with_lists(nodes: Value, edges: Value, blocks: Value, artifacts: Value) -> Value {
+    json!({
+        "@context": crate::model::CONTEXT_IRI, "@type": "SemanticMemoryGraph",
+        "version": "1.0", "metadata": {"created": "2025-01-01T00:00:00Z"},
+        "semanticGraph": {"nodes": nodes, "edges": edges, "x-graph": 1},
+        "deepArchive": {"blocks": blocks},
+        "artifactVault": {"artifacts": artifacts},
+    })
+}
+
+#[test]
+fn what_a_whole_parse_might_read_otherwise_is_left_to_it() {
+    let doc = |graph: &str| {
+        format!(
+            r#"{{"@context":"{}","@type":"SemanticMemoryGraph","version":"1.0","metadata":{{"created":"2025-01-01T00:00:00Z"}},"semanticGraph":{graph}}}"#,
+            crate::model::CONTEXT_IRI
+        )
+    };
+    let node = r#"{"id":"a","type":"concept"}"#;
+    // A list met twice: a duplicate key.
+    let twice = doc(&format!(r#"{{"nodes":[{node}],"nodes":[{node}]}}"#));
+    // An item that is not an object.
+    let scalar = doc(r#"{"nodes":[1]}"#);
+    for json in [twice, scalar] {
+        for bytes in encodings(json.as_bytes()) {
+            assert!(streamed(&bytes, 7).is_none(), "{json}");
+        }
+    }
+    // Nesting over the limit in the whole, though not in the item alone.
+    let deep = format!("{}1{}", "[".repeat(125), "]".repeat(125));
+    let deep = doc(&format!(
+        r#"{{"nodes":[{{"id":"a","type":"concept","metadata":{deep}}}]}}"#
+    ));
+    assert_eq!(alike(deep.as_bytes(), 7), Ok(false));
+    // An escaped key is the same key to a parse: left whole, in the skeleton.
+    let escaped = doc(&format!(r#"{{"\u006eodes":[{node}]}}"#));
+    assert_eq!(alike(escaped.as_bytes(), 7), Ok(true));
+    // The same artifact twice: the later one, as a whole parse keeps it.
+    let art = |content: &str| json!({"type": "code", "hash": format!("sha256:{}", "0".repeat(64)), "versions": [{"v": 1, "content": content}]});
+    let text = with_lists(json!([]), json!([]), json!([]), json!({"a": art("x")})).to_string();
+    let twice = text.replace(
+        r#""artifacts":{"#,
+        &format!(r#""artifacts":{{"a":{},"#, art("y")),
+    );
+    assert_eq!(alike(twice.as_bytes(), 7), Ok(true));
+}
+
+fn text() -> impl Strategy<Value = String> {
+    r#"[a-z"\\{}\[\],: é€𝄞]{0,8}"#
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        text().prop_map(Value::from),
+        any::<i32>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map(text(), inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// An item: mostly well formed, sometimes not (a field of the wrong kind).
+fn item(fields: &'static [&'static str]) -> impl Strategy<Value = Value> {
+    let field = prop_oneof![
+        9 => text().prop_map(|t| Value::from(format!("x{t}"))),
+        1 => value(),
+    ];
+    (
+        prop::collection::vec(field, fields.len()),
+        prop::option::of(value()),
+    )
+        .prop_map(move |(values, extra)| {
+            let mut item: serde_json::Map<String, Value> =
+                fields.iter().map(|f| f.to_string()).zip(values).collect();
+            if let Some(extra) = extra {
+                item.insert("x-extra".into(), extra);
+            }
+            Value::Object(item)
+        })
+}
+
+fn artifact() -> impl Strategy<Value = Value> {
+    (text(), prop::bool::weighted(0.9)).prop_map(|(content, good)| {
+        let hash = if good {
+            format!("sha256:{}", "0".repeat(64))
+        } else {
+            content.clone()
+        };
+        json!({"type": "code", "hash": hash, "versions": [{"v": 1, "content": content}]})
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn a_document_reads_in_pieces_as_it_reads_whole(
+        nodes in prop::collection::vec(item(&["id", "type", "label"]), 0..6),
+        edges in prop::collection::vec(item(&["from", "relation", "to"]), 0..6),
+        blocks in prop::collection::vec(
+            prop::collection::vec(text(), 1).prop_map(|t| json!({"id": 1, "turnRange": "1-2", "compressedData": t[0]})),
+            0..3),
+        artifacts in prop::collection::btree_map(text(), artifact(), 0..4),
+        pretty in any::<bool>(),
+        piece in 4usize..64,
+    ) {
+        let doc = with_lists(Value::from(nodes), Value::from(edges), Value::from(blocks),
+            Value::Object(artifacts.into_iter().collect()));
+        let json = if pretty { serde_json::to_vec_pretty(&doc) } else { serde_json::to_vec(&doc) };
+        let same = alike(&json.unwrap(), piece);
+        prop_assert!(same.is_ok(), "{same:?}");
+    }
+}
