@@ -222,12 +222,14 @@ pub struct Provenance {
     /// The source conversation's id.
     pub conversation_id: Option<String>,
     /// Ids of the source messages, as the source system named them.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub message_ids: Option<Vec<String>>,
     /// The session within the conversation.
     pub session_id: Option<String>,
     /// When the source was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Archive turn numbers the memory was drawn from.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub turns: Option<Vec<super::Ordinal>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
@@ -276,6 +278,7 @@ pub struct Node {
     /// How much the node matters, in \[0, 1\].
     pub importance: Option<Unit>,
     /// Free-form keywords.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub keywords: Option<Vec<String>>,
     /// Curated knowledge type (how_to, expertise, policy, milestone…).
     pub knowledge_type: Option<String>,
@@ -294,6 +297,7 @@ pub struct Node {
     /// Owning user of personal memory.
     pub owner: Option<String>,
     /// Where the memory came from.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub provenance: Option<Vec<Provenance>>,
     /// A decision's reason.
     pub rationale: Option<String>,
@@ -301,6 +305,7 @@ pub struct Node {
     /// curation's 7-day counts and cross-agent references are drawn from.
     pub recent_accesses: Option<RecentAccesses>,
     /// Ids of related nodes (a shorthand for `related_to` edges).
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub related_nodes: Option<Vec<String>>,
     /// Memory tier; absent means personal.
     pub scope: Option<Scope>,
@@ -311,6 +316,7 @@ pub struct Node {
     /// `consolidated`, `unconsolidated`, `keywords`… (an open set; curation's rules, §18).
     pub status: Option<NonEmpty>,
     /// Free-form tags.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub tags: Option<Vec<String>>,
     /// Curation lifecycle tier.
     pub tier: Option<LifecycleTier>,
@@ -418,6 +424,7 @@ pub struct Edge {
     /// Source node id.
     pub from: NonEmpty,
     /// Where the relation came from.
+    #[serde(default, deserialize_with = "super::lists::tight")]
     pub provenance: Option<Vec<Provenance>>,
     /// Relation type.
     pub relation: NonEmpty,
