@@ -20,3 +20,14 @@ pub(crate) fn node(id: &str, label: &str) -> Node {
         )
     }
 }
+
+/// `json` as Brotli, as Zstandard, and as a bare Zstandard frame: the payloads that
+/// are read in pieces.
+pub(crate) fn encodings(json: &[u8]) -> Vec<Vec<u8>> {
+    use crate::envelope::{encode, Encoding, WriteOptions};
+    let mut out: Vec<Vec<u8>> = [Encoding::Brotli, Encoding::Zstd]
+        .map(|e| encode(json, &WriteOptions::new(e)).unwrap())
+        .into();
+    out.push(zstd::encode_all(json, 3).unwrap());
+    out
+}

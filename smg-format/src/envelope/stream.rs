@@ -41,8 +41,8 @@ pub(crate) fn each_piece_sized(
     (from, piece): (u64, usize),
     mut each: impl FnMut(&[u8]) -> Option<()>,
 ) -> Option<()> {
-    let mut payload = Payload::of(bytes, limits, from)?;
-    payload.piece = piece.max(4);
+    // A piece holds at least one character whole.
+    let payload = Payload::of(bytes, limits, from, piece.max(4))?;
     std::thread::scope(|s| {
         let (tx, rx) = sync_channel(AHEAD);
         // Pieces go back to the feeder to be filled again.
@@ -86,7 +86,7 @@ enum Fed {
 }
 
 impl<'a> Payload<'a> {
-    fn of(bytes: &'a [u8], limits: &Limits, from: u64) -> Option<Self> {
+    fn of(bytes: &'a [u8], limits: &Limits, from: u64, piece: usize) -> Option<Self> {
         let limit = limits.for_input(bytes.len() as u64);
         let payload = match super::detect(bytes).ok()? {
             Encoding::ZstdFrame => {
@@ -97,7 +97,7 @@ impl<'a> Payload<'a> {
                     compressed: bytes,
                     declared: None,
                     max: limit,
-                    piece: PIECE,
+                    piece,
                 })
             }
             encoding @ (Encoding::Brotli | Encoding::Zstd) => {
@@ -110,7 +110,7 @@ impl<'a> Payload<'a> {
                     compressed: &bytes[HEADER_LEN..],
                     declared: Some((len, crc)),
                     max: len,
-                    piece: PIECE,
+                    piece,
                 })
             }
             _ => None,
@@ -179,15 +179,7 @@ impl<'a> Payload<'a> {
 mod tests {
     use super::*;
     use crate::envelope::{decode, encode, WriteOptions};
-
-    /// `json` as Brotli, as Zstandard, and as a bare Zstandard frame.
-    fn encodings(json: &[u8]) -> Vec<Vec<u8>> {
-        let mut out: Vec<Vec<u8>> = [Encoding::Brotli, Encoding::Zstd]
-            .map(|e| encode(json, &WriteOptions::new(e)).unwrap())
-            .into();
-        out.push(zstd::encode_all(json, 3).unwrap());
-        out
-    }
+    use crate::test_support::encodings;
 
     /// The pieces of `bytes`, joined, when they are handed over.
     fn joined(bytes: &[u8], piece: usize) -> Option<Vec<u8>> {

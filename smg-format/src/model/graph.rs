@@ -460,6 +460,29 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn lists_are_read_with_no_room_to_spare() {
+        let node: Node = serde_json::from_value(json!({"id": "a", "type": "concept",
+            "provenance": [{"messageIds": ["1", "2"], "turns": [1]}],
+            "keywords": ["k"], "tags": ["t"], "relatedNodes": ["b"], "label": null}))
+        .unwrap();
+        let provenance = node.provenance.as_ref().unwrap();
+        assert_eq!(provenance.capacity(), 1);
+        assert_eq!(provenance[0].message_ids.as_ref().unwrap().capacity(), 2);
+        assert_eq!(provenance[0].turns.as_ref().unwrap().capacity(), 1);
+        for list in [&node.keywords, &node.tags, &node.related_nodes] {
+            assert_eq!(list.as_ref().unwrap().capacity(), 1);
+        }
+        // Absent and null lists read as before.
+        let bare: Node =
+            serde_json::from_value(json!({"id": "a", "type": "concept", "tags": null})).unwrap();
+        assert_eq!((bare.tags, bare.provenance), (None, None));
+        let edge: Edge = serde_json::from_value(json!({"from": "a", "relation": "r", "to": "b",
+            "provenance": [{"turns": [1]}]}))
+        .unwrap();
+        assert_eq!(edge.provenance.unwrap().capacity(), 1);
+    }
+
+    #[test]
     fn at_most_64_retrievals_are_read() {
         let access = json!({"at": "2025-12-01T08:00:00Z"});
         let many = json!(vec![access.clone(); 65]);

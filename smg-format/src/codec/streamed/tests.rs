@@ -3,7 +3,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::codec::from_json_slice;
-use crate::envelope::{decode, encode, Encoding, WriteOptions};
+use crate::envelope::{decode, Encoding};
+use crate::test_support::encodings;
 
 /// The document read from `bytes` in pieces of `piece` bytes.
 fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
@@ -16,15 +17,6 @@ fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
 fn whole(bytes: &[u8]) -> Result<Document, &'static str> {
     let (_, json) = decode(bytes, &Limits::default()).map_err(|e| e.code())?;
     from_json_slice(&json).map_err(|e| e.code())
-}
-
-/// `json` as Brotli, as Zstandard, and as a bare Zstandard frame.
-fn encodings(json: &[u8]) -> Vec<Vec<u8>> {
-    let mut out: Vec<Vec<u8>> = [Encoding::Brotli, Encoding::Zstd]
-        .map(|e| encode(json, &WriteOptions::new(e)).unwrap())
-        .into();
-    out.push(zstd::encode_all(json, 3).unwrap());
-    out
 }
 
 /// Read in pieces, `json` gives what the whole text gives, or nothing when that
