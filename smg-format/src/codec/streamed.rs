@@ -25,9 +25,14 @@ const DEEPEST: usize = MAX_DEPTH - 8;
 /// `bytes` (Brotli or Zstandard, at least a few MiB of JSON) parsed as it
 /// decompresses; `None` when the caller is to read it whole.
 pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
-    let mut split = Split::default();
-    stream::each_piece(bytes, limits, |piece| split.push(piece))?;
-    split.finish()
+    from_pieces_sized(bytes, limits, stream::SIZES)
+}
+
+/// [`from_pieces`] with the sizes of [`stream::each_piece`].
+fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
+    let mut reader = Reader::default();
+    stream::each_piece(bytes, limits, sizes, |piece| reader.push(piece))?;
+    reader.finish()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -75,8 +80,9 @@ struct Lists {
     artifacts: Option<BTreeMap<String, Artifact>>,
 }
 
+/// What has been read of a document so far.
 #[derive(Default)]
-struct Split {
+struct Reader {
     skeleton: Vec<u8>,
     item: Vec<u8>,
     id: Vec<u8>,
@@ -96,7 +102,7 @@ struct Split {
 /// Keys longer than this name no section or list.
 const LONGEST_KEY: usize = 16;
 
-impl Split {
+impl Reader {
     fn push(&mut self, mut text: &[u8]) -> Option<()> {
         while let Some(&b) = text.first() {
             if self.sink == Sink::Item {

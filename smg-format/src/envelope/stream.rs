@@ -20,22 +20,16 @@ const PIECE: usize = 256 << 10;
 /// Pieces decompressed ahead of the reader: enough to keep both threads busy.
 const AHEAD: usize = 4;
 
-/// Hand `each` the pieces of `bytes` (a Brotli or Zstandard file, enveloped or a bare
-/// Zstandard frame) as they are decompressed: pieces of valid UTF-8, in order.
-/// `Some` when every piece was taken and the payload was whole; `None` when the file
-/// is of another encoding, too small to be worth a thread, not read cleanly (a bad
-/// stream, length, checksum or UTF-8), or when `each` gave up, which stops the
-/// decompression.
-pub(crate) fn each_piece(
-    bytes: &[u8],
-    limits: &Limits,
-    each: impl FnMut(&[u8]) -> Option<()>,
-) -> Option<()> {
-    each_piece_sized(bytes, limits, (STREAM_FROM, PIECE), each)
-}
+/// The sizes files are read with: payloads of at least 4 MiB, in pieces of 256 kB.
+pub(crate) const SIZES: (u64, usize) = (STREAM_FROM, PIECE);
 
-/// [`each_piece`] of payloads of at least `from` bytes, in pieces of `piece` bytes.
-pub(crate) fn each_piece_sized(
+/// Hand `each` the pieces of `bytes` (a Brotli or Zstandard file, enveloped or a bare
+/// Zstandard frame) as they are decompressed: pieces of valid UTF-8, in order, of
+/// `piece` bytes for a payload of at least `from`. `Some` when every piece was taken
+/// and the payload was whole; `None` when the file is of another encoding, too small
+/// to be worth a thread, not read cleanly (a bad stream, length, checksum or UTF-8),
+/// or when `each` gave up, which stops the decompression.
+pub(crate) fn each_piece(
     bytes: &[u8],
     limits: &Limits,
     (from, piece): (u64, usize),
@@ -184,7 +178,7 @@ mod tests {
     /// The pieces of `bytes`, joined, when they are handed over.
     fn joined(bytes: &[u8], piece: usize) -> Option<Vec<u8>> {
         let mut out = Vec::new();
-        each_piece_sized(bytes, &Limits::default(), (0, piece), |p| {
+        each_piece(bytes, &Limits::default(), (0, piece), |p| {
             assert!(std::str::from_utf8(p).is_ok(), "a piece cuts a character");
             out.extend_from_slice(p);
             Some(())
@@ -252,7 +246,7 @@ mod tests {
         let json = text(20_000);
         for bytes in encodings(&json) {
             let mut seen = 0;
-            let given = each_piece_sized(&bytes, &Limits::default(), (0, 64), |_| {
+            let given = each_piece(&bytes, &Limits::default(), (0, 64), |_| {
                 seen += 1;
                 (seen < 3).then_some(())
             });
@@ -265,12 +259,12 @@ mod tests {
     fn small_payloads_and_payloads_over_the_limit_are_read_whole() {
         let small = text(10);
         for bytes in &encodings(&small)[..2] {
-            assert!(each_piece(bytes, &Limits::default(), |_| Some(())).is_none());
+            assert!(each_piece(bytes, &Limits::default(), SIZES, |_| Some(())).is_none());
         }
         let json = text(20_000);
         let limits = Limits::default().with_max_bytes(json.len() as u64 - 1);
         for bytes in encodings(&json) {
-            assert!(each_piece_sized(&bytes, &limits, (0, 64), |_| Some(())).is_none());
+            assert!(each_piece(&bytes, &limits, (0, 64), |_| Some(())).is_none());
         }
     }
 }

@@ -8,9 +8,7 @@ use crate::test_support::encodings;
 
 /// The document read from `bytes` in pieces of `piece` bytes.
 fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
-    let mut split = Split::default();
-    stream::each_piece_sized(bytes, &Limits::default(), (0, piece), |p| split.push(p))?;
-    split.finish()
+    from_pieces_sized(bytes, &Limits::default(), (0, piece))
 }
 
 /// The document a parse of the whole text reads from `bytes`, or its error's code.
