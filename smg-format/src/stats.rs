@@ -55,16 +55,9 @@ pub fn stats(doc: &Document) -> Stats {
         .as_ref()
         .map(|a| a.blocks())
         .unwrap_or_default();
-    // Canonical JSON is compact: each member's bytes in the whole are its canonical
-    // bytes, so the document is written once and its top level read back unparsed (a
-    // JSON tree of a large document costs five times its text).
-    let json = crate::canonical::to_vec(doc).unwrap_or_default();
-    let members: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
-        serde_json::from_slice(&json).unwrap_or_default();
-    let section_bytes: Vec<(String, u64)> = members
-        .into_iter()
-        .map(|(k, v)| (k, v.get().len() as u64))
-        .collect();
+    // Each section is written alone to be counted, never the whole document.
+    let (mut section_bytes, json_bytes) = crate::canonical::member_lengths(doc).unwrap_or_default();
+    section_bytes.sort();
     Stats {
         version: doc.version.to_string(),
         nodes: graphs.iter().map(|(_, g)| g.nodes().len()).sum(),
@@ -89,7 +82,32 @@ pub fn stats(doc: &Document) -> Stats {
             .flatten()
             .map(|s| (s.id.to_string(), s.size))
             .collect(),
-        json_bytes: json.len() as u64,
+        json_bytes,
         section_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_are_counted_as_the_whole_canonical_text_holds_them() {
+        let mut doc = crate::test_support::full_fixture();
+        doc.extra.insert(
+            "x-newer".into(),
+            serde_json::json!({"é\u{1F600}": [1.50, null]}),
+        );
+        let text = crate::canonical::to_vec(&doc).unwrap();
+        let whole: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+            serde_json::from_slice(&text).unwrap();
+        let stats = stats(&doc);
+        assert_eq!(stats.json_bytes, text.len() as u64);
+        let from_whole: Vec<(String, u64)> = whole
+            .into_iter()
+            .map(|(k, v)| (k, v.get().len() as u64))
+            .collect();
+        assert_eq!(stats.section_bytes, from_whole);
+        assert!(stats.section_bytes.iter().any(|(k, _)| k == "x-newer"));
     }
 }

@@ -5,9 +5,11 @@
 //! integer with all its digits instead; for every other value the output is exactly
 //! RFC 8785's (spec §2.3).
 
+mod members;
 mod ser;
 mod splice;
 
+pub(crate) use members::member_lengths;
 pub(crate) use splice::{with_entries, Pieces};
 
 use std::io::Write;

@@ -1,0 +1,227 @@
+//! The canonical length of each member of a top-level object, without its whole
+//! text: each member is written alone and dropped, so that what is held at once is
+//! the largest member's text, not the document's (`smg info` of a 100 MB file wrote
+//! 322 MB of JSON to count it).
+
+use serde::ser::{self, Impossible, Serialize};
+
+use super::ser::Canonical;
+use crate::error::Error;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// Each member of `value`'s top-level object with the length of its canonical JSON
+/// (in the order written), and the length of the whole object's canonical JSON. A
+/// value that is not an object is refused.
+pub(crate) fn member_lengths<T: Serialize + ?Sized>(
+    value: &T,
+) -> Result<(Vec<(String, u64)>, u64)> {
+    let mut members = Members::default();
+    value.serialize(&mut members)?;
+    // `{`, `}`, a comma between members, and each `"key":value`.
+    let commas = members.lengths.len().saturating_sub(1) as u64;
+    let whole = 2 + commas + members.lengths.iter().map(|m| m.1).sum::<u64>() + members.keys;
+    Ok((members.lengths, whole))
+}
+
+/// The members met so far.
+#[derive(Default)]
+struct Members {
+    lengths: Vec<(String, u64)>,
+    /// The bytes of every `"key":` written.
+    keys: u64,
+    /// The key whose value comes next.
+    key: Option<String>,
+}
+
+impl Members {
+    fn member<V: Serialize + ?Sized>(&mut self, key: String, value: &V) -> Result<()> {
+        let mut text = Vec::new();
+        super::write_string(&key, &mut text);
+        self.keys += text.len() as u64 + 1;
+        text.clear();
+        value.serialize(Canonical { out: &mut text })?;
+        self.lengths.push((key, text.len() as u64));
+        Ok(())
+    }
+}
+
+fn not_an_object() -> Error {
+    <Error as ser::Error>::custom("the value is not an object")
+}
+
+/// Methods of a value that is not an object: refused.
+macro_rules! refused {
+    ($($method:ident($($t:ty),*)),*) => {$(
+        fn $method(self, $(_: $t),*) -> Result<()> {
+            Err(not_an_object())
+        }
+    )*};
+}
+
+impl ser::Serializer for &mut Members {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Impossible<(), Error>;
+    type SerializeTuple = Impossible<(), Error>;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Self;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    refused!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str)
+    );
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<()> {
+        Err(not_an_object())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(not_an_object())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(not_an_object())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
+        Err(not_an_object())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(not_an_object())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(not_an_object())
+    }
+}
+
+impl ser::SerializeMap for &mut Members {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
+        let mut text = Vec::new();
+        key.serialize(Canonical { out: &mut text })?;
+        let key: String = serde_json::from_slice(&text)
+            .map_err(|_| <Error as ser::Error>::custom("an object's key is not a string"))?;
+        self.key = Some(key);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| <Error as ser::Error>::custom("a value without its key"))?;
+        self.member(key, value)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for &mut Members {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.member(key.to_string(), value)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The lengths the whole text gives, read back from it.
+    fn from_whole(value: &serde_json::Value) -> (Vec<(String, u64)>, u64) {
+        let text = super::super::to_vec(value).unwrap();
+        let members: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+            serde_json::from_slice(&text).unwrap();
+        let lengths = members
+            .into_iter()
+            .map(|(k, v)| (k, v.get().len() as u64))
+            .collect();
+        (lengths, text.len() as u64)
+    }
+
+    #[test]
+    fn each_member_is_as_long_as_in_the_whole() {
+        let value = json!({
+            "b": {"z": [1, 2.50, "x\u{1F600}\"\n"], "a": null},
+            "a\u{e9}\"": "quoted \\ key",
+            "c": [],
+            "d": {},
+            "e": 12345678901234567890u64,
+        });
+        let (mut lengths, whole) = member_lengths(&value).unwrap();
+        lengths.sort();
+        assert_eq!((lengths, whole), from_whole(&value));
+        assert_eq!(member_lengths(&json!({})).unwrap(), (vec![], 2));
+    }
+
+    #[test]
+    fn a_value_that_is_not_an_object_is_refused() {
+        assert!(member_lengths(&json!([1, 2])).is_err());
+        assert!(member_lengths(&json!("text")).is_err());
+    }
+}
