@@ -52,8 +52,8 @@ fn not_an_object() -> Error {
 
 /// Methods of a value that is not an object: refused.
 macro_rules! refused {
-    ($($method:ident($($t:ty),*)),*) => {$(
-        fn $method(self, $(_: $t),*) -> Result<()> {
+    ($($method:ident($($t:ty),*) -> $ret:ty),*) => {$(
+        fn $method(self, $(_: $t),*) -> Result<$ret> {
             Err(not_an_object())
         }
     )*};
@@ -71,24 +71,18 @@ impl ser::Serializer for &mut Members {
     type SerializeStructVariant = Impossible<(), Error>;
 
     refused!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_f32(f32),
-        serialize_f64(f64),
-        serialize_char(char),
-        serialize_str(&str),
-        serialize_bytes(&[u8]),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
-        serialize_unit_variant(&'static str, u32, &'static str)
+        serialize_bool(bool) -> (), serialize_i8(i8) -> (), serialize_i16(i16) -> (),
+        serialize_i32(i32) -> (), serialize_i64(i64) -> (), serialize_u8(u8) -> (),
+        serialize_u16(u16) -> (), serialize_u32(u32) -> (), serialize_u64(u64) -> (),
+        serialize_f32(f32) -> (), serialize_f64(f64) -> (), serialize_char(char) -> (),
+        serialize_str(&str) -> (), serialize_bytes(&[u8]) -> (), serialize_none() -> (),
+        serialize_unit() -> (), serialize_unit_struct(&'static str) -> (),
+        serialize_unit_variant(&'static str, u32, &'static str) -> (),
+        serialize_seq(Option<usize>) -> Self::SerializeSeq,
+        serialize_tuple(usize) -> Self::SerializeTuple,
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant
     );
 
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
@@ -110,42 +104,11 @@ impl ser::Serializer for &mut Members {
     ) -> Result<()> {
         Err(not_an_object())
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(not_an_object())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(not_an_object())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(not_an_object())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(not_an_object())
-    }
     fn serialize_map(self, _: Option<usize>) -> Result<Self> {
         Ok(self)
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self> {
         Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(not_an_object())
     }
 }
 
