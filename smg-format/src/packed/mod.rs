@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::envelope::{
@@ -87,21 +88,30 @@ impl Writer {
         self.out.extend_from_slice(bytes);
         s
     }
-
-    fn brotli_section(&mut self, json: &[u8], quality: i32) -> Result<Section> {
-        let mut buf = Vec::with_capacity(json.len() / 4);
-        brotli_compress(json, quality, &mut buf)?;
-        Ok(self.section(&buf))
-    }
 }
 
 /// Artifacts are read often and their sections are small: always the best quality.
-fn artifact_group(
-    w: &mut Writer,
-    group: &mut serde_json::Map<String, serde_json::Value>,
-) -> Result<Section> {
+const ARTIFACT_LEVEL: i32 = 11;
+
+/// The canonical JSON of a group of artifacts, to be compressed as one section.
+fn artifact_group(group: &mut serde_json::Map<String, serde_json::Value>) -> Vec<u8> {
     let all = serde_json::Value::Object(std::mem::take(group));
-    w.brotli_section(&crate::canonical::to_canonical_json_value(&all), 11)
+    crate::canonical::to_canonical_json_value(&all)
+}
+
+/// The groups' sections, compressed on every core and written in order: at the best
+/// quality a large vault is most of a packed write (55 MB of artifacts, 70 s on one
+/// core), and each group is compressed alone, so the bytes are the same.
+fn artifact_sections(w: &mut Writer, groups: &[Vec<u8>]) -> Result<Vec<Section>> {
+    let compressed: Vec<Vec<u8>> = groups
+        .par_iter()
+        .map(|json| {
+            let mut buf = Vec::with_capacity(json.len() / 4);
+            brotli_compress(json, ARTIFACT_LEVEL, &mut buf)?;
+            Ok(buf)
+        })
+        .collect::<Result<_>>()?;
+    Ok(compressed.iter().map(|c| w.section(c)).collect())
 }
 
 /// Default Brotli quality of a head of at most [`PIECE_BYTES`].
@@ -140,22 +150,24 @@ fn pack_as(mut head: Document, level: Option<i32>, pieces: bool) -> Result<Vec<u
         .as_mut()
         .and_then(|v| v.artifacts.as_mut())
     {
+        let mut groups = Vec::new();
         let mut group = serde_json::Map::new();
         let mut group_bytes = 0;
         for (id, art) in std::mem::take(arts) {
             let value =
                 serde_json::to_value(&art).map_err(|e| Error::InvalidArgument(e.to_string()))?;
             group_bytes += crate::canonical::to_canonical_json_value(&value).len();
-            artifacts.insert(id.clone(), artifact_sections.len());
+            artifacts.insert(id.clone(), groups.len());
             group.insert(id, value);
             if group_bytes >= ARTIFACT_GROUP_BYTES {
-                artifact_sections.push(artifact_group(&mut w, &mut group)?);
+                groups.push(artifact_group(&mut group));
                 group_bytes = 0;
             }
         }
         if !group.is_empty() {
-            artifact_sections.push(artifact_group(&mut w, &mut group)?);
+            groups.push(artifact_group(&mut group));
         }
+        artifact_sections = self::artifact_sections(&mut w, &groups)?;
     }
     let mut blocks = Vec::new();
     let method = head
