@@ -24,12 +24,14 @@
 
 use std::borrow::Cow;
 
+use smg_format::archive::ArchivedTurn;
 use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged};
 use smg_format::model::Node;
 use smg_format::{Document, WriteOptions};
 
 use crate::error::Result;
 use crate::ingest::{self, IngestOptions};
+use crate::search::Retriever;
 
 /// Merge `ours` and `theirs`, both changed from `base`, and derive again what the
 /// merged archive gives; returns the merged document, conflicts of authored content
@@ -45,7 +47,9 @@ pub fn merge(
     let turns = merged.turns.take();
     if merged.report.rederive && ingested([base, ours, theirs]) {
         let options = derive_options(options, recent);
-        ingest::derive(&mut merged.document, turns, &options)?;
+        ingest::derive(&mut merged.document, turns, &options)?
+            .1
+            .free_later();
     }
     Ok(merged)
 }
@@ -75,6 +79,66 @@ pub fn merge_into_bytes(
     options: &MergeOptions,
     write: &WriteOptions,
 ) -> Result<MergedBytes> {
+    let (mut out, settled) = settle(docs, options)?;
+    if let Some(s) = settled {
+        out.bytes = Some(match s.derive {
+            Some((turns, derive)) => {
+                let (built, bytes) = ingest::derive_into_bytes(s.document, turns, &derive, write)?;
+                out.rederived = built.nodes.saturating_sub(s.authored);
+                bytes
+            }
+            None => {
+                smg_format::validate::ensure_valid(&s.document, &options.limits)?;
+                smg_format::codec::into_bytes(s.document, write)?
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// [`merge_into_bytes`] for memories that keep a search index: written with `write`
+/// (the packed layout, else `SMG-E020`) with an index of the merge, made from the
+/// turns the derivation held rather than from the merged archive decoded again. What
+/// `smg merge` writes when ours stores an index.
+pub fn merge_into_indexed_bytes(
+    docs: [Document; 3],
+    options: &MergeOptions,
+    write: &WriteOptions,
+) -> Result<MergedBytes> {
+    crate::search::packed_only(write.encoding)?;
+    let limits = &options.limits;
+    let (mut out, settled) = settle(docs, options)?;
+    if let Some(s) = settled {
+        let mut document = s.document;
+        let retriever = match s.derive {
+            Some((turns, derive)) => {
+                let (built, archived) = ingest::derive(&mut document, turns, &derive)?;
+                out.rederived = built.nodes.saturating_sub(s.authored);
+                archived.check(&document, limits)?;
+                Retriever::after_ingest(&document, archived, None, limits)?
+            }
+            None => {
+                smg_format::validate::ensure_valid(&document, limits)?;
+                Retriever::new(&document, limits)?
+            }
+        };
+        out.bytes = Some(crate::search::encode_indexed(document, write, &retriever)?);
+    }
+    Ok(out)
+}
+
+/// A clean merge's document, still to be encoded.
+struct Settled {
+    document: Document,
+    /// The turns read and the options to derive the graph again with, when it must be.
+    derive: Option<(Option<Vec<ArchivedTurn>>, IngestOptions)>,
+    /// The authored nodes of the document.
+    authored: usize,
+}
+
+/// The format's merge of `docs` (base, ours, theirs), the documents freed beside
+/// what follows; what is left to encode when nothing is unsettled.
+fn settle(docs: [Document; 3], options: &MergeOptions) -> Result<(MergedBytes, Option<Settled>)> {
     let [base, ours, theirs] = &docs;
     let (merged, recent) = merge_authored(base, ours, theirs, options)?;
     let ingested = ingested([base, ours, theirs]);
@@ -88,30 +152,29 @@ pub fn merge_into_bytes(
         turns,
         ..
     } = merged;
-    let mut out = MergedBytes {
+    let derive = (report.rederive && ingested).then(|| (turns, derive_options(options, recent)));
+    let out = MergedBytes {
         bytes: None,
         conflicts,
         report,
         rederived: 0,
     };
     if !clean {
-        return Ok(out);
+        return Ok((out, None));
     }
-    if out.report.rederive && ingested {
-        let authored = document
-            .graphs()
-            .iter()
-            .map(|(_, g)| g.nodes().iter().filter(|n| !n.is_derived()).count())
-            .sum::<usize>();
-        let options = derive_options(options, recent);
-        let (built, bytes) = ingest::derive_into_bytes(document, turns, &options, write)?;
-        out.rederived = built.nodes.saturating_sub(authored);
-        out.bytes = Some(bytes);
-    } else {
-        smg_format::validate::ensure_valid(&document, &options.limits)?;
-        out.bytes = Some(smg_format::codec::into_bytes(document, write)?);
-    }
-    Ok(out)
+    let authored = document
+        .graphs()
+        .iter()
+        .map(|(_, g)| g.nodes().iter().filter(|n| !n.is_derived()).count())
+        .sum::<usize>();
+    Ok((
+        out,
+        Some(Settled {
+            document,
+            derive,
+            authored,
+        }),
+    ))
 }
 
 /// The format's merge of the three documents, migrated first, and the recent turns

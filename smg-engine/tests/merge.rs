@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
-use smg_engine::merge::merge;
+use smg_engine::merge::{merge, merge_into_indexed_bytes};
+use smg_engine::search::encode_with_search_index;
 use smg_format::{
     archive::read_archive,
     codec::to_canonical_json,
@@ -252,4 +253,69 @@ fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
             .len(),
         3
     );
+}
+
+#[test]
+fn an_indexed_merge_stores_the_index_of_the_merged_memory() {
+    let said = |prefix: &str, conversation: usize, texts: &[&str]| -> Vec<Message> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Message {
+                conversation,
+                id: format!("{prefix}{i}"),
+                minute: 10 * i as u32,
+                user: i % 2 == 0,
+                text: (*text).to_string(),
+            })
+            .collect()
+    };
+    let start = grown(
+        &Document::new(smg_format::model::Timestamp::from_static(
+            "2025-03-01T00:00:00Z",
+        )),
+        [export(
+            &said(
+                "b",
+                0,
+                &[
+                    "We decided to use Postgres because it is simpler.",
+                    "My sister Anna lives near Lyon.",
+                ],
+            ),
+            1,
+        )],
+    );
+    let ours = grown(
+        &start,
+        [export(
+            &said("o", 0, &["I prefer tea over everything else."]),
+            2,
+        )],
+    );
+    let theirs = grown(
+        &start,
+        [export(
+            &said("t", 1, &["Let's use Redis for the cache layer with Ravi."]),
+            3,
+        )],
+    );
+    let packed = WriteOptions::new(Encoding::Packed);
+    let limits = Limits::default();
+    let docs = || [start.clone(), ours.clone(), theirs.clone()];
+    let indexed = merge_into_indexed_bytes(docs(), &MergeOptions::default(), &packed).unwrap();
+    assert!(indexed.rederived > 0);
+    // The same file as the merged document written with an index made from it.
+    let merged = merge(&start, &ours, &theirs, &MergeOptions::default()).unwrap();
+    let expected = encode_with_search_index(merged.document, &packed, &limits).unwrap();
+    assert!(indexed.bytes.as_deref() == Some(expected.as_slice()));
+    // A side that changed nothing: the other, with its index.
+    let same = [start.clone(), ours.clone(), start.clone()];
+    let same = merge_into_indexed_bytes(same, &MergeOptions::default(), &packed).unwrap();
+    let expected = encode_with_search_index(ours.clone(), &packed, &limits).unwrap();
+    assert!(same.bytes.as_deref() == Some(expected.as_slice()));
+    // The index is stored in the packed layout only.
+    let brotli = WriteOptions::new(Encoding::Brotli);
+    let err = merge_into_indexed_bytes(docs(), &MergeOptions::default(), &brotli).unwrap_err();
+    assert_eq!(err.code(), "SMG-E020");
 }

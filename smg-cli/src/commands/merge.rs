@@ -6,9 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use smg_engine::ingest::{ingest, migrate as migrate_ids, IngestOptions, Silent};
-use smg_engine::merge::derived_nodes;
-use smg_engine::search::{Retriever, EXTENSION};
-use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged, Renumbered, Side};
+use smg_format::merge::{Conflict, MergeOptions, MergeReport, Renumbered, Side};
 
 use super::checkpoint::report;
 use super::working::Working;
@@ -83,7 +81,7 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine:
     let indexed = indexed && ours.encryption.is_none();
     let encryption = ours.encryption;
     let docs = [base.doc, ours.doc, theirs.doc];
-    let (outcome, bytes) = merged_bytes(docs, &options, &write, indexed, ctx)?;
+    let (outcome, bytes) = merged_bytes(docs, &options, &write, indexed)?;
     drop(working);
     let clean = bytes.is_some();
     let text = if a.json {
@@ -109,47 +107,18 @@ fn merged_bytes(
     options: &MergeOptions,
     write: &smg_format::WriteOptions,
     indexed: bool,
-    ctx: &Context,
 ) -> Result<(Summary, Option<Vec<u8>>), smg_engine::Error> {
-    if !indexed {
-        let m = smg_engine::merge::merge_into_bytes(docs, options, write)?;
-        let summary = Summary {
-            conflicts: m.conflicts,
-            report: m.report,
-            rederived: m.rederived,
-        };
-        return Ok((summary, m.bytes));
-    }
-    // The stored index is made from the merged document.
-    let [base, ours, theirs] = &docs;
-    let merged = smg_engine::merge::merge(base, ours, theirs, options)?;
-    // Freed beside the checks and the index, whose memory takes the place of theirs.
-    std::thread::spawn(move || drop(docs));
-    let clean = merged.unresolved().next().is_none();
-    let rederived = if merged.report.rederive {
-        derived_nodes(&merged.document)
+    let m = if indexed {
+        smg_engine::merge::merge_into_indexed_bytes(docs, options, write)?
     } else {
-        0
+        smg_engine::merge::merge_into_bytes(docs, options, write)?
     };
-    let Merged {
-        document,
-        conflicts,
-        report,
-        ..
-    } = merged;
     let summary = Summary {
-        conflicts,
-        report,
-        rederived,
+        conflicts: m.conflicts,
+        report: m.report,
+        rederived: m.rederived,
     };
-    if !clean {
-        return Ok((summary, None));
-    }
-    smg_format::validate::ensure_valid(&document, &ctx.limits)?;
-    let index = Retriever::new(&document, &ctx.limits)?.index_bytes()?;
-    let bytes = smg_format::codec::into_bytes(document, write)?;
-    let bytes = smg_format::packed::with_extension(&bytes, EXTENSION, &index)?;
-    Ok((summary, Some(bytes)))
+    Ok((summary, m.bytes))
 }
 
 /// What a merge did, to report.

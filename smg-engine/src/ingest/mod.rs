@@ -216,15 +216,15 @@ pub fn ingest(
 }
 
 /// What a merge derives: [`ingest`] of no new input into `doc`, whose archive's
-/// turns are `read` when the caller decoded them already.
+/// turns are `read` when the caller decoded them already; the archive's turns are
+/// handed back as [`ingest_keeping_turns`] hands them.
 pub(crate) fn derive(
     doc: &mut Document,
     read: Option<Vec<ArchivedTurn>>,
     options: &IngestOptions,
-) -> Result<IngestReport> {
+) -> Result<(IngestReport, Archived)> {
     let (report, _, archived) = run(doc, Vec::new(), options, &Silent, None, read)?;
-    archived.free_later();
-    Ok(report)
+    Ok((report, archived))
 }
 
 /// [`ingest`], handing back the archive's turns as it read and wrote them, so that a
@@ -277,7 +277,7 @@ impl Archived {
 
     /// Hundreds of thousands of turns are freed on another thread while the caller
     /// goes on (to write the file).
-    fn free_later(self) {
+    pub(crate) fn free_later(self) {
         rayon::spawn(move || drop(self));
     }
 }

@@ -43,6 +43,7 @@ pub(crate) use period::instant;
 pub use period::Period;
 pub use prompt::{prompt, Prompt};
 use scores::Scores;
+pub(crate) use stored::packed_only;
 pub use stored::{
     encode_indexed, encode_with_search_index, has_search_index, ingest_into_indexed_bytes,
     packed_with_search_index, read_packed, with_search_index, EXTENSION,

@@ -289,7 +289,7 @@ pub fn ingest_into_indexed_bytes(
 
 /// `SMG-E020` unless `encoding` is the packed layout, the only one a search index is
 /// stored in.
-fn packed_only(encoding: Encoding) -> Result<()> {
+pub(crate) fn packed_only(encoding: Encoding) -> Result<()> {
     if encoding == Encoding::Packed {
         return Ok(());
     }
