@@ -114,7 +114,10 @@ def test_embedded_file_holds_int8_vectors_close_to_the_reference(tmp_path, refer
     for i, text in enumerate(TEXTS):
         v = by_turn[i + 1]
         assert np.abs(v).max() == 127 and np.all(v == np.round(v))
-        want = reference.embed(f"Ann: {text}")
+        # Spec §9.2: the turn, then the turn before it in the same conversation and
+        # session (these lines have no session id, so all share one).
+        before = f"\nAnn: {TEXTS[i - 1]}" if i > 0 else ""
+        want = reference.embed(f"Ann: {text}{before}")
         assert float(v @ want / np.linalg.norm(v)) > 0.999
 
 
