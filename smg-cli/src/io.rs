@@ -68,41 +68,71 @@ impl Loaded {
 
 /// Read and parse a document, asking for the passphrase if it is encrypted.
 /// A packed file is read section by section, without its extensions (a stored search
-/// index is not needed to hold the document).
+/// index is not needed to hold the document); a large compressed one as it is read.
 pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
-    if !is_stdio(path) {
-        if let Some(file) = PackedArchive::open_if_packed(path, &ctx.limits)? {
-            return Ok(Loaded {
-                doc: file.document()?,
-                encoding: Encoding::Packed,
-                file_bytes: file.file_len() as usize,
-                encryption: None,
-                limits: ctx.limits,
-                extensions: file.extensions(),
-            });
-        }
+    match load_plain(path, &ctx.limits)? {
+        Some(loaded) => Ok(loaded),
+        None => load_bytes(&read_input(path)?, ctx),
     }
-    load_bytes(&read_input(path)?, ctx)
+}
+
+/// [`load`] of a file that needs no passphrase and no bytes held whole: a packed one,
+/// or a large compressed one (`None` for any other, and for stdin).
+pub(crate) fn load_plain(path: &Path, limits: &Limits) -> Result<Option<Loaded>, Error> {
+    if is_stdio(path) {
+        return Ok(None);
+    }
+    let plain = |doc, encoding, file_bytes, extensions| Loaded {
+        doc,
+        encoding,
+        file_bytes,
+        encryption: None,
+        limits: *limits,
+        extensions,
+    };
+    if let Some(file) = PackedArchive::open_if_packed(path, limits)? {
+        let (len, extensions) = (file.file_len() as usize, file.extensions());
+        return Ok(Some(plain(
+            file.document()?,
+            Encoding::Packed,
+            len,
+            extensions,
+        )));
+    }
+    Ok(smg_format::file::read_streamed(path, limits)?
+        .map(|(doc, encoding, len)| plain(doc, encoding, len as usize, Vec::new())))
 }
 
 /// [`load`] for bytes already read.
 pub(crate) fn load_bytes(bytes: &[u8], ctx: &Context) -> Result<Loaded, Error> {
-    let encryption = if smg_format::crypto::is_encrypted(bytes) {
-        Some((
-            ctx.secrets.get()?,
-            smg_format::crypto::encrypted_iterations(bytes)?,
-        ))
-    } else {
-        None
-    };
-    let pass = encryption.as_ref().map(|(p, _)| p.as_slice());
-    let (doc, encoding) = smg_format::codec::from_bytes_with(bytes, &ctx.limits, pass)?;
+    if !smg_format::crypto::is_encrypted(bytes) {
+        return load_unencrypted(bytes, &ctx.limits);
+    }
+    let encryption = (
+        ctx.secrets.get()?,
+        smg_format::crypto::encrypted_iterations(bytes)?,
+    );
+    let (doc, encoding) =
+        smg_format::codec::from_bytes_with(bytes, &ctx.limits, Some(encryption.0.as_slice()))?;
     Ok(Loaded {
         doc,
         encoding,
         file_bytes: bytes.len(),
-        encryption,
+        encryption: Some(encryption),
         limits: ctx.limits,
+        extensions: Vec::new(),
+    })
+}
+
+/// [`load_bytes`] of bytes that are not encrypted (SMG-E140 if they are).
+pub(crate) fn load_unencrypted(bytes: &[u8], limits: &Limits) -> Result<Loaded, Error> {
+    let (doc, encoding) = smg_format::codec::from_bytes_with(bytes, limits, None)?;
+    Ok(Loaded {
+        doc,
+        encoding,
+        file_bytes: bytes.len(),
+        encryption: None,
+        limits: *limits,
         extensions: smg_format::packed::list_extensions(bytes)?,
     })
 }

@@ -193,6 +193,7 @@ fn merge_takes_both_sides_and_stops_on_conflicts() {
         "{listed}"
     );
     ok(&["validate", "m.smg"], d);
+    merges_from_stdin_and_an_encrypted_side(d);
 
     edit(d, "ours.smg", "Atlas");
     edit(d, "theirs.smg", "Zephyr");
@@ -226,4 +227,34 @@ fn merge_takes_both_sides_and_stops_on_conflicts() {
     let doc: Value = serde_json::from_slice(&std::fs::read(d.join("c.smg")).unwrap()).unwrap();
     assert_eq!(doc["metadata"]["projectName"], "Zephyr");
     assert_eq!(doc["metadata"]["branch"], "theirs");
+}
+
+/// The merge that made `m.smg`, with the base read from stdin and our side encrypted
+/// (read after the others, with its passphrase), gives the same document, written
+/// encrypted as our side was.
+fn merges_from_stdin_and_an_encrypted_side(d: &Path) {
+    let with_pass = |args: &[&str], input: Option<&[u8]>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_smg"));
+        cmd.args(args)
+            .current_dir(d)
+            .env("SMG_PASSPHRASE", "merge secret");
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, input.unwrap_or_default()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "smg {args:?}: {}", text(&out.stderr));
+        out.stdout
+    };
+    with_pass(&["encrypt", "ours.smg", "-o", "ours.enc"], None);
+    let base = std::fs::read(d.join("base.smg")).unwrap();
+    let args = ["merge", "-", "ours.enc", "theirs.smg", "-o", "e.smg"];
+    with_pass(&args, Some(&base));
+    let encrypted = std::fs::read(d.join("e.smg")).unwrap();
+    assert!(smg_format::crypto::is_encrypted(&encrypted));
+    let cat = |file| with_pass(&["cat", file], None);
+    assert_eq!(cat("e.smg"), cat("m.smg"));
 }

@@ -195,6 +195,9 @@ fn decode(options: &Options) -> Result<(Document, Encoding, Option<u64>, bool), 
     if let Some((doc, indexed)) = read_packed(path, &options.limits)? {
         return Ok((doc, Encoding::Packed, None, indexed));
     }
+    if let Some((doc, encoding, _)) = smg_format::file::read_streamed(path, &options.limits)? {
+        return Ok((doc, encoding, None, false));
+    }
     let bytes = smg_format::file::read_bytes(path)?;
     let iterations = if smg_format::crypto::is_encrypted(&bytes) {
         Some(smg_format::crypto::encrypted_iterations(&bytes)?)

@@ -11,7 +11,10 @@ use smg_format::merge::{Conflict, MergeOptions, MergeReport, Renumbered, Side};
 use super::checkpoint::report;
 use super::working::Working;
 use crate::cli::{MergeArgs, PreferArg};
-use crate::io::{load, load_bytes, read_input, save_indexed, seal, Context, Loaded};
+use crate::io::{
+    is_stdio, load, load_bytes, load_plain, load_unencrypted, read_input, save_indexed, seal,
+    Context, Loaded,
+};
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
@@ -24,42 +27,58 @@ pub(crate) fn load_indexed(
     Ok((loaded, indexed))
 }
 
-/// Three files as [`load_indexed`] reads them: side by side, unless one is encrypted
-/// (the passphrase is asked for once, in turn).
+/// Three files as [`load_indexed`] reads them: side by side, but for an encrypted
+/// file or stdin, read after the others (a passphrase is asked for once, in turn).
 fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], smg_format::Error> {
-    let [a, b, c] = paths.map(read_input);
-    let raw = [a?, b?, c?];
-    if raw.iter().any(|r| smg_format::crypto::is_encrypted(r)) {
-        let [a, b, c] = raw.each_ref().map(|r| indexed(r, ctx));
-        return Ok([a?, b?, c?]);
-    }
     let limits = ctx.limits;
-    let [a, b, c] = std::thread::scope(|s| {
-        let jobs = raw.each_ref().map(|r| {
-            s.spawn(move || -> Result<(Loaded, bool), smg_format::Error> {
-                let (doc, encoding) = smg_format::codec::from_bytes_with(r, &limits, None)?;
-                let loaded = Loaded {
-                    doc,
-                    encoding,
-                    file_bytes: r.len(),
-                    encryption: None,
-                    limits,
-                    extensions: smg_format::packed::list_extensions(r)?,
-                };
-                let indexed = loaded.indexed();
-                Ok((loaded, indexed))
-            })
-        });
+    let read = std::thread::scope(|s| {
+        let jobs = paths.map(|p| s.spawn(move || read_plain(p, &limits)));
         jobs.map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     });
-    Ok([a?, b?, c?])
+    let [a, b, c] = read;
+    let [a, b, c] = [a?, b?, c?];
+    let [pa, pb, pc] = paths;
+    Ok([
+        finish(a, pa, ctx)?,
+        finish(b, pb, ctx)?,
+        finish(c, pc, ctx)?,
+    ])
 }
 
-/// A file's bytes as read, and whether they store a search index.
-fn indexed(raw: &[u8], ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
-    let loaded = load_bytes(raw, ctx)?;
+/// What [`read_plain`] left to a passphrase or stdin, read; and whether the file
+/// stores a search index.
+fn finish(read: Plain, path: &Path, ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
+    let loaded = match read {
+        Plain::Read(loaded) => *loaded,
+        Plain::Encrypted(bytes) => load_bytes(&bytes, ctx)?,
+        Plain::Stdin => load_bytes(&read_input(path)?, ctx)?,
+    };
     let indexed = loaded.indexed();
     Ok((loaded, indexed))
+}
+
+/// A file as a thread of its own reads it.
+enum Plain {
+    Read(Box<Loaded>),
+    /// An encrypted file's bytes, for a passphrase.
+    Encrypted(Vec<u8>),
+    Stdin,
+}
+
+/// `path` read as [`crate::io::load`] reads it, but for what a passphrase or stdin
+/// is needed for.
+fn read_plain(path: &Path, limits: &smg_format::Limits) -> Result<Plain, smg_format::Error> {
+    if is_stdio(path) {
+        return Ok(Plain::Stdin);
+    }
+    if let Some(loaded) = load_plain(path, limits)? {
+        return Ok(Plain::Read(Box::new(loaded)));
+    }
+    let bytes = read_input(path)?;
+    if smg_format::crypto::is_encrypted(&bytes) {
+        return Ok(Plain::Encrypted(bytes));
+    }
+    load_unencrypted(&bytes, limits).map(|l| Plain::Read(Box::new(l)))
 }
 
 pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {

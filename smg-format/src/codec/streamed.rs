@@ -11,6 +11,7 @@
 //! not an object or an array.
 
 use std::collections::BTreeMap;
+use std::fs::File;
 
 use serde::de::DeserializeOwned;
 
@@ -28,10 +29,22 @@ pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
     from_pieces_sized(bytes, limits, stream::SIZES)
 }
 
+/// [`from_pieces`] of a file read as it decompresses.
+pub(crate) fn from_file(file: File, limits: &Limits) -> Option<Document> {
+    from_file_sized(file, limits, stream::SIZES)
+}
+
 /// [`from_pieces`] with the sizes of [`stream::each_piece`].
 fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
     let mut reader = Reader::default();
     stream::each_piece(bytes, limits, sizes, |piece| reader.push(piece))?;
+    reader.finish()
+}
+
+/// [`from_file`] with the sizes of [`stream::each_piece`].
+fn from_file_sized(file: File, limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
+    let mut reader = Reader::default();
+    stream::each_piece_of_file(file, limits, sizes, |piece| reader.push(piece))?;
     reader.finish()
 }
 

@@ -1,12 +1,14 @@
 //! A payload decompressed on a thread of its own and handed over in pieces, so that
 //! its whole text is never held (at 100 MB files, 322 MB of it) and what is made of
-//! it is made while it decompresses.
+//! it is made while it decompresses. A file is read as it is decompressed too, so
+//! that its compressed bytes are not held whole either.
 //!
 //! Only a payload that reads cleanly counts: anything wrong (a header, the compressed
 //! stream, UTF-8, the length, the checksum) gives nothing, and the caller reads the
 //! file whole, which says what is wrong exactly as it always has.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 
 use super::{Encoding, ObjectFirst, HEADER_LEN};
@@ -20,6 +22,10 @@ const PIECE: usize = 256 << 10;
 /// Pieces decompressed ahead of the reader: enough to keep both threads busy.
 const AHEAD: usize = 4;
 
+/// The most of a file's first bytes its payload's shape is read from: an envelope's
+/// header, or a Zstandard frame's (at most 18 bytes).
+const HEAD: usize = 64;
+
 /// The sizes files are read with: payloads of at least 4 MiB, in pieces of 256 kB.
 pub(crate) const SIZES: (u64, usize) = (STREAM_FROM, PIECE);
 
@@ -32,11 +38,38 @@ pub(crate) const SIZES: (u64, usize) = (STREAM_FROM, PIECE);
 pub(crate) fn each_piece(
     bytes: &[u8],
     limits: &Limits,
-    (from, piece): (u64, usize),
+    sizes: (u64, usize),
+    each: impl FnMut(&[u8]) -> Option<()>,
+) -> Option<()> {
+    let shape = Shape::of(bytes, bytes.len() as u64, limits, sizes)?;
+    let compressed = &bytes[shape.skip..];
+    run(Payload { shape, compressed }, each)
+}
+
+/// [`each_piece`] of a file read as it is decompressed, so that its compressed bytes
+/// are not held either: `None` also when the file cannot be read (the caller, reading
+/// it whole, says why).
+pub(crate) fn each_piece_of_file(
+    mut file: File,
+    limits: &Limits,
+    sizes: (u64, usize),
+    each: impl FnMut(&[u8]) -> Option<()>,
+) -> Option<()> {
+    let len = file.metadata().ok()?.len();
+    let mut head = Vec::with_capacity(HEAD);
+    (&mut file).take(HEAD as u64).read_to_end(&mut head).ok()?;
+    let shape = Shape::of(&head, len, limits, sizes)?;
+    let mut start = Cursor::new(head);
+    start.set_position(shape.skip as u64);
+    let compressed = BufReader::with_capacity(1 << 16, start.chain(file));
+    run(Payload { shape, compressed }, each)
+}
+
+/// Decompress `payload` on a thread of its own, handing its pieces to `each`.
+fn run<R: BufRead + Send>(
+    payload: Payload<R>,
     mut each: impl FnMut(&[u8]) -> Option<()>,
 ) -> Option<()> {
-    // A piece holds at least one character whole.
-    let payload = Payload::of(bytes, limits, from, piece.max(4))?;
     std::thread::scope(|s| {
         let (tx, rx) = sync_channel(AHEAD);
         // Pieces go back to the feeder to be filled again.
@@ -58,16 +91,23 @@ pub(crate) fn each_piece(
     })
 }
 
-/// A payload about to be decompressed, and what it must turn out to be.
-struct Payload<'a> {
+/// What a file's first bytes say of its payload, and what it must turn out to be.
+struct Shape {
     encoding: Encoding,
-    compressed: &'a [u8],
+    /// The bytes before the compressed stream (the envelope's header).
+    skip: usize,
     /// The exact length and checksum the header declares (enveloped payloads).
     declared: Option<(u64, u32)>,
     /// The most bytes it may give.
     max: u64,
     /// The size of the pieces it is handed over in.
     piece: usize,
+}
+
+/// A payload about to be decompressed from `compressed`.
+struct Payload<R> {
+    shape: Shape,
+    compressed: R,
 }
 
 /// How the feeder ended.
@@ -79,52 +119,62 @@ enum Fed {
     Stopped,
 }
 
-impl<'a> Payload<'a> {
-    fn of(bytes: &'a [u8], limits: &Limits, from: u64, piece: usize) -> Option<Self> {
-        let limit = limits.for_input(bytes.len() as u64);
-        let payload = match super::detect(bytes).ok()? {
+impl Shape {
+    /// The payload of a file of `len` bytes that begins with `head` (its first
+    /// [`HEAD`] bytes, or all of them).
+    fn of(head: &[u8], len: u64, limits: &Limits, (from, piece): (u64, usize)) -> Option<Self> {
+        let limit = limits.for_input(len);
+        // A piece holds at least one character whole.
+        let piece = piece.max(4);
+        match super::detect(head).ok()? {
             Encoding::ZstdFrame => {
-                let declared = zstd::zstd_safe::get_frame_content_size(bytes).ok()?;
+                let declared = zstd::zstd_safe::get_frame_content_size(head).ok()?;
                 let small = declared.is_some_and(|n| n < from);
-                (!small && declared.is_none_or(|n| n <= limit)).then_some(Payload {
+                (!small && declared.is_none_or(|n| n <= limit)).then_some(Shape {
                     encoding: Encoding::ZstdFrame,
-                    compressed: bytes,
+                    skip: 0,
                     declared: None,
                     max: limit,
                     piece,
                 })
             }
             encoding @ (Encoding::Brotli | Encoding::Zstd) => {
-                let flags = u16::from_le_bytes([bytes[6], bytes[7]]);
-                let len = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
-                let crc = u32::from_le_bytes(bytes[16..20].try_into().ok()?);
+                let flags = u16::from_le_bytes([head[6], head[7]]);
+                let len = u64::from_le_bytes(head[8..16].try_into().ok()?);
+                let crc = u32::from_le_bytes(head[16..20].try_into().ok()?);
                 let fits = flags == 0 && (from..=limit).contains(&len);
-                fits.then_some(Payload {
+                fits.then_some(Shape {
                     encoding,
-                    compressed: &bytes[HEADER_LEN..],
+                    skip: HEADER_LEN,
                     declared: Some((len, crc)),
                     max: len,
                     piece,
                 })
             }
             _ => None,
-        }?;
-        Some(payload)
+        }
     }
+}
 
-    fn decoder(&self) -> Option<Box<dyn Read + 'a>> {
-        Some(match self.encoding {
-            Encoding::Brotli => Box::new(brotli::Decompressor::new(self.compressed, 1 << 16)),
-            _ => Box::new(zstd::stream::read::Decoder::with_buffer(self.compressed).ok()?),
-        })
-    }
-
+impl<'r, R: BufRead + 'r> Payload<R> {
     /// Decompress into pieces of valid UTF-8 for `tx`, checking the length and the
     /// checksum on the way.
     fn feed(self, tx: SyncSender<Vec<u8>>, recycled: Receiver<Vec<u8>>) -> Fed {
-        let Some(decoder) = self.decoder() else {
-            return Fed::Stopped;
+        let Payload { shape, compressed } = self;
+        let decoder: Box<dyn Read + 'r> = match shape.encoding {
+            Encoding::Brotli => Box::new(brotli::Decompressor::new(compressed, 1 << 16)),
+            _ => match zstd::stream::read::Decoder::with_buffer(compressed) {
+                Ok(decoder) => Box::new(decoder),
+                Err(_) => return Fed::Stopped,
+            },
         };
+        shape.feed(decoder, tx, recycled)
+    }
+}
+
+impl Shape {
+    /// [`Payload::feed`] from its decompressor.
+    fn feed(self, decoder: impl Read, tx: SyncSender<Vec<u8>>, recycled: Receiver<Vec<u8>>) -> Fed {
         let mut reader = ObjectFirst::new(decoder).take(self.max.saturating_add(1));
         let (mut total, mut crc) = (0u64, crc32fast::Hasher::new());
         // Up to three bytes of a character cut by a piece's end, moved to the next.
@@ -175,15 +225,32 @@ mod tests {
     use crate::envelope::{decode, encode, WriteOptions};
     use crate::test_support::encodings;
 
-    /// The pieces of `bytes`, joined, when they are handed over.
+    /// The pieces of `bytes`, joined, when they are handed over; the same when they
+    /// are read from a file of them.
     fn joined(bytes: &[u8], piece: usize) -> Option<Vec<u8>> {
-        let mut out = Vec::new();
-        each_piece(bytes, &Limits::default(), (0, piece), |p| {
+        let (mut out, mut of_file) = (Vec::new(), Vec::new());
+        let given = each_piece(bytes, &Limits::default(), (0, piece), |p| {
             assert!(std::str::from_utf8(p).is_ok(), "a piece cuts a character");
             out.extend_from_slice(p);
             Some(())
-        })?;
-        Some(out)
+        });
+        let given_of_file =
+            each_piece_of_file(file_of(bytes), &Limits::default(), (0, piece), |p| {
+                assert!(p.len() <= piece.max(4), "a piece longer than asked");
+                of_file.extend_from_slice(p);
+                Some(())
+            });
+        assert_eq!(given, given_of_file, "read from a file, {piece}");
+        assert_eq!(out, of_file, "read from a file, {piece}");
+        given.map(|()| out)
+    }
+
+    /// A file holding `bytes`, open at its start.
+    fn file_of(bytes: &[u8]) -> File {
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, bytes).unwrap();
+        std::io::Seek::rewind(&mut file).unwrap();
+        file
     }
 
     /// JSON text with characters of one to four bytes everywhere.
@@ -253,6 +320,30 @@ mod tests {
             assert!(given.is_none());
             assert_eq!(seen, 3);
         }
+    }
+
+    #[test]
+    fn a_file_shorter_than_its_header_or_unreadable_gives_nothing() {
+        let json = text(500);
+        let brotli = encode(&json, &WriteOptions::new(Encoding::Brotli)).unwrap();
+        for len in [0, 3, 12, HEADER_LEN - 1, HEADER_LEN, HEADER_LEN + 5] {
+            let given =
+                each_piece_of_file(file_of(&brotli[..len]), &Limits::default(), (0, 64), |_| {
+                    Some(())
+                });
+            assert!(given.is_none(), "{len} bytes");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let write_only = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(dir.path().join("m.smg"))
+            .unwrap();
+        std::io::Write::write_all(&mut &write_only, &brotli).unwrap();
+        assert!(
+            each_piece_of_file(write_only, &Limits::default(), (0, 64), |_| Some(())).is_none()
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! ```
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 mod lock;
@@ -23,7 +23,7 @@ mod temp;
 pub use lock::WriteLock;
 
 use crate::codec::{from_bytes, to_bytes};
-use crate::envelope::{Encoding, WriteOptions};
+use crate::envelope::{Encoding, WriteOptions, HEADER_LEN};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::Document;
@@ -31,13 +31,44 @@ use crate::model::Document;
 /// Files from this size on are read and written in two halves side by side.
 const SPLIT_BYTES: usize = 8 << 20;
 
-/// Read and parse a file: a packed one section by section ([`read_packed`]), any
-/// other whole.
+/// Read and parse a file: a packed one section by section ([`read_packed`]), a large
+/// compressed one as it is read ([`read_streamed`]), any other whole.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
     if let Some(doc) = read_packed(path, limits)? {
         return Ok((doc, Encoding::Packed));
     }
+    if let Some((doc, encoding, _)) = read_streamed(path, limits)? {
+        return Ok((doc, encoding));
+    }
     from_bytes(&read_bytes(path)?, limits)
+}
+
+/// The document of a Brotli or Zstandard file (enveloped, or a bare Zstandard
+/// frame) of more than a few MiB of JSON, parsed while the file is read and
+/// decompressed, with its encoding and the file's length: neither the file's bytes
+/// nor its JSON text are ever held whole, so that opening a file takes about the
+/// memory of the document it holds.
+///
+/// `None` when the file is to be read whole ([`read_bytes`], then
+/// [`crate::codec::from_bytes_with`]): another encoding (plain JSON, packed,
+/// encrypted: a ciphertext is authenticated whole before any of it is used), a small
+/// payload, or a file that did not read cleanly, so that the whole read says what is
+/// wrong exactly as it always has.
+pub fn read_streamed(path: &Path, limits: &Limits) -> Result<Option<(Document, Encoding, u64)>> {
+    let io = |e| Error::io(path, e);
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    let encoding = match crate::envelope::detect(&head) {
+        Ok(e @ (Encoding::Brotli | Encoding::Zstd | Encoding::ZstdFrame)) => e,
+        _ => return Ok(None),
+    };
+    file.rewind().map_err(io)?;
+    Ok(crate::codec::from_file(file, limits)?.map(|doc| (doc, encoding, len)))
 }
 
 /// The document of a packed file, reading only the sections it is made of: the
@@ -163,6 +194,79 @@ mod tests {
         }
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    /// A document of more than 4 MiB of JSON: large enough to be read as a stream.
+    fn large_document() -> Document {
+        let mut doc = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+        let nodes = (0..80_000)
+            .map(|i| crate::test_support::node(&format!("c{i}"), &format!("concept {i} é 𝄞")))
+            .collect();
+        doc.semantic_graph = Some(crate::model::Graph {
+            nodes: Some(nodes),
+            ..Default::default()
+        });
+        doc
+    }
+
+    #[test]
+    fn a_large_compressed_file_is_read_as_a_stream_as_it_reads_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let doc = large_document();
+        let json = crate::codec::to_canonical_json(&doc).unwrap();
+        assert!(json.len() > crate::envelope::stream::SIZES.0 as usize);
+        let limits = Limits::default();
+        for bytes in crate::test_support::encodings(&json) {
+            write_atomic(&path, &bytes).unwrap();
+            let (read, encoding, len) = read_streamed(&path, &limits).unwrap().unwrap();
+            assert_eq!((&read, len), (&doc, bytes.len() as u64));
+            assert_eq!(encoding, crate::envelope::detect(&bytes).unwrap());
+            assert_eq!(read_file(&path, &limits).unwrap(), (doc.clone(), encoding));
+            // Damaged anywhere, it is read whole and fails as the whole read fails.
+            for at in [8, 17, bytes.len() / 2, bytes.len() - 3] {
+                let mut bad = bytes.clone();
+                bad[at] ^= 0x55;
+                write_atomic(&path, &bad).unwrap();
+                assert!(read_streamed(&path, &limits).unwrap().is_none(), "{at}");
+                let whole = from_bytes(&bad, &limits).unwrap_err();
+                let read = read_file(&path, &limits).unwrap_err();
+                assert_eq!(
+                    (read.code(), read.to_string()),
+                    (whole.code(), whole.to_string())
+                );
+            }
+        }
+        // Under a limit on its nodes, it is refused as the whole read refuses it.
+        write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
+        let few = limits.with(crate::limits::Bound::Nodes, 10);
+        let streamed = read_streamed(&path, &few).unwrap_err();
+        let whole = from_bytes(&read_bytes(&path).unwrap(), &few).unwrap_err();
+        assert_eq!(streamed.code(), whole.code());
+    }
+
+    #[test]
+    fn other_encodings_and_small_files_are_left_to_a_whole_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let small = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+        for enc in [
+            Encoding::Json,
+            Encoding::Brotli,
+            Encoding::Zstd,
+            Encoding::Packed,
+        ] {
+            write_file(&path, &small, &WriteOptions::new(enc)).unwrap();
+            assert!(read_streamed(&path, &Limits::default()).unwrap().is_none());
+        }
+        write_file(&path, &large_document(), &WriteOptions::new(Encoding::Json)).unwrap();
+        assert!(read_streamed(&path, &Limits::default()).unwrap().is_none());
+        for bytes in [&b""[..], b"\x89SMG", b"{}"] {
+            write_atomic(&path, bytes).unwrap();
+            assert!(read_streamed(&path, &Limits::default()).unwrap().is_none());
+        }
+        let missing = read_streamed(&dir.path().join("missing"), &Limits::default()).unwrap_err();
+        assert!(missing.is_io(), "{missing}");
     }
 
     #[test]

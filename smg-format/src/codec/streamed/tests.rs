@@ -6,9 +6,16 @@ use crate::codec::from_json_slice;
 use crate::envelope::{decode, Encoding};
 use crate::test_support::encodings;
 
-/// The document read from `bytes` in pieces of `piece` bytes.
+/// The document read from `bytes` in pieces of `piece` bytes; read from a file of
+/// them as it decompresses, it is the same.
 fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
-    from_pieces_sized(bytes, &Limits::default(), (0, piece))
+    let doc = from_pieces_sized(bytes, &Limits::default(), (0, piece));
+    let mut file = tempfile::tempfile().unwrap();
+    std::io::Write::write_all(&mut file, bytes).unwrap();
+    std::io::Seek::rewind(&mut file).unwrap();
+    let from_file = from_file_sized(file, &Limits::default(), (0, piece));
+    assert_eq!(doc, from_file, "read from a file, the document differs");
+    doc
 }
 
 /// The document a parse of the whole text reads from `bytes`, or its error's code.
