@@ -377,6 +377,66 @@ mod tests {
         }
     }
 
+    /// The info of the memory opened by `open`, or its status.
+    fn info_of(open: impl FnOnce(*mut *mut SmgMemory) -> SmgStatus) -> Result<String, SmgStatus> {
+        let mut mem: *mut SmgMemory = std::ptr::null_mut();
+        let mut out: *mut c_char = std::ptr::null_mut();
+        let opened = open(&mut mem);
+        if opened != SmgStatus::Ok {
+            return Err(opened);
+        }
+        // SAFETY: `mem` was just opened, `out` is a local out-pointer; both are freed
+        // once.
+        unsafe {
+            assert_eq!(smg_memory_info(mem, &mut out), SmgStatus::Ok);
+            let info = CStr::from_ptr(out).to_str().unwrap().to_string();
+            smg_string_free(out);
+            smg_memory_free(mem);
+            Ok(info)
+        }
+    }
+
+    #[test]
+    fn a_large_compressed_file_opens_by_path_as_from_its_bytes() {
+        use smg_format::model::{Graph, Node, NonEmpty, Timestamp};
+        let mut doc = smg_format::Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
+        let nodes = (0..80_000)
+            .map(|i| Node {
+                label: Some(format!("concept {i} é 𝄞")),
+                ..Node::new(
+                    NonEmpty::new(format!("c{i}")).unwrap(),
+                    NonEmpty::from_static("concept"),
+                )
+            })
+            .collect();
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(nodes),
+            ..Graph::default()
+        });
+        let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);
+        let good = smg_format::to_bytes(&doc, &options).unwrap();
+        let mut bad = good.clone();
+        let middle = bad.len() / 2;
+        bad[middle] ^= 0x55;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        for (bytes, opens) in [(good, true), (bad, false)] {
+            std::fs::write(&path, &bytes).unwrap();
+            // SAFETY: a live NUL-terminated path and slice, no passphrase, and the
+            // out-pointer `info_of` gives.
+            let by_path = info_of(|mem| unsafe {
+                smg_memory_open(c_path.as_ptr(), std::ptr::null(), 0, mem)
+            });
+            // SAFETY: as above.
+            let by_bytes = info_of(|mem| unsafe {
+                smg_memory_open_bytes(bytes.as_ptr(), bytes.len(), std::ptr::null(), 0, mem)
+            });
+            assert_eq!(by_path.is_ok(), opens, "{by_path:?}");
+            assert_eq!(by_path, by_bytes);
+        }
+    }
+
     #[test]
     fn the_last_error_is_cut_to_the_buffer_and_terminated() {
         let mut mem: *mut SmgMemory = std::ptr::null_mut();

@@ -296,6 +296,13 @@ pub unsafe extern "C" fn smg_memory_open(
         match lazy {
             Some(memory) => Ok(memory),
             None => {
+                // A large compressed file is parsed as it is read, never held whole.
+                let streamed =
+                    smg_format::file::read_streamed(std::path::Path::new(path), &Limits::default())
+                        .map_err(format_error)?;
+                if let Some((doc, _, _)) = streamed {
+                    return of_document(doc);
+                }
                 let data = std::fs::read(path)
                     .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
                 open_bytes(&data, (!pass.is_empty()).then_some(pass))
