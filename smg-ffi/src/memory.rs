@@ -559,12 +559,8 @@ pub(crate) fn read_document(path: &str) -> Result<(Document, Encoding, bool), (S
         Some((doc, indexed)) => Ok((doc, Encoding::Packed, indexed)),
         // Only a packed file stores an index.
         None => {
-            let streamed = smg_format::file::read_streamed(std::path::Path::new(path), &limits)
-                .map_err(format_error)?;
-            let (doc, encoding) = match streamed {
-                Some((doc, encoding, _)) => (doc, encoding),
-                None => smg_format::from_bytes(&read(path)?, &limits).map_err(format_error)?,
-            };
+            let (doc, encoding) =
+                smg_format::read_file(std::path::Path::new(path), &limits).map_err(format_error)?;
             Ok((doc, encoding, false))
         }
     }

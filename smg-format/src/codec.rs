@@ -146,16 +146,21 @@ pub fn from_bytes_with(
     Ok((doc, encoding))
 }
 
-/// The document of `file` (Brotli or Zstandard, `encoding`) parsed as the file is
-/// read and decompressed: neither its bytes nor its JSON text are held whole. `None`
-/// when it is to be read whole ([`from_bytes`]): too small to gain from this, or not
-/// read cleanly (the whole read then says what is wrong).
-pub(crate) fn from_file(file: std::fs::File, limits: &Limits) -> Result<Option<Document>> {
-    let Some(doc) = streamed::from_file(file, limits) else {
+/// The document of `file` (`len` bytes, read from its start: Brotli or Zstandard)
+/// parsed as the file is read and decompressed, with its encoding: neither its bytes
+/// nor its JSON text are held whole. `None` when it is to be read whole
+/// ([`from_bytes`]): another encoding, too small to gain from this, or not read
+/// cleanly (the whole read then says what is wrong).
+pub(crate) fn from_file(
+    file: std::fs::File,
+    len: u64,
+    limits: &Limits,
+) -> Result<Option<(Document, Encoding)>> {
+    let Some((doc, encoding)) = streamed::from_file(file, len, limits) else {
         return Ok(None);
     };
     crate::counts::check_document(limits, &doc)?;
-    Ok(Some(doc))
+    Ok(Some((doc, encoding)))
 }
 
 /// Decode a whole file of any unencrypted encoding to its JSON text, enforcing

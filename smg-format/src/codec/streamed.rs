@@ -15,7 +15,7 @@ use std::fs::File;
 
 use serde::de::DeserializeOwned;
 
-use crate::envelope::stream;
+use crate::envelope::{stream, Encoding};
 use crate::limits::{Limits, MAX_DEPTH};
 use crate::model::{Artifact, Block, Document, Edge, Node};
 
@@ -29,9 +29,10 @@ pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
     from_pieces_sized(bytes, limits, stream::SIZES)
 }
 
-/// [`from_pieces`] of a file read as it decompresses.
-pub(crate) fn from_file(file: File, limits: &Limits) -> Option<Document> {
-    from_file_sized(file, limits, stream::SIZES)
+/// [`from_pieces`] of `file` (`len` bytes, read from its start) as it decompresses,
+/// with the payload's encoding.
+pub(crate) fn from_file(file: File, len: u64, limits: &Limits) -> Option<(Document, Encoding)> {
+    from_file_sized(file, len, limits, stream::SIZES)
 }
 
 /// [`from_pieces`] with the sizes of [`stream::each_piece`].
@@ -42,10 +43,15 @@ fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Opti
 }
 
 /// [`from_file`] with the sizes of [`stream::each_piece`].
-fn from_file_sized(file: File, limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
+fn from_file_sized(
+    file: File,
+    len: u64,
+    limits: &Limits,
+    sizes: (u64, usize),
+) -> Option<(Document, Encoding)> {
     let mut reader = Reader::default();
-    stream::each_piece_of_file(file, limits, sizes, |piece| reader.push(piece))?;
-    reader.finish()
+    let encoding = stream::each_piece_of_file(file, len, limits, sizes, |p| reader.push(p))?;
+    Some((reader.finish()?, encoding))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -46,23 +46,25 @@ pub(crate) fn each_piece(
     run(Payload { shape, compressed }, each)
 }
 
-/// [`each_piece`] of a file read as it is decompressed, so that its compressed bytes
-/// are not held either: `None` also when the file cannot be read (the caller, reading
-/// it whole, says why).
+/// [`each_piece`] of `file` (`len` bytes, read from its start) as it is decompressed,
+/// so that its compressed bytes are not held either; the payload's encoding when it
+/// was whole. `None` also when the file cannot be read (the caller, reading it whole,
+/// says why).
 pub(crate) fn each_piece_of_file(
     mut file: File,
+    len: u64,
     limits: &Limits,
     sizes: (u64, usize),
     each: impl FnMut(&[u8]) -> Option<()>,
-) -> Option<()> {
-    let len = file.metadata().ok()?.len();
+) -> Option<Encoding> {
     let mut head = Vec::with_capacity(HEAD);
     (&mut file).take(HEAD as u64).read_to_end(&mut head).ok()?;
     let shape = Shape::of(&head, len, limits, sizes)?;
+    let encoding = shape.encoding;
     let mut start = Cursor::new(head);
     start.set_position(shape.skip as u64);
     let compressed = BufReader::with_capacity(1 << 16, start.chain(file));
-    run(Payload { shape, compressed }, each)
+    run(Payload { shape, compressed }, each).map(|()| encoding)
 }
 
 /// Decompress `payload` on a thread of its own, handing its pieces to `each`.
@@ -234,13 +236,15 @@ mod tests {
             out.extend_from_slice(p);
             Some(())
         });
+        let len = bytes.len() as u64;
         let given_of_file =
-            each_piece_of_file(file_of(bytes), &Limits::default(), (0, piece), |p| {
+            each_piece_of_file(file_of(bytes), len, &Limits::default(), (0, piece), |p| {
                 assert!(p.len() <= piece.max(4), "a piece longer than asked");
                 of_file.extend_from_slice(p);
                 Some(())
             });
-        assert_eq!(given, given_of_file, "read from a file, {piece}");
+        let encoding = given.and_then(|()| super::super::detect(bytes).ok());
+        assert_eq!(encoding, given_of_file, "read from a file, {piece}");
         assert_eq!(out, of_file, "read from a file, {piece}");
         given.map(|()| out)
     }
@@ -327,10 +331,9 @@ mod tests {
         let json = text(500);
         let brotli = encode(&json, &WriteOptions::new(Encoding::Brotli)).unwrap();
         for len in [0, 3, 12, HEADER_LEN - 1, HEADER_LEN, HEADER_LEN + 5] {
+            let file = file_of(&brotli[..len]);
             let given =
-                each_piece_of_file(file_of(&brotli[..len]), &Limits::default(), (0, 64), |_| {
-                    Some(())
-                });
+                each_piece_of_file(file, len as u64, &Limits::default(), (0, 64), |_| Some(()));
             assert!(given.is_none(), "{len} bytes");
         }
         let dir = tempfile::tempdir().unwrap();
@@ -341,9 +344,14 @@ mod tests {
             .open(dir.path().join("m.smg"))
             .unwrap();
         std::io::Write::write_all(&mut &write_only, &brotli).unwrap();
-        assert!(
-            each_piece_of_file(write_only, &Limits::default(), (0, 64), |_| Some(())).is_none()
-        );
+        assert!(each_piece_of_file(
+            write_only,
+            brotli.len() as u64,
+            &Limits::default(),
+            (0, 64),
+            |_| { Some(()) }
+        )
+        .is_none());
     }
 
     #[test]

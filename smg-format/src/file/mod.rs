@@ -14,7 +14,7 @@
 //! ```
 
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
 mod lock;
@@ -23,7 +23,7 @@ mod temp;
 pub use lock::WriteLock;
 
 use crate::codec::{from_bytes, to_bytes};
-use crate::envelope::{Encoding, WriteOptions, HEADER_LEN};
+use crate::envelope::{Encoding, WriteOptions};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::model::Document;
@@ -56,19 +56,10 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
 /// wrong exactly as it always has.
 pub fn read_streamed(path: &Path, limits: &Limits) -> Result<Option<(Document, Encoding, u64)>> {
     let io = |e| Error::io(path, e);
-    let mut file = File::open(path).map_err(io)?;
+    let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let mut head = Vec::with_capacity(HEADER_LEN);
-    (&mut file)
-        .take(HEADER_LEN as u64)
-        .read_to_end(&mut head)
-        .map_err(io)?;
-    let encoding = match crate::envelope::detect(&head) {
-        Ok(e @ (Encoding::Brotli | Encoding::Zstd | Encoding::ZstdFrame)) => e,
-        _ => return Ok(None),
-    };
-    file.rewind().map_err(io)?;
-    Ok(crate::codec::from_file(file, limits)?.map(|doc| (doc, encoding, len)))
+    let read = crate::codec::from_file(file, len, limits)?;
+    Ok(read.map(|(doc, encoding)| (doc, encoding, len)))
 }
 
 /// The document of a packed file, reading only the sections it is made of: the
