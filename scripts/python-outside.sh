@@ -2,6 +2,8 @@
 # The Python package as a user outside this repository installs it: `pip wheel` builds
 # a wheel (the C ABI inside), and a fresh virtual environment in another folder installs
 # that wheel alone; `import smg` must then work with no path into the repository.
+# With SMG_PREBUILT_LIB set (scripts/test.sh sets it), the wheel ships that library
+# instead of building one (smg-ffi/python/setup.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

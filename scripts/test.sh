@@ -58,10 +58,13 @@ fi
 stage "Python: the package (pip install ./smg-ffi/python) and the interop tests"
 python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust mcp \
   numpy safetensors tokenizers
-python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
-# The binary `cargo test` built, with the same features (a `-p smg-cli` build resolves
-# features differently and would compile and link everything a second time).
+# The binary and library `cargo test` built, with the same features (a `-p` build
+# resolves features apart from the workspace's and would compile everything again).
 cargo build --workspace --all-targets --locked -q
+# The package ships that library (setup.py): its own cargo build of smg-ffi alone
+# would compile the whole tree once more, in release (13.5 min of a cold run here).
+export SMG_PREBUILT_LIB="$PWD/target/debug/libsmg.so"
+python3 -m pip install -q --disable-pip-version-check ./smg-ffi/python
 # The reference MCP memory server, which `smg mcp`'s tests run beside smg.
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # From the tests' folder, so that `import smg` is the installed package.

@@ -32,7 +32,7 @@ use crate::model::Document;
 const SPLIT_BYTES: usize = 8 << 20;
 
 /// Read and parse a file: a packed one section by section ([`read_packed`]), a large
-/// compressed one as it is read ([`read_streamed`]), any other whole.
+/// JSON or compressed one as it is read ([`read_streamed`]), any other whole.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
     if let Some(doc) = read_packed(path, limits)? {
         return Ok((doc, Encoding::Packed));
@@ -43,17 +43,17 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
     from_bytes(&read_bytes(path)?, limits)
 }
 
-/// The document of a Brotli or Zstandard file (enveloped, or a bare Zstandard
-/// frame) of more than a few MiB of JSON, parsed while the file is read and
-/// decompressed, with its encoding and the file's length: neither the file's bytes
-/// nor its JSON text are ever held whole, so that opening a file takes about the
-/// memory of the document it holds.
+/// The document of a plain JSON, Brotli or Zstandard file (enveloped, or a bare
+/// Zstandard frame) of more than a few MiB of JSON, parsed while the file is read
+/// (and decompressed), with its encoding and the file's length: neither the file's
+/// bytes nor its JSON text are ever held whole, so that opening a file takes about
+/// the memory of the document it holds.
 ///
 /// `None` when the file is to be read whole ([`read_bytes`], then
-/// [`crate::codec::from_bytes_with`]): another encoding (plain JSON, packed,
-/// encrypted: a ciphertext is authenticated whole before any of it is used), a small
-/// payload, or a file that did not read cleanly, so that the whole read says what is
-/// wrong exactly as it always has.
+/// [`crate::codec::from_bytes_with`]): another encoding (packed, encrypted: a
+/// ciphertext is authenticated whole before any of it is used), a small payload, or
+/// a file that did not read cleanly, so that the whole read says what is wrong
+/// exactly as it always has.
 pub fn read_streamed(path: &Path, limits: &Limits) -> Result<Option<(Document, Encoding, u64)>> {
     let io = |e| Error::io(path, e);
     let file = File::open(path).map_err(io)?;
@@ -200,6 +200,29 @@ mod tests {
         doc
     }
 
+    /// `bytes`, the file of `doc`, is read as a stream, and as a whole read reads it
+    /// when it is damaged anywhere: a compressed file fails its checks and is read
+    /// whole for the whole read's error; damaged JSON may still be JSON.
+    fn streams_as_it_reads_whole(path: &Path, bytes: &[u8], doc: &Document) {
+        let limits = Limits::default();
+        write_atomic(path, bytes).unwrap();
+        let (read, encoding, len) = read_streamed(path, &limits).unwrap().unwrap();
+        assert!((&read, len) == (doc, bytes.len() as u64));
+        assert_eq!(encoding, crate::envelope::detect(bytes).unwrap());
+        assert!(read_file(path, &limits).unwrap() == (doc.clone(), encoding));
+        for at in [8, 17, bytes.len() / 2, bytes.len() - 3] {
+            let mut bad = bytes.to_vec();
+            bad[at] ^= 0x55;
+            write_atomic(path, &bad).unwrap();
+            if encoding != Encoding::Json {
+                assert!(read_streamed(path, &limits).unwrap().is_none(), "{at}");
+            }
+            let whole = from_bytes(&bad, &limits).map_err(|e| (e.code(), e.to_string()));
+            let read = read_file(path, &limits).map_err(|e| (e.code(), e.to_string()));
+            assert!(read == whole, "{encoding:?} damaged at {at}");
+        }
+    }
+
     #[test]
     fn a_large_compressed_file_is_read_as_a_stream_as_it_reads_whole() {
         let dir = tempfile::tempdir().unwrap();
@@ -207,33 +230,39 @@ mod tests {
         let doc = large_document();
         let json = crate::codec::to_canonical_json(&doc).unwrap();
         assert!(json.len() > crate::envelope::stream::SIZES.0 as usize);
-        let limits = Limits::default();
         for bytes in crate::test_support::encodings(&json) {
-            write_atomic(&path, &bytes).unwrap();
-            let (read, encoding, len) = read_streamed(&path, &limits).unwrap().unwrap();
-            assert_eq!((&read, len), (&doc, bytes.len() as u64));
-            assert_eq!(encoding, crate::envelope::detect(&bytes).unwrap());
-            assert_eq!(read_file(&path, &limits).unwrap(), (doc.clone(), encoding));
-            // Damaged anywhere, it is read whole and fails as the whole read fails.
-            for at in [8, 17, bytes.len() / 2, bytes.len() - 3] {
-                let mut bad = bytes.clone();
-                bad[at] ^= 0x55;
-                write_atomic(&path, &bad).unwrap();
-                assert!(read_streamed(&path, &limits).unwrap().is_none(), "{at}");
-                let whole = from_bytes(&bad, &limits).unwrap_err();
-                let read = read_file(&path, &limits).unwrap_err();
-                assert_eq!(
-                    (read.code(), read.to_string()),
-                    (whole.code(), whole.to_string())
-                );
-            }
+            streams_as_it_reads_whole(&path, &bytes, &doc);
         }
         // Under a limit on its nodes, it is refused as the whole read refuses it.
+        let limits = Limits::default();
         write_file(&path, &doc, &WriteOptions::new(Encoding::Brotli)).unwrap();
         let few = limits.with(crate::limits::Bound::Nodes, 10);
         let streamed = read_streamed(&path, &few).unwrap_err();
         let whole = from_bytes(&read_bytes(&path).unwrap(), &few).unwrap_err();
         assert_eq!(streamed.code(), whole.code());
+    }
+
+    #[test]
+    fn a_large_json_file_is_read_as_a_stream_as_it_reads_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let mut doc = large_document();
+        let graph = doc.semantic_graph.as_mut().unwrap();
+        graph.nodes.as_mut().unwrap()[7].description = Some("long é 𝄞 ".repeat(3 << 20));
+        let json = crate::codec::to_canonical_json(&doc).unwrap();
+        assert!(json.len() > 32 << 20);
+        streams_as_it_reads_whole(&path, &json, &doc);
+        // After a byte order mark, or cut short.
+        let limits = Limits::default();
+        for bytes in [
+            [&b"\xEF\xBB\xBF"[..], &json].concat(),
+            json[..json.len() - 9].to_vec(),
+        ] {
+            write_atomic(&path, &bytes).unwrap();
+            let whole = from_bytes(&bytes, &limits).map_err(|e| (e.code(), e.to_string()));
+            let read = read_file(&path, &limits).map_err(|e| (e.code(), e.to_string()));
+            assert!(read == whole);
+        }
     }
 
     #[test]
@@ -250,6 +279,7 @@ mod tests {
             write_file(&path, &small, &WriteOptions::new(enc)).unwrap();
             assert!(read_streamed(&path, &Limits::default()).unwrap().is_none());
         }
+        // Plain JSON under 32 MiB: its text is parsed where it lies.
         write_file(&path, &large_document(), &WriteOptions::new(Encoding::Json)).unwrap();
         assert!(read_streamed(&path, &Limits::default()).unwrap().is_none());
         for bytes in [&b""[..], b"\x89SMG", b"{}"] {
