@@ -28,8 +28,9 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# Each stage says how much disk is left: a cold build is large, and CI's disk varies.
-stage() { echo "== $* ($(df -h --output=avail . | tail -1 | tr -d ' ') free)"; }
+# Each stage says how much disk is left (a cold build is large, and CI's disk varies)
+# and when it began, so that a slow run shows where its time went.
+stage() { echo "== $* ($(df -h --output=avail . | tail -1 | tr -d ' ') free, at ${SECONDS} s)"; }
 
 stage "cargo fmt --check"
 cargo fmt --all -- --check
