@@ -68,7 +68,8 @@ impl Loaded {
 
 /// Read and parse a document, asking for the passphrase if it is encrypted.
 /// A packed file is read section by section, without its extensions (a stored search
-/// index is not needed to hold the document); a large compressed one as it is read.
+/// index is not needed to hold the document); a large compressed or JSON one as it is
+/// read.
 pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
     match load_plain(path, &ctx.limits)? {
         Some(loaded) => Ok(loaded),
@@ -77,7 +78,7 @@ pub(crate) fn load(path: &Path, ctx: &Context) -> Result<Loaded, Error> {
 }
 
 /// [`load`] of a file that needs no passphrase and no bytes held whole: a packed one,
-/// or a large compressed one (`None` for any other, and for stdin).
+/// or a large compressed or JSON one (`None` for any other, and for stdin).
 pub(crate) fn load_plain(path: &Path, limits: &Limits) -> Result<Option<Loaded>, Error> {
     if is_stdio(path) {
         return Ok(None);

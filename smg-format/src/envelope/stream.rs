@@ -47,7 +47,11 @@ pub(crate) fn each_piece(
     sizes: (u64, usize),
     each: impl FnMut(&[u8]) -> Option<()>,
 ) -> Option<()> {
-    let shape = Shape::of(bytes, bytes.len() as u64, limits, sizes, false)?;
+    let shape = Shape::of(bytes, bytes.len() as u64, limits, sizes)?;
+    // Plain JSON in memory is its text already: nothing to save by pieces.
+    if shape.encoding == Encoding::Json {
+        return None;
+    }
     let compressed = &bytes[shape.skip..];
     run(Payload { shape, compressed }, each)
 }
@@ -66,7 +70,7 @@ pub(crate) fn each_piece_of_file(
 ) -> Option<Encoding> {
     let mut head = Vec::with_capacity(HEAD);
     (&mut file).take(HEAD as u64).read_to_end(&mut head).ok()?;
-    let shape = Shape::of(&head, len, limits, sizes, true)?;
+    let shape = Shape::of(&head, len, limits, sizes)?;
     let encoding = shape.encoding;
     let mut start = Cursor::new(head);
     start.set_position(shape.skip as u64);
@@ -130,14 +134,8 @@ enum Fed {
 
 impl Shape {
     /// The payload of a file of `len` bytes that begins with `head` (its first
-    /// [`HEAD`] bytes, or all of them); plain JSON text too when `text`.
-    fn of(
-        head: &[u8],
-        len: u64,
-        limits: &Limits,
-        (from, piece): (u64, usize),
-        text: bool,
-    ) -> Option<Self> {
+    /// [`HEAD`] bytes, or all of them).
+    fn of(head: &[u8], len: u64, limits: &Limits, (from, piece): (u64, usize)) -> Option<Self> {
         let limit = limits.for_input(len);
         // A piece holds at least one character whole.
         let piece = piece.max(4);
@@ -167,7 +165,7 @@ impl Shape {
                 })
             }
             // Its text is the file, which the whole read refuses over the limit.
-            Encoding::Json if text && (from * TEXT_FACTOR..=limits.max_bytes).contains(&len) => {
+            Encoding::Json if (from * TEXT_FACTOR..=limits.max_bytes).contains(&len) => {
                 Some(Shape {
                     encoding: Encoding::Json,
                     skip: 0,

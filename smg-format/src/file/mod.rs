@@ -43,8 +43,9 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<(Document, Encoding)> {
     from_bytes(&read_bytes(path)?, limits)
 }
 
-/// The document of a plain JSON, Brotli or Zstandard file (enveloped, or a bare
-/// Zstandard frame) of more than a few MiB of JSON, parsed while the file is read
+/// The document of a Brotli or Zstandard file (enveloped, or a bare Zstandard
+/// frame) of more than a few MiB of JSON, or of a plain JSON file of 32 MiB or
+/// more, parsed while the file is read
 /// (and decompressed), with its encoding and the file's length: neither the file's
 /// bytes nor its JSON text are ever held whole, so that opening a file takes about
 /// the memory of the document it holds.
