@@ -88,10 +88,7 @@ fn measure(dir: &Path, turns: &[Turn]) -> (Sizes, Document, Duration) {
         .expect("vault")
         .len();
     let blocks: usize = doc.deep_archive.as_ref().map_or(0, |a| {
-        a.blocks()
-            .iter()
-            .map(|b| b.compressed_data.len() * 3 / 4)
-            .sum()
+        a.blocks().iter().map(|b| b.compressed_data.len()).sum()
     });
     let arts = doc
         .artifact_vault
@@ -252,15 +249,12 @@ fn brotli11(data: &[u8]) -> usize {
 /// blocks), the vault without its per-version hashes, and those hashes (32 random
 /// bytes each, which no compressor shrinks).
 fn floors(doc: &Document) {
-    use base64::Engine;
     let json: Vec<u8> = doc
         .deep_archive
         .iter()
         .flat_map(|a| a.blocks())
         .flat_map(|b| {
-            let raw = base64::engine::general_purpose::STANDARD
-                .decode(b.compressed_data.as_bytes())
-                .expect("base64");
+            let raw = b.compressed_data.bytes().expect("base64");
             let mut out = Vec::new();
             brotli::BrotliDecompress(&mut &raw[..], &mut out).expect("block");
             out
@@ -278,7 +272,7 @@ fn floors(doc: &Document) {
         "\nWhere the bytes go (code-heavy chat, Brotli q11): the blocks' JSON as one stream {} (the {} blocks: {}); the vault without version hashes {}; the {hashes} version hashes {} (32 bytes each).",
         kb(brotli11(&json)),
         doc.deep_archive.as_ref().map_or(0, |a| a.blocks().len()),
-        kb(doc.deep_archive.iter().flat_map(|a| a.blocks()).map(|b| b.compressed_data.len() * 3 / 4).sum()),
+        kb(doc.deep_archive.iter().flat_map(|a| a.blocks()).map(|b| b.compressed_data.len()).sum()),
         kb(brotli11(&vault_json)),
         kb(hashes * 32),
     );

@@ -114,7 +114,7 @@ fn grown(seed: u64, done: impl Fn(usize, usize) -> bool) -> Document {
                 )),
                 first_mentioned: Some(turn_no),
                 provenance: Some(vec![Provenance {
-                    conversation_id: Some(format!("c{}", unit / 20)),
+                    conversation_id: Some(format!("c{}", unit / 20).into()),
                     turns: Some(vec![smg_format::model::Ordinal::new(turn_no).unwrap()]),
                     ..Provenance::default()
                 }]),

@@ -50,7 +50,10 @@ fn memory(n: usize) -> Document {
                     ))
                     .expect("a date-time"),
                 ),
-                keywords: Some(vec![format!("k{}", i % 97), format!("k{}", i % 89)]),
+                keywords: Some(vec![
+                    format!("k{}", i % 97).into(),
+                    format!("k{}", i % 89).into(),
+                ]),
                 scope,
                 confidence: scope.map(|_| Unit::clamped(0.95)),
                 approved_by: scope.map(|_| "head".into()),

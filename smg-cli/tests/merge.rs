@@ -9,7 +9,11 @@ use std::path::{Path, PathBuf};
 
 use common::{merged, ok};
 use serde_json::{json, Value};
-use smg_format::{archive::read_archive, model::Node, Document, Limits};
+use smg_format::{
+    archive::read_archive,
+    model::{Node, ShortText},
+    Document, Limits,
+};
 
 fn locomo() -> Vec<PathBuf> {
     common::locomo_files()
@@ -32,7 +36,7 @@ fn load(path: &Path) -> Document {
 }
 
 /// Every archived turn, as (conversation, message, content).
-fn said(doc: &Document) -> Vec<(Option<String>, Option<String>, String)> {
+fn said(doc: &Document) -> Vec<(Option<ShortText>, Option<ShortText>, String)> {
     let turns = read_archive(doc, &Limits::default()).unwrap();
     turns
         .into_iter()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use smg_format::model::Timestamp;
+use smg_format::model::{ShortText, Timestamp};
 use smg_format::{Document, Limits};
 
 use crate::embed::Embedder;
@@ -98,7 +98,7 @@ impl Labelled {
                 .iter()
                 .flatten()
                 .flat_map(|p| p.message_ids.iter().flatten())
-                .map(String::as_str)
+                .map(ShortText::as_str)
                 .collect();
             self.nodes += 1;
             self.nodes_labelled += usize::from(ids.iter().any(|i| observed.contains(*i)));
@@ -184,7 +184,14 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
         let mut retriever = Retriever::new(&doc, &Limits::default())?;
         retriever.set_tokens(run.tokens.clone());
         let ids: Vec<String> = (0..retriever.turn_count())
-            .map(|i| Ok(retriever.turn(i)?.message_id.clone().unwrap_or_default()))
+            .map(|i| {
+                Ok(retriever
+                    .turn(i)?
+                    .message_id
+                    .clone()
+                    .map(String::from)
+                    .unwrap_or_default())
+            })
             .collect::<Result<_>>()?;
         let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
         if !observed.is_empty() {
@@ -280,7 +287,7 @@ fn message_ids(found: &Found) -> Vec<&str> {
         Item::Node { provenance, .. } => provenance
             .iter()
             .flat_map(|p| p.message_ids.iter().flatten())
-            .map(String::as_str)
+            .map(ShortText::as_str)
             .collect(),
     }
 }
@@ -387,7 +394,7 @@ mod tests {
             .flat_map(|(_, g)| g.nodes())
             .filter(|n| n.kind == "memory")
             .flat_map(|n| n.provenance.iter().flatten())
-            .flat_map(|p| p.message_ids.iter().flatten().cloned())
+            .flat_map(|p| p.message_ids.iter().flatten().map(|m| m.to_string()))
             .collect();
         assert!(!ids.is_empty(), "the chat has memories");
         let labelled: HashSet<String> = [ids[0].clone(), "elsewhere".to_string()].into();

@@ -220,7 +220,7 @@ proptest! {
 fn a_memory_no_ingest_made_gets_no_derived_graph_from_a_merge() {
     let said = |n: u64, text: &str| Turn {
         conversation_id: Some("c".into()),
-        message_id: Some(format!("m{n}")),
+        message_id: Some(format!("m{n}").into()),
         timestamp: Some(
             smg_format::model::Timestamp::new(format!("2025-03-01T10:0{n}:00Z")).unwrap(),
         ),

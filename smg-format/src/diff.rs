@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::archive::parse_turn_range;
-use crate::model::{Document, Edge, Node, Sha256Ref, TurnRange};
+use crate::model::{BlockData, Document, Edge, Node, Sha256Ref, TurnRange};
 
 /// One field that differs: its value before and after (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -257,13 +257,13 @@ fn ranges(numbers: impl Iterator<Item = u64>) -> Vec<(u64, u64)> {
 
 /// Whether a block of the same id and turn range holds other data in `b`.
 fn rewritten_block(a: &Document, b: &Document) -> bool {
-    let blocks = |d: &Document| -> BTreeMap<u64, (TurnRange, String)> {
+    fn blocks(d: &Document) -> BTreeMap<u64, (&TurnRange, &BlockData)> {
         d.deep_archive
             .iter()
             .flat_map(|x| x.blocks())
-            .map(|k| (k.id, (k.turn_range.clone(), k.compressed_data.clone())))
+            .map(|k| (k.id, (&k.turn_range, &k.compressed_data)))
             .collect()
-    };
+    }
     let (ba, bb) = (blocks(a), blocks(b));
     ba.iter()
         .any(|(id, (range, data))| bb.get(id).is_some_and(|(r, d)| r == range && d != data))

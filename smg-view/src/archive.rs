@@ -64,7 +64,11 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for a in read_archive(doc, limits)? {
         let t = a.turn;
-        let id = t.conversation_id.clone().unwrap_or_default();
+        let id = t
+            .conversation_id
+            .clone()
+            .map(String::from)
+            .unwrap_or_default();
         let next = out.conversations.len();
         let c = *by_id.entry(id.clone()).or_insert_with(|| {
             out.conversations.push(Conversation {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use smg_format::model::{Graph, Node, Timestamp};
+use smg_format::model::{Graph, Node, ShortText, Timestamp};
 use smg_format::Document;
 
 use crate::archive::Archive;
@@ -230,7 +230,7 @@ fn text(n: &Node) -> String {
         &n.outcome,
     ];
     let mut out: Vec<&str> = parts.into_iter().flatten().map(String::as_str).collect();
-    out.extend(n.keywords.iter().flatten().map(String::as_str));
+    out.extend(n.keywords.iter().flatten().map(ShortText::as_str));
     out.push(&n.id);
     out.join(" ")
 }

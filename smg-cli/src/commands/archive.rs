@@ -21,7 +21,7 @@ pub(crate) fn run(cmd: ArchiveCommand, ctx: &Context) -> Result<Outcome, Error> 
                 .iter()
                 .map(|b| {
                     json!({"id": b.id, "turnRange": b.turn_range, "timeRange": b.time_range,
-                           "compressedBytes": b.compressed_data.len() / 4 * 3, "summary": b.summary, "keyPoints": b.key_points})
+                           "compressedBytes": b.compressed_data.len(), "summary": b.summary, "keyPoints": b.key_points})
                 })
                 .collect();
             let out = if json {

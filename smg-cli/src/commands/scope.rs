@@ -64,7 +64,7 @@ fn list(
     let mut rows: Vec<(String, usize, &'static str)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for a in smg_format::archive::read_archive(&doc, &ctx.limits)? {
-        let id = a.turn.conversation_id.unwrap_or_default();
+        let id = a.turn.conversation_id.map(String::from).unwrap_or_default();
         let scope = a.turn.scope.map_or("personal", |s| s.name());
         let i = *at.entry(id.clone()).or_insert_with(|| {
             rows.push((id, 0, scope));

@@ -149,7 +149,7 @@ pub fn add_knowledge(doc: &mut Document, k: Knowledge) -> Result<String> {
         scope: Some(scope),
         department: k.department,
         approved_by: k.approved_by,
-        created_by: k.created_by,
+        created_by: k.created_by.map(Into::into),
         knowledge_type: k.knowledge_type,
         created: Some(k.now.clone()),
         updated: Some(k.now),

@@ -119,7 +119,7 @@ fn thread(mapping: &mut Map<String, Value>, from: Option<String>, turns: &[&Turn
         let key = t
             .message_id
             .clone()
-            .unwrap_or_else(|| format!("turn-{}", t.turn));
+            .map_or_else(|| format!("turn-{}", t.turn), String::from);
         if let Some(children) = parent
             .as_ref()
             .and_then(|p| mapping.get_mut(p))

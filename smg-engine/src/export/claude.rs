@@ -76,7 +76,7 @@ fn message(t: &Turn, sender: &str) -> Value {
     let id = t
         .message_id
         .clone()
-        .unwrap_or_else(|| format!("turn-{}", t.turn));
+        .map_or_else(|| format!("turn-{}", t.turn), String::from);
     json!({
         "uuid": id,
         "text": t.content,

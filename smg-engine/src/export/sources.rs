@@ -120,7 +120,12 @@ pub(crate) fn conversations(doc: &Document, limits: &Limits) -> Result<Vec<Conve
     let mut out: Vec<Conversation> = Vec::new();
     let mut at = std::collections::HashMap::new();
     for a in read_archive_with(doc, limits, &compact)? {
-        let id = a.turn.conversation_id.clone().unwrap_or_default();
+        let id = a
+            .turn
+            .conversation_id
+            .clone()
+            .map(String::from)
+            .unwrap_or_default();
         let i = *at.entry(id.clone()).or_insert_with(|| {
             out.push(Conversation {
                 entry: entries.and_then(|e| e.get(&id)).cloned(),

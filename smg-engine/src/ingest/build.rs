@@ -5,7 +5,7 @@
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
-use smg_format::model::{Edge, Node, NonEmpty, Turn, Unit};
+use smg_format::model::{Edge, Node, NonEmpty, ShortText, Turn, Unit};
 
 use super::graph::{decision_id, provenance, round, turn_ref, Graph, TurnInfo, CREATED_BY};
 use super::TurnView;
@@ -309,9 +309,9 @@ fn segment_node(
             // From a slice: collecting `ranked.into_iter()` would reuse its allocation
             // (a word-count pair is as large as a String) and keep every segment's
             // whole vocabulary as spare capacity (81 MB on a 50 MB transcript).
-            ranked.iter().map(|(w, _)| w.to_string()).collect(),
+            ranked.iter().map(|&(w, _)| w.into()).collect(),
         ),
-        tags: kind.map(|k| vec![k.to_string()]),
+        tags: kind.map(|k| vec![k.into()]),
         provenance: Some(vec![provenance(members.iter().map(|&i| turns[i]))]),
         created_by: Some(CREATED_BY.into()),
         ..Node::new(id, NonEmpty::from_static("segment"))
@@ -331,9 +331,9 @@ fn decision_node(id: NonEmpty, d: &super::analyze::Decision, t: &Turn, facts: &F
         first_mentioned: Some(t.turn.get()),
         last_mentioned: Some(t.turn.get()),
         timestamp: t.timestamp.clone(),
-        keywords: Some(text::terms(&d.outcome).take(6).collect())
-            .filter(|k: &Vec<String>| !k.is_empty()),
-        tags: Some(vec![facts.kind.name().to_string()]),
+        keywords: Some(text::terms(&d.outcome).take(6).map(Into::into).collect())
+            .filter(|k: &Vec<ShortText>| !k.is_empty()),
+        tags: Some(vec![facts.kind.name().into()]),
         metadata: d
             .options
             .as_ref()

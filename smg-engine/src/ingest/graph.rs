@@ -2,7 +2,7 @@
 //! found by id, edges made once per relation, provenance of turns, each turn's facts.
 //! build.rs runs the rules in order; each rule module takes what it needs from here.
 
-use smg_format::model::{Edge, Node, NonEmpty, Provenance, Turn, Unit};
+use smg_format::model::{Edge, Node, NonEmpty, Provenance, ShortText, Turn, Unit};
 
 use super::analyze::Facts;
 use crate::fast::{FastMap, FastSet};
@@ -100,7 +100,7 @@ pub(crate) fn provenance<'a>(turns: impl Iterator<Item = &'a Turn> + Clone) -> P
         conversation_id: first.and_then(|t| t.conversation_id.clone()),
         session_id: first.and_then(|t| t.session_id.clone()),
         message_ids: Some(turns.clone().filter_map(|t| t.message_id.clone()).collect())
-            .filter(|v: &Vec<String>| !v.is_empty()),
+            .filter(|v: &Vec<ShortText>| !v.is_empty()),
         turns: Some(turns.map(|t| t.turn).collect()),
         timestamp: first.and_then(|t| t.timestamp.clone()),
         ..Provenance::default()

@@ -166,7 +166,7 @@ mod tests {
         use smg_format::model::{Edge, Graph, Node, NonEmpty};
         let id = |s: &str| NonEmpty::new(s).unwrap();
         let node = |name: &str, derived: bool| Node {
-            created_by: derived.then(|| super::CREATED_BY.to_string()),
+            created_by: derived.then(|| super::CREATED_BY.into()),
             ..Node::new(id(name), id("concept"))
         };
         let mut marked = node("d2", true);

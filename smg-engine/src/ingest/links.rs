@@ -168,7 +168,7 @@ pub(super) fn artifacts(
                         confidence: Some(Unit::clamped(1.0)),
                         first_mentioned: Some(n.get()),
                         last_mentioned: Some(n.get()),
-                        tags: a.map(|a| vec![a.kind.clone()]),
+                        tags: a.map(|a| vec![a.kind.as_str().into()]),
                         created_by: Some(CREATED_BY.into()),
                         ..Node::new(id.clone(), NonEmpty::from_static("artifact"))
                     });

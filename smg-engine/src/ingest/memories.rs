@@ -5,7 +5,7 @@
 
 use crate::fast::FastMap;
 
-use smg_format::model::{Node, NonEmpty, Turn, Unit};
+use smg_format::model::{Node, NonEmpty, ShortText, Turn, Unit};
 
 use super::graph::{provenance, round, Graph, CREATED_BY};
 use super::named::Named;
@@ -79,8 +79,8 @@ impl Memories {
             first_mentioned: Some(t.turn.get()),
             last_mentioned: Some(t.turn.get()),
             timestamp: t.timestamp.clone(),
-            keywords: Some(terms.iter().take(8).cloned().collect())
-                .filter(|k: &Vec<String>| !k.is_empty()),
+            keywords: Some(terms.iter().take(8).map(Into::into).collect())
+                .filter(|k: &Vec<ShortText>| !k.is_empty()),
             provenance: Some(vec![provenance(std::iter::once(t))]),
             created_by: Some(CREATED_BY.into()),
             ..Node::new(id.clone(), NonEmpty::from_static("memory"))

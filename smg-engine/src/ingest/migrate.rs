@@ -135,7 +135,7 @@ mod tests {
     fn archived(n: u64, message: Option<&str>) -> Turn {
         Turn {
             conversation_id: Some("c".into()),
-            message_id: message.map(str::to_string),
+            message_id: message.map(Into::into),
             ..Turn::new(
                 smg_format::model::Ordinal::new(n).unwrap(),
                 smg_format::model::role::USER,
@@ -148,7 +148,7 @@ mod tests {
     fn legacy_ids_and_the_edges_to_them_are_renamed() {
         let turns = [archived(1, Some("m1")), archived(2, None)];
         let node = |id: &str, by: Option<&str>| Node {
-            created_by: by.map(str::to_string),
+            created_by: by.map(Into::into),
             ..Node::new(NonEmpty::new(id).unwrap(), NonEmpty::from_static("segment"))
         };
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(

@@ -628,9 +628,9 @@ impl Pending {
         let turn = Turn {
             timestamp: m.timestamp,
             speaker: m.speaker,
-            conversation_id: Some(self.conversation),
+            conversation_id: Some(self.conversation.into()),
             session_id: m.session_id,
-            message_id: Some(m.message_id),
+            message_id: Some(m.message_id.into()),
             scope: m.scope.or(scope),
             ..Turn::new(n, m.role, m.content)
         };

@@ -108,7 +108,7 @@ fn concepts(
             node.last_mentioned = node.last_mentioned.max(Some(m.last));
         } else {
             g.add(Node {
-                keywords: Some(vec![key.clone()]),
+                keywords: Some(vec![key.into()]),
                 ..m.node(id.clone(), NonEmpty::from_static("concept"), 0.4)
             });
         }
@@ -177,7 +177,7 @@ fn entities(
         let id = entity_id(key);
         ids.insert(key.clone(), id.to_string());
         g.add(Node {
-            tags: Some(vec![kind.to_string()]),
+            tags: Some(vec![kind.into()]),
             ..m.node(id, NonEmpty::from_static("entity"), 0.5)
         });
     }

@@ -6,7 +6,7 @@
 //! public; its mentions by restricted segments are edges to restricted nodes, which
 //! sealing takes with them.
 
-use smg_format::model::{Document, Edge, Node, Ordinal, Scope};
+use smg_format::model::{Document, Edge, Node, Ordinal, Scope, ShortText};
 
 use super::TurnView;
 use crate::error::Result;
@@ -94,7 +94,7 @@ fn forget(n: &mut Node, restricted: &FastSet<u64>) {
         }
         let ids = p.message_ids.take();
         let paired = ids.as_ref().is_some_and(|m| m.len() == turns.len());
-        let kept: Vec<(Ordinal, Option<String>)> = turns
+        let kept: Vec<(Ordinal, Option<ShortText>)> = turns
             .iter()
             .enumerate()
             .filter(|(_, t)| !restricted.contains(&t.get()))

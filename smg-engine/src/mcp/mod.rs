@@ -137,8 +137,12 @@ pub(crate) fn entity_of(n: &Node) -> (String, Vec<String>) {
         return (kind.to_string(), observations);
     }
     let kind = match n.kind.as_str() {
-        "entity" => n.tags.as_ref().and_then(|t| t.first()).cloned(),
-        "memory" => n.memory_type.clone(),
+        "entity" => n
+            .tags
+            .as_ref()
+            .and_then(|t| t.first())
+            .map(|t| t.to_string()),
+        "memory" => n.memory_type.as_ref().map(|t| t.to_string()),
         _ => None,
     };
     let label = n.label.as_deref();

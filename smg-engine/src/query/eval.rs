@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 use serde_json::Value as Json;
-use smg_format::model::Node;
+use smg_format::model::{Node, ShortText};
 
 use super::{Comparison, Expr, Op, Order, Value};
 use crate::text;
@@ -172,7 +172,7 @@ fn has_words(n: &Node, words: &[String]) -> bool {
         .iter()
         .chain(&n.tags)
         .flatten()
-        .map(String::as_str);
+        .map(ShortText::as_str);
     for part in crate::graph::node_texts(n).chain(lists) {
         for term in text::term_slices(part) {
             let found =

@@ -179,9 +179,9 @@ impl<'a> Columns<'a> {
             content: self.content[i].to_string(),
             importance,
             speaker: owned(self.speaker[i]),
-            conversation_id: owned(self.conversation_id[i]),
+            conversation_id: self.conversation_id[i].map(Into::into),
             session_id: owned(self.session_id[i]),
-            message_id: owned(self.message_id[i]),
+            message_id: self.message_id[i].map(Into::into),
             scope: self.scope[i],
             extra: Default::default(),
         })

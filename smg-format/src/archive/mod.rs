@@ -2,12 +2,10 @@
 
 use std::collections::HashMap;
 
-use base64::Engine;
-
 use crate::envelope::{brotli_compress, read_bounded};
 use crate::error::{Error, Result};
 use crate::limits::{Bound, Limits};
-use crate::model::{ArtifactVault, Block, CompressionMethod, Turn};
+use crate::model::{ArtifactVault, Block, BlockData, CompressionMethod, Turn};
 
 mod code;
 mod key_points;
@@ -41,11 +39,9 @@ pub(crate) fn block_json(block: &Block, limits: &Limits) -> Result<Vec<u8>> {
         block: block.id,
         detail,
     };
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(block.compressed_data.as_bytes())
-        .map_err(|e| fail(format!("compressedData is not valid base64: {e}")))?;
+    let raw = raw_bytes(block)?;
     read_bounded(
-        brotli::Decompressor::new(&raw[..], 1 << 16),
+        brotli::Decompressor::new(raw, 1 << 16),
         limits.for_input(raw.len() as u64),
         "brotli",
         0,
@@ -263,12 +259,7 @@ pub(crate) fn read_block(
     limits: &Limits,
     each: &(dyn Fn(&mut Turn) + Sync),
 ) -> Result<Vec<ArchivedTurn>> {
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(block.compressed_data.as_bytes())
-        .map_err(|e| Error::Block {
-            block: block.id,
-            detail: format!("compressedData is not valid base64: {e}"),
-        })?;
+    let raw = raw_bytes(block)?;
     let mut resolve = |id: &str, v: u64| {
         let art = vault
             .and_then(|a| a.artifacts.as_ref())
@@ -280,7 +271,7 @@ pub(crate) fn read_block(
         crate::vault::rebuild_version(id, art, v)
     };
     let mut cache = HashMap::new();
-    let stored = stored_turns(block.id, &raw, method, limits)?;
+    let stored = stored_turns(block.id, raw, method, limits)?;
     let at = format!("archive block {}", block.id);
     limits.check(Bound::Turns, stored.len() as u64, &at)?;
     stored
@@ -305,24 +296,32 @@ pub(crate) fn read_block(
         .collect()
 }
 
+/// A block's compressed bytes, or `SMG-E117` naming it when its text is not base64.
+pub(crate) fn raw_bytes(block: &Block) -> Result<&[u8]> {
+    block.compressed_data.bytes().map_err(|e| Error::Block {
+        block: block.id,
+        detail: format!("compressedData is not valid base64: {e}"),
+    })
+}
+
 /// Encode turns as a block's `compressedData` (Brotli at `quality`).
-pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<String> {
+pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<BlockData> {
     encode_values(
         &serde_json::to_value(turns).map_err(|e| Error::InvalidArgument(e.to_string()))?,
         quality,
     )
 }
 
-/// Encode stored turns (turns or their `parts` form) as Brotli + base64.
-pub(crate) fn encode_values(turns: &serde_json::Value, quality: i32) -> Result<String> {
+/// Encode stored turns (turns or their `parts` form) as Brotli.
+pub(crate) fn encode_values(turns: &serde_json::Value, quality: i32) -> Result<BlockData> {
     encode_json(&crate::canonical::to_canonical_json_value(turns), quality)
 }
 
-/// Brotli + base64 of a block's JSON.
-pub(crate) fn encode_json(json: &[u8], quality: i32) -> Result<String> {
+/// Brotli of a block's JSON.
+pub(crate) fn encode_json(json: &[u8], quality: i32) -> Result<BlockData> {
     let mut out = Vec::with_capacity(json.len() / 4);
     brotli_compress(json, quality, &mut out)?;
-    Ok(base64::engine::general_purpose::STANDARD.encode(out))
+    Ok(out.into())
 }
 
 /// Parse a `turnRange` of the form `"first-last"` with `first <= last`.
@@ -381,7 +380,7 @@ pub(crate) mod tests {
         let block = Block::new(
             7,
             crate::model::TurnRange::new("1-1").unwrap(),
-            "!!!".into(),
+            BlockData::from_base64("!!!"),
         );
         let err =
             decode_block(&block, CompressionMethod::Brotli, None, &Limits::default()).unwrap_err();
@@ -395,12 +394,11 @@ pub(crate) mod tests {
         let json = br#"[{"turn":1,"role":"user","content":"hi"}]"#;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         gz.write_all(json).unwrap();
-        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
         for (method, data) in [
-            (CompressionMethod::Gzip, b64(&gz.finish().unwrap())),
-            (CompressionMethod::None, b64(json)),
+            (CompressionMethod::Gzip, gz.finish().unwrap()),
+            (CompressionMethod::None, json.to_vec()),
         ] {
-            let block = Block::new(1, crate::model::TurnRange::new("1").unwrap(), data);
+            let block = Block::new(1, crate::model::TurnRange::new("1").unwrap(), data.into());
             assert_eq!(
                 decode_block(&block, method, None, &Limits::default()).unwrap()[0].content,
                 "hi"

@@ -5,12 +5,11 @@ use std::borrow::Cow;
 
 use serde_json::{json, Value};
 
-use base64::Engine;
 use rayon::prelude::*;
 
 use super::key_points::key_points;
 use super::{code, naming};
-use crate::archive::{decode_block, encode_json, stored_turns};
+use crate::archive::{decode_block, encode_json, raw_bytes, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{
     Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Timestamp, Turn, TurnRange,
@@ -217,13 +216,7 @@ fn reopen_last_block(
         return Ok(Vec::new());
     }
     let limits = crate::limits::Limits::default();
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(last.compressed_data.as_bytes())
-        .map_err(|e| Error::Block {
-            block: last.id,
-            detail: format!("compressedData is not valid base64: {e}"),
-        })?;
-    let stored = stored_turns(last.id, &raw, method, &limits)?;
+    let stored = stored_turns(last.id, raw_bytes(last)?, method, &limits)?;
     let stored: Vec<Vec<u8>> = stored
         .iter()
         .map(crate::canonical::to_canonical_json_value)

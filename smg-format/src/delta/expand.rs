@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::archive::{block_json, encode_json, parse_turn_range};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::model::{Block, CompressionMethod, Document};
+use crate::model::{Block, BlockData, CompressionMethod, Document};
 
 /// Brotli qualities to try, the ones smg writes first (ingest 5, archive default 11).
 const QUALITIES: [i32; 12] = [5, 11, 9, 0, 1, 2, 3, 4, 6, 7, 8, 10];
@@ -56,14 +56,14 @@ fn overlap(a: &Block, b: &Block) -> bool {
 
 /// The base blocks no target block shares, whose JSON joins the prefix.
 pub(super) fn base_only(base: &Document, target: &Document, limits: &Limits) -> Vec<usize> {
-    let shared: HashSet<&str> = brotli_blocks(target)
+    let shared: HashSet<&BlockData> = brotli_blocks(target)
         .iter()
-        .map(|b| b.compressed_data.as_str())
+        .map(|b| &b.compressed_data)
         .collect();
     brotli_blocks(base)
         .iter()
         .enumerate()
-        .filter(|(_, b)| !shared.contains(b.compressed_data.as_str()))
+        .filter(|(_, b)| !shared.contains(&b.compressed_data))
         .filter(|(_, b)| block_json(b, limits).is_ok())
         .map(|(i, _)| i)
         .collect()
@@ -91,25 +91,23 @@ pub(super) fn content(
     target: &Document,
     limits: &Limits,
 ) -> Result<(Vec<u8>, u64, Vec<ExpandedBlock>)> {
-    let known: HashSet<&str> = brotli_blocks(base)
+    let known: HashSet<&BlockData> = brotli_blocks(base)
         .iter()
-        .map(|b| b.compressed_data.as_str())
+        .map(|b| &b.compressed_data)
         .collect();
-    let kept: HashSet<&str> = brotli_blocks(target)
+    let kept: HashSet<&BlockData> = brotli_blocks(target)
         .iter()
-        .map(|b| b.compressed_data.as_str())
+        .map(|b| &b.compressed_data)
         .collect();
     let rewritten: Vec<&Block> = brotli_blocks(base)
         .iter()
-        .filter(|b| !kept.contains(b.compressed_data.as_str()))
+        .filter(|b| !kept.contains(&b.compressed_data))
         .collect();
     let mut doc = target.clone();
     let mut carried = Vec::new();
     let mut raws = Vec::new();
     for (index, block) in brotli_blocks(target).iter().enumerate() {
-        if known.contains(block.compressed_data.as_str())
-            || !rewritten.iter().any(|b| overlap(b, block))
-        {
+        if known.contains(&block.compressed_data) || !rewritten.iter().any(|b| overlap(b, block)) {
             continue;
         }
         let Ok(json) = block_json(block, limits) else {
@@ -129,7 +127,7 @@ pub(super) fn content(
     }
     if let Some(blocks) = doc.deep_archive.as_mut().and_then(|a| a.blocks.as_mut()) {
         for c in &carried {
-            blocks[c.index].compressed_data.clear();
+            blocks[c.index].compressed_data = BlockData::default();
         }
     }
     let mut out = crate::canonical::to_vec(&doc)?;

@@ -10,13 +10,13 @@ use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part, Parts}
 use super::{Conflict, MergeOptions, Side};
 use crate::archive::{append_turns, read_archive, ArchivedTurn};
 use crate::error::Result;
-use crate::model::{Block, Document, Ordinal, Turn};
+use crate::model::{Block, Document, Ordinal, ShortText, Turn};
 
 /// What a turn is, whatever its number: its conversation and message id, or, for a
 /// turn without a message id, its canonical JSON without the number.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Identity {
-    Message(Option<String>, String),
+    Message(Option<ShortText>, ShortText),
     Content(Vec<u8>),
 }
 
@@ -218,7 +218,7 @@ impl<'a> Union<'a> {
 
     /// Add `side`'s turns (0 ours, 1 theirs), in its order.
     fn add(&mut self, side: usize, parts: Vec<Part>) -> Result<()> {
-        let mut times: HashMap<Option<String>, i64> = HashMap::new();
+        let mut times: HashMap<Option<ShortText>, i64> = HashMap::new();
         let mut time_of = |t: &Turn| {
             let time = match t.timestamp.as_deref().and_then(millis) {
                 Some(ms) => ms,

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::archive::{decode_block, read_block, ArchivedTurn};
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::model::{Block, Document, Turn};
+use crate::model::{Block, BlockData, Document, Turn};
 
 /// A side's archive block by block: one the base has byte for byte (by its index
 /// there), or the side's own turns.
@@ -55,8 +55,8 @@ pub(super) fn parts(side: &Document, base: &Document, limits: &Limits) -> Result
     use rayon::prelude::*;
     let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
     let shared = method(side) == method(base) && keeps_vault(base, side);
-    let known: HashMap<&str, usize> = if shared {
-        let data = blocks(base).iter().map(|b| b.compressed_data.as_str());
+    let known: HashMap<&BlockData, usize> = if shared {
+        let data = blocks(base).iter().map(|b| &b.compressed_data);
         data.enumerate().map(|(i, d)| (d, i)).collect()
     } else {
         HashMap::new()
@@ -65,7 +65,7 @@ pub(super) fn parts(side: &Document, base: &Document, limits: &Limits) -> Result
     let method = method(side).unwrap_or_default();
     blocks(side)
         .par_iter()
-        .map(|b| match known.get(b.compressed_data.as_str()) {
+        .map(|b| match known.get(&b.compressed_data) {
             Some(&i) => Ok(Part::Base(i)),
             None => decode_block(b, method, vault, limits).map(Part::Own),
         })

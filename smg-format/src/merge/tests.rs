@@ -127,7 +127,7 @@ fn said(n: u64, content: &str) -> Turn {
     Turn {
         timestamp: Some(crate::model::Timestamp::new(format!("2025-01-01T10:{n:02}:00Z")).unwrap()),
         conversation_id: Some("c".into()),
-        message_id: Some(format!("c-{n}")),
+        message_id: Some(format!("c-{n}").into()),
         ..turn(n, content)
     }
 }

@@ -1,6 +1,6 @@
 //! The deep archive: every original turn, in compressed blocks, and the vector index.
 
-use super::{Timestamp, TurnRange};
+use super::{BlockData, Timestamp, TurnRange};
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
@@ -60,8 +60,8 @@ pub struct Block {
     /// The scope of every turn in the block (blocks never mix scopes); absent means
     /// personal.
     pub scope: Option<super::Scope>,
-    /// Base64 (RFC 4648, with padding) of the compressed turns.
-    pub compressed_data: String,
+    /// The compressed turns (base64, RFC 4648 with padding, in the file).
+    pub compressed_data: BlockData,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -69,7 +69,7 @@ pub struct Block {
 
 impl Block {
     /// Block `id` holding `turn_range`, its turns compressed in `compressed_data`.
-    pub fn new(id: u64, turn_range: TurnRange, compressed_data: String) -> Self {
+    pub fn new(id: u64, turn_range: TurnRange, compressed_data: BlockData) -> Self {
         Block {
             id,
             turn_range,

@@ -7,7 +7,7 @@ use serde_with::skip_serializing_none;
 
 use super::checked::Refused;
 use super::lists::list_value;
-use super::{Extra, NonEmpty, Unit};
+use super::{Extra, NonEmpty, ShortText, Unit};
 
 /// A graph of nodes and edges (`semanticGraph`, `sharedGraph`, or a private context's graph).
 #[skip_serializing_none]
@@ -220,10 +220,10 @@ pub struct Provenance {
     // Fields in the order of their keys in canonical JSON: written in that order,
     // an object needs no sorting (the writer checks, and sorts only what is not).
     /// The source conversation's id.
-    pub conversation_id: Option<String>,
+    pub conversation_id: Option<ShortText>,
     /// Ids of the source messages, as the source system named them.
     #[serde(default, deserialize_with = "super::lists::tight")]
-    pub message_ids: Option<Vec<String>>,
+    pub message_ids: Option<Vec<ShortText>>,
     /// The session within the conversation.
     pub session_id: Option<String>,
     /// When the source was said (RFC 3339).
@@ -260,7 +260,7 @@ pub struct Node {
     /// When the node was created (RFC 3339).
     pub created: Option<Timestamp>,
     /// Who created the node.
-    pub created_by: Option<String>,
+    pub created_by: Option<ShortText>,
     /// When the node was tombstoned (RFC 3339).
     pub deleted_at: Option<Timestamp>,
     /// Department of departmental memory.
@@ -279,7 +279,7 @@ pub struct Node {
     pub importance: Option<Unit>,
     /// Free-form keywords.
     #[serde(default, deserialize_with = "super::lists::tight")]
-    pub keywords: Option<Vec<String>>,
+    pub keywords: Option<Vec<ShortText>>,
     /// Curated knowledge type (how_to, expertise, policy, milestone…).
     pub knowledge_type: Option<String>,
     /// Short human-readable name.
@@ -289,7 +289,7 @@ pub struct Node {
     /// Last turn that mentions the node.
     pub last_mentioned: Option<u64>,
     /// For `memory` nodes: fact, preference, project, relationship, constraint or event.
-    pub memory_type: Option<String>,
+    pub memory_type: Option<ShortText>,
     /// Free-form application data (an opaque JSON value in JSON-LD).
     pub metadata: Option<Value>,
     /// A decision's outcome.
@@ -317,7 +317,7 @@ pub struct Node {
     pub status: Option<NonEmpty>,
     /// Free-form tags.
     #[serde(default, deserialize_with = "super::lists::tight")]
-    pub tags: Option<Vec<String>>,
+    pub tags: Option<Vec<ShortText>>,
     /// Curation lifecycle tier.
     pub tier: Option<LifecycleTier>,
     /// When the node's event happened or was said (RFC 3339).
@@ -469,9 +469,10 @@ mod tests {
         assert_eq!(provenance.capacity(), 1);
         assert_eq!(provenance[0].message_ids.as_ref().unwrap().capacity(), 2);
         assert_eq!(provenance[0].turns.as_ref().unwrap().capacity(), 1);
-        for list in [&node.keywords, &node.tags, &node.related_nodes] {
+        for list in [&node.keywords, &node.tags] {
             assert_eq!(list.as_ref().unwrap().capacity(), 1);
         }
+        assert_eq!(node.related_nodes.unwrap().capacity(), 1);
         // Absent and null lists read as before.
         let bare: Node =
             serde_json::from_value(json!({"id": "a", "type": "concept", "tags": null})).unwrap();

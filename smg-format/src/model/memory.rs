@@ -4,7 +4,7 @@ use super::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
-use super::Extra;
+use super::{Extra, ShortText};
 
 /// The hot tier: what a model needs first when memory is restored.
 #[skip_serializing_none]
@@ -36,11 +36,11 @@ pub struct Turn {
     /// The original text, byte for byte.
     pub content: String,
     /// The source conversation's id.
-    pub conversation_id: Option<String>,
+    pub conversation_id: Option<ShortText>,
     /// Importance in \[0, 1\].
     pub importance: Option<super::Unit>,
     /// The source system's message id.
-    pub message_id: Option<String>,
+    pub message_id: Option<ShortText>,
     /// Who said it.
     pub role: super::NonEmpty,
     /// The memory tier of the conversation it belongs to; absent means personal.

@@ -4,6 +4,7 @@
 //! newer minor version survives a round trip through this reader unchanged.
 
 mod archive;
+mod block_data;
 mod checked;
 mod curation;
 mod digest;
@@ -13,6 +14,7 @@ mod lists;
 mod memory;
 mod number;
 mod sealed;
+mod short;
 mod time;
 mod vault;
 
@@ -23,6 +25,7 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 pub use archive::{Block, CompressionMethod, DeepArchive, Embedding, TimeRange, VectorIndex};
+pub use block_data::BlockData;
 pub use checked::{role, NonEmpty, Refused, TurnRange};
 pub use curation::{Action, AuditEntry, Curation, CycleSummary, EdgeAt, FieldsAt, NodeAt, Policy};
 pub use digest::{Sha256Hex, Sha256Ref};
@@ -34,6 +37,7 @@ pub use lists::Vector;
 pub use memory::{Turn, WorkingMemory};
 pub use number::{NonNegative, Ordinal, Unit};
 pub use sealed::{SealParams, SealedId, SealedKind, SealedSection};
+pub use short::ShortText;
 pub(crate) use time::{is_date_time, is_full_date};
 pub use time::{DateOrTime, Timestamp};
 pub use vault::{Artifact, ArtifactVault, ArtifactVersion, Versions};

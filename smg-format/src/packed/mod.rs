@@ -18,7 +18,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use base64::Engine;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +26,7 @@ use crate::envelope::{
 };
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::model::{Artifact, CompressionMethod, Document};
+use crate::model::{Artifact, BlockData, CompressionMethod, Document};
 
 mod extension;
 mod json;
@@ -180,16 +179,12 @@ fn pack_as(mut head: Document, level: Option<i32>, pieces: bool) -> Result<Vec<u
         .iter_mut()
         .flat_map(|a| a.blocks.iter_mut().flatten())
     {
-        let raw = base64::engine::general_purpose::STANDARD
-            .decode(std::mem::take(&mut b.compressed_data))
-            .map_err(|e| Error::Block {
-                block: b.id,
-                detail: format!("compressedData is not valid base64: {e}"),
-            })?;
+        let section = w.section(crate::archive::raw_bytes(b)?);
+        b.compressed_data = BlockData::default();
         blocks.push(IndexBlock {
             id: b.id,
             turn_range: b.turn_range.clone(),
-            section: w.section(&raw),
+            section,
         });
     }
     let json = crate::canonical::to_vec(&head)?;
@@ -332,7 +327,7 @@ fn assemble(index: &Index, limits: &Limits, read: &ReadSection<'_>) -> Result<Do
         let data = read(&entry.section, &|| {
             format!("archive block {}'s section", entry.id)
         })?;
-        b.compressed_data = base64::engine::general_purpose::STANDARD.encode(data);
+        b.compressed_data = BlockData::from_bytes(data.into_owned());
     }
     Ok(doc)
 }

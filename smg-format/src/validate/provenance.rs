@@ -142,15 +142,15 @@ mod tests {
 
     fn turn(n: u64, c: Option<&str>, m: &str) -> Turn {
         let mut t = Turn::new(Ordinal::new(n).unwrap(), role::USER, "x");
-        t.conversation_id = c.map(str::to_string);
-        t.message_id = Some(m.to_string());
+        t.conversation_id = c.map(Into::into);
+        t.message_id = Some(m.into());
         t
     }
 
     fn found(a: &Archived, conversation: Option<&str>, ids: &[&str], turns: &[u64]) -> Vec<String> {
         let p = Provenance {
-            conversation_id: conversation.map(str::to_string),
-            message_ids: Some(ids.iter().map(|s| s.to_string()).collect()),
+            conversation_id: conversation.map(Into::into),
+            message_ids: Some(ids.iter().map(|&s| s.into()).collect()),
             turns: Some(turns.iter().map(|&n| Ordinal::new(n).unwrap()).collect()),
             ..Provenance::default()
         };

@@ -20,7 +20,7 @@ fn turn(n: u64, minute: u32, role: &str, content: &str) -> Turn {
         ),
         conversation_id: Some("conv_1".into()),
         session_id: Some("s1".into()),
-        message_id: Some(format!("msg_{n}")),
+        message_id: Some(format!("msg_{n}").into()),
         ..Turn::new(
             smg_format::model::Ordinal::new(n).unwrap(),
             smg_format::model::NonEmpty::new(role).unwrap(),

@@ -159,7 +159,7 @@ pub(crate) fn entity_node(id: NonEmpty, e: &Entity, implicit: bool) -> Node {
     }
     Node {
         label: Some(e.name.clone()),
-        tags: Some(vec![e.entity_type.clone()]),
+        tags: Some(vec![e.entity_type.as_str().into()]),
         content: (!e.observations.is_empty()).then(|| e.observations.join("\n")),
         created_by: Some(CREATED_BY.into()),
         metadata: Some(json!({ "mcp": mcp })),
@@ -309,7 +309,7 @@ fn merge_observations(n: &mut Node, e: &Entity, implicit: bool) {
     };
     if !implicit && mcp.remove("implicit").is_some() {
         mcp.insert("entityType".into(), json!(e.entity_type));
-        n.tags = Some(vec![e.entity_type.clone()]);
+        n.tags = Some(vec![e.entity_type.as_str().into()]);
     }
     let list = mcp
         .entry("observations")
