@@ -82,9 +82,9 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
         turns.push(ViewTurn(
             t.turn.get(),
             t.role.into_string(),
-            t.speaker,
+            t.speaker.map(String::from),
             t.timestamp.map(Timestamp::into_string),
-            t.session_id,
+            t.session_id.map(String::from),
             t.content,
             a.artifacts,
         ));

@@ -293,7 +293,7 @@ fn segment_node(
         .into_iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
         .map(|k| k.0);
-    let speaker = |t: &Turn| t.speaker.clone().unwrap_or_else(|| t.role.to_string());
+    let speaker = |t: &Turn| t.speaker.clone().unwrap_or_else(|| t.role.clone().into());
     let label = members
         .iter()
         .map(|&i| turns[i])

@@ -627,9 +627,9 @@ impl Pending {
         let m = self.message;
         let turn = Turn {
             timestamp: m.timestamp,
-            speaker: m.speaker,
+            speaker: m.speaker.map(Into::into),
             conversation_id: Some(self.conversation.into()),
-            session_id: m.session_id,
+            session_id: m.session_id.map(Into::into),
             message_id: Some(m.message_id.into()),
             scope: m.scope.or(scope),
             ..Turn::new(n, m.role, m.content)

@@ -160,7 +160,6 @@ impl<'a> Columns<'a> {
 
     /// Turn `i` of the frame (below the `n` it was read with).
     fn turn(&self, i: usize) -> Result<Turn> {
-        let owned = |s: Option<&str>| s.map(String::from);
         let bad = |field: &str, e: smg_format::model::Refused| {
             damaged(format!("turn {} of a frame: {field} {e}", self.turn[i]))
         };
@@ -178,9 +177,9 @@ impl<'a> Columns<'a> {
             role,
             content: self.content[i].to_string(),
             importance,
-            speaker: owned(self.speaker[i]),
+            speaker: self.speaker[i].map(Into::into),
             conversation_id: self.conversation_id[i].map(Into::into),
-            session_id: owned(self.session_id[i]),
+            session_id: self.session_id[i].map(Into::into),
             message_id: self.message_id[i].map(Into::into),
             scope: self.scope[i],
             extra: Default::default(),

@@ -225,7 +225,7 @@ pub struct Provenance {
     #[serde(default, deserialize_with = "super::lists::tight")]
     pub message_ids: Option<Vec<ShortText>>,
     /// The session within the conversation.
-    pub session_id: Option<String>,
+    pub session_id: Option<ShortText>,
     /// When the source was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Archive turn numbers the memory was drawn from.

@@ -47,9 +47,9 @@ pub struct Turn {
     /// Everything derived from the turn takes this scope or a more restrictive one.
     pub scope: Option<super::Scope>,
     /// The session within the conversation.
-    pub session_id: Option<String>,
+    pub session_id: Option<ShortText>,
     /// Display name of the speaker, where the source has one.
-    pub speaker: Option<String>,
+    pub speaker: Option<ShortText>,
     /// When it was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Turn number, unique within the document, from 1.
