@@ -199,23 +199,32 @@ impl Borrow<str> for NonEmpty {
     }
 }
 
-impl PartialEq<NonEmpty> for str {
-    fn eq(&self, other: &NonEmpty) -> bool {
-        self == other.as_str()
-    }
+/// Strings compared with a string value `$t`, the other way round.
+macro_rules! compared_by_strings {
+    ($t:ident) => {
+        impl PartialEq<$t> for str {
+            fn eq(&self, other: &$t) -> bool {
+                self == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for &str {
+            fn eq(&self, other: &$t) -> bool {
+                *self == other.as_str()
+            }
+        }
+
+        impl PartialEq<$t> for String {
+            fn eq(&self, other: &$t) -> bool {
+                self == other.as_str()
+            }
+        }
+    };
 }
 
-impl PartialEq<NonEmpty> for &str {
-    fn eq(&self, other: &NonEmpty) -> bool {
-        *self == other.as_str()
-    }
-}
+pub(super) use compared_by_strings;
 
-impl PartialEq<NonEmpty> for String {
-    fn eq(&self, other: &NonEmpty) -> bool {
-        self == other.as_str()
-    }
-}
+compared_by_strings!(NonEmpty);
 
 impl TryFrom<&str> for NonEmpty {
     type Error = Refused;

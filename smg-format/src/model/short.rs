@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::checked::Text;
+use super::checked::{compared_by_strings, Text};
 
 /// A string that is most often a word or a short id: keywords, tags, message and
 /// conversation ids, `createdBy`, `memoryType`. Up to 24 bytes are held inline, with
@@ -122,23 +122,7 @@ impl PartialEq<String> for ShortText {
     }
 }
 
-impl PartialEq<ShortText> for str {
-    fn eq(&self, other: &ShortText) -> bool {
-        self == other.as_str()
-    }
-}
-
-impl PartialEq<ShortText> for &str {
-    fn eq(&self, other: &ShortText) -> bool {
-        *self == other.as_str()
-    }
-}
-
-impl PartialEq<ShortText> for String {
-    fn eq(&self, other: &ShortText) -> bool {
-        self == other.as_str()
-    }
-}
+compared_by_strings!(ShortText);
 
 impl Serialize for ShortText {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
