@@ -91,6 +91,9 @@ impl Terms {
                 new.insert(());
             }
         }
+        // Held for every turn until the graph is made: without the room its growth
+        // left (a million turns' terms are a few hundred MB).
+        terms.joined.shrink_to_fit();
         terms
     }
 
