@@ -156,7 +156,17 @@ pub(crate) fn from_file(
     len: u64,
     limits: &Limits,
 ) -> Result<Option<(Document, Encoding)>> {
-    let Some((doc, encoding)) = streamed::from_file(file, len, limits) else {
+    from_file_sized(file, len, limits, crate::envelope::stream::SIZES)
+}
+
+/// [`from_file`] with the sizes of [`crate::envelope::stream::each_piece`].
+pub(crate) fn from_file_sized(
+    file: std::fs::File,
+    len: u64,
+    limits: &Limits,
+    sizes: (u64, usize),
+) -> Result<Option<(Document, Encoding)>> {
+    let Some((doc, encoding)) = streamed::from_file_sized(file, len, limits, sizes) else {
         return Ok(None);
     };
     crate::counts::check_document(limits, &doc)?;

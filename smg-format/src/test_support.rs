@@ -2,6 +2,26 @@
 
 use crate::model::{Document, Node};
 
+/// Every file of `fixtures/` (`.smg` and `.json`, sidecars among them), in every
+/// folder.
+pub(crate) fn fixture_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut stack = vec![root];
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "smg" || e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// `fixtures/valid/full.smg`: a document using every section.
 pub(crate) fn full_fixture() -> Document {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid/full.smg");

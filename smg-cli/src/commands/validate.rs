@@ -1,4 +1,5 @@
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -24,7 +25,11 @@ pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> 
     options.jsonld = !args.no_jsonld;
     let mut checked = Vec::new();
     for path in expand(&args.files)? {
-        let result = read_input(&path).map(|bytes| validate_maybe_encrypted(bytes, &options, ctx));
+        let result = if is_stdio(&path) || is_encrypted(&path) {
+            read_input(&path).map(|bytes| validate_maybe_encrypted(bytes, &options, ctx))
+        } else {
+            smg_format::validate::validate_path(&path, &options)
+        };
         checked.push(Checked { path, result });
     }
     let out = if args.json {
@@ -42,6 +47,15 @@ pub(crate) fn run(args: &ValidateArgs, ctx: &Context) -> Result<Outcome, Error> 
         (false, true) => Outcome::Invalid,
         (false, false) => Outcome::Success,
     })
+}
+
+/// Whether the file at `path` starts as an encrypted file does (unreadable: not
+/// known here, the read that follows says why).
+fn is_encrypted(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(8);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .is_ok_and(|_| smg_format::crypto::is_encrypted(&head))
 }
 
 /// Validate a file; an encrypted one is opened with the passphrase and its content

@@ -29,12 +29,6 @@ pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
     from_pieces_sized(bytes, limits, stream::SIZES)
 }
 
-/// [`from_pieces`] of `file` (`len` bytes, read from its start) as it decompresses,
-/// with the payload's encoding.
-pub(crate) fn from_file(file: File, len: u64, limits: &Limits) -> Option<(Document, Encoding)> {
-    from_file_sized(file, len, limits, stream::SIZES)
-}
-
 /// [`from_pieces`] with the sizes of [`stream::each_piece`].
 fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
     let mut reader = Reader::default();
@@ -42,8 +36,9 @@ fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Opti
     reader.finish()
 }
 
-/// [`from_file`] with the sizes of [`stream::each_piece`].
-fn from_file_sized(
+/// [`from_pieces`] of `file` (`len` bytes, read from its start) as it decompresses,
+/// with the payload's encoding, in pieces of the sizes of [`stream::each_piece`].
+pub(crate) fn from_file_sized(
     file: File,
     len: u64,
     limits: &Limits,

@@ -77,11 +77,17 @@ pub fn read_packed(path: &Path, limits: &Limits) -> Result<Option<Document>> {
 /// All the bytes of a file, as [`std::fs::read`] gives them (but an error if a large
 /// file is cut shorter while it is read).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    read_open(&mut file, path)
+}
+
+/// All the bytes of `file` (opened from `path`, its offset at the start), as
+/// [`read_bytes`] reads them.
+pub(crate) fn read_open(file: &mut File, path: &Path) -> Result<Vec<u8>> {
     let io = |e| Error::io(path, e);
-    let mut file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let mut bytes = match usize::try_from(len) {
-        Ok(len) if len >= SPLIT_BYTES => read_halves(&file, len).map_err(io)?,
+        Ok(len) if len >= SPLIT_BYTES => read_halves(file, len).map_err(io)?,
         _ => Vec::new(),
     };
     // A small file, or what a large one grew by while it was read.

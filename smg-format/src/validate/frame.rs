@@ -19,8 +19,6 @@ const ROLES: &[&str] = &["user", "assistant", "system", "tool"];
 const ARTIFACT_TYPES: &[&str] = &["code", "document", "canvas", "data"];
 
 type Map<K, V> = std::collections::HashMap<K, V, FixedState>;
-/// The block each archived turn was first seen in, by turn number.
-type Seen = Map<u64, u64>;
 
 /// How many archive blocks are decoded side by side.
 const DECODED_TOGETHER: usize = 32;
@@ -72,6 +70,7 @@ impl Frame {
                 None => frame.decoded(doc, archive, limits),
             }
             frame.vectors(archive);
+            frame.archived.finish();
         }
         frame
     }
@@ -143,7 +142,6 @@ impl Frame {
     fn decoded(&mut self, doc: &Document, archive: &DeepArchive, limits: &Limits) {
         let method = archive.compression_method.unwrap_or_default();
         let mut block_ids = HashSet::new();
-        let mut turns_seen = Seen::default();
         let vault = doc.artifact_vault.as_ref();
         let blocks = archive.blocks();
         for (c, chunk) in blocks.chunks(DECODED_TOGETHER).enumerate() {
@@ -154,7 +152,7 @@ impl Frame {
             for (j, (b, turns)) in chunk.iter().zip(decoded).enumerate() {
                 let i = c * DECODED_TOGETHER + j;
                 let range = self.block_frame(i, b, &mut block_ids);
-                self.block(i, b, range, turns, &mut turns_seen);
+                self.block(i, blocks, range, turns);
             }
         }
     }
@@ -177,14 +175,15 @@ impl Frame {
         range
     }
 
+    /// Block `i` of `blocks`, its turn range and its turns as decoded.
     fn block(
         &mut self,
         i: usize,
-        b: &Block,
+        blocks: &[Block],
         range: Option<(u64, u64)>,
         decoded: crate::Result<Vec<Turn>>,
-        turns_seen: &mut Seen,
     ) {
+        let b = &blocks[i];
         let at = || format!("/deepArchive/blocks/{i}/compressedData");
         let turns = match decoded {
             Ok(t) => t,
@@ -214,15 +213,14 @@ impl Frame {
                 );
                 self.err("SMG-E128", at(), msg);
             }
-            if let Some(other) = turns_seen.insert(t.turn.get(), b.id) {
+            if let Some(other) = self.archived.add(t, i) {
                 let msg = format!(
-                    "turn {} is archived twice (blocks {other} and {})",
-                    t.turn, b.id
+                    "turn {} is archived twice (blocks {} and {})",
+                    t.turn, blocks[other].id, b.id
                 );
                 self.err("SMG-E118", at(), msg);
             }
             role(&mut self.out, at, t);
-            self.archived.add(t);
         }
     }
 
@@ -237,7 +235,6 @@ impl Frame {
             }
         }
         ranges.sort();
-        let mut seen = HashSet::<u64, FixedState>::default();
         let at = || "/deepArchive/blocks".to_string();
         for t in turns {
             let n = t.turn.get();
@@ -264,11 +261,11 @@ impl Frame {
                     }
                 }
             }
-            if !seen.insert(n) {
+            // The block a held turn is in is not sought: no pointer names it.
+            if self.archived.add(t, 0).is_some() {
                 self.err("SMG-E118", at(), format!("turn {n} is archived twice"));
             }
             role(&mut self.out, at, t);
-            self.archived.add(t);
         }
     }
 

@@ -4,6 +4,7 @@
 mod fields;
 mod frame;
 pub(crate) mod jsonld;
+mod path;
 mod provenance;
 mod schema;
 mod semantic;
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::envelope::{self, Encoding};
 use crate::limits::Limits;
 use crate::model::{Document, Turn};
+pub use path::validate_path;
 use split::Split;
 
 /// How serious a finding is.
@@ -297,62 +299,87 @@ fn validate_json(
     doc: Option<Document>,
     options: &ValidateOptions,
 ) -> Vec<Finding> {
-    let text = match std::str::from_utf8(&json) {
-        Ok(text) => text,
-        Err(e) => {
+    match Checked::text(&json, options) {
+        Ok(checked) => checked.then_typed(
+            move || {
+                let doc = doc.map_or_else(|| crate::codec::from_json_slice(&json), Ok);
+                drop(json);
+                doc
+            },
+            &options.limits,
+        ),
+        Err(end) => end,
+    }
+}
+
+/// What the checks of a document's text found: the schema's findings, then
+/// JSON-LD's, which come last in a report.
+struct Checked {
+    findings: Vec<Finding>,
+    linked: Vec<Finding>,
+}
+
+impl Checked {
+    /// The checks of `json`'s text; `Err` with the finding that ends validation
+    /// (bytes that are not UTF-8, text that is not JSON, a version not read here).
+    fn text(json: &[u8], options: &ValidateOptions) -> Result<Checked, Vec<Finding>> {
+        let text = std::str::from_utf8(json).map_err(|e| {
             let err = crate::Error::InvalidUtf8 {
                 offset: e.valid_up_to(),
             };
-            return vec![Finding::from_error(&err)];
+            vec![Finding::from_error(&err)]
+        })?;
+        let unparsed =
+            |e: &serde_json::Error| vec![Finding::from_error(&crate::Error::from_json(e, None))];
+        // The large lists stay text, read an item at a time: no tree of the whole
+        // document (1.3 GB for a million turns' 250 MB of JSON).
+        let split = Split::parse(text).map_err(|e| unparsed(&e))?;
+        let version = split.rest.get("version");
+        if let Err(e) = crate::codec::check_version(version.and_then(|v| v.as_str())) {
+            if version.is_some_and(|v| v.is_string()) {
+                return Err(vec![Finding::from_error(&e)]);
+            }
         }
-    };
-    // The large lists stay text, read an item at a time: no tree of the whole
-    // document (1.3 GB for a million turns' 250 MB of JSON).
-    let split = match Split::parse(text) {
-        Ok(split) => split,
-        Err(e) => return vec![Finding::from_error(&crate::Error::from_json(&e, None))],
-    };
-    let version = split.rest.get("version");
-    if let Err(e) = crate::codec::check_version(version.and_then(|v| v.as_str())) {
-        if version.is_some_and(|v| v.is_string()) {
-            return vec![Finding::from_error(&e)];
-        }
+        let (split, findings) = match split.schema_findings() {
+            Ok(found) => (split, found),
+            // An item a tree refuses (a number out of range): read whole, as the tree
+            // reads it.
+            Err(_) => {
+                let value = serde_json::from_str(text).map_err(|e| unparsed(&e))?;
+                let split = Split::whole(value);
+                let found = split.schema_findings().unwrap_or_default();
+                (split, found)
+            }
+        };
+        // JSON-LD is checked before the typed document is made, and the split freed,
+        // so that the document and the semantic checks do not hold it too.
+        let linked = if options.jsonld {
+            jsonld::check(&split)
+        } else {
+            Vec::new()
+        };
+        Ok(Checked { findings, linked })
     }
-    let split = match split.schema_findings() {
-        Ok(found) => Ok((split, found)),
-        // An item a tree refuses (a number out of range): read whole, as the tree
-        // reads it.
-        Err(_) => serde_json::from_str(text).map(|value| {
-            let split = Split::whole(value);
-            let found = split.schema_findings().unwrap_or_default();
-            (split, found)
-        }),
-    };
-    let (split, mut findings) = match split {
-        Ok(x) => x,
-        Err(e) => return vec![Finding::from_error(&crate::Error::from_json(&e, None))],
-    };
-    // JSON-LD is checked before the typed document is made, and the split freed, so
-    // that the document and the semantic checks do not hold it too (its findings
-    // still come last).
-    let linked = if options.jsonld {
-        jsonld::check(&split)
-    } else {
-        Vec::new()
-    };
-    drop(split);
-    if findings.is_empty() {
-        let doc = doc.map_or_else(|| crate::codec::from_json_slice(&json), Ok);
-        drop(json);
-        match doc {
-            // Counts over a limit would make the semantic checks cost what they declare.
-            Ok(doc) => match crate::counts::check_document(&options.limits, &doc) {
-                Ok(()) => findings.extend(semantic::check(&doc, &options.limits)),
-                Err(e) => findings.push(Finding::from_error(&e)),
-            },
-            Err(e) => findings.push(Finding::from_error(&e)),
+
+    /// The findings, with those of the typed document `doc` makes when the text had
+    /// none: its counts against `limits`, then the semantic checks.
+    fn then_typed(
+        mut self,
+        doc: impl FnOnce() -> crate::Result<Document>,
+        limits: &Limits,
+    ) -> Vec<Finding> {
+        if self.findings.is_empty() {
+            match doc() {
+                // Counts over a limit would make the semantic checks cost what they
+                // declare.
+                Ok(doc) => match crate::counts::check_document(limits, &doc) {
+                    Ok(()) => self.findings.extend(semantic::check_owned(doc, limits)),
+                    Err(e) => self.findings.push(Finding::from_error(&e)),
+                },
+                Err(e) => self.findings.push(Finding::from_error(&e)),
+            }
         }
+        self.findings.extend(self.linked);
+        self.findings
     }
-    findings.extend(linked);
-    findings
 }

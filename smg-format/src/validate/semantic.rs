@@ -78,6 +78,16 @@ pub(crate) fn check(doc: &Document, limits: &Limits) -> Vec<Finding> {
     check_with(doc, Frame::read(doc, limits, None))
 }
 
+/// [`check`] of a document no longer needed: once its frame is checked, its archive
+/// and vault (the compressed turns, every artifact version), which nothing after
+/// reads, are freed before the graphs are.
+pub(crate) fn check_owned(mut doc: Document, limits: &Limits) -> Vec<Finding> {
+    let frame = Frame::read(&doc, limits, None);
+    doc.deep_archive = None;
+    doc.artifact_vault = None;
+    check_with(&doc, frame)
+}
+
 /// The semantic checks of `doc` given its frame's, which were made of the document
 /// before a writer took its frame out (the findings in the order `check` gives).
 pub(crate) fn check_with(doc: &Document, frame: Frame) -> Vec<Finding> {

@@ -57,27 +57,10 @@ fn alike(json: &[u8], piece: usize) -> std::result::Result<bool, String> {
     Ok(read)
 }
 
-fn fixtures() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let mut stack = vec![root];
-    let mut files = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "smg" || e == "json") {
-                files.push(path);
-            }
-        }
-    }
-    files
-}
-
 #[test]
 fn every_fixture_reads_in_pieces_as_it_reads_whole() {
     let mut read = 0;
-    for path in fixtures() {
+    for path in crate::test_support::fixture_files() {
         let raw = std::fs::read(&path).unwrap();
         // Enveloped fixtures as they are; the JSON ones encoded (a packed or
         // encrypted fixture is not a payload: never streamed).

@@ -1,0 +1,214 @@
+//! A file validated from its path: a large document's text is checked, freed, and
+//! the file read a second time, in pieces, into the typed document for the semantic
+//! checks, so that the text and the document are never held together.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{Seek, SeekFrom};
+use std::path::Path;
+use std::time::SystemTime;
+
+use super::{validate_owned, Checked, Report, ValidateOptions};
+use crate::envelope::{self, Encoding};
+use crate::error::{Error, Result};
+
+/// Text from this size on is freed before the typed document is made: below it,
+/// what the text holds beside the document is a few MiB, and reading the file again
+/// would cost more than it saves.
+const READ_AGAIN_FROM: usize = 32 << 20;
+
+/// [`super::validate`] of the file at `path`, with the same report, holding at most
+/// about the memory of the document it holds: a large plain, Brotli or Zstandard
+/// file is read twice, once for the checks of its text (schema, JSON-LD) and once,
+/// in pieces, for the typed document the semantic checks read. A packed or
+/// encrypted file is validated from its bytes, as [`validate_owned`] does.
+///
+/// [`Error::Changed`] when the file was written in place between the two reads
+/// (smg's writers replace a file by renaming a new one over it, which the open file
+/// does not see); an I/O error when it cannot be read.
+///
+/// ```
+/// use smg_format::validate::{validate_path, ValidateOptions};
+/// let dir = std::env::temp_dir().join(format!("smg-validate-path-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("memory.smg");
+/// std::fs::write(&path, br#"{"version":"1.0"}"#).unwrap();
+/// let report = validate_path(&path, &ValidateOptions::default()).unwrap();
+/// assert!(report.error_codes().contains(&"SMG-E100"));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn validate_path(path: &Path, options: &ValidateOptions) -> Result<Report> {
+    let sizes = Sizes {
+        read_again_from: READ_AGAIN_FROM,
+        pieces: crate::envelope::stream::SIZES,
+    };
+    validate_twice(path, options, sizes, || {})
+}
+
+/// When a file is read a second time, and in what pieces.
+#[derive(Clone, Copy)]
+struct Sizes {
+    /// The least JSON text that is freed and read again.
+    read_again_from: usize,
+    /// The sizes the second read streams with ([`crate::envelope::stream::SIZES`]).
+    pieces: (u64, usize),
+}
+
+/// [`validate_path`] with `sizes`; `between` runs between the two reads.
+fn validate_twice(
+    path: &Path,
+    options: &ValidateOptions,
+    sizes: Sizes,
+    between: impl FnOnce(),
+) -> Result<Report> {
+    let io = |e| Error::io(path, e);
+    let mut file = File::open(path).map_err(io)?;
+    let before = stamp(&file, path)?;
+    let bytes = crate::file::read_open(&mut file, path)?;
+    let encoding = match envelope::detect(&bytes) {
+        Ok(e @ (Encoding::Json | Encoding::Brotli | Encoding::Zstd | Encoding::ZstdFrame)) => e,
+        _ => return Ok(validate_owned(bytes, options)),
+    };
+    let decoded = envelope::decode(&bytes, &options.limits);
+    let checked = match decoded {
+        Ok((_, Cow::Owned(json))) if json.len() >= sizes.read_again_from => {
+            drop(bytes);
+            Checked::text(&json, options)
+        }
+        Ok((_, Cow::Borrowed(json))) if json.len() >= sizes.read_again_from => {
+            let checked = Checked::text(json, options);
+            drop(bytes);
+            checked
+        }
+        other => {
+            drop(other);
+            return Ok(validate_owned(bytes, options));
+        }
+    };
+    let checked = match checked {
+        Ok(checked) => checked,
+        Err(end) => return Ok(report(encoding, end)),
+    };
+    between();
+    let again = || read_again(&file, path, options, sizes.pieces);
+    let findings = checked.then_typed(again, &options.limits);
+    if stamp(&file, path)? != before {
+        return Err(Error::Changed {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(report(encoding, findings))
+}
+
+fn report(encoding: Encoding, findings: Vec<super::Finding>) -> Report {
+    Report {
+        encoding: Some(encoding),
+        findings,
+    }
+}
+
+/// The typed document of `file`, read again from its start: in pieces, or whole
+/// (then with the exact error a whole read gives) when it does not read cleanly so.
+fn read_again(
+    file: &File,
+    path: &Path,
+    options: &ValidateOptions,
+    pieces: (u64, usize),
+) -> Result<crate::Document> {
+    let io = |e| Error::io(path, e);
+    let mut again = file.try_clone().map_err(io)?;
+    again.seek(SeekFrom::Start(0)).map_err(io)?;
+    let len = again.metadata().map_err(io)?.len();
+    if let Some((doc, _)) = crate::codec::from_file_sized(again, len, &options.limits, pieces)? {
+        return Ok(doc);
+    }
+    let mut again = file.try_clone().map_err(io)?;
+    again.seek(SeekFrom::Start(0)).map_err(io)?;
+    let bytes = crate::file::read_open(&mut again, path)?;
+    let (_, json) = envelope::decode(&bytes, &options.limits)?;
+    crate::codec::from_json_slice(&json)
+}
+
+/// What tells the open file's content from what it was: its length and time.
+fn stamp(file: &File, path: &Path) -> Result<(u64, Option<SystemTime>)> {
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    Ok((meta.len(), meta.modified().ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::fixture_files;
+    use crate::validate::validate;
+    use crate::Limits;
+
+    /// Every file read twice, the second time in pieces of 64 bytes.
+    const ALWAYS: Sizes = Sizes {
+        read_again_from: 0,
+        pieces: (0, 64),
+    };
+
+    /// The options a fixture's sidecar asks for.
+    fn options_for(path: &Path) -> ValidateOptions {
+        let mut options = ValidateOptions::default();
+        if let Ok(text) = std::fs::read(path.with_extension("expect.json")) {
+            let expect: serde_json::Value = serde_json::from_slice(&text).unwrap();
+            if let Some(m) = expect["maxBytes"].as_u64() {
+                options.limits = Limits::default().with_max_bytes(m);
+            }
+        }
+        options
+    }
+
+    #[test]
+    fn every_fixture_read_twice_gives_the_report_of_its_bytes() {
+        let mut read_twice = 0;
+        for path in fixture_files() {
+            if path.extension().is_none_or(|e| e != "smg") {
+                continue;
+            }
+            let options = options_for(&path);
+            let want = validate(&std::fs::read(&path).unwrap(), &options);
+            let got = validate_twice(&path, &options, ALWAYS, || read_twice += 1).unwrap();
+            assert_eq!(got, want, "{}", path.display());
+        }
+        assert!(read_twice >= 40, "{read_twice} fixtures read twice");
+    }
+
+    /// A valid file's bytes, and another valid document's.
+    fn two_documents() -> (Vec<u8>, Vec<u8>) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/valid");
+        let full = std::fs::read(root.join("full.smg")).unwrap();
+        let empty =
+            crate::Document::new(crate::model::Timestamp::from_static("2026-01-01T00:00:00Z"));
+        let other = crate::canonical::to_vec(&empty).unwrap();
+        assert_ne!(full.len(), other.len());
+        (full, other)
+    }
+
+    #[test]
+    fn a_file_written_in_place_between_the_reads_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let (first, second) = two_documents();
+        std::fs::write(&path, &first).unwrap();
+        let write_in_place = || std::fs::write(&path, &second).unwrap();
+        let options = ValidateOptions::default();
+        let err = validate_twice(&path, &options, ALWAYS, write_in_place).unwrap_err();
+        assert_eq!(err.code(), "SMG-E022", "{err}");
+    }
+
+    #[test]
+    fn a_file_replaced_between_the_reads_is_validated_as_it_was_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        let (first, second) = two_documents();
+        std::fs::write(&path, &first).unwrap();
+        let replace = || crate::file::write_atomic(&path, &second).unwrap();
+        let options = ValidateOptions::default();
+        let got = validate_twice(&path, &options, ALWAYS, replace).unwrap();
+        assert!(got.is_valid(), "{:?}", got.findings);
+        assert_eq!(got, validate(&first, &options));
+        assert_eq!(std::fs::read(&path).unwrap(), second);
+    }
+}
