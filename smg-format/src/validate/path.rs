@@ -115,18 +115,23 @@ fn read_again(
     options: &ValidateOptions,
     pieces: (u64, usize),
 ) -> Result<crate::Document> {
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let pieced =
+        crate::codec::from_file_sized(from_start(file, path)?, len, &options.limits, pieces)?;
+    if let Some((doc, _)) = pieced {
+        return Ok(doc);
+    }
+    let bytes = crate::file::read_open(&mut from_start(file, path)?, path)?;
+    let (_, json) = envelope::decode(&bytes, &options.limits)?;
+    crate::codec::from_json_slice(&json)
+}
+
+/// A handle on `file` with its offset at the start.
+fn from_start(file: &File, path: &Path) -> Result<File> {
     let io = |e| Error::io(path, e);
     let mut again = file.try_clone().map_err(io)?;
     again.seek(SeekFrom::Start(0)).map_err(io)?;
-    let len = again.metadata().map_err(io)?.len();
-    if let Some((doc, _)) = crate::codec::from_file_sized(again, len, &options.limits, pieces)? {
-        return Ok(doc);
-    }
-    let mut again = file.try_clone().map_err(io)?;
-    again.seek(SeekFrom::Start(0)).map_err(io)?;
-    let bytes = crate::file::read_open(&mut again, path)?;
-    let (_, json) = envelope::decode(&bytes, &options.limits)?;
-    crate::codec::from_json_slice(&json)
+    Ok(again)
 }
 
 /// What tells the open file's content from what it was: its length and time.
@@ -186,29 +191,32 @@ mod tests {
         (full, other)
     }
 
-    #[test]
-    fn a_file_written_in_place_between_the_reads_is_refused() {
+    /// The validation of a valid file (its bytes beside) whose path `change` rewrites
+    /// with another valid document between the two reads.
+    fn changed_between_the_reads(change: fn(&Path, &[u8])) -> (Result<Report>, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.smg");
         let (first, second) = two_documents();
         std::fs::write(&path, &first).unwrap();
-        let write_in_place = || std::fs::write(&path, &second).unwrap();
         let options = ValidateOptions::default();
-        let err = validate_twice(&path, &options, ALWAYS, write_in_place).unwrap_err();
+        let got = validate_twice(&path, &options, ALWAYS, || change(&path, &second));
+        assert_eq!(std::fs::read(&path).unwrap(), second);
+        (got, first)
+    }
+
+    #[test]
+    fn a_file_written_in_place_between_the_reads_is_refused() {
+        let write_in_place = |p: &Path, b: &[u8]| std::fs::write(p, b).unwrap();
+        let err = changed_between_the_reads(write_in_place).0.unwrap_err();
         assert_eq!(err.code(), "SMG-E022", "{err}");
     }
 
     #[test]
     fn a_file_replaced_between_the_reads_is_validated_as_it_was_opened() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.smg");
-        let (first, second) = two_documents();
-        std::fs::write(&path, &first).unwrap();
-        let replace = || crate::file::write_atomic(&path, &second).unwrap();
-        let options = ValidateOptions::default();
-        let got = validate_twice(&path, &options, ALWAYS, replace).unwrap();
+        let replace = |p: &Path, b: &[u8]| crate::file::write_atomic(p, b).unwrap();
+        let (got, first) = changed_between_the_reads(replace);
+        let got = got.unwrap();
         assert!(got.is_valid(), "{:?}", got.findings);
-        assert_eq!(got, validate(&first, &options));
-        assert_eq!(std::fs::read(&path).unwrap(), second);
+        assert_eq!(got, validate(&first, &ValidateOptions::default()));
     }
 }
