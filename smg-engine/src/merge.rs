@@ -30,7 +30,7 @@ use smg_format::model::Node;
 use smg_format::{Document, WriteOptions};
 
 use crate::error::Result;
-use crate::ingest::{self, IngestOptions};
+use crate::ingest::{self, Analysed, IngestOptions, Read};
 use crate::search::Retriever;
 
 /// Merge `ours` and `theirs`, both changed from `base`, and derive again what the
@@ -43,8 +43,8 @@ pub fn merge(
     theirs: &Document,
     options: &MergeOptions,
 ) -> Result<Merged> {
-    let (mut merged, recent) = merge_authored(base, ours, theirs, options)?;
-    let turns = merged.turns.take();
+    let (mut merged, recent, analysed) = merge_authored(base, ours, theirs, options)?;
+    let turns = read(merged.turns.take(), analysed);
     if merged.report.rederive && ingested([base, ours, theirs]) {
         let options = derive_options(options, recent);
         ingest::derive(&mut merged.document, turns, &options)?
@@ -131,7 +131,7 @@ pub fn merge_into_indexed_bytes(
 struct Settled {
     document: Document,
     /// The turns read and the options to derive the graph again with, when it must be.
-    derive: Option<(Option<Vec<ArchivedTurn>>, IngestOptions)>,
+    derive: Option<(Option<Read>, IngestOptions)>,
     /// The authored nodes of the document.
     authored: usize,
 }
@@ -140,7 +140,7 @@ struct Settled {
 /// what follows; what is left to encode when nothing is unsettled.
 fn settle(docs: [Document; 3], options: &MergeOptions) -> Result<(MergedBytes, Option<Settled>)> {
     let [base, ours, theirs] = &docs;
-    let (merged, recent) = merge_authored(base, ours, theirs, options)?;
+    let (merged, recent, analysed) = merge_authored(base, ours, theirs, options)?;
     let ingested = ingested([base, ours, theirs]);
     // Millions of small allocations: freed beside the derivation, not before it.
     rayon::spawn(move || drop(docs));
@@ -152,7 +152,8 @@ fn settle(docs: [Document; 3], options: &MergeOptions) -> Result<(MergedBytes, O
         turns,
         ..
     } = merged;
-    let derive = (report.rederive && ingested).then(|| (turns, derive_options(options, recent)));
+    let derive = (report.rederive && ingested)
+        .then(|| (read(turns, analysed), derive_options(options, recent)));
     let out = MergedBytes {
         bytes: None,
         conflicts,
@@ -177,14 +178,15 @@ fn settle(docs: [Document; 3], options: &MergeOptions) -> Result<(MergedBytes, O
     ))
 }
 
-/// The format's merge of the three documents, migrated first, and the recent turns
-/// working memory keeps (as ours did).
+/// The format's merge of the three documents, migrated first; the recent turns
+/// working memory keeps (as ours did); and what the rules find in the base's turns,
+/// found beside the merge when it hands back the merged archive's turns.
 fn merge_authored(
     base: &Document,
     ours: &Document,
     theirs: &Document,
     options: &MergeOptions,
-) -> Result<(Merged, usize)> {
+) -> Result<(Merged, usize, Option<Analysed>)> {
     let mut docs = [base, ours, theirs].map(Cow::Borrowed);
     for doc in &mut docs {
         if ingest::migrate::needs_migration(doc) {
@@ -193,8 +195,18 @@ fn merge_authored(
     }
     let [base, ours, theirs] = &docs;
     let options = options.clone().deriving_again();
-    let merged = smg_format::merge::merge(base, ours, theirs, &options)?;
-    Ok((merged, recent_turns(ours)))
+    let (merged, analysed) =
+        smg_format::merge::merge_beside(base, ours, theirs, &options, Analysed::of)?;
+    Ok((merged, recent_turns(ours), analysed))
+}
+
+/// The merged archive's turns, when the merge handed them back, with what was found
+/// in the first of them.
+fn read(turns: Option<Vec<ArchivedTurn>>, analysed: Option<Analysed>) -> Option<Read> {
+    turns.map(|turns| Read {
+        turns,
+        analysed: analysed.unwrap_or_default(),
+    })
 }
 
 /// Whether ingest derived any of `docs`' content: a memory no ingest made (written by

@@ -14,6 +14,7 @@ use crate::model::{
     Artifact, ArtifactVault, ArtifactVersion, NonEmpty, Ordinal, Sha256Ref, Timestamp, Versions,
 };
 use lines::LineIndex;
+use rayon::prelude::*;
 
 /// The language a file name's extension says (`src/app.py` → `python`), as the vault
 /// records it.
@@ -257,6 +258,26 @@ impl NewContent<'_> {
     }
 }
 
+/// What [`VaultWriter::new`] learns of one artifact: the hash of each version, and
+/// its newest content with that content's significant lines.
+struct Indexed {
+    hashes: Vec<String>,
+    last: Option<(String, Vec<u64>)>,
+}
+
+impl Indexed {
+    /// `None` when the artifact's versions do not rebuild: it is not indexed.
+    fn of(id: &str, art: &Artifact) -> Option<Self> {
+        let mut all = rebuild_versions(id, art).ok()?;
+        let hashes = all.iter().map(|c| content_hash(c)).collect();
+        let last = all.pop().map(|last| {
+            let significant = lines::significant_lines(&last);
+            (last, significant)
+        });
+        Some(Indexed { hashes, last })
+    }
+}
+
 /// Adds content to a vault, with indexes built once so that adding many pieces of
 /// content stays linear.
 ///
@@ -295,22 +316,32 @@ impl<'v> VaultWriter<'v> {
             lines: LineIndex::default(),
             vault,
         };
-        for (id, art) in w.vault.artifacts.iter().flatten() {
+        // Rebuilding, hashing and reading the lines of every version is nearly all of
+        // the work, and each artifact's is its own: done side by side, then indexed in
+        // the vault's order, so the first holder of a hash is the same as one by one.
+        let read: Vec<(&String, &Artifact, Option<Indexed>)> = {
+            let all: Vec<(&String, &Artifact)> = w.vault.artifacts.iter().flatten().collect();
+            all.into_par_iter()
+                .map(|(id, art)| (id, art, Indexed::of(id, art)))
+                .collect()
+        };
+        let mut lines = std::mem::take(&mut w.lines);
+        for (id, art, indexed) in read {
             if let Some(name) = &art.filename {
                 w.by_name.entry(name.clone()).or_insert_with(|| id.clone());
             }
-            if let Ok(all) = rebuild_versions(id, art) {
-                for (i, c) in all.iter().enumerate() {
-                    w.by_hash
-                        .entry(content_hash(c))
-                        .or_insert_with(|| (id.clone(), Ordinal::after(i as u64)));
-                }
-                if let Some(last) = all.into_iter().last() {
-                    w.lines.add(id, &last);
-                    w.latest.insert(id.clone(), last);
-                }
+            let Some(indexed) = indexed else { continue };
+            for (i, hash) in indexed.hashes.into_iter().enumerate() {
+                w.by_hash
+                    .entry(hash)
+                    .or_insert_with(|| (id.clone(), Ordinal::after(i as u64)));
+            }
+            if let Some((last, significant)) = indexed.last {
+                lines.add_lines(id, significant);
+                w.latest.insert(id.clone(), last);
             }
         }
+        w.lines = lines;
         w
     }
 

@@ -37,19 +37,29 @@ pub(crate) struct Analysis {
     first_said: Vec<bool>,
 }
 
-/// The [`Analysis`] of `turns`: the rules run side by side, and the repeats are
-/// found beside them.
-pub(crate) fn analyze_all(turns: &[&Turn]) -> Analysis {
+/// What the rules find in each of `turns`, side by side.
+pub(crate) fn facts(turns: &[&Turn]) -> Vec<Facts> {
+    // In small pieces: while the archive keeps the other thread busy, rayon would
+    // otherwise leave the rest of the turns in one piece that no thread can share
+    // once the archive is done.
+    turns
+        .par_iter()
+        .with_max_len(ANALYSED_TOGETHER)
+        .map(|t| analyze(&t.content, is_ai(t)))
+        .collect()
+}
+
+/// The [`Analysis`] of `turns`, of whose first turns `known` holds the [`facts`]
+/// already: the rules run side by side on the rest, and the repeats are found beside
+/// them.
+pub(crate) fn analyze_all(turns: &[&Turn], known: Vec<Facts>) -> Analysis {
     let (facts, first_said) = rayon::join(
         || {
-            // In small pieces: while the archive keeps the other thread busy, rayon
-            // would otherwise leave the rest of the turns in one piece that no thread
-            // can share once the archive is done.
-            turns
-                .par_iter()
-                .with_max_len(ANALYSED_TOGETHER)
-                .map(|t| analyze(&t.content, is_ai(t)))
-                .collect()
+            let mut all = known;
+            all.truncate(turns.len());
+            let rest = facts(&turns[all.len()..]);
+            all.extend(rest);
+            all
         },
         || {
             let mut seen: FastSet<&str> = FastSet::default();

@@ -220,11 +220,30 @@ pub fn ingest(
 /// handed back as [`ingest_keeping_turns`] hands them.
 pub(crate) fn derive(
     doc: &mut Document,
-    read: Option<Vec<ArchivedTurn>>,
+    read: Option<Read>,
     options: &IngestOptions,
 ) -> Result<(IngestReport, Archived)> {
     let (report, _, archived) = run(doc, Vec::new(), options, &Silent, None, read)?;
     Ok((report, archived))
+}
+
+/// An archive's turns as a merge decoded them, in order, and what the rules found in
+/// the first of them ([`Analysed`]).
+pub(crate) struct Read {
+    pub(crate) turns: Vec<ArchivedTurn>,
+    pub(crate) analysed: Analysed,
+}
+
+/// What the rules find in some turns (the first of an archive), found before the
+/// derivation that reads them: beside a merge, on the core it leaves idle.
+#[derive(Default)]
+pub(crate) struct Analysed(Vec<analyze::Facts>);
+
+impl Analysed {
+    /// The rules run on each of `turns`, side by side.
+    pub(crate) fn of(turns: &[&Turn]) -> Self {
+        Analysed(build::facts(turns))
+    }
 }
 
 /// [`ingest`], handing back the archive's turns as it read and wrote them, so that a
@@ -300,7 +319,7 @@ pub fn ingest_into_bytes(
 /// [`derive`], encoded as [`ingest_into_bytes`] encodes.
 pub(crate) fn derive_into_bytes(
     doc: Document,
-    read: Option<Vec<ArchivedTurn>>,
+    read: Option<Read>,
     options: &IngestOptions,
     write: &WriteOptions,
 ) -> Result<(IngestReport, Vec<u8>)> {
@@ -310,7 +329,7 @@ pub(crate) fn derive_into_bytes(
 fn into_bytes(
     mut doc: Document,
     inputs: Vec<Input>,
-    read: Option<Vec<ArchivedTurn>>,
+    read: Option<Read>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: &WriteOptions,
@@ -362,7 +381,7 @@ fn run(
     options: &IngestOptions,
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
-    read: Option<Vec<ArchivedTurn>>,
+    read: Option<Read>,
 ) -> Result<(IngestReport, Option<Ahead>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
@@ -397,13 +416,19 @@ fn run(
             import::letta::apply(doc, extras, scope)?;
         }
     }
-    let mut existing = match read {
-        Some(mut turns) => {
+    let (mut existing, known) = match read {
+        Some(Read {
+            mut turns,
+            analysed,
+        }) => {
             let lean = lean(doc, options);
             turns.par_iter_mut().for_each(|a| lean(&mut a.turn));
-            turns
+            (turns, analysed.0)
         }
-        None => read_archive_with(doc, &options.limits, &lean(doc, options))?,
+        None => {
+            let turns = read_archive_with(doc, &options.limits, &lean(doc, options))?;
+            (turns, Vec::new())
+        }
     };
     migrate::legacy_ids(doc, existing.iter().map(|a| &a.turn));
     keep_conversation_headers(doc, &imported, scope);
@@ -438,7 +463,7 @@ fn run(
                 .for_each(drop);
             (appended, recent)
         },
-        || build::draft(&said, build::analyze_all(&said)),
+        || build::draft(&said, build::analyze_all(&said, known)),
     );
     drop(said);
     let appended = appended?;

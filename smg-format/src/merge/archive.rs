@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use foldhash::fast::FixedState;
+
 use serde::Serialize;
 
 use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part, Parts};
@@ -53,6 +55,13 @@ pub struct Taken {
 pub(super) struct BaseTurns(std::cell::OnceCell<(Vec<Vec<Turn>>, Parts)>);
 
 impl BaseTurns {
+    /// The base's turns, in order, when the plan decoded them.
+    pub(super) fn turns(&self) -> Option<Vec<&Turn>> {
+        self.0
+            .get()
+            .map(|(blocks, _)| blocks.iter().flatten().collect())
+    }
+
     /// The merged archive's turns: the base's, then `added` (with their parts), when
     /// the plan decoded the base.
     pub(super) fn then(self, added: Appended) -> Option<Vec<ArchivedTurn>> {
@@ -183,7 +192,7 @@ fn holds_base(parts: &[Part], base: &[Vec<Turn>]) -> bool {
 struct Union<'a> {
     base: &'a [Vec<Turn>],
     entries: Vec<Entry<'a>>,
-    index: HashMap<Identity, usize>,
+    index: HashMap<Identity, usize, FixedState>,
     /// Where each base block's turns start among the entries.
     starts: Vec<usize>,
     /// Each side's turns in its order: (its number, entry).
@@ -197,7 +206,7 @@ impl<'a> Union<'a> {
         let mut u = Union {
             base,
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             starts: Vec::with_capacity(base.len()),
             numbers: Default::default(),
             floor: 0,
@@ -218,13 +227,19 @@ impl<'a> Union<'a> {
 
     /// Add `side`'s turns (0 ours, 1 theirs), in its order.
     fn add(&mut self, side: usize, parts: Vec<Part>) -> Result<()> {
-        let mut times: HashMap<Option<ShortText>, i64> = HashMap::new();
+        let mut times: HashMap<Option<ShortText>, i64, FixedState> = HashMap::default();
         let mut time_of = |t: &Turn| {
+            let last = times.get_mut(&t.conversation_id);
             let time = match t.timestamp.as_deref().and_then(millis) {
                 Some(ms) => ms,
-                None => times.get(&t.conversation_id).copied().unwrap_or(i64::MIN),
+                None => last.as_deref().copied().unwrap_or(i64::MIN),
             };
-            times.insert(t.conversation_id.clone(), time);
+            match last {
+                Some(last) => *last = time,
+                None => {
+                    times.insert(t.conversation_id.clone(), time);
+                }
+            }
             time
         };
         let mut position = 0;

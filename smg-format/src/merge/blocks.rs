@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use foldhash::fast::FixedState;
+
 use crate::archive::{decode_block, read_block, ArchivedTurn};
 use crate::error::Result;
 use crate::limits::Limits;
@@ -55,11 +57,11 @@ pub(super) fn parts(side: &Document, base: &Document, limits: &Limits) -> Result
     use rayon::prelude::*;
     let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
     let shared = method(side) == method(base) && keeps_vault(base, side);
-    let known: HashMap<&BlockData, usize> = if shared {
+    let known: HashMap<&BlockData, usize, FixedState> = if shared {
         let data = blocks(base).iter().map(|b| &b.compressed_data);
         data.enumerate().map(|(i, d)| (d, i)).collect()
     } else {
-        HashMap::new()
+        HashMap::default()
     };
     let vault = side.artifact_vault.as_ref();
     let method = method(side).unwrap_or_default();

@@ -42,12 +42,16 @@ use serde_json::Value;
 use crate::archive::{ArchiveOptions, ArchivedTurn};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::model::Document;
+use crate::model::{Document, Turn};
 pub use archive::Taken;
 use derived::renumber;
 use report::renumbered;
 pub use report::{MergeReport, Renumbered};
 use values::Merger;
+
+/// Ids of the documents' nodes or artifacts: hundreds of thousands in a large memory,
+/// borrowed and hashed quickly.
+type Ids<'a> = HashSet<&'a str, foldhash::fast::FixedState>;
 
 /// Which side wins a conflict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,28 +144,78 @@ pub fn merge(
     theirs: &Document,
     options: &MergeOptions,
 ) -> Result<Merged> {
+    Ok(merge_beside(base, ours, theirs, options, |_| ())?.0)
+}
+
+/// [`merge`], with `beside` run on the base's turns while the rest of the merge goes
+/// on, when the merge decodes them for a caller that derives again
+/// ([`MergeOptions::derive_again`]): what that caller will read of those turns (an
+/// analysis of their text) is made on a core the merge leaves idle. Its result comes
+/// back exactly when [`Merged::turns`] does, whose first turns are the ones `beside`
+/// was given, in their order.
+///
+/// ```
+/// use smg_format::{merge::{merge_beside, MergeOptions}, Document};
+/// let doc = Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
+/// let count = |turns: &[&smg_format::model::Turn]| turns.len();
+/// let (merged, counted) = merge_beside(&doc, &doc, &doc, &MergeOptions::default(), count).unwrap();
+/// assert!(merged.conflicts.is_empty() && counted.is_none());
+/// ```
+pub fn merge_beside<T: Send>(
+    base: &Document,
+    ours: &Document,
+    theirs: &Document,
+    options: &MergeOptions,
+    beside: impl FnOnce(&[&Turn]) -> T + Send,
+) -> Result<(Merged, Option<T>)> {
     // A side that changed nothing (or two sides that changed alike) leaves the other
     // as the merge, taken whole: three large documents are never turned into values.
     if ours == theirs || theirs == base {
-        return Ok(taken_whole([base, ours, theirs], ours));
+        return Ok((taken_whole([base, ours, theirs], ours), None));
     }
     if ours == base {
-        return Ok(taken_whole([base, ours, theirs], theirs));
+        return Ok((taken_whole([base, ours, theirs], theirs), None));
     }
     let decoded = archive::BaseTurns::default();
-    let mut plan = archive::plan(base, ours, theirs, &decoded, options)?;
+    let plan = archive::plan(base, ours, theirs, &decoded, options)?;
+    let held = decoded
+        .turns()
+        .filter(|_| options.derive_again && plan.is_union());
+    let docs = [base, ours, theirs];
+    let (merged, beside) = match held {
+        Some(turns) => {
+            let (merged, beside) = rayon::join(|| planned(plan, docs, options), || beside(&turns));
+            (merged, Some(beside))
+        }
+        None => (planned(plan, docs, options), None),
+    };
+    let (mut merged, appended) = merged?;
+    merged.turns = appended
+        .filter(|_| options.derive_again)
+        .and_then(|added| decoded.then(added));
+    let beside = beside.filter(|_| merged.turns.is_some());
+    Ok((merged, beside))
+}
+
+/// The merge of `docs` (base, ours, theirs) as `plan` makes their archive, and the
+/// turns appended to the base's when that is how it was made ([`Merged::turns`] is
+/// left for the caller to fill).
+fn planned(
+    mut plan: archive::Plan<'_>,
+    [base, ours, theirs]: [&Document; 3],
+    options: &MergeOptions,
+) -> Result<(Merged, Option<archive::Appended>)> {
     // Derived content built again from the merged archive is not merged: ours' stands
     // in for it until then.
     let union = plan.is_union();
-    let derived: HashSet<String> = [base, ours, theirs]
+    let derived: Ids<'_> = [base, ours, theirs]
         .into_iter()
         .flat_map(|d| node_ids(d, true))
-        .map(str::to_string)
         .collect();
     let settled = if union {
         vault::settled([base, ours, theirs])
     } else {
-        HashSet::new()
+        Ids::default()
     };
     let value = |doc: &Document| -> Result<Value> {
         if union {
@@ -204,16 +258,14 @@ pub fn merge(
         );
     }
     let appended = archive::write(plan, [base, ours, theirs], &mut document, options)?;
-    let turns = appended
-        .filter(|_| options.derive_again)
-        .and_then(|added| decoded.then(added));
     m.report.versions = vault::added_versions([base, ours, theirs], &document);
-    Ok(Merged {
+    let merged = Merged {
         document,
         conflicts: m.conflicts,
         report: m.report,
-        turns,
-    })
+        turns: None,
+    };
+    Ok((merged, appended))
 }
 
 /// The merge when it is one of the documents, `whole`, as it is.
@@ -233,7 +285,7 @@ fn taken_whole(docs: [&Document; 3], whole: &Document) -> Merged {
 
 /// How many authored nodes `merged` holds that `base` does not.
 fn nodes_added(base: &Document, merged: &Document) -> usize {
-    let known: HashSet<&str> = node_ids(base, false).collect();
+    let known: Ids<'_> = node_ids(base, false).collect();
     node_ids(merged, false)
         .filter(|id| !known.contains(id))
         .count()

@@ -1,24 +1,24 @@
 //! The merge of the documents' JSON values, member by member: one side's change
 //! taken, the same change once, two changes of an authored field a conflict.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::derived::{self, DERIVED};
-use super::{vault, Conflict, MergeReport, Side};
+use super::{vault, Conflict, Ids, MergeReport, Side};
 use crate::error::Result;
 use crate::model::escape_pointer;
 
-pub(super) struct Merger {
+pub(super) struct Merger<'a> {
     pub(super) prefer: Option<Side>,
     pub(super) conflicts: Vec<Conflict>,
     /// Ids of the derived nodes of any of the three documents.
-    pub(super) derived: HashSet<String>,
+    pub(super) derived: Ids<'a>,
     pub(super) report: MergeReport,
 }
 
-impl Merger {
+impl Merger<'_> {
     pub(super) fn value(
         &mut self,
         ptr: &str,

@@ -1,11 +1,11 @@
 //! The vault of a merge: versions added on both sides as a union, artifacts alike
 //! everywhere set aside, versions counted.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::Taken;
+use super::{Ids, Taken};
 use crate::error::{Error, Result};
 use crate::model::{Artifact, ArtifactVault, Document, Extra, Sha256Ref, Timestamp};
 use crate::vault::{next_version, rebuild_versions};
@@ -115,18 +115,22 @@ fn artifacts(d: &Document) -> Option<&BTreeMap<String, Artifact>> {
 /// The ids of the artifacts the three documents hold alike. A merge cannot change
 /// them, so they are left out of the documents' values (tens of megabytes of
 /// content in a large vault) and taken back as they are ([`restore`]).
-pub(super) fn settled([base, ours, theirs]: [&Document; 3]) -> HashSet<&str> {
+pub(super) fn settled([base, ours, theirs]: [&Document; 3]) -> Ids<'_> {
+    use rayon::prelude::*;
     let (Some(b), Some(o), Some(t)) = (artifacts(base), artifacts(ours), artifacts(theirs)) else {
-        return HashSet::new();
+        return Ids::default();
     };
-    b.iter()
+    // Tens of thousands of artifacts compared whole: side by side.
+    b.par_iter()
         .filter(|(id, a)| o.get(*id) == Some(a) && t.get(*id) == Some(a))
         .map(|(id, _)| id.as_str())
+        .collect::<Vec<_>>()
+        .into_iter()
         .collect()
 }
 
 /// Put the `settled` artifacts, as `base` holds them, back into the merged vault.
-pub(super) fn restore(merged: &mut Document, base: &Document, settled: &HashSet<&str>) {
+pub(super) fn restore(merged: &mut Document, base: &Document, settled: &Ids<'_>) {
     let Some(b) = artifacts(base).filter(|_| !settled.is_empty()) else {
         return;
     };

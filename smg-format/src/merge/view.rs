@@ -4,13 +4,14 @@
 //! three documents hold alike, serialised straight from the document so that a large
 //! memory's derived graph and vault are never turned into JSON values.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 use super::archive::Renumbering;
+use super::Ids;
 use crate::model::{
     Artifact, Collaborator, CompressionMethod, Context, Document, DocumentKind, Edge, Extra,
     FormatVersion, Graph, Metadata, Node, Ordinal, PrivateContext, SealedSection, VectorIndex,
@@ -69,7 +70,7 @@ struct ArchiveView<'a> {
 }
 
 /// Whether an edge joins two derived nodes.
-fn derived_edge(e: &Edge, derived: &HashSet<String>) -> bool {
+fn derived_edge(e: &Edge, derived: &Ids<'_>) -> bool {
     derived.contains(e.from.as_str()) && derived.contains(e.to.as_str())
 }
 
@@ -77,8 +78,8 @@ fn derived_edge(e: &Edge, derived: &HashSet<String>) -> bool {
 /// edges between them, its archive blocks and the `settled` artifacts.
 pub(super) fn authored(
     doc: &Document,
-    derived: &HashSet<String>,
-    settled: &HashSet<&str>,
+    derived: &Ids<'_>,
+    settled: &Ids<'_>,
 ) -> serde_json::Result<Value> {
     let graph = doc.semantic_graph.as_ref().map(|g| GraphView {
         nodes: g
@@ -129,7 +130,7 @@ pub(super) fn authored(
 pub(super) fn stand_in(
     into: &mut Document,
     from: &Document,
-    derived: &HashSet<String>,
+    derived: &Ids<'_>,
     map: &Renumbering,
     marked: bool,
 ) {
@@ -187,7 +188,7 @@ mod tests {
         doc.deep_archive.as_mut().unwrap().blocks = None;
         let whole = serde_json::to_value(&doc).unwrap();
         assert_eq!(
-            authored(&doc, &HashSet::new(), &HashSet::new()).unwrap(),
+            authored(&doc, &Ids::default(), &Ids::default()).unwrap(),
             whole
         );
     }

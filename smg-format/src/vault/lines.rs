@@ -21,6 +21,11 @@ pub(super) struct LineIndex {
 impl LineIndex {
     /// Index the significant lines of `content`, the newest content of `id`.
     pub(super) fn add(&mut self, id: &str, content: &str) {
+        self.add_lines(id, significant_lines(content));
+    }
+
+    /// [`LineIndex::add`] of content whose [`significant_lines`] are `lines`.
+    pub(super) fn add_lines(&mut self, id: &str, lines: Vec<u64>) {
         let number = match self.numbers.get(id) {
             Some(&n) => n,
             None => {
@@ -31,7 +36,6 @@ impl LineIndex {
                 n
             }
         };
-        let lines = significant_lines(content);
         self.latest_lines[number as usize] = lines.len();
         for h in lines {
             let holders = self.holders.entry(h).or_default();
@@ -78,7 +82,7 @@ impl LineIndex {
 }
 
 /// Hashes of the distinct lines long enough to tell files apart, ascending.
-fn significant_lines(content: &str) -> Vec<u64> {
+pub(super) fn significant_lines(content: &str) -> Vec<u64> {
     // Fixed keys: the same line hashes the same in every run.
     let hasher = FixedState::default();
     let mut lines: Vec<u64> = content
