@@ -325,7 +325,6 @@ impl<'v> VaultWriter<'v> {
                 .map(|(id, art)| (id, art, Indexed::of(id, art)))
                 .collect()
         };
-        let mut lines = std::mem::take(&mut w.lines);
         for (id, art, indexed) in read {
             if let Some(name) = &art.filename {
                 w.by_name.entry(name.clone()).or_insert_with(|| id.clone());
@@ -337,11 +336,10 @@ impl<'v> VaultWriter<'v> {
                     .or_insert_with(|| (id.clone(), Ordinal::after(i as u64)));
             }
             if let Some((last, significant)) = indexed.last {
-                lines.add_lines(id, significant);
+                w.lines.add_lines(id, significant);
                 w.latest.insert(id.clone(), last);
             }
         }
-        w.lines = lines;
         w
     }
 
