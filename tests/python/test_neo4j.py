@@ -26,6 +26,14 @@ def _free(port):
             return False
 
 
+def _listening(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 @pytest.fixture
 def bolt(tmp_path):
     try:
@@ -43,13 +51,11 @@ def bolt(tmp_path):
          "BOLT_PORT", str(ports[1])],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", ports[1]), timeout=1).close()
-            break
-        except OSError:
-            assert time.time() < deadline, "FalkorDB did not open its Bolt port"
-            time.sleep(0.05)
+    # Redis opens its own port after loading the module: both open means up.
+    while not all(_listening(p) for p in ports[:2]):
+        assert server.poll() is None, "FalkorDB exited at start"
+        assert time.time() < deadline, "FalkorDB did not open its ports"
+        time.sleep(0.05)
     yield "bolt://127.0.0.1:%d" % ports[1]
     server.kill()
     server.wait()

