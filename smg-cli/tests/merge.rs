@@ -49,26 +49,7 @@ fn two_branches_of_a_locomo_conversation_merge_without_help() {
     for file in locomo() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        let last = (1..)
-            .take_while(|n| v.get(format!("session_{n}")).is_some())
-            .last()
-            .unwrap();
-        let id = file.file_stem().unwrap().to_str().unwrap();
-        let parts = [
-            ("base.json", sessions(&v, id, 1..last - 1)),
-            ("a.json", sessions(&v, id, std::iter::once(last - 1))),
-            ("b.json", sessions(&v, id, std::iter::once(last))),
-        ];
-        for (name, part) in &parts {
-            std::fs::write(d.join(name), serde_json::to_vec(part).unwrap()).unwrap();
-        }
-        ok(&["ingest", "base.json", "-o", "base.smg", "-q"], d);
-        for (side, input) in [("ours", "a.json"), ("theirs", "b.json")] {
-            let out = format!("{side}.smg");
-            ok(&["fork", "base.smg", "-o", &out, "--branch", side], d);
-            ok(&["ingest", "--append", &out, input, "-q"], d);
-        }
+        branches(&file, d, |_| {});
         let report = merged("merged.smg", d);
         assert_eq!(report["written"], true, "{report}");
         let unsettled: Vec<&Value> = report["conflicts"]
@@ -99,22 +80,100 @@ fn two_branches_of_a_locomo_conversation_merge_without_help() {
             &["ingest", "--append", "one.smg", "a.json", "b.json", "-q"],
             d,
         );
-        let diff: Value =
-            serde_json::from_str(&ok(&["diff", "one.smg", "merged.smg", "--json"], d)).unwrap();
-        for key in [
-            "nodesAdded",
-            "nodesRemoved",
-            "nodesChanged",
-            "edgesAdded",
-            "edgesRemoved",
-            "edgesChanged",
-            "turnsAdded",
-            "turnsRemoved",
-            "workingMemory",
-        ] {
-            assert_eq!(diff[key], json!([]), "{}: {key} {diff}", file.display());
-        }
+        same_memory("one.smg", "merged.smg", d);
     }
+}
+
+/// `base.smg` ingested from the first sessions of a LoCoMo `file` (then given to
+/// `made`), forked into `ours.smg` and `theirs.smg`, each appended one more session
+/// (`a.json`, `b.json`).
+fn branches(file: &Path, d: &Path, made: impl FnOnce(&Path)) {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let last = (1..)
+        .take_while(|n| v.get(format!("session_{n}")).is_some())
+        .last()
+        .unwrap();
+    let id = file.file_stem().unwrap().to_str().unwrap();
+    let parts = [
+        ("base.json", sessions(&v, id, 1..last - 1)),
+        ("a.json", sessions(&v, id, std::iter::once(last - 1))),
+        ("b.json", sessions(&v, id, std::iter::once(last))),
+    ];
+    for (name, part) in &parts {
+        std::fs::write(d.join(name), serde_json::to_vec(part).unwrap()).unwrap();
+    }
+    ok(&["ingest", "base.json", "-o", "base.smg", "-q"], d);
+    made(d);
+    for (side, input) in [("ours", "a.json"), ("theirs", "b.json")] {
+        let out = format!("{side}.smg");
+        ok(&["fork", "base.smg", "-o", &out, "--branch", side], d);
+        ok(&["ingest", "--append", &out, input, "-q"], d);
+    }
+}
+
+/// `smg diff` finds nothing between the memories `a` and `b` but their metadata.
+fn same_memory(a: &str, b: &str, d: &Path) {
+    let diff: Value = serde_json::from_str(&ok(&["diff", a, b, "--json"], d)).unwrap();
+    for key in [
+        "nodesAdded",
+        "nodesRemoved",
+        "nodesChanged",
+        "edgesAdded",
+        "edgesRemoved",
+        "edgesChanged",
+        "turnsAdded",
+        "turnsRemoved",
+        "workingMemory",
+    ] {
+        assert_eq!(diff[key], json!([]), "{a} and {b}: {key} {diff}");
+    }
+}
+
+/// Memories large enough to be read as they decompress (a 6 MB document in the
+/// vault) are read lean, without their derived graphs: they merge into one ingest of
+/// both sides all the same, and a merge that needs what was left out (a side that
+/// changed nothing) reads them again whole.
+#[test]
+fn large_branches_read_lean_merge_as_one_ingest_of_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    branches(&locomo()[0], d, |d| {
+        let line = "The quarterly plan keeps the storage budget flat and the team small.\n";
+        std::fs::write(d.join("plan.txt"), line.repeat(6_000_000 / line.len())).unwrap();
+        ok(
+            &["vault", "add", "base.smg", "plan.txt", "--kind", "document"],
+            d,
+        );
+        std::fs::copy(d.join("base.smg"), d.join("one.smg")).unwrap();
+    });
+    let report = merged("merged.smg", d);
+    assert_eq!(report["written"], true, "{report}");
+    assert!(
+        report["nodes"]["rederived"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    ok(&["validate", "merged.smg"], d);
+    ok(
+        &["ingest", "--append", "one.smg", "a.json", "b.json", "-q"],
+        d,
+    );
+    same_memory("one.smg", "merged.smg", d);
+    assert!(load(&d.join("merged.smg")).artifact_vault.is_some());
+
+    ok(
+        &[
+            "merge",
+            "base.smg",
+            "base.smg",
+            "theirs.smg",
+            "-o",
+            "same.smg",
+        ],
+        d,
+    );
+    same_memory("theirs.smg", "same.smg", d);
+    let canonical = |f: &str| smg_format::codec::to_canonical_json(&load(&d.join(f))).unwrap();
+    assert!(canonical("theirs.smg") == canonical("same.smg"));
 }
 
 /// The position-based id an older smg gave a derived node.

@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 
 use smg_format::archive::ArchivedTurn;
-use smg_format::merge::{Conflict, MergeOptions, MergeReport, Merged};
+use smg_format::merge::{Conflict, Lean, MergeOptions, MergeReport, Merged};
 use smg_format::model::Node;
 use smg_format::{Document, WriteOptions};
 
@@ -79,7 +79,68 @@ pub fn merge_into_bytes(
     options: &MergeOptions,
     write: &WriteOptions,
 ) -> Result<MergedBytes> {
-    let (mut out, settled) = settle(docs, options)?;
+    let authored = whole_authored(docs.each_ref(), options)?;
+    let (out, settled) = settle(docs, authored, options)?;
+    encode(out, settled, options, write)
+}
+
+/// [`merge_into_bytes`] for memories that keep a search index: written with `write`
+/// (the packed layout, else `SMG-E020`) with an index of the merge, made from the
+/// turns the derivation held rather than from the merged archive decoded again. What
+/// `smg merge` writes when ours stores an index.
+pub fn merge_into_indexed_bytes(
+    docs: [Document; 3],
+    options: &MergeOptions,
+    write: &WriteOptions,
+) -> Result<MergedBytes> {
+    crate::search::packed_only(write.encoding)?;
+    let authored = whole_authored(docs.each_ref(), options)?;
+    let (out, settled) = settle(docs, authored, options)?;
+    encode_indexed(out, settled, options, write)
+}
+
+/// What [`merge_lean_into_bytes`] gives.
+#[derive(Debug)]
+pub enum LeanMerged {
+    /// The merge, as the same documents read whole merge.
+    Merged(MergedBytes),
+    /// The merge needs what was left out: the documents, given back, are to be read
+    /// whole ([`Lean::into_whole`] keeps those that were) and merged so.
+    ReadWhole(Box<[Lean; 3]>),
+}
+
+/// [`merge_into_bytes`] (or, with `indexed`, [`merge_into_indexed_bytes`]) of
+/// documents read lean ([`Lean`]): the bytes a merge of the same documents read whole
+/// gives, without their derived graphs parsed. The merge needs those (and gives the
+/// documents back) when a side changed nothing, when the archives are not a new
+/// union, or when a file is from before derived ids were stable.
+pub fn merge_lean_into_bytes(
+    docs: [Lean; 3],
+    options: &MergeOptions,
+    write: &WriteOptions,
+    indexed: bool,
+) -> Result<LeanMerged> {
+    if indexed {
+        crate::search::packed_only(write.encoding)?;
+    }
+    let Some(authored) = lean_authored(&docs, options)? else {
+        return Ok(LeanMerged::ReadWhole(Box::new(docs)));
+    };
+    let (out, settled) = settle(docs, authored, options)?;
+    Ok(LeanMerged::Merged(if indexed {
+        encode_indexed(out, settled, options, write)?
+    } else {
+        encode(out, settled, options, write)?
+    }))
+}
+
+/// A merge's document encoded as `write` says, when it is clean.
+fn encode(
+    mut out: MergedBytes,
+    settled: Option<Settled>,
+    options: &MergeOptions,
+    write: &WriteOptions,
+) -> Result<MergedBytes> {
     if let Some(s) = settled {
         out.bytes = Some(match s.derive {
             Some((turns, derive)) => {
@@ -96,18 +157,14 @@ pub fn merge_into_bytes(
     Ok(out)
 }
 
-/// [`merge_into_bytes`] for memories that keep a search index: written with `write`
-/// (the packed layout, else `SMG-E020`) with an index of the merge, made from the
-/// turns the derivation held rather than from the merged archive decoded again. What
-/// `smg merge` writes when ours stores an index.
-pub fn merge_into_indexed_bytes(
-    docs: [Document; 3],
+/// [`encode`] with a search index of the merge.
+fn encode_indexed(
+    mut out: MergedBytes,
+    settled: Option<Settled>,
     options: &MergeOptions,
     write: &WriteOptions,
 ) -> Result<MergedBytes> {
-    crate::search::packed_only(write.encoding)?;
     let limits = &options.limits;
-    let (mut out, settled) = settle(docs, options)?;
     if let Some(s) = settled {
         let mut document = s.document;
         let retriever = match s.derive {
@@ -136,14 +193,66 @@ struct Settled {
     authored: usize,
 }
 
-/// The format's merge of `docs` (base, ours, theirs), the documents freed beside
-/// what follows; what is left to encode when nothing is unsettled.
-fn settle(docs: [Document; 3], options: &MergeOptions) -> Result<(MergedBytes, Option<Settled>)> {
-    let [base, ours, theirs] = &docs;
+/// The format's merge of three documents, as [`merge_authored`] gives it, and whether
+/// ingest derived any of their content.
+struct Authored {
+    merged: Merged,
+    recent: usize,
+    analysed: Option<Analysed>,
+    ingested: bool,
+}
+
+/// [`merge_authored`] of whole documents.
+fn whole_authored(docs: [&Document; 3], options: &MergeOptions) -> Result<Authored> {
+    let [base, ours, theirs] = docs;
     let (merged, recent, analysed) = merge_authored(base, ours, theirs, options)?;
-    let ingested = ingested([base, ours, theirs]);
+    let ingested = ingested(docs);
+    Ok(Authored {
+        merged,
+        recent,
+        analysed,
+        ingested,
+    })
+}
+
+/// [`merge_authored`] of documents read lean; `None` when the merge needs what was
+/// left out. Nothing derived needs to be migrated then (a file with derived ids of
+/// before is read whole and migrated).
+fn lean_authored(docs: &[Lean; 3], options: &MergeOptions) -> Result<Option<Authored>> {
+    let whole = docs.each_ref().map(Lean::document);
+    let left_out = docs.iter().flat_map(|l| l.left_out());
+    if left_out.clone().next().is_none() {
+        return whole_authored(whole, options).map(Some);
+    }
+    let legacy = left_out.clone().any(|id| ingest::migrate::is_legacy(id));
+    if legacy || whole.into_iter().any(ingest::migrate::needs_migration) {
+        return Ok(None);
+    }
+    let options = options.clone().deriving_again();
+    let merged = smg_format::merge::merge_lean(docs.each_ref(), &options, Analysed::of)?;
+    Ok(merged.map(|(merged, analysed)| Authored {
+        merged,
+        recent: recent_turns(whole[1]),
+        analysed,
+        ingested: true,
+    }))
+}
+
+/// What is left of a merge (`authored`) of `docs` to encode when nothing is
+/// unsettled, the documents freed beside it.
+fn settle<D: Send + 'static>(
+    docs: D,
+    authored: Authored,
+    options: &MergeOptions,
+) -> Result<(MergedBytes, Option<Settled>)> {
     // Millions of small allocations: freed beside the derivation, not before it.
     rayon::spawn(move || drop(docs));
+    let Authored {
+        merged,
+        recent,
+        analysed,
+        ingested,
+    } = authored;
     let clean = merged.unresolved().next().is_none();
     let Merged {
         document,

@@ -4,12 +4,14 @@
 
 use proptest::prelude::*;
 use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
-use smg_engine::merge::{merge, merge_into_indexed_bytes};
+use smg_engine::merge::{
+    merge, merge_into_bytes, merge_into_indexed_bytes, merge_lean_into_bytes, LeanMerged,
+};
 use smg_engine::search::encode_with_search_index;
 use smg_format::{
     archive::read_archive,
     codec::to_canonical_json,
-    merge::MergeOptions,
+    merge::{Lean, MergeOptions},
     model::{Graph, Turn},
     to_bytes,
     validate::{validate, ValidateOptions},
@@ -152,6 +154,30 @@ fn same_memory(merged: &Document, one: &Document) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Read lean ([`Lean::new`]), `docs` merge into the bytes they merge into read whole,
+/// or give themselves back to be read whole; when both sides added different turns
+/// (`union`) they merge. Read lean, nothing is left out of what the merge is to need.
+fn read_lean_alike(docs: [&Document; 3], union: bool) -> Result<(), TestCaseError> {
+    let (options, write) = (MergeOptions::default(), WriteOptions::new(Encoding::Brotli));
+    let whole = merge_into_bytes(docs.map(Document::clone), &options, &write).unwrap();
+    let leans = docs.map(|d| Lean::new(d.clone()));
+    prop_assert!(leans.iter().all(|l| !l.left_out().is_empty()));
+    match merge_lean_into_bytes(leans, &options, &write, false).unwrap() {
+        LeanMerged::Merged(lean) => {
+            prop_assert_eq!(&lean.bytes, &whole.bytes);
+            prop_assert_eq!(lean.rederived, whole.rederived);
+            prop_assert_eq!(&lean.conflicts, &whole.conflicts);
+        }
+        LeanMerged::ReadWhole(given) => {
+            prop_assert!(!union, "a union of archives needs nothing left out");
+            let given = given.map(|l| l.document().clone());
+            let leaned = docs.map(|d| Lean::new(d.clone()).document().clone());
+            prop_assert_eq!(given, leaned);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -179,6 +205,7 @@ proptest! {
         prop_assert_eq!(merged.report.turns.both, if union { shared.len() } else { 0 });
         let one = grown(&start, [export(&a, 2), export(&b, 2)]);
         same_memory(&merged.document, &one)?;
+        read_lean_alike([&start, &x, &y], union)?;
         // A branch merged with an unchanged one is itself.
         let same = merge(&start, &x, &start, &MergeOptions::default()).unwrap();
         prop_assert_eq!(canonical(&same.document), canonical(&x));

@@ -173,6 +173,27 @@ pub(crate) fn from_file_sized(
     Ok(Some((doc, encoding)))
 }
 
+/// [`from_file`] read lean ([`crate::merge::Lean`]).
+pub(crate) fn lean_from_file(
+    file: std::fs::File,
+    len: u64,
+    limits: &Limits,
+) -> Result<Option<(crate::merge::Lean, Encoding)>> {
+    let sizes = crate::envelope::stream::SIZES;
+    let Some((doc, lean, encoding)) =
+        streamed::lean_from_file_sized(file, len, limits, sizes, true)
+    else {
+        return Ok(None);
+    };
+    let lean = lean.unwrap_or_default();
+    let left_out = (lean.left_out.len() as u64, lean.dropped);
+    crate::counts::check_lean(limits, &doc, left_out)?;
+    Ok(Some((
+        crate::merge::Lean::read(doc, lean.left_out),
+        encoding,
+    )))
+}
+
 /// Decode a whole file of any unencrypted encoding to its JSON text, enforcing
 /// `limits`: [`envelope::decode`] for JSON, Brotli and Zstandard (borrowed for plain
 /// JSON), and the canonical JSON of the document a packed file holds.

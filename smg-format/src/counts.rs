@@ -8,7 +8,13 @@ use crate::model::{escape_pointer, Document};
 /// Check a document's counts against these limits (archive blocks by their declared
 /// turn ranges: what a block really holds is checked when it is decoded).
 pub(crate) fn check_document(limits: &Limits, doc: &Document) -> Result<()> {
-    let (mut nodes, mut edges) = (0u64, 0u64);
+    check_lean(limits, doc, (0, 0))
+}
+
+/// [`check_document`] of a document read without `(nodes, edges)` of its semantic
+/// graph ([`crate::merge::Lean`]): they count as if they were there.
+pub(crate) fn check_lean(limits: &Limits, doc: &Document, left_out: (u64, u64)) -> Result<()> {
+    let (mut nodes, mut edges) = left_out;
     for (_, graph) in doc.graphs() {
         nodes += graph.nodes().len() as u64;
         edges += graph.edges().len() as u64;

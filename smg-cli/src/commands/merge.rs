@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use smg_engine::ingest::{ingest, migrate as migrate_ids, IngestOptions, Silent};
-use smg_format::merge::{Conflict, MergeOptions, MergeReport, Renumbered, Side};
+use smg_engine::merge::LeanMerged;
+use smg_format::merge::{Conflict, Lean, MergeOptions, MergeReport, Renumbered, Side};
+use smg_format::{Document, Encoding};
 
 use super::checkpoint::report;
 use super::working::Working;
@@ -15,6 +17,7 @@ use crate::io::{
     is_stdio, load, load_bytes, load_plain, load_unencrypted, read_input, save_indexed, seal,
     Context, Loaded,
 };
+use crate::secret::Secret;
 use crate::Outcome;
 
 /// A file as read, and whether it stores a search index (its rewrite stores a new one).
@@ -27,9 +30,19 @@ pub(crate) fn load_indexed(
     Ok((loaded, indexed))
 }
 
-/// Three files as [`load_indexed`] reads them: side by side, but for an encrypted
-/// file or stdin, read after the others (a passphrase is asked for once, in turn).
-fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], smg_format::Error> {
+/// A file read for a merge.
+struct Input {
+    /// Read lean when it can be read again, else whole.
+    lean: Lean,
+    encoding: Encoding,
+    encryption: Option<(Secret, u64)>,
+    /// Whether the file stores a search index (its rewrite stores a new one).
+    indexed: bool,
+}
+
+/// Three files read for a merge: side by side, but for an encrypted file or stdin,
+/// read after the others (a passphrase is asked for once, in turn).
+fn read_three(paths: [&Path; 3], ctx: &Context) -> Result<[Input; 3], smg_format::Error> {
     let limits = ctx.limits;
     let read = std::thread::scope(|s| {
         let jobs = paths.map(|p| s.spawn(move || read_plain(p, &limits)));
@@ -45,31 +58,46 @@ fn load_three(paths: [&Path; 3], ctx: &Context) -> Result<[(Loaded, bool); 3], s
     ])
 }
 
-/// What [`read_plain`] left to a passphrase or stdin, read; and whether the file
-/// stores a search index.
-fn finish(read: Plain, path: &Path, ctx: &Context) -> Result<(Loaded, bool), smg_format::Error> {
-    let loaded = match read {
-        Plain::Read(loaded) => *loaded,
-        Plain::Encrypted(bytes) => load_bytes(&bytes, ctx)?,
-        Plain::Stdin => load_bytes(&read_input(path)?, ctx)?,
+/// What [`read_plain`] left to a passphrase or stdin, read. A document that could
+/// not be read again without asking is kept whole.
+fn finish(read: Plain, path: &Path, ctx: &Context) -> Result<Input, smg_format::Error> {
+    let input = |loaded: Loaded, lean: fn(Document) -> Lean| Input {
+        indexed: loaded.indexed(),
+        encoding: loaded.encoding,
+        encryption: loaded.encryption,
+        lean: lean(loaded.doc),
     };
-    let indexed = loaded.indexed();
-    Ok((loaded, indexed))
+    Ok(match read {
+        Plain::Read(loaded) => input(*loaded, Lean::new),
+        Plain::Lean(lean, encoding) => Input {
+            lean: *lean,
+            encoding,
+            encryption: None,
+            indexed: false,
+        },
+        Plain::Encrypted(bytes) => input(load_bytes(&bytes, ctx)?, Lean::whole),
+        Plain::Stdin => input(load_bytes(&read_input(path)?, ctx)?, Lean::whole),
+    })
 }
 
 /// A file as a thread of its own reads it.
 enum Plain {
     Read(Box<Loaded>),
+    /// A compressed document read lean as it decompresses.
+    Lean(Box<Lean>, Encoding),
     /// An encrypted file's bytes, for a passphrase.
     Encrypted(Vec<u8>),
     Stdin,
 }
 
-/// `path` read as [`crate::io::load`] reads it, but for what a passphrase or stdin
-/// is needed for.
+/// `path` read as [`crate::io::load`] reads it (a large compressed document lean),
+/// but for what a passphrase or stdin is needed for.
 fn read_plain(path: &Path, limits: &smg_format::Limits) -> Result<Plain, smg_format::Error> {
     if is_stdio(path) {
         return Ok(Plain::Stdin);
+    }
+    if let Some((lean, encoding, _)) = smg_format::file::read_streamed_lean(path, limits)? {
+        return Ok(Plain::Lean(Box::new(lean), encoding));
     }
     if let Some(loaded) = load_plain(path, limits)? {
         return Ok(Plain::Read(Box::new(loaded)));
@@ -82,9 +110,8 @@ fn read_plain(path: &Path, limits: &smg_format::Limits) -> Result<Plain, smg_for
 }
 
 pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let [base, ours, theirs] = load_three([&a.base, &a.ours, &a.theirs], ctx)?;
-    let (ours, indexed) = ours;
-    let (base, theirs) = (base.0, theirs.0);
+    let paths = [&*a.base, &*a.ours, &*a.theirs];
+    let [base, ours, theirs] = read_three(paths, ctx)?;
     let mut options = MergeOptions::default();
     options.limits = ctx.limits;
     // Blocks written again are written as ingest writes them.
@@ -97,10 +124,10 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine:
     }
     let working = Working::new("merging".into());
     let write = smg_format::WriteOptions::new(ours.encoding.for_writing());
-    let indexed = indexed && ours.encryption.is_none();
+    let indexed = ours.indexed && ours.encryption.is_none();
     let encryption = ours.encryption;
-    let docs = [base.doc, ours.doc, theirs.doc];
-    let (outcome, bytes) = merged_bytes(docs, &options, &write, indexed)?;
+    let docs = [base.lean, ours.lean, theirs.lean];
+    let (outcome, bytes) = merged_bytes(docs, paths, ctx, &options, &write, indexed)?;
     drop(working);
     let clean = bytes.is_some();
     let text = if a.json {
@@ -119,18 +146,30 @@ pub(crate) fn merge(a: &MergeArgs, ctx: &Context) -> Result<Outcome, smg_engine:
     })
 }
 
-/// The merge of `docs` (base, ours, theirs) encoded by `write`, with a search index
-/// stored when `indexed`; no bytes while a conflict is unsettled.
+/// The merge of `docs` (base, ours, theirs, read from `paths`) encoded by `write`,
+/// with a search index stored when `indexed`; no bytes while a conflict is
+/// unsettled. When the merge needs what a lean read left out, the files are read
+/// again whole.
 fn merged_bytes(
-    docs: [smg_format::Document; 3],
+    docs: [Lean; 3],
+    paths: [&Path; 3],
+    ctx: &Context,
     options: &MergeOptions,
     write: &smg_format::WriteOptions,
     indexed: bool,
 ) -> Result<(Summary, Option<Vec<u8>>), smg_engine::Error> {
-    let m = if indexed {
-        smg_engine::merge::merge_into_indexed_bytes(docs, options, write)?
-    } else {
-        smg_engine::merge::merge_into_bytes(docs, options, write)?
+    let m = match smg_engine::merge::merge_lean_into_bytes(docs, options, write, indexed)? {
+        LeanMerged::Merged(m) => m,
+        LeanMerged::ReadWhole(docs) => {
+            let [b, o, t] = *docs;
+            let [pb, po, pt] = paths;
+            let docs = [whole(b, pb, ctx)?, whole(o, po, ctx)?, whole(t, pt, ctx)?];
+            if indexed {
+                smg_engine::merge::merge_into_indexed_bytes(docs, options, write)?
+            } else {
+                smg_engine::merge::merge_into_bytes(docs, options, write)?
+            }
+        }
     };
     let summary = Summary {
         conflicts: m.conflicts,
@@ -138,6 +177,15 @@ fn merged_bytes(
         rederived: m.rederived,
     };
     Ok((summary, m.bytes))
+}
+
+/// `lean`'s document whole: as it is, or read again from `path` (only a document that
+/// can be read again without asking was read lean).
+fn whole(lean: Lean, path: &Path, ctx: &Context) -> Result<Document, smg_format::Error> {
+    match lean.into_whole() {
+        Some(doc) => Ok(doc),
+        None => Ok(load(path, ctx)?.doc),
+    }
 }
 
 /// What a merge did, to report.

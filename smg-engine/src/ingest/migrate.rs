@@ -32,6 +32,11 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
 }
 
 /// Whether `doc` has a derived node of a legacy id.
+/// Whether `id` is a derived node's id from before they were stable.
+pub(crate) fn is_legacy(id: &str) -> bool {
+    legacy(id).is_some()
+}
+
 pub(crate) fn needs_migration(doc: &Document) -> bool {
     doc.graphs()
         .into_iter()

@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 
 use crate::envelope::{stream, Encoding};
 use crate::limits::{Limits, MAX_DEPTH};
+use crate::merge::LeanLists;
 use crate::model::{Artifact, Block, Document, Edge, Node};
 
 /// Deeper documents are read whole, so that the nesting limit applies to them as it
@@ -26,12 +27,17 @@ const DEEPEST: usize = MAX_DEPTH - 8;
 /// `bytes` (Brotli or Zstandard, at least a few MiB of JSON) parsed as it
 /// decompresses; `None` when the caller is to read it whole.
 pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
-    from_pieces_sized(bytes, limits, stream::SIZES)
+    from_pieces_sized(bytes, limits, stream::SIZES, false).map(|(doc, _)| doc)
 }
 
-/// [`from_pieces`] with the sizes of [`stream::each_piece`].
-fn from_pieces_sized(bytes: &[u8], limits: &Limits, sizes: (u64, usize)) -> Option<Document> {
-    let mut reader = Reader::default();
+/// [`from_pieces`] with the sizes of [`stream::each_piece`], read lean or whole.
+fn from_pieces_sized(
+    bytes: &[u8],
+    limits: &Limits,
+    sizes: (u64, usize),
+    lean: bool,
+) -> Option<(Document, Option<LeanLists>)> {
+    let mut reader = Reader::new(lean);
     stream::each_piece(bytes, limits, sizes, |piece| reader.push(piece))?;
     reader.finish()
 }
@@ -44,9 +50,23 @@ pub(crate) fn from_file_sized(
     limits: &Limits,
     sizes: (u64, usize),
 ) -> Option<(Document, Encoding)> {
-    let mut reader = Reader::default();
+    let (doc, _, encoding) = lean_from_file_sized(file, len, limits, sizes, false)?;
+    Some((doc, encoding))
+}
+
+/// [`from_file_sized`], read lean ([`crate::merge::Lean`]) when `lean`: with what
+/// was left out.
+pub(crate) fn lean_from_file_sized(
+    file: File,
+    len: u64,
+    limits: &Limits,
+    sizes: (u64, usize),
+    lean: bool,
+) -> Option<(Document, Option<LeanLists>, Encoding)> {
+    let mut reader = Reader::new(lean);
     let encoding = stream::each_piece_of_file(file, len, limits, sizes, |p| reader.push(p))?;
-    Some((reader.finish()?, encoding))
+    let (doc, lean) = reader.finish()?;
+    Some((doc, lean, encoding))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -111,12 +131,21 @@ struct Reader {
     escaped: bool,
     sink: Sink,
     lists: Lists,
+    /// In a lean read, what is left out of the semantic graph.
+    lean: Option<LeanLists>,
 }
 
 /// Keys longer than this name no section or list.
 const LONGEST_KEY: usize = 16;
 
 impl Reader {
+    fn new(lean: bool) -> Reader {
+        Reader {
+            lean: lean.then(LeanLists::default),
+            ..Reader::default()
+        }
+    }
+
     fn push(&mut self, mut text: &[u8]) -> Option<()> {
         while let Some(&b) = text.first() {
             if self.sink == Sink::Item {
@@ -342,11 +371,13 @@ impl Reader {
             &self.item
         };
         let l = &mut self.lists;
-        match self.stack.last()?.list? {
-            List::Nodes => l.nodes.as_mut()?.push(parse(text)?),
-            List::Edges => l.edges.as_mut()?.push(parse(text)?),
-            List::Blocks => l.blocks.as_mut()?.push(parse(text)?),
-            List::Artifacts => {
+        match (self.stack.last()?.list?, self.lean.as_mut()) {
+            (List::Nodes, Some(lean)) => l.nodes.as_mut()?.extend(lean.node(text).ok()?),
+            (List::Edges, Some(lean)) => lean.edge(text),
+            (List::Nodes, None) => l.nodes.as_mut()?.push(parse(text)?),
+            (List::Edges, None) => l.edges.as_mut()?.push(parse(text)?),
+            (List::Blocks, _) => l.blocks.as_mut()?.push(parse(text)?),
+            (List::Artifacts, _) => {
                 let id = parse(&self.id)?;
                 // A later entry with the same id takes its place, as in a whole parse.
                 l.artifacts.as_mut()?.insert(id, parse(text)?);
@@ -375,14 +406,18 @@ impl Reader {
         }
     }
 
-    /// The document: the skeleton parsed, and the lists read put in their places.
-    fn finish(mut self) -> Option<Document> {
+    /// The document: the skeleton parsed, and the lists read put in their places;
+    /// what a lean read left out.
+    fn finish(mut self) -> Option<(Document, Option<LeanLists>)> {
         if !self.stack.is_empty() || self.in_string {
             return None;
         }
         let mut doc: Document = parse(&self.skeleton)?;
         self.skeleton = Vec::new();
-        let l = self.lists;
+        let mut l = self.lists;
+        if let Some(lean) = self.lean.as_mut().filter(|l| l.has_edges()) {
+            *l.edges.as_mut()? = lean.edges().ok()?;
+        }
         if let Some(nodes) = l.nodes {
             *empty(&mut doc.semantic_graph.as_mut()?.nodes)? = nodes;
         }
@@ -397,7 +432,7 @@ impl Reader {
             let place = vault.artifacts.as_mut().filter(|a| a.is_empty())?;
             *place = artifacts;
         }
-        Some(doc)
+        Some((doc, self.lean))
     }
 }
 

@@ -63,6 +63,22 @@ pub fn read_streamed(path: &Path, limits: &Limits) -> Result<Option<(Document, E
     Ok(read.map(|(doc, encoding)| (doc, encoding, len)))
 }
 
+/// [`read_streamed`] read lean, for a merge that derives again
+/// ([`crate::merge::merge_lean`]): the derived nodes curation never marked and the
+/// edges between them are not parsed, only looked through (their JSON must be well
+/// formed, their ids and `createdBy` strings). `None` as for [`read_streamed`]:
+/// [`crate::merge::Lean::new`] of the document read whole then leaves out the same.
+pub fn read_streamed_lean(
+    path: &Path,
+    limits: &Limits,
+) -> Result<Option<(crate::merge::Lean, Encoding, u64)>> {
+    let io = |e| Error::io(path, e);
+    let file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let read = crate::codec::lean_from_file(file, len, limits)?;
+    Ok(read.map(|(lean, encoding)| (lean, encoding, len)))
+}
+
 /// The document of a packed file, reading only the sections it is made of: the
 /// file's extensions (a stored search index is often as large as the rest) are
 /// neither read nor held, nor is the whole file at once. `None` when the file is

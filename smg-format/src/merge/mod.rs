@@ -29,6 +29,7 @@
 mod archive;
 mod blocks;
 mod derived;
+mod lean;
 mod report;
 mod values;
 mod vault;
@@ -45,6 +46,8 @@ use crate::limits::Limits;
 use crate::model::{Document, Turn};
 pub use archive::Taken;
 use derived::renumber;
+pub use lean::Lean;
+pub(crate) use lean::LeanLists;
 use report::renumbered;
 pub use report::{MergeReport, Renumbered};
 use values::Merger;
@@ -168,50 +171,95 @@ pub fn merge_beside<T: Send>(
     options: &MergeOptions,
     beside: impl FnOnce(&[&Turn]) -> T + Send,
 ) -> Result<(Merged, Option<T>)> {
+    let docs = [base, ours, theirs];
+    let merged = merge_inputs(docs, &Ids::default(), options, beside)?;
+    // Nothing was left out, so nothing is missing.
+    merged.ok_or_else(|| Error::InvalidArgument("no document was read lean".into()))
+}
+
+/// [`merge_beside`] of documents read lean ([`Lean`]), for a caller that derives
+/// again ([`MergeOptions::derive_again`]). `None` when the merge needs what was left
+/// out: when a side changed nothing, or when the merged archive is not a new union of
+/// both (the derived graph is then merged, not derived again). Read the documents
+/// whole and merge them with [`merge_beside`] then: the result is the same as that
+/// merge gives whenever this one gives one.
+pub fn merge_lean<T: Send>(
+    docs: [&Lean; 3],
+    options: &MergeOptions,
+    beside: impl FnOnce(&[&Turn]) -> T + Send,
+) -> Result<Option<(Merged, Option<T>)>> {
+    let left_out: Ids<'_> = docs
+        .iter()
+        .flat_map(|l| l.left_out.iter().map(String::as_str))
+        .collect();
+    let docs = docs.map(|l| &l.document);
+    if !left_out.is_empty() && !options.derive_again {
+        return Ok(None);
+    }
+    merge_inputs(docs, &left_out, options, beside)
+}
+
+/// The merge of `docs` (base, ours, theirs), read without the derived nodes in
+/// `left_out`; `None` when it needs them.
+fn merge_inputs<T: Send>(
+    docs: [&Document; 3],
+    left_out: &Ids<'_>,
+    options: &MergeOptions,
+    beside: impl FnOnce(&[&Turn]) -> T + Send,
+) -> Result<Option<(Merged, Option<T>)>> {
+    let [base, ours, theirs] = docs;
+    let lean = !left_out.is_empty();
     // A side that changed nothing (or two sides that changed alike) leaves the other
     // as the merge, taken whole: three large documents are never turned into values.
-    if ours == theirs || theirs == base {
-        return Ok((taken_whole([base, ours, theirs], ours), None));
-    }
-    if ours == base {
-        return Ok((taken_whole([base, ours, theirs], theirs), None));
+    let whole = if ours == theirs || theirs == base {
+        Some(ours)
+    } else {
+        (ours == base).then_some(theirs)
+    };
+    if let Some(whole) = whole {
+        return Ok((!lean).then(|| (taken_whole(docs, whole), None)));
     }
     let decoded = archive::BaseTurns::default();
     let plan = archive::plan(base, ours, theirs, &decoded, options)?;
+    if lean && !plan.is_union() {
+        return Ok(None);
+    }
     let held = decoded
         .turns()
         .filter(|_| options.derive_again && plan.is_union());
-    let docs = [base, ours, theirs];
     let (merged, beside) = match held {
         Some(turns) => {
-            let (merged, beside) = rayon::join(|| planned(plan, docs, options), || beside(&turns));
+            let (merged, beside) =
+                rayon::join(|| planned(plan, docs, left_out, options), || beside(&turns));
             (merged, Some(beside))
         }
-        None => (planned(plan, docs, options), None),
+        None => (planned(plan, docs, left_out, options), None),
     };
     let (mut merged, appended) = merged?;
     merged.turns = appended
         .filter(|_| options.derive_again)
         .and_then(|added| decoded.then(added));
     let beside = beside.filter(|_| merged.turns.is_some());
-    Ok((merged, beside))
+    Ok(Some((merged, beside)))
 }
 
 /// The merge of `docs` (base, ours, theirs) as `plan` makes their archive, and the
 /// turns appended to the base's when that is how it was made ([`Merged::turns`] is
 /// left for the caller to fill).
-fn planned(
+fn planned<'a>(
     mut plan: archive::Plan<'_>,
-    [base, ours, theirs]: [&Document; 3],
+    [base, ours, theirs]: [&'a Document; 3],
+    left_out: &Ids<'a>,
     options: &MergeOptions,
 ) -> Result<(Merged, Option<archive::Appended>)> {
     // Derived content built again from the merged archive is not merged: ours' stands
     // in for it until then.
     let union = plan.is_union();
-    let derived: Ids<'_> = [base, ours, theirs]
+    let mut derived: Ids<'_> = [base, ours, theirs]
         .into_iter()
         .flat_map(|d| node_ids(d, true))
         .collect();
+    derived.extend(left_out);
     let settled = if union {
         vault::settled([base, ours, theirs])
     } else {

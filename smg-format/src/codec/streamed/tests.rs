@@ -9,7 +9,7 @@ use crate::test_support::encodings;
 /// The document read from `bytes` in pieces of `piece` bytes; read from a file of
 /// them as it decompresses, it is the same.
 fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
-    let doc = from_pieces_sized(bytes, &Limits::default(), (0, piece));
+    let doc = from_pieces_sized(bytes, &Limits::default(), (0, piece), false).map(|(d, _)| d);
     let mut file = tempfile::tempfile().unwrap();
     std::io::Write::write_all(&mut file, bytes).unwrap();
     std::io::Seek::rewind(&mut file).unwrap();
@@ -205,5 +205,44 @@ proptest! {
         let json = if pretty { serde_json::to_vec_pretty(&doc) } else { serde_json::to_vec(&doc) };
         let same = alike(&json.unwrap(), piece);
         prop_assert!(same.is_ok(), "{same:?}");
+    }
+}
+
+/// A node `n{i}`, derived when `derived`, marked by curation when `marked`.
+fn graph_node(i: usize, derived: bool, marked: bool) -> Value {
+    let mut n = json!({"id": format!("n{i}"), "type": "segment"});
+    if derived {
+        n["createdBy"] = json!(crate::model::Node::DERIVED_BY);
+    }
+    if marked {
+        n["tier"] = json!("COLD");
+    }
+    n
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn a_lean_read_leaves_out_what_a_whole_read_then_lean_leaves_out(
+        kinds in prop::collection::vec((any::<bool>(), prop::bool::weighted(0.2)), 0..8),
+        ends in prop::collection::vec((0usize..8, 0usize..8), 0..12),
+        piece in 4usize..64,
+    ) {
+        let nodes: Vec<Value> = kinds.iter().enumerate().map(|(i, &(d, m))| graph_node(i, d, m)).collect();
+        let edges: Vec<Value> = ends.iter()
+            .map(|(a, b)| json!({"from": format!("n{a}"), "relation": "next", "to": format!("n{b}")}))
+            .collect();
+        let doc = with_lists(Value::from(nodes), Value::from(edges), json!([]), json!({}));
+        let json = crate::codec::to_canonical_json(&from_json_slice(&serde_json::to_vec(&doc).unwrap()).unwrap()).unwrap();
+        let whole = crate::merge::Lean::new(from_json_slice(&json).unwrap());
+        for bytes in encodings(&json) {
+            let (doc, lean) = from_pieces_sized(&bytes, &Limits::default(), (0, piece), true).unwrap();
+            let lean = lean.unwrap();
+            let dropped = lean.dropped;
+            let read = crate::merge::Lean::read(doc, lean.left_out);
+            prop_assert_eq!(&read, &whole);
+            let edges = |d: &Document| d.semantic_graph.as_ref().map_or(0, |g| g.edges().len());
+            prop_assert_eq!(dropped as usize + edges(read.document()), ends.len());
+        }
     }
 }
