@@ -31,17 +31,17 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
     Ok(legacy_ids(doc, archived.iter().map(|a| &a.turn)))
 }
 
-/// Whether `doc` has a derived node of a legacy id.
 /// Whether `id` is a derived node's id from before they were stable.
 pub(crate) fn is_legacy(id: &str) -> bool {
     legacy(id).is_some()
 }
 
+/// Whether `doc` has a derived node of a legacy id.
 pub(crate) fn needs_migration(doc: &Document) -> bool {
     doc.graphs()
         .into_iter()
         .flat_map(|(_, g)| g.nodes())
-        .any(|n| n.is_derived() && legacy(&n.id).is_some())
+        .any(|n| n.is_derived() && is_legacy(&n.id))
 }
 
 /// [`migrate`], given `doc`'s archived turns.

@@ -14,7 +14,7 @@ use crate::model::{Document, Edge, Node};
 /// A document without the semantic graph's derived nodes that carry no mark of
 /// curation (spec §18.10) and the edges between two of them, with the ids of those
 /// nodes. Only [`super::merge_lean`] takes it, and it gives it back when the merge
-/// needs what was left out, so a document read this way is never written.
+/// needs what was left out: smg never writes a document read this way.
 ///
 /// ```
 /// use smg_format::{merge::Lean, model::{Graph, Node, NonEmpty}, Document};
@@ -103,7 +103,8 @@ fn between(ids: &Ids<'_>, from: &str, to: &str) -> bool {
     ids.contains(from) && ids.contains(to)
 }
 
-/// What a node's text says of [`leaves_out`], read without the rest of it.
+/// What a node's text says of [`leaves_out`], read without the rest of it: its
+/// `createdBy` and the fields of [`Node::has_lifecycle`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct NodeProbe<'a> {
@@ -225,6 +226,28 @@ mod tests {
         assert_eq!(lists.left_out, ["derived-1"]);
         assert_eq!(lean.left_out, lists.left_out);
         assert_eq!(lean.document.semantic_graph.unwrap().nodes(), kept);
+    }
+
+    #[test]
+    fn a_derived_node_with_any_mark_of_curation_is_kept() {
+        let base = serde_json::json!({"id": "d", "type": "segment", "createdBy": Node::DERIVED_BY});
+        let marks = serde_json::json!({
+            "accessCount": 1, "lastAccessed": "2025-01-01T00:00:00Z",
+            "recentAccesses": [{"at": "2025-01-01T00:00:00Z"}], "tier": "COLD",
+            "tombstone": true, "deletedAt": "2025-01-01T00:00:00Z",
+        });
+        for (field, value) in marks.as_object().unwrap() {
+            let mut marked = base.clone();
+            marked[field] = value.clone();
+            let text = marked.to_string();
+            let node: Node = serde_json::from_str(&text).unwrap();
+            assert!(node.has_lifecycle(), "{field}");
+            let kept = LeanLists::default().node(text.as_bytes()).unwrap();
+            assert_eq!(kept.as_ref(), Some(&node), "{field}");
+        }
+        let mut lists = LeanLists::default();
+        assert_eq!(lists.node(base.to_string().as_bytes()).unwrap(), None);
+        assert_eq!(lists.left_out, ["d"]);
     }
 
     #[test]
