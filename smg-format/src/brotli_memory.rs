@@ -1,5 +1,6 @@
-//! Working memory for Brotli encoders, kept per thread for the next encoder: a fresh
-//! encoder's tables come from pages the kernel must zero and map on first touch.
+//! Working memory for Brotli encoders and decoders, kept per thread for the next one: a
+//! fresh encoder's tables and a fresh decoder's window come from pages the kernel must
+//! zero and map on first touch.
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
@@ -92,6 +93,38 @@ impl<T: Clone + Default + 'static> Allocator<T> for Reused {
 }
 
 impl BrotliAlloc for Reused {}
+
+/// Bytes of compressed input a [`decompressor`] reads at a time.
+const INPUT_BYTES: usize = 8 << 10;
+
+/// A Brotli decoder of `compressed` whose window and tables are [`Reused`]: what many
+/// small streams decoded one after another on a thread (archive blocks) should use.
+pub(crate) fn decompressor<R: std::io::Read>(compressed: R) -> impl std::io::Read {
+    let input = Allocator::<u8>::alloc_cell(&mut Reused, INPUT_BYTES);
+    let invalid = std::io::Error::new(std::io::ErrorKind::InvalidData, "Invalid Data");
+    let io = brotli::IntoIoReader(compressed);
+    Decoding(brotli::DecompressorCustomIo::new(
+        io, input, Reused, Reused, Reused, invalid,
+    ))
+}
+
+/// A decoder over [`Reused`] memory, read as `std::io::Read`.
+struct Decoding<R: std::io::Read>(
+    brotli::DecompressorCustomIo<
+        std::io::Error,
+        brotli::IntoIoReader<R>,
+        Cells<u8>,
+        Reused,
+        Reused,
+        Reused,
+    >,
+);
+
+impl<R: std::io::Read> std::io::Read for Decoding<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        brotli::CustomRead::read(&mut self.0, buf)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -288,14 +288,26 @@ pub(crate) fn read_bounded(
     capacity: usize,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(capacity.min(1 << 30));
+    read_bounded_into(reader, max, encoding, &mut out)?;
+    Ok(out)
+}
+
+/// [`read_bounded`] into `out`, cleared first: room it holds already is used again.
+pub(crate) fn read_bounded_into(
+    reader: impl Read,
+    max: u64,
+    encoding: &'static str,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.clear();
     let mut limited = reader.take(max.saturating_add(1));
     limited
-        .read_to_end(&mut out)
+        .read_to_end(out)
         .map_err(|e| decompress_error(encoding, &e))?;
     if out.len() as u64 > max {
         return Err(Error::TooLarge { limit: max });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A decompressor whose output must be a document: JSON text whose first byte, after

@@ -1,8 +1,9 @@
 //! Deep-archive blocks: base64 of the compressed UTF-8 JSON array of a block's turns.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
-use crate::envelope::{brotli_compress, read_bounded};
+use crate::envelope::{brotli_compress, read_bounded, read_bounded_into};
 use crate::error::{Error, Result};
 use crate::limits::{Bound, Limits};
 use crate::model::{ArtifactVault, Block, BlockData, CompressionMethod, Turn};
@@ -10,7 +11,10 @@ use crate::model::{ArtifactVault, Block, BlockData, CompressionMethod, Turn};
 mod code;
 mod key_points;
 mod naming;
+mod stored;
 mod writer;
+
+pub(crate) use stored::{parse as parse_turns, Stored};
 
 pub use writer::{append_turns, append_turns_with, AppendReport, ArchiveOptions};
 
@@ -74,24 +78,71 @@ pub(crate) fn decompress(
     method: CompressionMethod,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let fail = |detail: String| Error::Block { block: id, detail };
-    Ok(match method {
-        CompressionMethod::None => raw.to_vec(),
-        CompressionMethod::Brotli => read_bounded(
-            brotli::Decompressor::new(raw, 1 << 16),
-            limits.for_input(raw.len() as u64),
-            "brotli",
-            0,
-        )
-        .map_err(|e| fail(e.to_string()))?,
-        CompressionMethod::Gzip => read_bounded(
-            flate2::read::GzDecoder::new(raw),
-            limits.for_input(raw.len() as u64),
-            "gzip",
-            0,
-        )
-        .map_err(|e| fail(e.to_string()))?,
+    if method == CompressionMethod::None {
+        return Ok(raw.to_vec());
+    }
+    let mut out = Vec::new();
+    decompress_into(id, raw, method, limits, &mut out)?;
+    Ok(out)
+}
+
+/// A compressed block's data decompressed into `out`, which is cleared first.
+fn decompress_into(
+    id: u64,
+    raw: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let max = limits.for_input(raw.len() as u64);
+    match method {
+        CompressionMethod::Brotli => {
+            read_bounded_into(crate::brotli_memory::decompressor(raw), max, "brotli", out)
+        }
+        CompressionMethod::Gzip => {
+            read_bounded_into(flate2::read::GzDecoder::new(raw), max, "gzip", out)
+        }
+        CompressionMethod::None => {
+            out.clear();
+            out.extend_from_slice(raw);
+            Ok(())
+        }
+    }
+    .map_err(|e| Error::Block {
+        block: id,
+        detail: e.to_string(),
     })
+}
+
+/// The most room a thread keeps for the next block it decompresses: blocks hold a few
+/// hundred kilobytes; room a larger one took is given back.
+const KEPT_ROOM: usize = 8 << 20;
+
+thread_local! {
+    /// Each thread's room for the block it decompresses: blocks decoded one after
+    /// another reuse it, rather than each taking fresh pages from the system (which
+    /// the kernel must zero: most of the cost of decoding a large archive).
+    static ROOM: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// `f` of a block's decompressed JSON, decompressed into this thread's reused room.
+pub(crate) fn with_block_json<T>(
+    id: u64,
+    raw: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+    f: impl FnOnce(&[u8]) -> Result<T>,
+) -> Result<T> {
+    if method == CompressionMethod::None {
+        return f(raw);
+    }
+    let mut room = ROOM.take();
+    let got = decompress_into(id, raw, method, limits, &mut room).and_then(|()| f(&room));
+    if room.capacity() <= KEPT_ROOM {
+        room.clear();
+        ROOM.set(room);
+    }
+    got
 }
 
 /// One stored turn as the turn that was said: `parts` joined back into `content`,
@@ -99,22 +150,22 @@ pub(crate) fn decompress(
 /// many times over).
 pub(crate) fn materialize(
     block: u64,
-    mut t: serde_json::Value,
+    stored: Stored,
     cache: &mut HashMap<(String, u64), String>,
     resolve: &mut Resolve<'_>,
     limits: &Limits,
 ) -> Result<Turn> {
-    let fail = |detail: String| Error::Block { block, detail };
-    if let Some(parts) = t.as_object_mut().and_then(|o| o.remove("parts")) {
-        let at = || format!("archive block {block}, turn {}", t["turn"]);
-        let content = join_parts(&parts, cache, resolve, limits, &at).map_err(|e| match e {
+    let Stored { mut turn, parts } = stored;
+    if let Some(parts) = parts {
+        let at = || format!("archive block {block}, turn {}", turn.turn);
+        turn.content = join_parts(&parts, cache, resolve, limits, &at).map_err(|e| match e {
             Error::Block { .. } | Error::Artifact { .. } | Error::OverLimit(_) => e,
-            other => fail(other.to_string()),
+            other => Error::Block {
+                block,
+                detail: other.to_string(),
+            },
         })?;
-        t["content"] = serde_json::Value::String(content);
     }
-    let turn =
-        serde_json::from_value::<Turn>(t).map_err(|e| fail(format!("a turn is malformed: {e}")))?;
     check_turn(&turn, block, limits)?;
     Ok(turn)
 }
@@ -271,24 +322,15 @@ pub(crate) fn read_block(
         crate::vault::rebuild_version(id, art, v)
     };
     let mut cache = HashMap::new();
-    let stored = stored_turns(block.id, raw, method, limits)?;
+    let stored = with_block_json(block.id, raw, method, limits, |json| {
+        stored::parse(block.id, json)
+    })?;
     let at = format!("archive block {}", block.id);
     limits.check(Bound::Turns, stored.len() as u64, &at)?;
     stored
         .into_iter()
         .map(|stored| {
-            let artifacts = stored
-                .get("parts")
-                .and_then(|p| p.as_array())
-                .into_iter()
-                .flatten()
-                .filter_map(|p| {
-                    Some((
-                        p.get("artifact")?.as_str()?.to_string(),
-                        p.get("version")?.as_u64()?,
-                    ))
-                })
-                .collect();
+            let artifacts = stored.artifacts();
             let mut turn = materialize(block.id, stored, &mut cache, &mut resolve, limits)?;
             each(&mut turn);
             Ok(ArchivedTurn { turn, artifacts })

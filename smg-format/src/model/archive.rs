@@ -4,6 +4,8 @@ use super::{BlockData, Timestamp, TurnRange};
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
+use super::fields::read_with_extra;
+
 use super::Extra;
 
 /// How archive blocks are compressed.
@@ -44,7 +46,7 @@ impl DeepArchive {
 
 /// One block: base64 of the compressed UTF-8 JSON array of its turns.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Block {
     /// Block number, unique within the archive.
@@ -66,6 +68,16 @@ pub struct Block {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Block {
+    id: req "id",
+    turn_range: req "turnRange",
+    time_range: opt "timeRange",
+    summary: opt "summary",
+    key_points: opt "keyPoints",
+    scope: opt "scope",
+    compressed_data: req "compressedData",
+});
 
 impl Block {
     /// Block `id` holding `turn_range`, its turns compressed in `compressed_data`.
@@ -120,7 +132,7 @@ pub struct VectorIndex {
 
 /// One embedding, of a turn or of a node.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Embedding {
     /// The archived turn embedded.
@@ -133,3 +145,9 @@ pub struct Embedding {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Embedding {
+    turn: opt "turn",
+    node_id: opt "nodeId",
+    vector: req "vector",
+});

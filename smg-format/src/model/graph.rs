@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
+use super::fields::read_with_extra;
+
 use super::checked::Refused;
 use super::lists::list_value;
 use super::{Extra, NonEmpty, ShortText, Unit};
@@ -148,7 +150,7 @@ impl Severity {
 
 /// One retrieval of a node: when, and by whom (a user or an agent id).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Access {
     /// When (RFC 3339).
@@ -159,6 +161,11 @@ pub struct Access {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Access {
+    at: req "at",
+    by: opt "by",
+});
 
 impl Access {
     /// A retrieval at `at` by someone not named.
@@ -214,7 +221,7 @@ list_value!(RecentAccesses, Access);
 
 /// Where a memory came from: the conversation, session, messages and turns.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Provenance {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -222,19 +229,25 @@ pub struct Provenance {
     /// The source conversation's id.
     pub conversation_id: Option<ShortText>,
     /// Ids of the source messages, as the source system named them.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub message_ids: Option<Vec<ShortText>>,
     /// The session within the conversation.
     pub session_id: Option<ShortText>,
     /// When the source was said (RFC 3339).
     pub timestamp: Option<Timestamp>,
     /// Archive turn numbers the memory was drawn from.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub turns: Option<Vec<super::Ordinal>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Provenance {
+    conversation_id: opt "conversationId",
+    message_ids: tight "messageIds",
+    session_id: opt "sessionId",
+    timestamp: opt "timestamp",
+    turns: tight "turns",
+});
 
 /// One node of the semantic graph.
 ///
@@ -242,7 +255,7 @@ pub struct Provenance {
 /// `solution`, `entity`, `memory` and `segment`; other values are kept and
 /// reported as warnings.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -278,7 +291,6 @@ pub struct Node {
     /// How much the node matters, in \[0, 1\].
     pub importance: Option<Unit>,
     /// Free-form keywords.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub keywords: Option<Vec<ShortText>>,
     /// Curated knowledge type (how_to, expertise, policy, milestone…).
     pub knowledge_type: Option<String>,
@@ -297,7 +309,6 @@ pub struct Node {
     /// Owning user of personal memory.
     pub owner: Option<String>,
     /// Where the memory came from.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub provenance: Option<Vec<Provenance>>,
     /// A decision's reason.
     pub rationale: Option<String>,
@@ -305,7 +316,6 @@ pub struct Node {
     /// curation's 7-day counts and cross-agent references are drawn from.
     pub recent_accesses: Option<RecentAccesses>,
     /// Ids of related nodes (a shorthand for `related_to` edges).
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub related_nodes: Option<Vec<String>>,
     /// Memory tier; absent means personal.
     pub scope: Option<Scope>,
@@ -316,7 +326,6 @@ pub struct Node {
     /// `consolidated`, `unconsolidated`, `keywords`… (an open set; curation's rules, §18).
     pub status: Option<NonEmpty>,
     /// Free-form tags.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub tags: Option<Vec<ShortText>>,
     /// Curation lifecycle tier.
     pub tier: Option<LifecycleTier>,
@@ -335,6 +344,47 @@ pub struct Node {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Node {
+    access_count: opt "accessCount",
+    approved_by: opt "approvedBy",
+    artifact_ref: opt "artifactRef",
+    confidence: opt "confidence",
+    content: opt "content",
+    created: opt "created",
+    created_by: opt "createdBy",
+    deleted_at: opt "deletedAt",
+    department: opt "department",
+    description: opt "description",
+    effective_date: opt "effectiveDate",
+    expiry_date: opt "expiryDate",
+    first_mentioned: opt "firstMentioned",
+    id: req "id",
+    importance: opt "importance",
+    keywords: tight "keywords",
+    knowledge_type: opt "knowledgeType",
+    label: opt "label",
+    last_accessed: opt "lastAccessed",
+    last_mentioned: opt "lastMentioned",
+    memory_type: opt "memoryType",
+    metadata: opt "metadata",
+    outcome: opt "outcome",
+    owner: opt "owner",
+    provenance: tight "provenance",
+    rationale: opt "rationale",
+    recent_accesses: opt "recentAccesses",
+    related_nodes: tight "relatedNodes",
+    scope: opt "scope",
+    severity: opt "severity",
+    status: opt "status",
+    tags: tight "tags",
+    tier: opt "tier",
+    timestamp: opt "timestamp",
+    tombstone: opt "tombstone",
+    kind: req "type",
+    updated: opt "updated",
+    version: opt "version",
+});
 
 impl Node {
     /// Node `id` of type `kind`, and nothing else known yet.
@@ -416,7 +466,7 @@ impl Node {
 /// `implements`, `related_to`, `resulted_in`, `mentions`, `references`, `supersedes`,
 /// `replaces`, `clarifies`, `next` and `part_of`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Edge {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -424,7 +474,6 @@ pub struct Edge {
     /// Source node id.
     pub from: NonEmpty,
     /// Where the relation came from.
-    #[serde(default, deserialize_with = "super::lists::tight")]
     pub provenance: Option<Vec<Provenance>>,
     /// Relation type.
     pub relation: NonEmpty,
@@ -438,6 +487,15 @@ pub struct Edge {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Edge {
+    from: req "from",
+    provenance: tight "provenance",
+    relation: req "relation",
+    strength: opt "strength",
+    timestamp: opt "timestamp",
+    to: req "to",
+});
 
 impl Edge {
     /// An edge `from` → `to` of type `relation`, and nothing else known yet.

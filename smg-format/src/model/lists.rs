@@ -66,21 +66,21 @@ macro_rules! list_value {
     };
 }
 
-/// Read an optional list with no room to spare. serde grows a list it reads from room
+/// An optional list read with no room to spare. serde grows a list it reads from room
 /// for four items, so the one provenance most derived nodes hold would keep the room
 /// of four (576 bytes instead of 144) for as long as the document lives: 72 MB at a
 /// 100 MB file. Shrunk as soon as it is read, a list gives its room back before the
 /// next is made, which then takes it.
-pub(crate) fn tight<'de, D, T>(d: D) -> Result<Option<Vec<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    let list: Option<Vec<T>> = serde::Deserialize::deserialize(d)?;
-    Ok(list.map(|mut list| {
-        list.shrink_to_fit();
-        list
-    }))
+pub(crate) struct Tight<T>(pub(crate) Option<Vec<T>>);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Tight<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let list: Option<Vec<T>> = serde::Deserialize::deserialize(d)?;
+        Ok(Tight(list.map(|mut list| {
+            list.shrink_to_fit();
+            list
+        })))
+    }
 }
 
 /// An embedding's components: finite numbers (JSON has no NaN or infinity).

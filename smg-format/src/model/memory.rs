@@ -4,6 +4,8 @@ use super::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
+use super::fields::read_with_extra;
+
 use super::{Extra, ShortText};
 
 /// The hot tier: what a model needs first when memory is restored.
@@ -28,7 +30,7 @@ pub struct WorkingMemory {
 ///
 /// `role` is an open set: `user`, `assistant`, `system` and `tool` are defined.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Turn {
     // Fields in the order of their keys in canonical JSON: written in that order,
@@ -58,6 +60,19 @@ pub struct Turn {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(Turn {
+    content: req "content",
+    conversation_id: opt "conversationId",
+    importance: opt "importance",
+    message_id: opt "messageId",
+    role: req "role",
+    scope: opt "scope",
+    session_id: opt "sessionId",
+    speaker: opt "speaker",
+    timestamp: opt "timestamp",
+    turn: req "turn",
+});
 
 impl Turn {
     /// Turn number `turn`, said by `role`: `content`, and nothing else known yet.

@@ -8,6 +8,7 @@ mod block_data;
 mod checked;
 mod curation;
 mod digest;
+mod fields;
 mod frame;
 mod graph;
 mod lists;

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
+use super::fields::read_with_extra;
+
 use super::checked::Refused;
 use super::lists::list_value;
 use super::Extra;
@@ -26,7 +28,7 @@ pub struct ArtifactVault {
 ///
 /// `type` is an open set: `code`, `document`, `canvas` and `data` are defined.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
     /// Kind of artifact.
@@ -45,9 +47,17 @@ pub struct Artifact {
     pub extra: Extra,
 }
 
+read_with_extra!(Artifact {
+    kind: req "type",
+    language: opt "language",
+    filename: opt "filename",
+    hash: req "hash",
+    versions: req "versions",
+});
+
 /// One version: full `content`, or a unified-diff `delta` against the previous version.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArtifactVersion {
     /// Version number, from 1, increasing by one.
@@ -64,6 +74,14 @@ pub struct ArtifactVersion {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+read_with_extra!(ArtifactVersion {
+    v: req "v",
+    timestamp: opt "timestamp",
+    delta: opt "delta",
+    content: opt "content",
+    hash: opt "hash",
+});
 
 impl ArtifactVersion {
     /// Version `v`, with nothing else known yet.

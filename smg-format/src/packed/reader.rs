@@ -143,10 +143,9 @@ impl PackedArchive {
             .enumerate()
             .find(|(_, b)| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
             .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
-        let wanted = self
-            .stored(k)?
+        let wanted = crate::archive::parse_turns(block.id, &self.block_json(k)?)?
             .into_iter()
-            .find(|t| t.get("turn").and_then(serde_json::Value::as_u64) == Some(n))
+            .find(|t| t.turn.turn == n)
             .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
         self.materialize(block.id, wanted, &mut HashMap::new())
     }
@@ -161,27 +160,14 @@ impl PackedArchive {
     pub fn block(&self, k: usize) -> Result<Vec<Turn>> {
         let json = self.block_json(k)?;
         let id = self.index.blocks[k].id;
-        // Most blocks keep no code in the vault: their turns parse as they are.
-        if let Ok(turns) = serde_json::from_slice::<Vec<Turn>>(&json) {
-            if turns.iter().all(|t| !t.extra.contains_key("parts")) {
-                let at = format!("archive block {id}");
-                self.limits.check(Bound::Turns, turns.len() as u64, &at)?;
-                for t in &turns {
-                    crate::archive::check_turn(t, id, &self.limits)?;
-                }
-                return Ok(turns);
-            }
-        }
+        let stored = crate::archive::parse_turns(id, &json)?;
+        let at = format!("archive block {id}");
+        self.limits.check(Bound::Turns, stored.len() as u64, &at)?;
         let mut cache = HashMap::new();
-        crate::archive::parse_stored(id, &json)?
+        stored
             .into_iter()
             .map(|t| self.materialize(id, t, &mut cache))
             .collect()
-    }
-
-    /// The stored (not yet materialized) turns of the `k`-th block.
-    fn stored(&self, k: usize) -> Result<Vec<serde_json::Value>> {
-        crate::archive::parse_stored(self.index.blocks[k].id, &self.block_json(k)?)
     }
 
     /// The decompressed JSON of the `k`-th block.
@@ -199,7 +185,7 @@ impl PackedArchive {
     fn materialize(
         &self,
         block: u64,
-        stored: serde_json::Value,
+        stored: crate::archive::Stored,
         cache: &mut HashMap<(String, u64), String>,
     ) -> Result<Turn> {
         let mut resolve = |id: &str, v: u64| {
