@@ -96,10 +96,28 @@ fn export(messages: &[Message], day: u32) -> Option<Input> {
 }
 
 fn grown(doc: &Document, inputs: impl IntoIterator<Item = Option<Input>>) -> Document {
+    grown_in(doc, inputs, &IngestOptions::default())
+}
+
+fn grown_in(
+    doc: &Document,
+    inputs: impl IntoIterator<Item = Option<Input>>,
+    options: &IngestOptions,
+) -> Document {
     let inputs: Vec<Input> = inputs.into_iter().flatten().collect();
     let mut doc = doc.clone();
-    ingest(&mut doc, inputs, &IngestOptions::default(), &Silent).unwrap();
+    ingest(&mut doc, inputs, options, &Silent).unwrap();
     doc
+}
+
+/// Ingest and merge options whose archive blocks hold `turns` turns at most: with two,
+/// the base's blocks are full, and both branches keep them byte for byte.
+fn blocks_of(turns: usize) -> (IngestOptions, MergeOptions) {
+    let mut ingest = IngestOptions::default();
+    ingest.archive.max_turns = turns;
+    let mut merge = MergeOptions::default();
+    merge.archive = ingest.archive;
+    (ingest, merge)
 }
 
 fn graph(doc: &Document) -> &Graph {
@@ -126,6 +144,7 @@ fn same_memory(merged: &Document, one: &Document) -> Result<(), TestCaseError> {
         .map(|a| a.turn)
         .collect();
     prop_assert_eq!(&turns, &want);
+    prop_assert_eq!(&merged.working_memory, &one.working_memory);
     for node in graph(merged).nodes() {
         for p in node.provenance.iter().flatten() {
             for n in p.turns.iter().flatten() {
@@ -157,12 +176,16 @@ fn same_memory(merged: &Document, one: &Document) -> Result<(), TestCaseError> {
 /// Read lean ([`Lean::new`]), `docs` merge into the bytes they merge into read whole,
 /// or give themselves back to be read whole; when both sides added different turns
 /// (`union`) they merge. Read lean, nothing is left out of what the merge is to need.
-fn read_lean_alike(docs: [&Document; 3], union: bool) -> Result<(), TestCaseError> {
-    let (options, write) = (MergeOptions::default(), WriteOptions::new(Encoding::Brotli));
-    let whole = merge_into_bytes(docs.map(Document::clone), &options, &write).unwrap();
+fn read_lean_alike(
+    docs: [&Document; 3],
+    union: bool,
+    options: &MergeOptions,
+) -> Result<(), TestCaseError> {
+    let write = WriteOptions::new(Encoding::Brotli);
+    let whole = merge_into_bytes(docs.map(Document::clone), options, &write).unwrap();
     let leans = docs.map(|d| Lean::new(d.clone()));
     prop_assert!(leans.iter().all(|l| !l.left_out().is_empty()));
-    match merge_lean_into_bytes(leans, &options, &write, false).unwrap() {
+    match merge_lean_into_bytes(leans, options, &write, false).unwrap() {
         LeanMerged::Merged(lean) => {
             prop_assert_eq!(&lean.bytes, &whole.bytes);
             prop_assert_eq!(lean.rederived, whole.rederived);
@@ -188,28 +211,31 @@ proptest! {
         theirs in messages("t", 0..6),
         shared in messages("s", 0..3),
         code in any::<bool>(),
+        small_blocks in any::<bool>(),
     ) {
-        let start = grown(&Document::new(smg_format::model::Timestamp::from_static("2025-03-01T00:00:00Z")), [export(&base, 1)]);
+        let (ingesting, merging) = blocks_of(if small_blocks { 2 } else { 250 });
+        let grown = |doc: &Document, inputs: Vec<Option<Input>>| grown_in(doc, inputs, &ingesting);
+        let start = grown(&Document::new(smg_format::model::Timestamp::from_static("2025-03-01T00:00:00Z")), vec![export(&base, 1)]);
         let mut a = [ours.as_slice(), &shared].concat();
         let mut b = [theirs.as_slice(), &shared].concat();
         if code {
             a.push(Message { conversation: 0, id: "code-a".into(), minute: 700, user: true, text: paste("a.py", 1) });
             b.push(Message { conversation: 1, id: "code-b".into(), minute: 710, user: true, text: paste("b.py", 2) });
         }
-        let x = grown(&start, [export(&a, 2)]);
-        let y = grown(&start, [export(&b, 2)]);
-        let merged = merge(&start, &x, &y, &MergeOptions::default()).unwrap();
+        let x = grown(&start, vec![export(&a, 2)]);
+        let y = grown(&start, vec![export(&b, 2)]);
+        let merged = merge(&start, &x, &y, &merging).unwrap();
         prop_assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
         let ids = |m: &[Message]| m.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
         let union = !a.is_empty() && !b.is_empty() && ids(&a) != ids(&b);
         prop_assert_eq!(merged.report.turns.both, if union { shared.len() } else { 0 });
-        let one = grown(&start, [export(&a, 2), export(&b, 2)]);
+        let one = grown(&start, vec![export(&a, 2), export(&b, 2)]);
         same_memory(&merged.document, &one)?;
-        read_lean_alike([&start, &x, &y], union)?;
+        read_lean_alike([&start, &x, &y], union, &merging)?;
         // A branch merged with an unchanged one is itself.
-        let same = merge(&start, &x, &start, &MergeOptions::default()).unwrap();
+        let same = merge(&start, &x, &start, &merging).unwrap();
         prop_assert_eq!(canonical(&same.document), canonical(&x));
-        let same = merge(&start, &start, &y, &MergeOptions::default()).unwrap();
+        let same = merge(&start, &start, &y, &merging).unwrap();
         prop_assert_eq!(canonical(&same.document), canonical(&y));
     }
 

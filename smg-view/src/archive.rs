@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use smg_format::archive::read_archive;
+use smg_format::archive::{no_source, read_archive_with};
 use smg_format::limits::Limits;
 use smg_format::model::Timestamp;
 use smg_format::Document;
@@ -62,7 +62,8 @@ impl Archive {
 pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archive> {
     let mut out = Archive::default();
     let mut by_id: HashMap<String, usize> = HashMap::new();
-    for a in read_archive(doc, limits)? {
+    // The page shows what was said, never the records it was imported from.
+    for a in read_archive_with(doc, limits, &no_source)? {
         let t = a.turn;
         let id = t
             .conversation_id

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 use smg_engine::ingest::{set_scope, IngestOptions};
+use smg_format::archive::no_source;
 
 use super::merge::load_indexed;
 use crate::cli::{ScopeCommand, ScopeSetArgs};
@@ -63,7 +64,8 @@ fn list(
     // Each conversation, in the order it first appears: its turns and scope.
     let mut rows: Vec<(String, usize, &'static str)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
-    for a in smg_format::archive::read_archive(&doc, &ctx.limits)? {
+    let turns = smg_format::archive::read_archive_with(&doc, &ctx.limits, &no_source)?;
+    for a in turns {
         let id = a.turn.conversation_id.map(String::from).unwrap_or_default();
         let scope = a.turn.scope.map_or("personal", |s| s.name());
         let i = *at.entry(id.clone()).or_insert_with(|| {

@@ -2,6 +2,7 @@
 //! `deepArchive.conversations` (header, order, records that became no turn) and its
 //! turns with their source records and places (spec §9.3).
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use smg_format::archive::read_archive_with;
 use smg_format::limits::Limits;
@@ -83,11 +84,19 @@ impl Conversation {
 /// The archive is read with each turn's `source` kept as `[format, JSON text]`: a
 /// parsed record takes several times the memory of its text, and an export holds every
 /// turn while it gathers conversations. Each is parsed when its conversation is written.
-fn compact(t: &mut Turn) {
-    if let Some(source) = t.extra.get_mut("source") {
-        let format = source.get("format").cloned().unwrap_or(Value::Null);
-        *source = Value::Array(vec![format, Value::String(source.to_string())]);
+fn compact(_: &Turn, record: &RawValue) -> serde_json::Result<Option<Value>> {
+    /// A record's format; its other members are not read.
+    #[derive(serde::Deserialize)]
+    struct Format {
+        format: Option<Value>,
     }
+    // A record that is no object has no format, as before.
+    let format = serde_json::from_str::<Format>(record.get()).map_or(None, |f| f.format);
+    let text = Value::String(record.get().to_string());
+    Ok(Some(Value::Array(vec![
+        format.unwrap_or(Value::Null),
+        text,
+    ])))
 }
 
 fn source_format(t: &Turn) -> Option<&str> {

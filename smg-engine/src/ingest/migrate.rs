@@ -5,6 +5,7 @@
 //! graph and every reference, so that the edges and related nodes someone authored
 //! towards them stay true when the graph is built again.
 
+use smg_format::archive::{no_source, read_archive_with};
 use smg_format::model::{NonEmpty, Turn};
 use smg_format::{Document, Limits};
 
@@ -27,7 +28,7 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<usize> {
     if !needs_migration(doc) {
         return Ok(0);
     }
-    let archived = smg_format::archive::read_archive(doc, limits)?;
+    let archived = read_archive_with(doc, limits, &no_source)?;
     Ok(legacy_ids(doc, archived.iter().map(|a| &a.turn)))
 }
 

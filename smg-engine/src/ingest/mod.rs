@@ -30,8 +30,11 @@ mod working;
 use crate::fast::{FastMap, FastSet};
 
 use rayon::prelude::*;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use smg_format::archive::{append_turns_with, read_archive_with, ArchiveOptions, ArchivedTurn};
+use smg_format::archive::{
+    append_turns_with, every_source, read_archive_with, ArchiveOptions, ArchivedTurn,
+};
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
 use smg_format::model::{Edge, Extra, Graph, Node, Ordinal, Scope, Turn};
@@ -422,11 +425,15 @@ fn run(
             analysed,
         }) => {
             let lean = lean(doc, options);
-            turns.par_iter_mut().for_each(|a| lean(&mut a.turn));
+            turns
+                .par_iter_mut()
+                .filter(|a| !lean.keeps(&a.turn))
+                .for_each(|a| drop(a.turn.extra.remove("source")));
+            kept_sources(doc, &mut turns, lean, &options.limits)?;
             (turns, analysed.0)
         }
         None => {
-            let turns = read_archive_with(doc, &options.limits, &lean(doc, options))?;
+            let turns = read_archive_with(doc, &options.limits, &lean(doc, options).sources())?;
             (turns, Vec::new())
         }
     };
@@ -534,7 +541,7 @@ fn run(
 /// How the archive is read back to be appended to: without the source records
 /// (archived already, and never read by the graph) but those of the last `recent`
 /// turns, which working memory may copy whole; each is dropped as its turn is decoded.
-fn lean(doc: &Document, options: &IngestOptions) -> impl Fn(&mut Turn) + Sync {
+fn lean(doc: &Document, options: &IngestOptions) -> Lean {
     // A block range that does not parse keeps every record.
     let last = doc
         .deep_archive
@@ -544,12 +551,74 @@ fn lean(doc: &Document, options: &IngestOptions) -> impl Fn(&mut Turn) + Sync {
         .map(|(_, last)| last)
         .max()
         .unwrap_or(0);
-    let recent = options.recent_turns as u64;
-    move |t: &mut Turn| {
-        if t.turn.get().saturating_add(recent) <= last {
-            t.extra.remove("source");
+    Lean {
+        last,
+        recent: options.recent_turns as u64,
+    }
+}
+
+/// Which archived turns keep their source record as the archive is read back: the
+/// last `recent` of the archive, which ends at turn `last`.
+#[derive(Clone, Copy)]
+struct Lean {
+    last: u64,
+    recent: u64,
+}
+
+impl Lean {
+    fn keeps(self, t: &Turn) -> bool {
+        t.turn.get().saturating_add(self.recent) > self.last
+    }
+
+    /// The [`smg_format::archive::Sources`] of a read of the archive.
+    fn sources(self) -> impl Fn(&Turn, &RawValue) -> serde_json::Result<Option<Value>> + Sync {
+        move |t, record| match self.keeps(t) {
+            true => every_source(t, record),
+            false => Ok(None),
         }
     }
+}
+
+/// The source records of the turns `lean` keeps, read from `doc`'s archive for those
+/// of `turns` (the archive's, as a merge decoded them) that come without one: a merge
+/// leaves out the records of the base's blocks both sides kept.
+fn kept_sources(
+    doc: &Document,
+    turns: &mut [ArchivedTurn],
+    lean: Lean,
+    limits: &Limits,
+) -> Result<()> {
+    let kept = turns
+        .iter()
+        .rposition(|a| !lean.keeps(&a.turn))
+        .map_or(0, |i| i + 1);
+    let bare: FastMap<u64, usize> = turns[kept..]
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.turn.extra.contains_key("source"))
+        .map(|(i, a)| (a.turn.turn.get(), kept + i))
+        .collect();
+    if bare.is_empty() {
+        return Ok(());
+    }
+    let archive = doc.deep_archive.as_ref();
+    let method = archive
+        .and_then(|a| a.compression_method)
+        .unwrap_or_default();
+    let holds = |b: &&smg_format::model::Block| {
+        smg_format::archive::parse_turn_range(&b.turn_range)
+            .is_some_and(|(first, last)| bare.keys().any(|n| (first..=last).contains(n)))
+    };
+    for block in archive.iter().flat_map(|a| a.blocks()).filter(holds) {
+        let vault = doc.artifact_vault.as_ref();
+        for t in smg_format::archive::decode_block(block, method, vault, limits)? {
+            let (Some(&i), Some(source)) = (bare.get(&t.turn.get()), t.extra.get("source")) else {
+                continue;
+            };
+            turns[i].turn.extra.insert("source".into(), source.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Source records are archived now and the graph never reads them: take them out

@@ -7,6 +7,8 @@ use crate::envelope::{brotli_compress, read_bounded, read_bounded_into};
 use crate::error::{Error, Result};
 use crate::limits::{Bound, Limits};
 use crate::model::{ArtifactVault, Block, BlockData, CompressionMethod, Turn};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 mod code;
 mod key_points;
@@ -31,7 +33,7 @@ pub fn decode_block(
     vault: Option<&ArtifactVault>,
     limits: &Limits,
 ) -> Result<Vec<Turn>> {
-    Ok(read_block(block, method, vault, limits, &|_| {})?
+    Ok(read_block(block, method, vault, limits, &every_source)?
         .into_iter()
         .map(|t| t.turn)
         .collect())
@@ -147,15 +149,20 @@ pub(crate) fn with_block_json<T>(
 
 /// One stored turn as the turn that was said: `parts` joined back into `content`,
 /// which may not grow past [`Limits::max_turn_bytes`] (parts can name one artifact
-/// many times over).
+/// many times over), and its source record as `sources` keeps it.
 pub(crate) fn materialize(
     block: u64,
-    stored: Stored,
+    stored: Stored<'_>,
     cache: &mut HashMap<(String, u64), String>,
     resolve: &mut Resolve<'_>,
     limits: &Limits,
+    sources: &Sources,
 ) -> Result<Turn> {
-    let Stored { mut turn, parts } = stored;
+    let Stored {
+        mut turn,
+        parts,
+        source,
+    } = stored;
     if let Some(parts) = parts {
         let at = || format!("archive block {block}, turn {}", turn.turn);
         turn.content = join_parts(&parts, cache, resolve, limits, &at).map_err(|e| match e {
@@ -167,7 +174,33 @@ pub(crate) fn materialize(
         })?;
     }
     check_turn(&turn, block, limits)?;
+    if let Some(raw) = source {
+        let kept = sources(&turn, raw).map_err(|e| Error::Block {
+            block,
+            detail: format!("the source record of turn {} does not read: {e}", turn.turn),
+        })?;
+        if let Some(kept) = kept {
+            turn.extra.insert("source".into(), kept);
+        }
+    }
     Ok(turn)
+}
+
+/// What a reader of the archive keeps of each turn's source record (its `source`
+/// member: the record the turn was imported from), given the turn and the record's
+/// JSON text: the value kept as the turn's `source`, or nothing. Parsed, a large
+/// archive's records take several times the memory of their text, and most readers
+/// need few of them; [`read_archive`] keeps each one, parsed ([`every_source`]).
+pub type Sources = dyn Fn(&Turn, &RawValue) -> serde_json::Result<Option<Value>> + Sync;
+
+/// [`Sources`] that keeps every record, parsed.
+pub fn every_source(_: &Turn, record: &RawValue) -> serde_json::Result<Option<Value>> {
+    serde_json::from_str(record.get()).map(Some)
+}
+
+/// [`Sources`] that keeps no record: for readers of the turns alone.
+pub fn no_source(_: &Turn, _: &RawValue) -> serde_json::Result<Option<Value>> {
+    Ok(None)
 }
 
 /// A decoded turn's content is within [`Limits::max_turn_bytes`].
@@ -266,28 +299,29 @@ pub struct ArchivedTurn {
 
 /// Every turn of the archive in order, blocks decoded in parallel.
 pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<ArchivedTurn>> {
-    read_archive_with(doc, limits, &|_| {})
+    read_archive_with(doc, limits, &every_source)
 }
 
-/// [`read_archive`], with `each` applied to every turn as soon as it is decoded: for
-/// a caller that keeps less than the whole turn (a large archive read back to be
+/// [`read_archive`], keeping of each turn's source record what `sources` keeps: for
+/// a caller that needs less than whole turns (a large archive read back to be
 /// appended to need not hold every turn's source record at once).
 ///
 /// ```
-/// use smg_format::archive::{append_turns, read_archive_with, ArchiveOptions};
+/// use smg_format::archive::{append_turns, every_source, no_source, read_archive_with, ArchiveOptions};
 /// use smg_format::model::Turn;
 /// let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let mut turn = Turn::new(smg_format::model::Ordinal::FIRST, smg_format::model::role::USER, "hi");
 /// turn.extra.insert("source".into(), serde_json::json!({"line": 1}));
 /// append_turns(&mut doc, &[turn], &ArchiveOptions::default()).unwrap();
-/// let lean = |t: &mut Turn| { t.extra.remove("source"); };
-/// let back = read_archive_with(&doc, &Default::default(), &lean).unwrap();
+/// let back = read_archive_with(&doc, &Default::default(), &no_source).unwrap();
 /// assert!(back[0].turn.extra.is_empty());
+/// let whole = read_archive_with(&doc, &Default::default(), &every_source).unwrap();
+/// assert_eq!(whole[0].turn.extra["source"]["line"], 1);
 /// ```
 pub fn read_archive_with(
     doc: &crate::Document,
     limits: &Limits,
-    each: &(dyn Fn(&mut Turn) + Sync),
+    sources: &Sources,
 ) -> Result<Vec<ArchivedTurn>> {
     use rayon::prelude::*;
     let Some(archive) = doc.deep_archive.as_ref() else {
@@ -298,7 +332,7 @@ pub fn read_archive_with(
     let blocks: Vec<Vec<ArchivedTurn>> = archive
         .blocks()
         .par_iter()
-        .map(|block| read_block(block, method, vault, limits, each))
+        .map(|block| read_block(block, method, vault, limits, sources))
         .collect::<Result<_>>()?;
     Ok(blocks.into_iter().flatten().collect())
 }
@@ -308,7 +342,7 @@ pub(crate) fn read_block(
     method: CompressionMethod,
     vault: Option<&ArtifactVault>,
     limits: &Limits,
-    each: &(dyn Fn(&mut Turn) + Sync),
+    sources: &Sources,
 ) -> Result<Vec<ArchivedTurn>> {
     let raw = raw_bytes(block)?;
     let mut resolve = |id: &str, v: u64| {
@@ -322,20 +356,20 @@ pub(crate) fn read_block(
         crate::vault::rebuild_version(id, art, v)
     };
     let mut cache = HashMap::new();
-    let stored = with_block_json(block.id, raw, method, limits, |json| {
-        stored::parse(block.id, json)
-    })?;
-    let at = format!("archive block {}", block.id);
-    limits.check(Bound::Turns, stored.len() as u64, &at)?;
-    stored
-        .into_iter()
-        .map(|stored| {
-            let artifacts = stored.artifacts();
-            let mut turn = materialize(block.id, stored, &mut cache, &mut resolve, limits)?;
-            each(&mut turn);
-            Ok(ArchivedTurn { turn, artifacts })
-        })
-        .collect()
+    with_block_json(block.id, raw, method, limits, |json| {
+        let stored = stored::parse(block.id, json)?;
+        let at = format!("archive block {}", block.id);
+        limits.check(Bound::Turns, stored.len() as u64, &at)?;
+        stored
+            .into_iter()
+            .map(|stored| {
+                let artifacts = stored.artifacts();
+                let turn =
+                    materialize(block.id, stored, &mut cache, &mut resolve, limits, sources)?;
+                Ok(ArchivedTurn { turn, artifacts })
+            })
+            .collect()
+    })
 }
 
 /// A block's compressed bytes, or `SMG-E117` naming it when its text is not base64.

@@ -1,26 +1,30 @@
 //! A block's turns as stored, read straight into turns: a stored turn is a turn, or a
 //! turn whose `content` is kept as `parts` (text, and artifact versions of the vault).
-//! Each is read into its [`Turn`] as it comes, with `parts` set aside, rather than into
-//! JSON values first: a large archive holds hundreds of thousands of turns.
+//! Each is read into its [`Turn`] as it comes, with `parts` and its source record set
+//! aside, rather than into JSON values first: a large archive holds hundreds of
+//! thousands of turns, and their source records, parsed, several times their text.
 
 use std::borrow::Cow;
 
 use serde::de::value::{CowStrDeserializer, MapAccessDeserializer, StrDeserializer};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::Turn;
 
-/// One stored turn: the turn, and its `parts` when its content is kept as parts (the
-/// turn's `content` is then empty until they are joined).
-pub(crate) struct Stored {
+/// One stored turn: the turn, its `parts` when its content is kept as parts (the
+/// turn's `content` is then empty until they are joined), and its source record's
+/// JSON text (`source`, the record the turn was imported from), not in the turn.
+pub(crate) struct Stored<'j> {
     pub(crate) turn: Turn,
     pub(crate) parts: Option<Value>,
+    pub(crate) source: Option<&'j RawValue>,
 }
 
-impl Stored {
+impl Stored<'_> {
     /// `(artifact id, version)` of each artifact part, in order.
     pub(crate) fn artifacts(&self) -> Vec<(String, u64)> {
         let parts = self.parts.as_ref().and_then(Value::as_array);
@@ -36,14 +40,14 @@ impl Stored {
 }
 
 /// A block's stored turns from its decompressed JSON (an array of them).
-pub(crate) fn parse(block: u64, json: &[u8]) -> Result<Vec<Stored>> {
+pub(crate) fn parse(block: u64, json: &[u8]) -> Result<Vec<Stored<'_>>> {
     serde_json::from_slice(json).map_err(|e| Error::Block {
         block,
         detail: format!("decoded data is not a JSON array of turns: {e}"),
     })
 }
 
-impl<'de> Deserialize<'de> for Stored {
+impl<'de> Deserialize<'de> for Stored<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         d.deserialize_map(StoredVisitor)
     }
@@ -52,16 +56,17 @@ impl<'de> Deserialize<'de> for Stored {
 struct StoredVisitor;
 
 impl<'de> Visitor<'de> for StoredVisitor {
-    type Value = Stored;
+    type Value = Stored<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("struct Turn")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Stored, A::Error> {
-        let mut aside = PartsAside {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Stored<'de>, A::Error> {
+        let mut aside = Aside {
             map,
             parts: None,
+            source: None,
             content: false,
             filling: false,
         };
@@ -69,22 +74,25 @@ impl<'de> Visitor<'de> for StoredVisitor {
         Ok(Stored {
             turn,
             parts: aside.parts,
+            source: aside.source,
         })
     }
 }
 
-/// A stored turn's members as a turn reads them: `parts` taken aside, and, when it
-/// stands for the content, an empty `content` given in its place.
-struct PartsAside<A> {
+/// A stored turn's members as a turn reads them: `parts` and `source` taken aside,
+/// and, when `parts` stands for the content, an empty `content` given in its place.
+struct Aside<'de, A> {
     map: A,
     parts: Option<Value>,
+    /// The last `source` given, as a map keeps the last value of a key.
+    source: Option<&'de RawValue>,
     /// Whether the turn gave its `content`.
     content: bool,
     /// The next value asked for is the empty content given in place of `parts`.
     filling: bool,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for PartsAside<A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Aside<'de, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -105,6 +113,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for PartsAside<A> {
                     return Err(A::Error::duplicate_field("parts"));
                 }
                 self.parts = Some(self.map.next_value()?);
+                continue;
+            }
+            if key == "source" {
+                self.source = Some(self.map.next_value()?);
                 continue;
             }
             self.content |= key == "content";
@@ -174,9 +186,18 @@ mod tests {
             .collect()
     }
 
+    /// The stored turns of `json`, each with its source record parsed back in.
     fn read(json: &str) -> std::result::Result<Vec<(Turn, Option<Value>)>, ()> {
         let stored = parse(1, json.as_bytes()).map_err(drop)?;
-        Ok(stored.into_iter().map(|s| (s.turn, s.parts)).collect())
+        let turn = |s: Stored<'_>| {
+            let mut turn = s.turn;
+            if let Some(raw) = s.source {
+                let source = serde_json::from_str(raw.get()).unwrap();
+                turn.extra.insert("source".into(), source);
+            }
+            (turn, s.parts)
+        };
+        Ok(stored.into_iter().map(turn).collect())
     }
 
     #[test]
@@ -190,6 +211,8 @@ mod tests {
             r#"[{"turn":7,"role":"user","parts":null}]"#,
             r#"[{"turn":8,"role":"","content":"x"}]"#,
             r#"[{"turn":9,"role":"user","content":"x","we\u00efrd":"k\u00e9y"}]"#,
+            r#"[{"turn":10,"role":"user","content":"x","source":1,"source":{"a":"\u00e9"}}]"#,
+            r#"[{"turn":11,"role":"user","content":"x","source":null}]"#,
             r#"[1]"#,
             r#"{}"#,
         ] {

@@ -8,10 +8,11 @@ use foldhash::fast::FixedState;
 
 use serde::Serialize;
 
-use super::blocks::{blocks, decode, keeps_vault, parts, side_turns, Part, Parts};
+use super::blocks::{blocks, decode, held, keeps_vault, parts, shares, side_turns, Part, Parts};
 use super::{Conflict, MergeOptions, Side};
 use crate::archive::{append_turns, read_archive, ArchivedTurn};
 use crate::error::Result;
+use crate::limits::Limits;
 use crate::model::{Block, Document, Ordinal, ShortText, Turn};
 
 /// What a turn is, whatever its number: its conversation and message id, or, for a
@@ -79,6 +80,8 @@ impl BaseTurns {
 /// (its numbering rewrites both sides' references first).
 pub(super) struct Plan<'a> {
     kind: PlanKind<'a>,
+    /// Whether some of the base's turns were decoded without their source records.
+    lean_base: bool,
     pub(super) ours: Renumbering,
     pub(super) theirs: Renumbering,
     pub(super) taken: Taken,
@@ -134,6 +137,7 @@ pub(super) fn plan<'a>(
         |x: &Document, y: &Document| blocks(x) == blocks(y) && x.artifact_vault == y.artifact_vault;
     let untouched = |side| Plan {
         kind: PlanKind::Side(side),
+        lean_base: false,
         ours: Renumbering::new(),
         theirs: Renumbering::new(),
         taken: Taken::default(),
@@ -145,16 +149,29 @@ pub(super) fn plan<'a>(
     if same(ours, base) {
         return Ok(untouched(Side::Theirs));
     }
+    let shared = [ours, theirs].map(|side| shares(side, base));
+    // A base block both sides hold byte for byte is the merge's as it is, and its
+    // turns are each side's own: they are never compared by value, and are written
+    // again only from the base decoded whole ([`write`]), so their source records
+    // (most of their memory) are not read.
+    let held_ours = held(ours, base, shared[0]);
+    let held_theirs = held(theirs, base, shared[1]);
+    let lean: Vec<bool> = held_ours
+        .iter()
+        .zip(&held_theirs)
+        .map(|(o, t)| *o && *t)
+        .collect();
     let base_blocks: &'a [Vec<Turn>] = match decoded.0.get() {
         Some(b) => &b.0,
         None => {
-            let b = decode(base, &options.limits)?;
+            let b = decode(base, &options.limits, &lean)?;
             &decoded.0.get_or_init(|| b).0
         }
     };
-    let parts = [ours, theirs].map(|side| parts(side, base, &options.limits));
-    let [op, tp] = parts;
-    let (op, tp) = (op?, tp?);
+    let (op, tp) = (
+        parts(ours, base, &options.limits, shared[0])?,
+        parts(theirs, base, &options.limits, shared[1])?,
+    );
     if holds_base(&op, base_blocks) {
         return Ok(untouched(Side::Theirs));
     }
@@ -171,7 +188,9 @@ pub(super) fn plan<'a>(
     for (side, parts) in [op, tp].into_iter().enumerate() {
         union.add(side, parts)?;
     }
-    union.finish(options.prefer)
+    let mut plan = union.finish(options.prefer)?;
+    plan.lean_base = lean.contains(&true);
+    Ok(plan)
 }
 
 /// Whether a side's turns are the base's, in order. A turn of a block the side shares
@@ -360,6 +379,7 @@ fn union<'a>(
             exact,
             base_first: (base_kept == base_len).then_some(base_len),
         },
+        lean_base: false,
         ours,
         theirs,
         taken,
@@ -426,6 +446,10 @@ fn settle<'a>(
 
 /// Whether two turns say the same, whatever their numbers.
 fn same_turn(x: &Turn, y: &Turn) -> bool {
+    // Both sides hold most turns as the base's own: the same turn, compared no further.
+    if std::ptr::eq(x, y) {
+        return true;
+    }
     if x.turn == y.turn {
         x == y
     } else {
@@ -491,9 +515,29 @@ pub(super) fn write(
         let report = append_turns(merged, &added, &options.archive)?;
         return Ok(Some(added.into_iter().zip(report.artifacts).collect()));
     }
+    let whole = match plan.lean_base {
+        true => whole_base(&turns, base, &options.limits)?,
+        false => owned(&turns),
+    };
     set_blocks(merged, Vec::new());
-    append_turns(merged, &owned(&turns), &options.archive)?;
+    append_turns(merged, &whole, &options.archive)?;
     Ok(None)
+}
+
+/// `turns` owned, each of the base's own (borrowed) with its source record, from the
+/// base's archive decoded whole: the plan read some without theirs.
+fn whole_base(turns: &[Cow<'_, Turn>], base: &Document, limits: &Limits) -> Result<Vec<Turn>> {
+    let mut said: HashMap<u64, Turn, FixedState> = read_archive(base, limits)?
+        .into_iter()
+        .map(|a| (a.turn.turn.get(), a.turn))
+        .collect();
+    Ok(turns
+        .iter()
+        .map(|t| match t {
+            Cow::Borrowed(t) => said.remove(&t.turn.get()).unwrap_or_else(|| (*t).clone()),
+            Cow::Owned(t) => t.clone(),
+        })
+        .collect())
 }
 
 fn set_blocks(doc: &mut Document, blocks: Vec<Block>) {

@@ -1,11 +1,13 @@
 //! A side's archive read block by block for a merge: the blocks it shares with the
 //! base byte for byte are decoded once, as the base's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use foldhash::fast::FixedState;
 
-use crate::archive::{decode_block, read_block, ArchivedTurn};
+use serde_json::value::RawValue;
+
+use crate::archive::{decode_block, every_source, read_block, ArchivedTurn};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::model::{Block, BlockData, Document, Turn};
@@ -31,8 +33,14 @@ pub(super) fn side_turns<'p>(
 /// Each turn's `(artifact id, version)` parts, block by block.
 pub(super) type Parts = Vec<Vec<Vec<(String, u64)>>>;
 
-/// Every block of `doc`, decoded: its turns, and the artifact versions they hold.
-pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<(Vec<Vec<Turn>>, Parts)> {
+/// Every block of `doc`, decoded: its turns, and the artifact versions they hold. The
+/// turns of a block marked `lean` leave out their source records, but those of turns
+/// without a message id (whose identity is all they hold).
+pub(super) fn decode(
+    doc: &Document,
+    limits: &Limits,
+    lean: &[bool],
+) -> Result<(Vec<Vec<Turn>>, Parts)> {
     use rayon::prelude::*;
     let method = doc
         .deep_archive
@@ -40,9 +48,17 @@ pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<(Vec<Vec<Turn>>,
         .and_then(|a| a.compression_method)
         .unwrap_or_default();
     let vault = doc.artifact_vault.as_ref();
+    let identified = |t: &Turn, record: &RawValue| match t.message_id {
+        Some(_) => Ok(None),
+        None => every_source(t, record),
+    };
     let read: Vec<Vec<ArchivedTurn>> = blocks(doc)
         .par_iter()
-        .map(|b| read_block(b, method, vault, limits, &|_| {}))
+        .enumerate()
+        .map(|(i, b)| match lean.get(i) {
+            Some(true) => read_block(b, method, vault, limits, &identified),
+            _ => read_block(b, method, vault, limits, &every_source),
+        })
         .collect::<Result<_>>()?;
     Ok(read
         .into_iter()
@@ -50,21 +66,47 @@ pub(super) fn decode(doc: &Document, limits: &Limits) -> Result<(Vec<Vec<Turn>>,
         .unzip())
 }
 
-/// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block
-/// the base has byte for byte holds the base's turns when the side numbers the base's
-/// artifact versions as the base does (a turn can refer to a version).
-pub(super) fn parts(side: &Document, base: &Document, limits: &Limits) -> Result<Vec<Part>> {
-    use rayon::prelude::*;
+/// Whether `side`'s blocks that are the base's byte for byte hold the base's turns:
+/// compressed alike, and with the base's artifact versions numbered as the base does
+/// (a turn can refer to a version).
+pub(super) fn shares(side: &Document, base: &Document) -> bool {
     let method = |d: &Document| d.deep_archive.as_ref().and_then(|a| a.compression_method);
-    let shared = method(side) == method(base) && keeps_vault(base, side);
-    let known: HashMap<&BlockData, usize, FixedState> = if shared {
+    method(side) == method(base) && keeps_vault(base, side)
+}
+
+/// Which of the base's blocks `side` holds byte for byte, when it [`shares`] them.
+pub(super) fn held(side: &Document, base: &Document, shares: bool) -> Vec<bool> {
+    let data: HashSet<&BlockData, FixedState> = match shares {
+        true => blocks(side).iter().map(|b| &b.compressed_data).collect(),
+        false => HashSet::default(),
+    };
+    blocks(base)
+        .iter()
+        .map(|b| data.contains(&b.compressed_data))
+        .collect()
+}
+
+/// `side`'s archive as [`Part`]s: only the blocks the base lacks are decoded. A block
+/// the base has byte for byte holds the base's turns when the side [`shares`] them.
+pub(super) fn parts(
+    side: &Document,
+    base: &Document,
+    limits: &Limits,
+    shares: bool,
+) -> Result<Vec<Part>> {
+    use rayon::prelude::*;
+    let known: HashMap<&BlockData, usize, FixedState> = if shares {
         let data = blocks(base).iter().map(|b| &b.compressed_data);
         data.enumerate().map(|(i, d)| (d, i)).collect()
     } else {
         HashMap::default()
     };
     let vault = side.artifact_vault.as_ref();
-    let method = method(side).unwrap_or_default();
+    let method = side
+        .deep_archive
+        .as_ref()
+        .and_then(|a| a.compression_method)
+        .unwrap_or_default();
     blocks(side)
         .par_iter()
         .map(|b| match known.get(&b.compressed_data) {

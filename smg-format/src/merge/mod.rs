@@ -128,7 +128,9 @@ pub struct Merged {
     pub report: MergeReport,
     /// With [`MergeOptions::derive_again`], the merged archive's turns in order, when
     /// the merge decoded them all (the base's blocks kept, both sides' new turns
-    /// appended): the derivation that follows need not decode the archive again.
+    /// appended): the derivation that follows need not decode the archive again. The
+    /// turns of base blocks both sides kept byte for byte come without their source
+    /// records (`source`), which the merge never needed: the archive holds them.
     pub turns: Option<Vec<ArchivedTurn>>,
 }
 

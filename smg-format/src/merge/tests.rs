@@ -281,6 +281,43 @@ fn derived_nodes_and_working_memory_never_conflict() {
 }
 
 #[test]
+fn turns_read_without_their_records_are_written_again_whole() {
+    // Blocks [1, 2], [3, 4], [5]: both sides keep the first two byte for byte, so the
+    // plan reads their turns without source records; ours changes turn 5, so the merge
+    // writes the archive again, the base's turns with their records.
+    let with_source = |t: Turn| {
+        let mut t = t;
+        let n = t.turn.get();
+        t.extra
+            .insert("source".into(), serde_json::json!({"record": {"line": n}}));
+        t
+    };
+    let options = small_blocks().archive;
+    let mut base = Document::new(crate::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+    let first: Vec<Turn> = (1..=5).map(|n| with_source(said(n, "said"))).collect();
+    append_turns(&mut base, &first, &options).unwrap();
+    let mut ours = base.clone();
+    let mut changed = first.clone();
+    changed[4].content = "said again".into();
+    ours.deep_archive = None;
+    append_turns(&mut ours, &changed, &options).unwrap();
+    let mut theirs = base.clone();
+    append_turns(&mut theirs, &[with_source(said(6, "theirs"))], &options).unwrap();
+    let shared = |d: &Document| d.deep_archive.as_ref().unwrap().blocks()[..2].to_vec();
+    assert_eq!(shared(&ours), shared(&base));
+    assert_eq!(shared(&theirs), shared(&base));
+    let m = merge(&base, &ours, &theirs, &small_blocks()).unwrap();
+    assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+    let got = crate::archive::read_archive(&m.document, &Limits::default()).unwrap();
+    let lines: Vec<_> = got
+        .iter()
+        .map(|a| a.turn.extra["source"]["record"]["line"].clone())
+        .collect();
+    assert_eq!(lines, [1, 2, 3, 4, 5, 6].map(serde_json::Value::from));
+    assert_eq!(got[4].turn.content, "said again");
+}
+
+#[test]
 fn a_turn_changed_differently_on_both_sides_is_a_conflict() {
     let [base, mut ours, mut theirs] = forked(&[], &[]);
     let options = small_blocks().archive;

@@ -143,7 +143,8 @@ impl PackedArchive {
             .enumerate()
             .find(|(_, b)| parse_turn_range(&b.turn_range).is_some_and(|(a, z)| a <= n && n <= z))
             .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
-        let wanted = crate::archive::parse_turns(block.id, &self.block_json(k)?)?
+        let json = self.block_json(k)?;
+        let wanted = crate::archive::parse_turns(block.id, &json)?
             .into_iter()
             .find(|t| t.turn.turn == n)
             .ok_or_else(|| Error::InvalidArgument(format!("turn {n} is not in the archive")))?;
@@ -185,7 +186,7 @@ impl PackedArchive {
     fn materialize(
         &self,
         block: u64,
-        stored: crate::archive::Stored,
+        stored: crate::archive::Stored<'_>,
         cache: &mut HashMap<(String, u64), String>,
     ) -> Result<Turn> {
         let mut resolve = |id: &str, v: u64| {
@@ -206,7 +207,14 @@ impl PackedArchive {
             .ok_or_else(missing)?;
             crate::vault::rebuild_version(id, &art, v)
         };
-        crate::archive::materialize(block, stored, cache, &mut resolve, &self.limits)
+        crate::archive::materialize(
+            block,
+            stored,
+            cache,
+            &mut resolve,
+            &self.limits,
+            &crate::archive::every_source,
+        )
     }
 }
 
