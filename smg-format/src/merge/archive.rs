@@ -222,12 +222,15 @@ struct Union<'a> {
 
 impl<'a> Union<'a> {
     fn of_base(base: &'a [Vec<Turn>]) -> Result<Self> {
+        // Sized once: grown by doubling, a large archive's entries and index would
+        // each be copied into fresh memory several times over.
+        let turns = base.iter().map(Vec::len).sum::<usize>();
         let mut u = Union {
             base,
-            entries: Vec::new(),
-            index: HashMap::default(),
+            entries: Vec::with_capacity(turns),
+            index: HashMap::with_capacity_and_hasher(turns, FixedState::default()),
             starts: Vec::with_capacity(base.len()),
-            numbers: Default::default(),
+            numbers: [Vec::with_capacity(turns), Vec::with_capacity(turns)],
             floor: 0,
         };
         for block in base {
