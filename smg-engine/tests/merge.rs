@@ -1,9 +1,13 @@
 //! Forks that each ingested new sessions merge into the memory one ingest of all the
 //! sessions makes: the same node ids, contents and edges, every provenance naming the
-//! right words, a message both branches saw archived once (spec §17.3).
+//! right words, a message both branches saw archived once (spec §17.3). And the
+//! derivations that read a memory without its derived graph (a lean read) write what
+//! they write of it read whole.
 
 use proptest::prelude::*;
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{
+    ingest, ingest_into_bytes, ingest_lean_into_bytes, IngestOptions, Input, LeanIngested, Silent,
+};
 use smg_engine::merge::{
     merge, merge_into_bytes, merge_into_indexed_bytes, merge_lean_into_bytes, LeanMerged,
 };
@@ -266,6 +270,85 @@ proptest! {
         let all: Vec<Option<Input>> = sessions.iter().enumerate().map(|(k, s)| export(s, days(k))).collect();
         let one = grown(&start, all);
         same_memory(&merged, &one)?;
+    }
+}
+
+/// An append to `doc` read lean writes the bytes of an append to `doc` read whole.
+fn appends_lean_alike(doc: &Document, more: &[Message]) -> Result<(), TestCaseError> {
+    let (options, write) = (
+        IngestOptions::default(),
+        WriteOptions::new(Encoding::Brotli),
+    );
+    let inputs = || vec![export(more, 3).unwrap()];
+    let (whole_report, whole) =
+        ingest_into_bytes(doc.clone(), inputs(), &options, &Silent, &write).unwrap();
+    let lean = Lean::new(doc.clone());
+    prop_assert!(!lean.left_out().is_empty());
+    match ingest_lean_into_bytes(lean, inputs(), &options, &Silent, &write).unwrap() {
+        LeanIngested::Written(report, bytes) => {
+            prop_assert!(bytes == whole, "a lean append writes other bytes");
+            prop_assert_eq!(report, whole_report);
+        }
+        other => prop_assert!(false, "{other:?}"),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn an_append_to_a_memory_read_lean_writes_what_one_read_whole_writes(
+        base in messages("b", 1..8),
+        more in messages("m", 1..6),
+        marked in any::<bool>(),
+    ) {
+        let mut doc = grown(&Document::new(smg_format::model::Timestamp::from_static("2025-03-01T00:00:00Z")), [export(&base, 1)]);
+        let graph = doc.semantic_graph.as_mut().unwrap();
+        // A node someone wrote, tied to a derived one: it and its edge stay.
+        let derived = graph.nodes()[0].id.clone();
+        let note = smg_format::model::NonEmpty::from_static("note-1");
+        graph.nodes.as_mut().unwrap().push(smg_format::model::Node::new(note.clone(), smg_format::model::NonEmpty::from_static("concept")));
+        graph.edges.get_or_insert_with(Vec::new).push(smg_format::model::Edge::new(note, smg_format::model::NonEmpty::from_static("mentions"), derived.clone()));
+        if marked {
+            // Curation's marks keep a derived node in a lean read, and through the append.
+            let at = smg_format::model::Timestamp::from_static("2025-03-02T00:00:00Z");
+            smg_engine::curate::record_access(&mut doc, &[&derived], &at, None).unwrap();
+        }
+        appends_lean_alike(&doc, &more)?;
+    }
+}
+
+#[test]
+fn an_append_of_an_mcp_memory_to_a_memory_read_lean_reads_it_whole() {
+    let doc = grown(
+        &Document::new(smg_format::model::Timestamp::from_static(
+            "2025-03-01T00:00:00Z",
+        )),
+        [export(
+            &[Message {
+                conversation: 0,
+                id: "b0".into(),
+                minute: 5,
+                user: true,
+                text: "My sister Anna lives near Lyon.".into(),
+            }],
+            1,
+        )],
+    );
+    let mcp = Input {
+        name: "memory.jsonl".into(),
+        bytes: br#"{"type":"entity","name":"Anna","entityType":"person","observations":["lives near Lyon"]}"#.to_vec(),
+    };
+    let (options, write) = (
+        IngestOptions::default(),
+        WriteOptions::new(Encoding::Brotli),
+    );
+    let got = ingest_lean_into_bytes(Lean::new(doc), vec![mcp.clone()], &options, &Silent, &write)
+        .unwrap();
+    match got {
+        LeanIngested::ReadWhole(inputs) => assert_eq!(inputs[0].bytes, mcp.bytes),
+        other => panic!("{other:?}"),
     }
 }
 

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::ingest::{
-    ingest_into_bytes, ingest_keeping_turns, Archived, Format, IngestOptions, IngestReport, Input,
+    ingest_into_bytes, ingest_keeping_turns, ingest_lean_into_bytes, Archived, Format,
+    IngestOptions, IngestReport, Input, LeanIngested,
 };
 use smg_engine::search::{encode_indexed, Retriever};
 use smg_format::{Document, Encoding, Error, WriteOptions};
@@ -93,8 +94,22 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             Ok((report, archived))
         };
     let versions;
-    let (report, path, written) = match (&args.append, &args.output) {
-        (Some(path), _) => {
+    // A large memory appended to as it is (no index to keep, nothing to embed, no
+    // sealed section to open, no repository's files for its vault) is read without
+    // the derived graph the append derives again.
+    let plain =
+        !args.index && model.is_none() && args.seal_passphrase_file.is_none() && sources.is_empty();
+    let (inputs, lean) = match (&args.append, plain) {
+        (Some(path), true) => append_lean(path, inputs, &options, &bar, ctx)?,
+        _ => (inputs, None),
+    };
+    let (report, path, written) = match (&args.append, &args.output, lean) {
+        (Some(path), _, Some(report)) => {
+            versions = 0;
+            let written = std::fs::metadata(path).map_or(0, |m| m.len());
+            (report, path.as_path(), written)
+        }
+        (Some(path), _, None) => {
             let mut loaded = load(path, ctx)?;
             // A file that kept a current search index keeps one, made for what it
             // holds now.
@@ -142,7 +157,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 std::fs::metadata(path).map_or(0, |m| m.len()),
             )
         }
-        (None, Some(path)) => {
+        (None, Some(path), _) => {
             let mut doc = Document::new(smg_format::model::Timestamp::from_static(
                 "1970-01-01T00:00:00Z",
             ));
@@ -166,7 +181,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             write_output(path, &bytes)?;
             (report, path.as_path(), bytes.len() as u64)
         }
-        (None, None) => unreachable!("clap requires --output or --append"),
+        (None, None, _) => unreachable!("clap requires --output or --append"),
     };
     for (file, why) in sources.iter().flat_map(|s| &s.skipped).take(SHOWN_SKIPS) {
         eprintln!("smg: warning: {file} not stored in the vault: {why}");
@@ -177,6 +192,34 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     };
     print_report(&report, &files, path, written, args.json)?;
     Ok(Outcome::Success)
+}
+
+/// Append `inputs` to the memory at `path` read lean ([`smg_format::merge::Lean`]), when
+/// it is a large compressed or JSON file: the report, once written; else the inputs
+/// back, to be appended to it read whole.
+fn append_lean(
+    path: &Path,
+    inputs: Vec<Input>,
+    options: &IngestOptions,
+    bar: &Bar,
+    ctx: &Context,
+) -> Result<(Vec<Input>, Option<IngestReport>), smg_engine::Error> {
+    let Some((lean, encoding, _)) = smg_format::file::read_streamed_lean(path, &ctx.limits)? else {
+        return Ok((inputs, None));
+    };
+    // A sealed section is opened, and an ingest into it refused, with the whole file.
+    if lean.document().sealed_sections.is_some() {
+        return Ok((inputs, None));
+    }
+    let write = WriteOptions::new(encoding.for_writing());
+    match ingest_lean_into_bytes(lean, inputs, options, bar, &write)? {
+        LeanIngested::Written(report, bytes) => {
+            bar.done();
+            seal(path, bytes, None)?;
+            Ok((Vec::new(), Some(report)))
+        }
+        LeanIngested::ReadWhole(inputs) => Ok((inputs, None)),
+    }
 }
 
 /// What a repository or folder gave the vault.

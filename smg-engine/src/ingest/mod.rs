@@ -37,6 +37,7 @@ use smg_format::archive::{
 };
 use smg_format::codec::Head;
 use smg_format::limits::{Bound, OverLimit};
+use smg_format::merge::Lean;
 use smg_format::model::{Edge, Extra, Graph, Node, Ordinal, Scope, Turn};
 use smg_format::validate::Gate;
 use smg_format::{Document, Encoding, Limits, WriteOptions};
@@ -319,6 +320,39 @@ pub fn ingest_into_bytes(
     into_bytes(doc, inputs, None, options, progress, write)
 }
 
+/// What [`ingest_lean_into_bytes`] gives.
+#[derive(Debug)]
+pub enum LeanIngested {
+    /// The report and the file's bytes: what [`ingest_into_bytes`] of the document
+    /// read whole gives.
+    Written(IngestReport, Vec<u8>),
+    /// The ingest needs what was left out: the inputs, given back, are to be ingested
+    /// into the document read whole.
+    ReadWhole(Vec<Input>),
+}
+
+/// [`ingest_into_bytes`] of a document read lean ([`Lean`]): an ingest derives every
+/// derived node again, so those a lean read leaves out (most of a large memory's
+/// graph) are never parsed. It needs them, and gives the inputs back, when an input
+/// brings its own nodes to join the graph's by name (an MCP memory file, a Letta
+/// Agent File), and when the document's derived ids are from before they were stable.
+pub fn ingest_lean_into_bytes(
+    doc: Lean,
+    inputs: Vec<Input>,
+    options: &IngestOptions,
+    progress: &dyn Progress,
+    write: &WriteOptions,
+) -> Result<LeanIngested> {
+    let brings = |i: &Input| import::brings_nodes(&i.name, &i.bytes, options.format);
+    let legacy = doc.left_out().iter().any(|id| migrate::is_legacy(id))
+        || migrate::needs_migration(doc.document());
+    if legacy || inputs.iter().any(brings) {
+        return Ok(LeanIngested::ReadWhole(inputs));
+    }
+    let (report, bytes) = into_bytes(doc.into_derivable(), inputs, None, options, progress, write)?;
+    Ok(LeanIngested::Written(report, bytes))
+}
+
 /// [`derive`], encoded as [`ingest_into_bytes`] encodes.
 pub(crate) fn derive_into_bytes(
     doc: Document,
@@ -424,16 +458,17 @@ fn run(
             mut turns,
             analysed,
         }) => {
-            let lean = lean(doc, options);
+            let kept = sources_kept(doc, options);
             turns
                 .par_iter_mut()
-                .filter(|a| !lean.keeps(&a.turn))
+                .filter(|a| !kept.keeps(&a.turn))
                 .for_each(|a| drop(a.turn.extra.remove("source")));
-            kept_sources(doc, &mut turns, lean, &options.limits)?;
+            kept_sources(doc, &mut turns, kept, &options.limits)?;
             (turns, analysed.0)
         }
         None => {
-            let turns = read_archive_with(doc, &options.limits, &lean(doc, options).sources())?;
+            let turns =
+                read_archive_with(doc, &options.limits, &sources_kept(doc, options).sources())?;
             (turns, Vec::new())
         }
     };
@@ -541,7 +576,7 @@ fn run(
 /// How the archive is read back to be appended to: without the source records
 /// (archived already, and never read by the graph) but those of the last `recent`
 /// turns, which working memory may copy whole; each is dropped as its turn is decoded.
-fn lean(doc: &Document, options: &IngestOptions) -> Lean {
+fn sources_kept(doc: &Document, options: &IngestOptions) -> SourcesKept {
     // A block range that does not parse keeps every record.
     let last = doc
         .deep_archive
@@ -551,7 +586,7 @@ fn lean(doc: &Document, options: &IngestOptions) -> Lean {
         .map(|(_, last)| last)
         .max()
         .unwrap_or(0);
-    Lean {
+    SourcesKept {
         last,
         recent: options.recent_turns as u64,
     }
@@ -560,12 +595,12 @@ fn lean(doc: &Document, options: &IngestOptions) -> Lean {
 /// Which archived turns keep their source record as the archive is read back: the
 /// last `recent` of the archive, which ends at turn `last`.
 #[derive(Clone, Copy)]
-struct Lean {
+struct SourcesKept {
     last: u64,
     recent: u64,
 }
 
-impl Lean {
+impl SourcesKept {
     fn keeps(self, t: &Turn) -> bool {
         t.turn.get().saturating_add(self.recent) > self.last
     }
@@ -579,18 +614,18 @@ impl Lean {
     }
 }
 
-/// The source records of the turns `lean` keeps, read from `doc`'s archive for those
+/// The source records of the turns `sources` keeps, read from `doc`'s archive for those
 /// of `turns` (the archive's, as a merge decoded them) that come without one: a merge
 /// leaves out the records of the base's blocks both sides kept.
 fn kept_sources(
     doc: &Document,
     turns: &mut [ArchivedTurn],
-    lean: Lean,
+    sources: SourcesKept,
     limits: &Limits,
 ) -> Result<()> {
     let kept = turns
         .iter()
-        .rposition(|a| !lean.keeps(&a.turn))
+        .rposition(|a| !sources.keeps(&a.turn))
         .map_or(0, |i| i + 1);
     let bare: FastMap<u64, usize> = turns[kept..]
         .iter()

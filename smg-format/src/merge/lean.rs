@@ -13,8 +13,9 @@ use crate::model::{Document, Edge, Node};
 
 /// A document without the semantic graph's derived nodes that carry no mark of
 /// curation (spec §18.10) and the edges between two of them, with the ids of those
-/// nodes. Only [`super::merge_lean`] takes it, and it gives it back when the merge
-/// needs what was left out: smg never writes a document read this way.
+/// nodes. Only a caller that derives those nodes again takes it ([`super::merge_lean`],
+/// an ingest), and each gives it back when it needs what was left out: smg never
+/// writes a document read this way but with its derived graph made anew.
 ///
 /// ```
 /// use smg_format::{merge::Lean, model::{Graph, Node, NonEmpty}, Document};
@@ -82,6 +83,32 @@ impl Lean {
     /// The document, when nothing was left out of it.
     pub fn into_whole(self) -> Option<Document> {
         self.left_out.is_empty().then_some(self.document)
+    }
+
+    /// The document, for a caller that derives the nodes left out again: what it
+    /// derives takes their place (an ingest's derivation replaces every derived node
+    /// and edge between two of them, and keeps the marks of those a lean read kept).
+    pub fn into_derivable(self) -> Document {
+        let Lean {
+            mut document,
+            left_out,
+        } = self;
+        // The edges between a node kept and one left out, both derived, go as those
+        // between two left out went: the derivation draws them again.
+        if let Some(g) = document.semantic_graph.as_mut() {
+            let mut derived = ids(&left_out);
+            let nodes = g.nodes.as_deref().unwrap_or_default();
+            derived.extend(
+                nodes
+                    .iter()
+                    .filter(|n| n.is_derived())
+                    .map(|n| n.id.as_str()),
+            );
+            if let Some(edges) = g.edges.as_mut() {
+                edges.retain(|e| !between(&derived, &e.from, &e.to));
+            }
+        }
+        document
     }
 
     /// The ids of the nodes left out, in the document's order.

@@ -263,6 +263,20 @@ pub(crate) fn import(file: &str, bytes: &[u8], format: Format, strict: bool) -> 
 }
 
 /// Tell the format from the content: the first JSON value decides.
+/// Whether an input of `format` brings its own nodes to the graph, which they join
+/// among the graph's nodes (by name): an MCP memory file or a Letta Agent File. An
+/// input that does not read as text, or whose format is not known, brings none (its
+/// import fails as it would).
+pub(crate) fn brings_nodes(file: &str, bytes: &[u8], format: Format) -> bool {
+    let format = match format {
+        Format::Auto => std::str::from_utf8(bytes)
+            .ok()
+            .and_then(|text| detect(file, text).ok()),
+        f => Some(f),
+    };
+    matches!(format, Some(Format::McpMemory | Format::Letta))
+}
+
 fn detect(file: &str, text: &str) -> Result<Format> {
     let unknown = |detail: &str| Error::Import {
         file: file.to_string(),
