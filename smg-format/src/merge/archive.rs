@@ -8,7 +8,7 @@ use foldhash::fast::FixedState;
 
 use serde::Serialize;
 
-use super::blocks::{blocks, decode, held, keeps_vault, parts, shares, side_turns, Part, Parts};
+use super::blocks::{blocks, decode, held, keeps_vault, parts, shares, side_turns, Part};
 use super::{Conflict, MergeOptions, Side};
 use crate::archive::{append_turns, read_archive, ArchivedTurn};
 use crate::error::Result;
@@ -53,26 +53,30 @@ pub struct Taken {
 /// The base's archive, decoded once (when a merge needs its turns) and lent to the
 /// plan: the turns both sides kept are never copied.
 #[derive(Default)]
-pub(super) struct BaseTurns(std::cell::OnceCell<(Vec<Vec<Turn>>, Parts)>);
+pub(super) struct BaseTurns(std::cell::OnceCell<Vec<Vec<ArchivedTurn>>>);
 
 impl BaseTurns {
     /// The base's turns, in order, when the plan decoded them.
     pub(super) fn turns(&self) -> Option<Vec<&Turn>> {
-        self.0
-            .get()
-            .map(|(blocks, _)| blocks.iter().flatten().collect())
+        let blocks = self.0.get()?;
+        Some(blocks.iter().flatten().map(|a| &a.turn).collect())
     }
 
     /// The merged archive's turns: the base's, then `added` (with their parts), when
     /// the plan decoded the base.
     pub(super) fn then(self, added: Appended) -> Option<Vec<ArchivedTurn>> {
-        let (turns, parts) = self.0.into_inner()?;
-        let base = turns.into_iter().flatten().zip(parts.into_iter().flatten());
-        let all = base.chain(added);
-        Some(
-            all.map(|(turn, artifacts)| ArchivedTurn { turn, artifacts })
-                .collect(),
-        )
+        let blocks = self.0.into_inner()?;
+        let len = blocks.iter().map(Vec::len).sum::<usize>() + added.len();
+        let mut all = Vec::with_capacity(len);
+        for block in blocks {
+            all.extend(block);
+        }
+        all.extend(
+            added
+                .into_iter()
+                .map(|(turn, artifacts)| ArchivedTurn { turn, artifacts }),
+        );
+        Some(all)
     }
 }
 
@@ -161,11 +165,11 @@ pub(super) fn plan<'a>(
         .zip(&held_theirs)
         .map(|(o, t)| *o && *t)
         .collect();
-    let base_blocks: &'a [Vec<Turn>] = match decoded.0.get() {
-        Some(b) => &b.0,
+    let base_blocks: &'a [Vec<ArchivedTurn>] = match decoded.0.get() {
+        Some(b) => b,
         None => {
             let b = decode(base, &options.limits, &lean)?;
-            &decoded.0.get_or_init(|| b).0
+            decoded.0.get_or_init(|| b)
         }
     };
     let (op, tp) = (
@@ -195,8 +199,9 @@ pub(super) fn plan<'a>(
 
 /// Whether a side's turns are the base's, in order. A turn of a block the side shares
 /// with the base is the base's own (the same reference), compared no further.
-fn holds_base(parts: &[Part], base: &[Vec<Turn>]) -> bool {
-    let (mut side, mut all) = (side_turns(parts, base), base.iter().flatten());
+fn holds_base(parts: &[Part], base: &[Vec<ArchivedTurn>]) -> bool {
+    let all = base.iter().flatten().map(|a| &a.turn);
+    let (mut side, mut all) = (side_turns(parts, base), all);
     loop {
         match (side.next(), all.next()) {
             (None, None) => return true,
@@ -209,7 +214,7 @@ fn holds_base(parts: &[Part], base: &[Vec<Turn>]) -> bool {
 /// The union under construction: every turn once, by identity, with what each
 /// document holds of it.
 struct Union<'a> {
-    base: &'a [Vec<Turn>],
+    base: &'a [Vec<ArchivedTurn>],
     entries: Vec<Entry<'a>>,
     index: HashMap<Identity, usize, FixedState>,
     /// Where each base block's turns start among the entries.
@@ -221,7 +226,7 @@ struct Union<'a> {
 }
 
 impl<'a> Union<'a> {
-    fn of_base(base: &'a [Vec<Turn>]) -> Result<Self> {
+    fn of_base(base: &'a [Vec<ArchivedTurn>]) -> Result<Self> {
         // Sized once: grown by doubling, a large archive's entries and index would
         // each be copied into fresh memory several times over.
         let turns = base.iter().map(Vec::len).sum::<usize>();
@@ -235,7 +240,8 @@ impl<'a> Union<'a> {
         };
         for block in base {
             u.starts.push(u.entries.len());
-            for t in block {
+            for a in block {
+                let t = &a.turn;
                 u.index.insert(identity(t)?, u.entries.len());
                 u.entries.push(Entry {
                     base: Some(t),
@@ -268,8 +274,9 @@ impl<'a> Union<'a> {
         for part in parts {
             match part {
                 Part::Base(i) => {
-                    for (j, t) in self.base[i].iter().enumerate() {
-                        time_of(t);
+                    for (j, a) in self.base[i].iter().enumerate() {
+                        time_of(&a.turn);
+                        let t = &a.turn;
                         self.hold(side, t.turn.get(), self.starts[i] + j, Held::AsBase);
                         position += 1;
                     }

@@ -22,25 +22,24 @@ pub(super) enum Part {
 /// A side's turns in order, given its parts and the base's decoded blocks.
 pub(super) fn side_turns<'p>(
     parts: &'p [Part],
-    base: &'p [Vec<Turn>],
+    base: &'p [Vec<ArchivedTurn>],
 ) -> impl Iterator<Item = &'p Turn> {
-    parts.iter().flat_map(move |p| match p {
-        Part::Base(i) => base[*i].iter(),
-        Part::Own(turns) => turns.iter(),
+    parts.iter().flat_map(move |p| -> Box<dyn Iterator<Item = &'p Turn>> {
+        match p {
+            Part::Base(i) => Box::new(base[*i].iter().map(|a| &a.turn)),
+            Part::Own(turns) => Box::new(turns.iter()),
+        }
     })
 }
 
-/// Each turn's `(artifact id, version)` parts, block by block.
-pub(super) type Parts = Vec<Vec<Vec<(String, u64)>>>;
-
-/// Every block of `doc`, decoded: its turns, and the artifact versions they hold. The
-/// turns of a block marked `lean` leave out their source records, but those of turns
-/// without a message id (whose identity is all they hold).
+/// Every block of `doc`, decoded: its turns, with the artifact versions they hold.
+/// The turns of a block marked `lean` leave out their source records, but those of
+/// turns without a message id (whose identity is all they hold).
 pub(super) fn decode(
     doc: &Document,
     limits: &Limits,
     lean: &[bool],
-) -> Result<(Vec<Vec<Turn>>, Parts)> {
+) -> Result<Vec<Vec<ArchivedTurn>>> {
     use rayon::prelude::*;
     let method = doc
         .deep_archive
@@ -52,18 +51,14 @@ pub(super) fn decode(
         Some(_) => Ok(None),
         None => every_source(t, record),
     };
-    let read: Vec<Vec<ArchivedTurn>> = blocks(doc)
+    blocks(doc)
         .par_iter()
         .enumerate()
         .map(|(i, b)| match lean.get(i) {
             Some(true) => read_block(b, method, vault, limits, &identified),
             _ => read_block(b, method, vault, limits, &every_source),
         })
-        .collect::<Result<_>>()?;
-    Ok(read
-        .into_iter()
-        .map(|block| block.into_iter().map(|a| (a.turn, a.artifacts)).unzip())
-        .unzip())
+        .collect()
 }
 
 /// Whether `side`'s blocks that are the base's byte for byte hold the base's turns:
