@@ -131,8 +131,8 @@ fn same_memory(a: &str, b: &str, d: &Path) {
 
 /// Memories large enough to be read as they decompress (a 6 MB document in the
 /// vault) are read lean, without their derived graphs: they merge into one ingest of
-/// both sides all the same, and a merge that needs what was left out (a side that
-/// changed nothing) reads them again whole.
+/// both sides all the same (and are appended to as when read whole), and a merge that
+/// needs what was left out (a side that changed nothing) reads them again whole.
 #[test]
 fn large_branches_read_lean_merge_as_one_ingest_of_both() {
     let dir = tempfile::tempdir().unwrap();
@@ -153,9 +153,25 @@ fn large_branches_read_lean_merge_as_one_ingest_of_both() {
         "{report}"
     );
     ok(&["validate", "merged.smg"], d);
+    // The file is appended to read lean; from stdin (to stdout) it is read whole: the
+    // same bytes.
+    let whole = common::smg_stdin(
+        &["ingest", "--append", "-", "a.json", "b.json", "-q"],
+        d,
+        &std::fs::read(d.join("one.smg")).unwrap(),
+    );
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
     ok(
         &["ingest", "--append", "one.smg", "a.json", "b.json", "-q"],
         d,
+    );
+    assert!(
+        std::fs::read(d.join("one.smg")).unwrap() == whole.stdout,
+        "an append read lean writes what one read whole writes"
     );
     same_memory("one.smg", "merged.smg", d);
     assert!(load(&d.join("merged.smg")).artifact_vault.is_some());

@@ -14,7 +14,7 @@ use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::{FormatArg, IngestArgs, SealedArg};
 use crate::io::Context;
-use crate::io::{load, read_input, save_ingested, seal, write_output, write_stdout};
+use crate::io::{is_stdio, load, read_input, save_ingested, seal, write_output, write_stdout};
 use crate::Outcome;
 
 /// Skipped records listed on stderr before "… and N more".
@@ -204,6 +204,9 @@ fn append_lean(
     bar: &Bar,
     ctx: &Context,
 ) -> Result<(Vec<Input>, Option<IngestReport>), smg_engine::Error> {
+    if is_stdio(path) {
+        return Ok((inputs, None));
+    }
     let Some((lean, encoding, _)) = smg_format::file::read_streamed_lean(path, &ctx.limits)? else {
         return Ok((inputs, None));
     };

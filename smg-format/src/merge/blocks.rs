@@ -24,12 +24,14 @@ pub(super) fn side_turns<'p>(
     parts: &'p [Part],
     base: &'p [Vec<ArchivedTurn>],
 ) -> impl Iterator<Item = &'p Turn> {
-    parts.iter().flat_map(move |p| -> Box<dyn Iterator<Item = &'p Turn>> {
-        match p {
-            Part::Base(i) => Box::new(base[*i].iter().map(|a| &a.turn)),
-            Part::Own(turns) => Box::new(turns.iter()),
-        }
-    })
+    parts
+        .iter()
+        .flat_map(move |p| -> Box<dyn Iterator<Item = &'p Turn>> {
+            match p {
+                Part::Base(i) => Box::new(base[*i].iter().map(|a| &a.turn)),
+                Part::Own(turns) => Box::new(turns.iter()),
+            }
+        })
 }
 
 /// Every block of `doc`, decoded: its turns, with the artifact versions they hold.
