@@ -23,7 +23,7 @@ pub use crate::head::Head;
 use crate::limits::Limits;
 use crate::model::Document;
 
-mod streamed;
+pub(crate) mod streamed;
 
 /// Parse canonical or non-canonical JSON text into a [`Document`].
 ///

@@ -69,6 +69,34 @@ pub(crate) fn lean_from_file_sized(
     Some((doc, lean, encoding))
 }
 
+/// A Brotli stream of a document's JSON (a packed file's head), parsed as it is
+/// decompressed, `piece` bytes at a time, on this thread; `None` when the caller is
+/// to read it whole: the stream does not decode, it holds more than `max` bytes, or
+/// the reader gives up.
+pub(crate) fn from_brotli(compressed: &[u8], max: u64, piece: usize) -> Option<Document> {
+    use std::io::Read;
+    let mut stream = brotli::Decompressor::new(compressed, 1 << 16).take(max.saturating_add(1));
+    let mut reader = Reader::new(false);
+    let mut buf = vec![0u8; piece.max(1)];
+    loop {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match stream.read(&mut buf[filled..]).ok()? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        if filled == 0 {
+            break;
+        }
+        reader.push(&buf[..filled])?;
+    }
+    if stream.limit() == 0 {
+        return None;
+    }
+    reader.finish().map(|(doc, _)| doc)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
     Graph,

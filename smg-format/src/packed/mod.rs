@@ -35,7 +35,7 @@ mod reader;
 pub use extension::{list_extensions, read_extension, with_extension};
 pub use reader::PackedArchive;
 
-use json::brotli_json;
+use json::{brotli_document, brotli_json};
 
 /// Where a section lies in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -289,7 +289,7 @@ type ReadSection<'a> = dyn Fn(&Section, &dyn Fn() -> String) -> Result<Cow<'a, [
 /// it names (the head, the artifact sections, the archive blocks; never the
 /// extensions).
 fn assemble(index: &Index, limits: &Limits, read: &ReadSection<'_>) -> Result<Document> {
-    let mut doc: Document = brotli_json(
+    let mut doc = brotli_document(
         &read(&index.head, &|| "the head section".into())?,
         limits,
         &|| "the head section".into(),

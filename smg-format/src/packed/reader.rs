@@ -69,11 +69,17 @@ impl PackedArchive {
     /// only the sections it is made of: the extensions (a search index often as
     /// large as the rest) are neither read nor held.
     pub fn document(&self) -> Result<Document> {
-        let doc = super::assemble(&self.index, &self.limits, &|s, what| {
-            self.read_section(s, what).map(std::borrow::Cow::Owned)
-        })?;
+        let doc = self.assembled()?;
         crate::counts::check_document(&self.limits, &doc)?;
         Ok(doc)
+    }
+
+    /// [`PackedArchive::document`] without the check of its counts against the
+    /// limits, which validation makes in its own order.
+    pub(crate) fn assembled(&self) -> Result<Document> {
+        super::assemble(&self.index, &self.limits, &|s, what| {
+            self.read_section(s, what).map(std::borrow::Cow::Owned)
+        })
     }
 
     /// The file's length in bytes when it was opened.

@@ -157,7 +157,7 @@ fn expand_in_windows(
             split
                 .lists
                 .iter()
-                .map(|l| (l.pointer.as_str(), Items::Text(&l.items))),
+                .map(|l| (l.pointer.as_str(), Items::Listed(l.items()))),
         );
     let windows = windows(&rest, arrays);
     let rest_failed = |text| Failed { text, window: None };

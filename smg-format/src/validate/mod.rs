@@ -158,33 +158,27 @@ fn validate_input(bytes: Cow<'_, [u8]>, options: &ValidateOptions) -> Report {
         findings: vec![Finding::from_error(&e)],
     };
     match envelope::detect(&bytes) {
-        // A packed file's sections make the document itself: its JSON is written
-        // from it for the schema and JSON-LD, and it is not parsed again.
-        Ok(Encoding::Packed) => {
-            let doc = match crate::packed::unpack(&bytes, limits) {
-                Ok(doc) => doc,
-                Err(e) => return unreadable(e),
-            };
-            drop(bytes);
-            match crate::canonical::to_vec(&doc) {
-                Ok(json) => Report {
+        Ok(Encoding::Packed) => match crate::packed::unpack(&bytes, limits) {
+            Ok(doc) => {
+                drop(bytes);
+                Report {
                     encoding: Some(Encoding::Packed),
-                    findings: validate_json(Cow::Owned(json), Some(doc), options),
-                },
-                Err(e) => unreadable(e),
+                    findings: validate_document(doc, options),
+                }
             }
-        }
+            Err(e) => unreadable(e),
+        },
         Ok(_) => match envelope::decode(&bytes, limits) {
             Ok((encoding, Cow::Owned(json))) => {
                 drop(bytes);
                 Report {
                     encoding: Some(encoding),
-                    findings: validate_json(Cow::Owned(json), None, options),
+                    findings: validate_json(Cow::Owned(json), options),
                 }
             }
             Ok((encoding, Cow::Borrowed(json))) => Report {
                 encoding: Some(encoding),
-                findings: validate_json(Cow::Borrowed(json), None, options),
+                findings: validate_json(Cow::Borrowed(json), options),
             },
             Err(e) => unreadable(e),
         },
@@ -291,23 +285,34 @@ fn unwritable(findings: Vec<Finding>) -> crate::Result<()> {
     }
 }
 
-/// The findings in `json`; `doc` is the document it was written from, when there is
-/// one (a packed file's), which the semantic checks then use instead of parsing it.
-/// The text is freed before the semantic checks, when it is owned.
-fn validate_json(
-    json: Cow<'_, [u8]>,
-    doc: Option<Document>,
-    options: &ValidateOptions,
-) -> Vec<Finding> {
+/// The findings in `json`. The text is freed before the semantic checks, when it is
+/// owned.
+fn validate_json(json: Cow<'_, [u8]>, options: &ValidateOptions) -> Vec<Finding> {
     match Checked::text(&json, options) {
         Ok(checked) => checked.then_typed(
             move || {
-                let doc = doc.map_or_else(|| crate::codec::from_json_slice(&json), Ok);
+                let doc = crate::codec::from_json_slice(&json);
                 drop(json);
                 doc
             },
             &options.limits,
         ),
+        Err(end) => end,
+    }
+}
+
+/// The findings in a document read from sections (a packed file's), as its canonical
+/// JSON's text would give them: the schema and JSON-LD read its large lists an item
+/// at a time, written from the typed items, so the document's text is never held.
+fn validate_document(mut doc: Document, options: &ValidateOptions) -> Vec<Finding> {
+    let checked = match Split::of_document(&mut doc) {
+        Ok(split) => Checked::split(split, options),
+        Err(e) => Err(vec![Finding::from_error(&crate::Error::from_json(
+            &e, None,
+        ))]),
+    };
+    match checked {
+        Ok(checked) => checked.then_typed(|| Ok(doc), &options.limits),
         Err(end) => end,
     }
 }
@@ -334,6 +339,28 @@ impl Checked {
         // The large lists stay text, read an item at a time: no tree of the whole
         // document (1.3 GB for a million turns' 250 MB of JSON).
         let split = Split::parse(text).map_err(|e| unparsed(&e))?;
+        Self::of_split(split, options, |_| {
+            // An item a tree refuses (a number out of range): read whole, as the tree
+            // reads it.
+            let value = serde_json::from_str(text).map_err(|e| unparsed(&e))?;
+            Ok(Split::whole(value))
+        })
+    }
+
+    /// The checks of a document's text, split already.
+    fn split(split: Split<'_>, options: &ValidateOptions) -> Result<Checked, Vec<Finding>> {
+        let unparsed =
+            |e: serde_json::Error| vec![Finding::from_error(&crate::Error::from_json(&e, None))];
+        Self::of_split(split, options, |e| Err(unparsed(e)))
+    }
+
+    /// The checks of `split`; `whole` gives the split to check instead when one of its
+    /// large lists' items does not read as a tree.
+    fn of_split<'a>(
+        split: Split<'a>,
+        options: &ValidateOptions,
+        whole: impl FnOnce(serde_json::Error) -> Result<Split<'a>, Vec<Finding>>,
+    ) -> Result<Checked, Vec<Finding>> {
         let version = split.rest.get("version");
         if let Err(e) = crate::codec::check_version(version.and_then(|v| v.as_str())) {
             if version.is_some_and(|v| v.is_string()) {
@@ -342,11 +369,8 @@ impl Checked {
         }
         let (split, findings) = match split.schema_findings() {
             Ok(found) => (split, found),
-            // An item a tree refuses (a number out of range): read whole, as the tree
-            // reads it.
-            Err(_) => {
-                let value = serde_json::from_str(text).map_err(|e| unparsed(&e))?;
-                let split = Split::whole(value);
+            Err(e) => {
+                let split = whole(e)?;
                 let found = split.schema_findings().unwrap_or_default();
                 (split, found)
             }

@@ -20,8 +20,10 @@ const READ_AGAIN_FROM: usize = 32 << 20;
 /// [`super::validate`] of the file at `path`, with the same report, holding at most
 /// about the memory of the document it holds: a large plain, Brotli or Zstandard
 /// file is read twice, once for the checks of its text (schema, JSON-LD) and once,
-/// in pieces, for the typed document the semantic checks read. A packed or
-/// encrypted file is validated from its bytes, as [`validate_owned`] does.
+/// in pieces, for the typed document the semantic checks read. A packed file is read
+/// a section at a time into its document, whose large lists the schema and JSON-LD
+/// read an item at a time. An encrypted file is validated from its bytes, as
+/// [`validate_owned`] does.
 ///
 /// [`Error::Changed`] when the file was written in place between the two reads
 /// (smg's writers replace a file by renaming a new one over it, which the open file
@@ -64,6 +66,9 @@ fn validate_twice(
     let io = |e| Error::io(path, e);
     let mut file = File::open(path).map_err(io)?;
     let before = stamp(&file, path)?;
+    if let Some(report) = packed(&file, path, options)? {
+        return unchanged(report, &file, path, before);
+    }
     let bytes = crate::file::read_open(&mut file, path)?;
     let encoding = match envelope::detect(&bytes) {
         Ok(e @ (Encoding::Json | Encoding::Brotli | Encoding::Zstd | Encoding::ZstdFrame)) => e,
@@ -92,12 +97,36 @@ fn validate_twice(
     between();
     let again = || read_again(&file, path, options, sizes.pieces);
     let findings = checked.then_typed(again, &options.limits);
-    if stamp(&file, path)? != before {
+    unchanged(report(encoding, findings), &file, path, before)
+}
+
+/// `report`, unless the file was written in place since it was first stamped.
+fn unchanged(report: Report, file: &File, path: &Path, before: Stamp) -> Result<Report> {
+    if stamp(file, path)? != before {
         return Err(Error::Changed {
             path: path.to_path_buf(),
         });
     }
-    Ok(report(encoding, findings))
+    Ok(report)
+}
+
+/// The report of a packed file, read from the open file a section at a time: the
+/// whole file is never held, nor the document's text. `None` when it is not packed.
+fn packed(file: &File, path: &Path, options: &ValidateOptions) -> Result<Option<Report>> {
+    let archive = crate::packed::PackedArchive::of_file(from_start(file, path)?, &options.limits);
+    let doc = match archive {
+        Ok(None) => return Ok(None),
+        Ok(Some(archive)) => archive.assembled(),
+        Err(e) => Err(e),
+    };
+    Ok(Some(match doc {
+        Ok(doc) => report(Encoding::Packed, super::validate_document(doc, options)),
+        Err(Error::Io { source, .. }) => return Err(Error::io(path, source)),
+        Err(e) => Report {
+            encoding: None,
+            findings: vec![super::Finding::from_error(&e)],
+        },
+    }))
 }
 
 fn report(encoding: Encoding, findings: Vec<super::Finding>) -> Report {
@@ -134,8 +163,11 @@ fn from_start(file: &File, path: &Path) -> Result<File> {
     Ok(again)
 }
 
+/// A file's length and time.
+type Stamp = (u64, Option<SystemTime>);
+
 /// What tells the open file's content from what it was: its length and time.
-fn stamp(file: &File, path: &Path) -> Result<(u64, Option<SystemTime>)> {
+fn stamp(file: &File, path: &Path) -> Result<Stamp> {
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     Ok((meta.len(), meta.modified().ok()))
 }
@@ -178,6 +210,36 @@ mod tests {
             assert_eq!(got, want, "{}", path.display());
         }
         assert!(read_twice >= 40, "{read_twice} fixtures read twice");
+    }
+
+    #[test]
+    fn a_packed_file_read_by_its_sections_gives_the_report_of_its_bytes_and_its_json() {
+        let mut doc = crate::validate::split::tests::large_document();
+        // A node the typed model refuses would leave the packed file unreadable.
+        for graph in [&mut doc.semantic_graph, &mut doc.shared_graph] {
+            let nodes = graph.as_mut().unwrap().nodes.as_mut().unwrap();
+            nodes[crate::validate::split::WINDOW + 1].extra.clear();
+        }
+        let write = |e| crate::to_bytes(&doc, &crate::WriteOptions::new(e)).unwrap();
+        let (packed, json) = (write(Encoding::Packed), write(Encoding::Json));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.smg");
+        std::fs::write(&path, &packed).unwrap();
+        let options = ValidateOptions::default();
+        let got = validate_path(&path, &options).unwrap();
+        assert_eq!(got.encoding, Some(Encoding::Packed), "{:?}", got.findings);
+        assert!(
+            got.error_codes().contains(&"SMG-E130"),
+            "{:?}",
+            got.findings
+        );
+        assert_eq!(got, validate(&packed, &options));
+        assert_eq!(got.findings, validate(&json, &options).findings);
+        // Cut short, it is refused as its bytes are.
+        std::fs::write(&path, &packed[..packed.len() - 9]).unwrap();
+        let cut = validate_path(&path, &options).unwrap();
+        assert!(!cut.is_valid());
+        assert_eq!(cut, validate(&packed[..packed.len() - 9], &options));
     }
 
     /// A valid file's bytes, and another valid document's.

@@ -1,13 +1,15 @@
 //! A document's JSON read for validation without a tree of the whole of it: the
 //! lists that make a large document large (graph nodes and edges, archive blocks)
-//! stay text, an item at a time parsed, checked against its schema definition and
-//! expanded as JSON-LD in its window; the rest becomes a tree.
+//! stay text, or typed items of a document already made (a packed file's), an item
+//! at a time parsed, checked against its schema definition and expanded as JSON-LD
+//! in its window; the rest becomes a tree.
 
 use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{schema, Finding};
+use crate::model::{Block, Document, Edge, Graph, Node};
 
 /// Most items of a list parsed and checked at a time.
 pub(crate) const WINDOW: usize = 512;
@@ -24,7 +26,7 @@ const LISTS: [(&str, &str, &str); 5] = [
 ];
 
 /// A document's JSON: the tree of all but its large lists, and those lists' items as
-/// text.
+/// text or typed.
 pub(crate) struct Split<'a> {
     /// The document with every large list left empty.
     pub(crate) rest: Value,
@@ -36,7 +38,61 @@ pub(crate) struct Split<'a> {
 pub(crate) struct List<'a> {
     pub(crate) pointer: String,
     definition: &'static str,
-    pub(crate) items: Vec<&'a RawValue>,
+    held: Held<'a>,
+}
+
+/// A list's items: text, or the typed items of a document already made.
+enum Held<'a> {
+    Text(Vec<&'a RawValue>),
+    Typed(Items<'a>),
+}
+
+/// Some items of a large list, each read as a tree when it is checked: the text
+/// parsed, or a typed item written as canonical JSON and parsed, the tree its file's
+/// text gives.
+#[derive(Clone, Copy)]
+pub(crate) enum Items<'a> {
+    Text(&'a [&'a RawValue]),
+    Nodes(&'a [Node]),
+    Edges(&'a [Edge]),
+    Blocks(&'a [Block]),
+}
+
+impl<'a> Items<'a> {
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Items::Text(t) => t.len(),
+            Items::Nodes(t) => t.len(),
+            Items::Edges(t) => t.len(),
+            Items::Blocks(t) => t.len(),
+        }
+    }
+
+    /// The items from `first` to before `end`.
+    pub(crate) fn slice(self, first: usize, end: usize) -> Items<'a> {
+        match self {
+            Items::Text(t) => Items::Text(&t[first..end]),
+            Items::Nodes(t) => Items::Nodes(&t[first..end]),
+            Items::Edges(t) => Items::Edges(&t[first..end]),
+            Items::Blocks(t) => Items::Blocks(&t[first..end]),
+        }
+    }
+
+    /// Item `i` as a tree.
+    pub(crate) fn tree(self, i: usize) -> Result<Value, serde_json::Error> {
+        match self {
+            Items::Text(t) => parse(t[i]),
+            Items::Nodes(t) => typed_tree(&t[i]),
+            Items::Edges(t) => typed_tree(&t[i]),
+            Items::Blocks(t) => typed_tree(&t[i]),
+        }
+    }
+}
+
+/// A typed item as the tree its canonical JSON parses into.
+fn typed_tree<T: serde::Serialize>(item: &T) -> Result<Value, serde_json::Error> {
+    let text = crate::canonical::to_vec(item).map_err(serde::ser::Error::custom)?;
+    serde_json::from_slice(&text)
 }
 
 impl<'a> Split<'a> {
@@ -75,6 +131,55 @@ impl<'a> Split<'a> {
         })
     }
 
+    /// `doc` as its canonical JSON would be split: its large lists taken out while the
+    /// rest is written and put back, then lent as typed items. `doc` is only borrowed
+    /// once this returns, and unchanged.
+    pub(crate) fn of_document(doc: &'a mut Document) -> Result<Split<'a>, serde_json::Error> {
+        let taken = Taken::out(doc);
+        let rest = crate::canonical::to_vec(&*doc).map_err(serde::ser::Error::custom);
+        taken.back(doc);
+        let rest: Value = serde_json::from_slice(&rest?)?;
+        let doc: &'a Document = doc;
+        let mut lists = Vec::new();
+        let archive = doc.deep_archive.as_ref().and_then(|a| a.blocks.as_deref());
+        let graphs = [
+            ("semanticGraph", doc.semantic_graph.as_ref()),
+            ("sharedGraph", doc.shared_graph.as_ref()),
+        ];
+        let listed = std::iter::once((
+            "/deepArchive/blocks".to_string(),
+            archive.map(Items::Blocks),
+        ));
+        let listed = listed.chain(graphs.into_iter().flat_map(|(key, graph)| {
+            [
+                (
+                    format!("/{key}/edges"),
+                    graph.and_then(|g| g.edges.as_deref()).map(Items::Edges),
+                ),
+                (
+                    format!("/{key}/nodes"),
+                    graph.and_then(|g| g.nodes.as_deref()).map(Items::Nodes),
+                ),
+            ]
+        }));
+        for (pointer, items) in listed {
+            let Some(items) = items.filter(|i| i.len() > WINDOW) else {
+                continue;
+            };
+            let definition = match items {
+                Items::Blocks(_) => "block",
+                Items::Edges(_) => "edge",
+                _ => "node",
+            };
+            lists.push(List {
+                pointer,
+                definition,
+                held: Held::Typed(items),
+            });
+        }
+        Ok(Split { rest, lists })
+    }
+
     /// Every schema violation, the rest's first, then each list's items' in order;
     /// `Err` when an item does not parse as a tree.
     pub(crate) fn schema_findings(&self) -> Result<Vec<Finding>, serde_json::Error> {
@@ -93,21 +198,28 @@ impl<'a> Split<'a> {
 }
 
 impl List<'_> {
+    /// The list's items.
+    pub(crate) fn items(&self) -> Items<'_> {
+        match &self.held {
+            Held::Text(t) => Items::Text(t),
+            Held::Typed(items) => *items,
+        }
+    }
+
     /// `check` of every item (parsed, with its pointer), side by side a window at a
     /// time, the results in the items' order.
     pub(crate) fn each_window<T: Send>(
         &self,
         check: impl Fn(&str, &Value) -> Vec<T> + Sync,
     ) -> Result<Vec<T>, serde_json::Error> {
-        let found: Vec<Vec<T>> = self
-            .items
-            .par_chunks(WINDOW)
-            .enumerate()
-            .map(|(w, window)| {
+        let items = self.items();
+        let found: Vec<Vec<T>> = (0..items.len().div_ceil(WINDOW))
+            .into_par_iter()
+            .map(|w| {
                 let mut out = Vec::new();
-                for (i, raw) in window.iter().enumerate() {
-                    let at = format!("{}/{}", self.pointer, w * WINDOW + i);
-                    out.extend(check(&at, &parse(raw)?));
+                for i in w * WINDOW..((w + 1) * WINDOW).min(items.len()) {
+                    let at = format!("{}/{}", self.pointer, i);
+                    out.extend(check(&at, &items.tree(i)?));
                 }
                 Ok(out)
             })
@@ -121,8 +233,65 @@ impl List<'_> {
 type Members<'a> = std::collections::BTreeMap<String, &'a RawValue>;
 
 /// A raw item as a tree.
-pub(crate) fn parse(raw: &RawValue) -> Result<Value, serde_json::Error> {
+fn parse(raw: &RawValue) -> Result<Value, serde_json::Error> {
     serde_json::from_str(raw.get())
+}
+
+/// A document's large lists, taken out of it and left empty while the rest is
+/// written.
+struct Taken {
+    blocks: Option<Vec<Block>>,
+    graphs: [TakenGraph; 2],
+}
+
+/// A graph's large edge and node lists, taken out.
+type TakenGraph = (Option<Vec<Edge>>, Option<Vec<Node>>);
+
+impl Taken {
+    fn out(doc: &mut Document) -> Taken {
+        let graph = |g: &mut Option<Graph>| match g {
+            Some(g) => (take_large(&mut g.edges), take_large(&mut g.nodes)),
+            None => (None, None),
+        };
+        Taken {
+            blocks: doc
+                .deep_archive
+                .as_mut()
+                .and_then(|a| take_large(&mut a.blocks)),
+            graphs: [graph(&mut doc.semantic_graph), graph(&mut doc.shared_graph)],
+        }
+    }
+
+    fn back(self, doc: &mut Document) {
+        if let Some(a) = doc.deep_archive.as_mut() {
+            put_back(&mut a.blocks, self.blocks);
+        }
+        let [semantic, shared] = self.graphs;
+        let graphs = [
+            (&mut doc.semantic_graph, semantic),
+            (&mut doc.shared_graph, shared),
+        ];
+        for (g, (edges, nodes)) in graphs {
+            if let Some(g) = g.as_mut() {
+                put_back(&mut g.edges, edges);
+                put_back(&mut g.nodes, nodes);
+            }
+        }
+    }
+}
+
+/// A list of more than [`WINDOW`] items, taken out and left empty.
+fn take_large<T>(list: &mut Option<Vec<T>>) -> Option<Vec<T>> {
+    match list {
+        Some(items) if items.len() > WINDOW => Some(std::mem::take(items)),
+        _ => None,
+    }
+}
+
+fn put_back<T>(list: &mut Option<Vec<T>>, taken: Option<Vec<T>>) {
+    if let Some(items) = taken {
+        *list = Some(items);
+    }
 }
 
 /// Top-level member `key` as a tree, its large list (if it is one of [`LISTS`]'s)
@@ -146,7 +315,7 @@ fn split_member<'a>(
             (items.len() > WINDOW).then(|| List {
                 pointer: format!("/{key}/{name}"),
                 definition: def,
-                items,
+                held: Held::Text(items),
             })
         });
         let value = match list {
@@ -162,7 +331,7 @@ fn split_member<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use serde_json::json;
 
     use super::*;
@@ -196,7 +365,7 @@ mod tests {
         let split = Split::parse(&text).unwrap();
         let pointers: Vec<_> = split.lists.iter().map(|l| l.pointer.as_str()).collect();
         assert_eq!(pointers, ["/semanticGraph/edges", "/semanticGraph/nodes"]);
-        assert_eq!(split.lists[1].items.len(), WINDOW + 2);
+        assert_eq!(split.lists[1].items().len(), WINDOW + 2);
         assert_eq!(split.rest["semanticGraph"]["nodes"], json!([]));
         assert_eq!(split.rest["semanticGraph"]["x"], json!([1, 2]));
         assert_eq!(split.rest["metadata"], d["metadata"]);
@@ -210,6 +379,75 @@ mod tests {
         let tree = serde_json::from_str::<Value>("{\"a\": [1,}").unwrap_err();
         let split = Split::parse("{\"a\": [1,}").err().unwrap();
         assert_eq!(split.to_string(), tree.to_string());
+    }
+
+    /// A typed document with more than a window of nodes, edges and blocks in its
+    /// semantic graph, its shared graph and its archive; one node with a known field
+    /// given as an unknown one of the wrong type (the schema refuses it), one node and
+    /// one block with keys JSON-LD drops.
+    pub(crate) fn large_document() -> Document {
+        let mut doc: Document = serde_json::from_value(large(WINDOW + 9)).unwrap();
+        let graph = doc.semantic_graph.as_mut().unwrap();
+        let nodes = graph.nodes.as_mut().unwrap();
+        nodes[WINDOW + 1]
+            .extra
+            .insert("confidence".into(), json!("high"));
+        nodes[WINDOW + 4]
+            .extra
+            .insert("bad key".into(), json!("dropped"));
+        doc.shared_graph = doc.semantic_graph.clone();
+        let turns: Vec<crate::model::Turn> = (1..=WINDOW as u64 + 3)
+            .map(|n| {
+                let n = crate::model::Ordinal::new(n).unwrap();
+                crate::model::Turn::new(n, crate::model::role::USER, "hello")
+            })
+            .collect();
+        let options = crate::archive::ArchiveOptions {
+            max_turns: 1,
+            ..Default::default()
+        };
+        crate::archive::append_turns(&mut doc, &turns, &options).unwrap();
+        let blocks = doc.deep_archive.as_mut().unwrap().blocks.as_mut().unwrap();
+        blocks[WINDOW + 2]
+            .extra
+            .insert("@note".into(), json!("dropped"));
+        doc
+    }
+
+    #[test]
+    fn a_typed_document_splits_as_its_canonical_text_splits() {
+        let mut doc = large_document();
+        let before = doc.clone();
+        let text = String::from_utf8(crate::canonical::to_vec(&doc).unwrap()).unwrap();
+        let from_text = Split::parse(&text).unwrap();
+        let typed = Split::of_document(&mut doc).unwrap();
+        assert_eq!(typed.rest, from_text.rest);
+        let pointers = |s: &Split<'_>| {
+            s.lists
+                .iter()
+                .map(|l| l.pointer.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pointers(&typed).len(), 5);
+        assert_eq!(pointers(&typed), pointers(&from_text));
+        for (a, b) in typed.lists.iter().zip(&from_text.lists) {
+            let (a, b) = (a.items(), b.items());
+            assert!(matches!(b, Items::Text(_)) && !matches!(a, Items::Text(_)));
+            assert_eq!(a.len(), b.len());
+            for i in 0..a.len() {
+                assert_eq!(a.tree(i).unwrap(), b.tree(i).unwrap());
+            }
+        }
+        let found = typed.schema_findings().unwrap();
+        let pointers: Vec<&str> = found.iter().map(|f| f.pointer.as_str()).collect();
+        let wrong = format!("/semanticGraph/nodes/{}/confidence", WINDOW + 1);
+        assert!(pointers.contains(&wrong.as_str()), "{pointers:?}");
+        assert_eq!(found, from_text.schema_findings().unwrap());
+        let linked = crate::validate::jsonld::check(&typed);
+        assert!(linked.iter().any(|f| f.code == "SMG-E130"), "{linked:?}");
+        assert_eq!(linked, crate::validate::jsonld::check(&from_text));
+        drop(typed);
+        assert_eq!(doc, before, "the document is lent back as it was");
     }
 
     #[test]

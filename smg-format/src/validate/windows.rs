@@ -3,18 +3,17 @@
 //! array expand each on its own, with the same context, so a large array is expanded
 //! a window at a time beside the rest of the document.
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::split::{self, WINDOW};
 use crate::model::escape_pointer;
 
-/// The items of one window of a large array: in the tree, or as text (a
-/// [`Split`](super::split::Split)'s lists).
+/// The items of one window of a large array: in the tree, or a
+/// [`Split`](super::split::Split)'s list.
 #[derive(Clone, Copy)]
 pub(super) enum Items<'a> {
     Tree(&'a [Value]),
-    Text(&'a [&'a RawValue]),
+    Listed(split::Items<'a>),
 }
 
 impl Items<'_> {
@@ -22,9 +21,8 @@ impl Items<'_> {
     pub(super) fn trees(self) -> Result<Vec<Value>, String> {
         match self {
             Items::Tree(items) => Ok(items.to_vec()),
-            Items::Text(items) => items
-                .iter()
-                .map(|raw| split::parse(raw).map_err(|e| e.to_string()))
+            Items::Listed(items) => (0..items.len())
+                .map(|i| items.tree(i).map_err(|e| e.to_string()))
                 .collect(),
         }
     }
@@ -55,13 +53,13 @@ pub(super) fn windows<'p, 'a>(
         let (path, at) = path_to(rest, &tokens, String::new());
         let count = match items {
             Items::Tree(t) => t.len(),
-            Items::Text(t) => t.len(),
+            Items::Listed(t) => t.len(),
         };
         for first in (0..count).step_by(WINDOW) {
             let end = (first + WINDOW).min(count);
             let items = match items {
                 Items::Tree(t) => Items::Tree(&t[first..end]),
-                Items::Text(t) => Items::Text(&t[first..end]),
+                Items::Listed(t) => Items::Listed(t.slice(first, end)),
             };
             out.push(Window {
                 path: path.clone(),
