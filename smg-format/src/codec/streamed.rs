@@ -70,7 +70,7 @@ pub(crate) fn lean_from_file_sized(
 }
 
 /// A Brotli stream of a document's JSON (a packed file's head), parsed as it is
-/// decompressed, `piece` bytes at a time, on this thread; `None` when the caller is
+/// decompressed, at most `piece` bytes at a time, on this thread; `None` when the caller is
 /// to read it whole: the stream does not decode, it holds more than `max` bytes, or
 /// the reader gives up.
 pub(crate) fn from_brotli(compressed: &[u8], max: u64, piece: usize) -> Option<Document> {
@@ -79,17 +79,10 @@ pub(crate) fn from_brotli(compressed: &[u8], max: u64, piece: usize) -> Option<D
     let mut reader = Reader::new(false);
     let mut buf = vec![0u8; piece.max(1)];
     loop {
-        let mut filled = 0;
-        while filled < buf.len() {
-            match stream.read(&mut buf[filled..]).ok()? {
-                0 => break,
-                n => filled += n,
-            }
+        match stream.read(&mut buf).ok()? {
+            0 => break,
+            n => reader.push(&buf[..n])?,
         }
-        if filled == 0 {
-            break;
-        }
-        reader.push(&buf[..filled])?;
     }
     if stream.limit() == 0 {
         return None;

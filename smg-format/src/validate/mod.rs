@@ -306,15 +306,18 @@ fn validate_json(json: Cow<'_, [u8]>, options: &ValidateOptions) -> Vec<Finding>
 /// at a time, written from the typed items, so the document's text is never held.
 fn validate_document(mut doc: Document, options: &ValidateOptions) -> Vec<Finding> {
     let checked = match Split::of_document(&mut doc) {
-        Ok(split) => Checked::split(split, options),
-        Err(e) => Err(vec![Finding::from_error(&crate::Error::from_json(
-            &e, None,
-        ))]),
+        Ok(split) => Checked::of_split(split, options, |e| Err(unparsed(&e))),
+        Err(e) => Err(unparsed(&e)),
     };
     match checked {
         Ok(checked) => checked.then_typed(|| Ok(doc), &options.limits),
         Err(end) => end,
     }
+}
+
+/// The finding of JSON a parser refused.
+fn unparsed(e: &serde_json::Error) -> Vec<Finding> {
+    vec![Finding::from_error(&crate::Error::from_json(e, None))]
 }
 
 /// What the checks of a document's text found: the schema's findings, then
@@ -334,8 +337,6 @@ impl Checked {
             };
             vec![Finding::from_error(&err)]
         })?;
-        let unparsed =
-            |e: &serde_json::Error| vec![Finding::from_error(&crate::Error::from_json(e, None))];
         // The large lists stay text, read an item at a time: no tree of the whole
         // document (1.3 GB for a million turns' 250 MB of JSON).
         let split = Split::parse(text).map_err(|e| unparsed(&e))?;
@@ -347,15 +348,9 @@ impl Checked {
         })
     }
 
-    /// The checks of a document's text, split already.
-    fn split(split: Split<'_>, options: &ValidateOptions) -> Result<Checked, Vec<Finding>> {
-        let unparsed =
-            |e: serde_json::Error| vec![Finding::from_error(&crate::Error::from_json(&e, None))];
-        Self::of_split(split, options, |e| Err(unparsed(e)))
-    }
-
-    /// The checks of `split`; `whole` gives the split to check instead when one of its
-    /// large lists' items does not read as a tree.
+    /// The checks of a document's text, split (`Split::parse`) or as a typed document
+    /// would be (`Split::of_document`); `whole` gives the split to check instead when
+    /// one of its large lists' items does not read as a tree.
     fn of_split<'a>(
         split: Split<'a>,
         options: &ValidateOptions,

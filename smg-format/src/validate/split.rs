@@ -89,6 +89,26 @@ impl<'a> Items<'a> {
     }
 }
 
+/// The typed items of the list `name` of `doc`'s member `key` (one of [`LISTS`]).
+fn typed_list<'a>(doc: &'a Document, key: &str, name: &str) -> Option<Items<'a>> {
+    let graph = match key {
+        "semanticGraph" => doc.semantic_graph.as_ref(),
+        "sharedGraph" => doc.shared_graph.as_ref(),
+        _ => None,
+    };
+    match (key, name) {
+        ("deepArchive", "blocks") => doc
+            .deep_archive
+            .as_ref()?
+            .blocks
+            .as_deref()
+            .map(Items::Blocks),
+        (_, "nodes") => graph?.nodes.as_deref().map(Items::Nodes),
+        (_, "edges") => graph?.edges.as_deref().map(Items::Edges),
+        _ => None,
+    }
+}
+
 /// A typed item as the tree its canonical JSON parses into.
 fn typed_tree<T: serde::Serialize>(item: &T) -> Result<Value, serde_json::Error> {
     let text = crate::canonical::to_vec(item).map_err(serde::ser::Error::custom)?;
@@ -140,43 +160,19 @@ impl<'a> Split<'a> {
         taken.back(doc);
         let rest: Value = serde_json::from_slice(&rest?)?;
         let doc: &'a Document = doc;
-        let mut lists = Vec::new();
-        let archive = doc.deep_archive.as_ref().and_then(|a| a.blocks.as_deref());
-        let graphs = [
-            ("semanticGraph", doc.semantic_graph.as_ref()),
-            ("sharedGraph", doc.shared_graph.as_ref()),
-        ];
-        let listed = std::iter::once((
-            "/deepArchive/blocks".to_string(),
-            archive.map(Items::Blocks),
-        ));
-        let listed = listed.chain(graphs.into_iter().flat_map(|(key, graph)| {
-            [
-                (
-                    format!("/{key}/edges"),
-                    graph.and_then(|g| g.edges.as_deref()).map(Items::Edges),
-                ),
-                (
-                    format!("/{key}/nodes"),
-                    graph.and_then(|g| g.nodes.as_deref()).map(Items::Nodes),
-                ),
-            ]
-        }));
-        for (pointer, items) in listed {
-            let Some(items) = items.filter(|i| i.len() > WINDOW) else {
-                continue;
-            };
-            let definition = match items {
-                Items::Blocks(_) => "block",
-                Items::Edges(_) => "edge",
-                _ => "node",
-            };
-            lists.push(List {
-                pointer,
-                definition,
-                held: Held::Typed(items),
-            });
-        }
+        let mut lists: Vec<List<'a>> = LISTS
+            .iter()
+            .filter_map(|&(key, name, definition)| {
+                let items = typed_list(doc, key, name).filter(|i| i.len() > WINDOW)?;
+                Some(List {
+                    pointer: format!("/{key}/{name}"),
+                    definition,
+                    held: Held::Typed(items),
+                })
+            })
+            .collect();
+        // In the order a text's members come in (by name), as `parse` lists them.
+        lists.sort_by(|a, b| a.pointer.cmp(&b.pointer));
         Ok(Split { rest, lists })
     }
 
