@@ -1,11 +1,12 @@
 //! The canonical length of each member of a top-level object, without its whole
-//! text: each member is written alone and dropped, so that what is held at once is
-//! the largest member's text, not the document's (`smg info` of a 100 MB file wrote
+//! text: each member is measured alone ([`Length`]), so that what is held at once is
+//! one array item's text, not the document's (`smg info` of a 100 MB file wrote
 //! 322 MB of JSON to count it).
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::ser::Canonical;
+use super::length::Length;
+use super::ser::KeyName;
 use crate::error::Error;
 
 type Result<T> = std::result::Result<T, Error>;
@@ -32,16 +33,19 @@ struct Members {
     keys: u64,
     /// The key whose value comes next.
     key: Option<String>,
+    /// Where each array item is written to be measured.
+    scratch: Vec<u8>,
 }
 
 impl Members {
     fn member<V: Serialize + ?Sized>(&mut self, key: String, value: &V) -> Result<()> {
-        let mut text = Vec::new();
-        super::write_string(&key, &mut text);
-        self.keys += text.len() as u64 + 1;
-        text.clear();
-        value.serialize(Canonical { out: &mut text })?;
-        self.lengths.push((key, text.len() as u64));
+        self.scratch.clear();
+        super::write_string(&key, &mut self.scratch);
+        self.keys += self.scratch.len() as u64 + 1;
+        let len = value.serialize(Length {
+            scratch: &mut self.scratch,
+        })?;
+        self.lengths.push((key, len));
         Ok(())
     }
 }
@@ -116,11 +120,7 @@ impl ser::SerializeMap for &mut Members {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        let mut text = Vec::new();
-        key.serialize(Canonical { out: &mut text })?;
-        let key: String = serde_json::from_slice(&text)
-            .map_err(|_| <Error as ser::Error>::custom("an object's key is not a string"))?;
-        self.key = Some(key);
+        self.key = Some(key.serialize(KeyName)?);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
@@ -180,6 +180,77 @@ mod tests {
         lengths.sort();
         assert_eq!((lengths, whole), from_whole(&value));
         assert_eq!(member_lengths(&json!({})).unwrap(), (vec![], 2));
+    }
+
+    #[test]
+    fn nested_lists_and_objects_are_as_long_as_in_the_whole() {
+        let value = json!({
+            "graph": {"nodes": [{"id": "n1", "b": [1, {"z": null, "y": "\u{7f}"}]}, {}],
+                      "edges": [], "meta": {"k": [[], [[1.0e-7]]]}},
+            "list": [[1, 2], {"a": []}, "s", -0.0, 1e300],
+            "empty": {"": {"": ""}},
+        });
+        let (mut lengths, whole) = member_lengths(&value).unwrap();
+        lengths.sort();
+        assert_eq!((lengths, whole), from_whole(&value));
+    }
+
+    /// A map that gives a key twice, as a flattened struct's unknown fields can.
+    struct Twice;
+
+    impl Serialize for Twice {
+        fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            use ser::SerializeMap;
+            let mut outer = s.serialize_map(None)?;
+            outer.serialize_entry("m", &Inner)?;
+            outer.end()
+        }
+    }
+
+    struct Inner;
+
+    impl Serialize for Inner {
+        fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            use ser::SerializeMap;
+            let mut map = s.serialize_map(None)?;
+            map.serialize_entry("b", "a long first value")?;
+            map.serialize_entry("a", &[1, 2])?;
+            map.serialize_entry(&7u8, &json!({"x": 1}))?;
+            map.serialize_entry("b", "")?;
+            map.end()
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_counts_its_last_value_as_the_writer_keeps_it() {
+        let text = super::super::to_vec(&Twice).unwrap();
+        assert_eq!(text, br#"{"m":{"7":{"x":1},"a":[1,2],"b":""}}"#);
+        let (lengths, whole) = member_lengths(&Twice).unwrap();
+        assert_eq!(lengths, vec![("m".to_string(), text.len() as u64 - 6)]);
+        assert_eq!(whole, text.len() as u64);
+    }
+
+    #[test]
+    fn every_fixture_document_is_measured_as_its_whole_text() {
+        let mut measured = 0;
+        for path in crate::test_support::fixture_files() {
+            let Ok((doc, _)) = crate::file::read_file(&path, &crate::limits::Limits::default()) else {
+                continue;
+            };
+            let text = super::super::to_vec(&doc).unwrap();
+            let members: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+                serde_json::from_slice(&text).unwrap();
+            let mut want: Vec<(String, u64)> = members
+                .into_iter()
+                .map(|(k, v)| (k, v.get().len() as u64))
+                .collect();
+            want.sort();
+            let (mut lengths, whole) = member_lengths(&doc).unwrap();
+            lengths.sort();
+            assert_eq!((lengths, whole), (want, text.len() as u64), "{}", path.display());
+            measured += 1;
+        }
+        assert!(measured > 30, "only {measured} fixtures read");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! integer with all its digits instead; for every other value the output is exactly
 //! RFC 8785's (spec §2.3).
 
+mod length;
 mod members;
 mod ser;
 mod splice;

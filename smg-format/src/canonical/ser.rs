@@ -375,7 +375,7 @@ struct_impl!(SerializeStruct, SerializeStructVariant);
 
 /// Map keys: strings, and integers and characters written as strings (as serde_json
 /// does); anything else is refused.
-struct KeyName;
+pub(super) struct KeyName;
 
 macro_rules! integer_keys {
     ($($name:ident: $ty:ty),*) => {$(
