@@ -264,12 +264,54 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Write to stdout; a reader that went away (broken pipe) is not an error.
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
-            path: "-".into(),
-            source: e,
-        }),
-        _ => Ok(()),
+    let mut out = Stdout::new();
+    out.write(bytes)?;
+    out.finish()
+}
+
+/// Standard output written in pieces: a reader that went away (a broken pipe, as
+/// with `| head`) ends the output quietly, and what is left is not written.
+pub(crate) struct Stdout {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    closed: bool,
+}
+
+impl Stdout {
+    pub(crate) fn new() -> Self {
+        Stdout {
+            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+            closed: false,
+        }
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if self.closed {
+            return Ok(());
+        }
+        let written = self.out.write_all(bytes);
+        self.settle(written)
+    }
+
+    /// Everything written flushed.
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        if self.closed {
+            return Ok(());
+        }
+        let flushed = self.out.flush();
+        self.settle(flushed)
+    }
+
+    fn settle(&mut self, result: std::io::Result<()>) -> Result<(), Error> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(Error::Io {
+                path: "-".into(),
+                source: e,
+            }),
+            Ok(()) => Ok(()),
+        }
     }
 }

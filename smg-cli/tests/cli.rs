@@ -45,6 +45,50 @@ fn init_info_cat_convert_round_trip() {
 }
 
 #[test]
+fn a_large_memory_is_catted_as_it_is_written_and_a_closed_pipe_ends_it_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Enough turns for lists over several of the writer's 1 MiB buffers.
+    let lines: String = (0..6000)
+        .map(|i| {
+            let said = format!("We decided to use Postgres {i} for the ledger, said Ann");
+            let line = serde_json::json!({"conversation_id": format!("c{}", i / 50),
+                "message_id": format!("m{i}"), "role": "user", "content": said});
+            format!("{line}\n")
+        })
+        .collect();
+    std::fs::write(d.join("t.jsonl"), lines).unwrap();
+    succeeds(&["ingest", "t.jsonl", "-o", "m.smg"], d);
+    let cat = smg(&["cat", "m.smg"], d);
+    assert!(cat.status.success(), "{}", text(&cat.stderr));
+    assert!(cat.stdout.len() > 3 << 20, "{} bytes", cat.stdout.len());
+    assert_eq!(cat.stdout.last(), Some(&b'\n'));
+    succeeds(
+        &["convert", "m.smg", "-o", "m.json", "--encoding", "json"],
+        d,
+    );
+    let json = std::fs::read(d.join("m.json")).unwrap();
+    assert!(cat.stdout[..cat.stdout.len() - 1] == json[..]);
+    let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(smg_format::codec::to_canonical_json_value(&value) == json);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smg"))
+        .args(["cat", "m.smg"])
+        .current_dir(d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    assert_eq!(&first, br#"{"@context":"htt"#);
+}
+
+#[test]
 fn convert_to_stdout_and_from_stdin() {
     let dir = tempfile::tempdir().unwrap();
     let input = std::fs::read(fixtures().join("valid/full.smg")).unwrap();

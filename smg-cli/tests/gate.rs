@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{fixtures, smg, text};
+use common::{fixtures, smg, smg_stdin, text};
 
 /// The entries of `dir`, sorted; not the writers' lock files, which stay (spec §15).
 fn listing(dir: &Path) -> Vec<String> {
@@ -198,6 +198,15 @@ fn a_value_the_types_refuse_is_named_and_can_still_be_converted() {
         dir.path(),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // From stdin, whose bytes cannot be read again, the same.
+    let out = smg_stdin(
+        &["convert", "-", "-o", "stdin.zst", "--encoding", "zstd"],
+        dir.path(),
+        &before,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let zst = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    assert!(zst("stdin.zst") == zst("bad.zst"));
     let out = smg(&["validate", "--json", "bad.zst"], dir.path());
     assert_eq!(out.status.code(), Some(1));
     let report = text(&out.stdout);

@@ -12,17 +12,17 @@
 
 use std::borrow::Cow;
 
-use rayon::prelude::*;
 use serde::Deserialize;
 
 pub use crate::canonical::to_canonical_json_value;
-use crate::canonical::{to_vec, with_entries, Pieces};
-use crate::envelope::{self, Encoding, Ready, WriteOptions};
+use crate::canonical::to_vec;
+use crate::envelope::{self, CutWriter, Encoding, Ready, WriteOptions};
 use crate::error::{Error, Result};
 pub use crate::head::Head;
 use crate::limits::Limits;
 use crate::model::Document;
 
+mod lists;
 pub(crate) mod streamed;
 
 /// Parse canonical or non-canonical JSON text into a [`Document`].
@@ -104,6 +104,29 @@ pub(crate) fn check_version(version: Option<&str>) -> Result<()> {
 /// The same document always gives the same bytes, so files diff and hash well.
 pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
     crate::canonical::to_vec(doc)
+}
+
+/// [`to_canonical_json`], handed to `sink` in pieces as it is written: the graphs'
+/// nodes and edges and the archive's blocks are written an item at a time, each
+/// freed once written, so that the document's text is never held whole beside it.
+/// The pieces joined are the bytes [`to_canonical_json`] gives.
+///
+/// ```
+/// let doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+/// let whole = smg_format::codec::to_canonical_json(&doc).unwrap();
+/// let mut text = Vec::new();
+/// smg_format::codec::write_canonical_json(doc, &mut |piece| {
+///     text.extend_from_slice(piece);
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(text, whole);
+/// ```
+pub fn write_canonical_json(
+    doc: Document,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    lists::write_document(doc, sink)
 }
 
 /// Decode and parse a whole file's bytes, returning the document and its encoding.
@@ -218,21 +241,15 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// serialised, before compression, so that a large document and its compressor are
 /// never in memory together. The bytes are the same as [`to_bytes`]'s.
 ///
-/// In Brotli (the default), the graph is written beside the rest of the document and
-/// the parts are compressed without being joined first.
+/// In Brotli (the default) and plain JSON, the document is written a list item at a
+/// time ([`write_canonical_json`]), each item freed once written; in Brotli, the text
+/// is compressed a few cuts at a time as it comes, so it is never held whole.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
-    match options.encoding {
-        Encoding::Packed => crate::packed::pack(doc, options.level),
-        Encoding::Brotli => {
-            let parts = Parts::written(doc)?;
-            encode_pieces(&parts.pieces()?, options, None)
-        }
-        _ => {
-            let json = to_canonical_json(&doc)?;
-            drop(doc);
-            envelope::encode(&json, options)
-        }
+    if options.encoding == Encoding::Packed {
+        return crate::packed::pack(doc, options.level);
     }
+    let writer = CutWriter::for_options(options, Ready::default(), Vec::new())?;
+    written(doc, writer, 0, options)
 }
 
 /// [`into_bytes`] of a document whose [`Head`] was taken out of it and compressed
@@ -240,12 +257,37 @@ pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// of the whole document, sooner. An error if the document took other leading
 /// members (`@context`, `@type`, the vault…) in the meantime.
 pub fn into_bytes_with_head(doc: Document, options: &WriteOptions, head: Head) -> Result<Vec<u8>> {
-    let mut head = head.0;
+    let head = head.0;
     head.check(&doc, options)?;
-    let ready = head.take_ready();
-    let parts = Parts::written(doc)?;
-    let doc_pieces = parts.pieces()?;
-    encode_pieces(&head.joined(&doc_pieces), options, Some(ready))
+    let (ready, tail, kept) = head.into_parts();
+    // The document's text opens with the leading members it kept, which the head's
+    // text holds already.
+    written(
+        doc,
+        CutWriter::for_options(options, ready, tail)?,
+        kept,
+        options,
+    )
+}
+
+/// The document's text after its first `skip` bytes (which `writer` holds already)
+/// written to `writer`, a list item at a time, then encoded as `options` say.
+fn written(
+    doc: Document,
+    mut writer: CutWriter,
+    mut skip: usize,
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    lists::write_document(doc, &mut |piece| {
+        let skipped = skip.min(piece.len());
+        skip -= skipped;
+        writer.write(&piece[skipped..])
+    })?;
+    let (ready, text) = writer.into_parts();
+    if options.encoding == Encoding::Json {
+        return Ok(text);
+    }
+    encode_pieces(&[text.into()], options, Some(ready))
 }
 
 /// [`envelope::encode_pieces`], and the packed layout of the document the pieces are
@@ -262,101 +304,6 @@ fn encode_pieces(
     envelope::encode_pieces(pieces, options, ready)
 }
 
-/// A document's canonical JSON in parts written side by side, each part of the
-/// document freed as soon as it is written: the graph's nodes and edges (the largest
-/// parts), the graph without them, and the rest of the document.
-struct Parts {
-    rest: Vec<u8>,
-    graph: Option<GraphParts>,
-}
-
-/// The graph without nodes and edges, its nodes and its edges.
-struct GraphParts {
-    head: Vec<u8>,
-    nodes: Option<ArrayParts>,
-    edges: Option<ArrayParts>,
-}
-
-/// A JSON array written in parts side by side: each part is the array of some of
-/// its items, in order.
-struct ArrayParts(Vec<Vec<u8>>);
-
-/// Parts an array is written in: enough for both threads to share the work whatever
-/// the sizes of the items.
-const ARRAY_PARTS: usize = 8;
-
-impl ArrayParts {
-    fn written<T: serde::Serialize + Sync>(items: &[T]) -> Result<ArrayParts> {
-        let per_part = items.len().div_ceil(ARRAY_PARTS).max(1);
-        let parts = items
-            .par_chunks(per_part)
-            .map(to_vec)
-            .collect::<Result<Vec<_>>>()?;
-        Ok(ArrayParts(parts))
-    }
-
-    /// The whole array, in pieces borrowed from the parts.
-    fn pieces(&self) -> Pieces<'_> {
-        let mut pieces = Pieces::new();
-        for (i, part) in self.0.iter().enumerate() {
-            // Each part is `[…]`: its items go between one `[` and one `]`.
-            let items = &part[1..part.len() - 1];
-            pieces.push(Cow::Borrowed(if i == 0 { b"[" } else { b"," }));
-            pieces.push(Cow::Borrowed(items));
-        }
-        pieces.push(Cow::Borrowed(if self.0.is_empty() { b"[]" } else { b"]" }));
-        pieces
-    }
-}
-
-impl Parts {
-    fn written(mut doc: Document) -> Result<Parts> {
-        let Some(mut graph) = doc.semantic_graph.take() else {
-            return Ok(Parts {
-                rest: to_canonical_json(&doc)?,
-                graph: None,
-            });
-        };
-        let (nodes, edges) = (graph.nodes.take(), graph.edges.take());
-        let ((rest, head), (nodes, edges)) = rayon::join(
-            move || rayon::join(move || to_canonical_json(&doc), move || to_vec(&graph)),
-            move || {
-                rayon::join(
-                    move || nodes.map(|n| ArrayParts::written(&n)).transpose(),
-                    move || edges.map(|e| ArrayParts::written(&e)).transpose(),
-                )
-            },
-        );
-        Ok(Parts {
-            rest: rest?,
-            graph: Some(GraphParts {
-                head: head?,
-                nodes: nodes?,
-                edges: edges?,
-            }),
-        })
-    }
-
-    /// The whole JSON, in pieces borrowed from the parts.
-    fn pieces(&self) -> Result<Pieces<'_>> {
-        let Some(GraphParts { head, nodes, edges }) = &self.graph else {
-            return Ok(vec![Cow::Borrowed(&self.rest[..])]);
-        };
-        let entries = [(NODES, nodes), (EDGES, edges)]
-            .into_iter()
-            .filter_map(|(key, part)| Some((key, part.as_ref()?.pieces())))
-            .collect();
-        let graph = with_entries(head, entries)?;
-        with_entries(&self.rest, vec![(SEMANTIC_GRAPH, graph)])
-    }
-}
-
-/// The keys of [`Document::semantic_graph`], [`crate::model::Graph::nodes`] and
-/// [`crate::model::Graph::edges`].
-const SEMANTIC_GRAPH: &str = "semanticGraph";
-const NODES: &str = "nodes";
-const EDGES: &str = "edges";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,25 +315,15 @@ mod tests {
     }
 
     #[test]
-    fn arrays_written_in_parts_join_into_the_whole() {
-        for len in [0, 1, 2, 7, 8, 9, 100] {
-            let items: Vec<u64> = (0..len).collect();
-            let parts = ArrayParts::written(&items).unwrap();
-            assert!(parts.0.len() <= ARRAY_PARTS);
-            assert_eq!(parts.pieces().concat(), to_vec(&items).unwrap(), "{len}");
-        }
-    }
-
-    #[test]
-    fn a_large_document_is_compressed_from_its_parts_to_the_same_bytes() {
+    fn a_large_document_is_compressed_as_it_is_written_to_the_same_bytes() {
         let json = doc_json(r#","semanticGraph":{"zz":[1]},"zUnknown":"x""#);
         use crate::model::NonEmpty;
         let mut doc = from_json_slice(json.as_bytes()).unwrap();
         let graph = doc.semantic_graph.as_mut().unwrap();
-        // Two 4 MiB cuts of JSON and more, which fall inside the parts.
-        let nodes: Vec<crate::model::Node> = (0..30_000)
+        // Over four 4 MiB cuts of JSON (compressed as written), and more.
+        let nodes: Vec<crate::model::Node> = (0..60_000)
             .map(|i| crate::model::Node {
-                label: Some(format!("label {i} {}", "x".repeat(i % 200))),
+                label: Some(format!("label {i} {}", "x".repeat(i % 400))),
                 ..crate::model::Node::new(
                     NonEmpty::new(format!("n{i}")).unwrap(),
                     NonEmpty::from_static("concept"),
@@ -408,7 +345,7 @@ mod tests {
         graph.nodes = Some(nodes);
         let options = WriteOptions::new(Encoding::Brotli);
         let written = to_bytes(&doc, &options).unwrap();
-        assert!(to_canonical_json(&doc).unwrap().len() > 5 << 20);
+        assert!(to_canonical_json(&doc).unwrap().len() > 17 << 20);
         assert_eq!(into_bytes(doc.clone(), &options).unwrap(), written);
         assert_eq!(from_bytes(&written, &Limits::default()).unwrap().0, doc);
     }
@@ -419,14 +356,6 @@ mod tests {
             r#","semanticGraph":{"nodes":[{"id":"a","type":"concept"}]},"zUnknown":{"a":"}"},"sa":1"#,
         );
         let doc = from_json_slice(json.as_bytes()).unwrap();
-        let full = crate::test_support::full_fixture();
-        for doc in [&full, &doc] {
-            let parts = Parts::written(doc.clone()).unwrap();
-            assert_eq!(
-                parts.pieces().unwrap().concat(),
-                to_canonical_json(doc).unwrap()
-            );
-        }
         for encoding in [
             Encoding::Json,
             Encoding::Brotli,

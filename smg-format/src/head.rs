@@ -6,11 +6,9 @@
 //! The members are taken out of the document first, so that nothing can change them
 //! between their compression and the writing of the rest.
 
-use std::borrow::Cow;
-
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::canonical::{to_vec, KeyOrder, Pieces};
+use crate::canonical::{to_vec, KeyOrder};
 use crate::envelope::{check_quality, compress_cuts, Encoding, Ready, WriteOptions};
 use crate::envelope::{LARGE_BROTLI_LEVEL, PIECE_BYTES};
 use crate::error::{Error, Result};
@@ -155,9 +153,10 @@ pub(crate) struct CompressedHead {
 }
 
 impl CompressedHead {
-    /// The head's compressed cuts, taken out.
-    pub(crate) fn take_ready(&mut self) -> Ready {
-        std::mem::take(&mut self.ready)
+    /// The head's compressed cuts, its text after them, and the length of the text
+    /// of the leading members the document kept (which the head's text holds).
+    pub(crate) fn into_parts(self) -> (Ready, Vec<u8>, usize) {
+        (self.ready, self.tail, self.kept.len())
     }
 
     /// An error unless `doc` still holds exactly the leading members it kept when
@@ -175,22 +174,6 @@ impl CompressedHead {
             ));
         }
         Ok(())
-    }
-
-    /// The JSON after the head's compressed cuts, of a document whose canonical JSON
-    /// is `doc_pieces`, with the head's members put back in their places
-    /// ([`CompressedHead::check`] first).
-    pub(crate) fn joined<'a>(&'a self, doc_pieces: &'a [Cow<'a, [u8]>]) -> Pieces<'a> {
-        let mut pieces = vec![Cow::Borrowed(&self.tail[..])];
-        // The document's JSON opens with the leading members it kept (`@context` and
-        // `@type` at least), then `,`: as many bytes as `kept`, whose last is `}`.
-        let mut skip = self.kept.len();
-        for p in doc_pieces {
-            let take = skip.min(p.len());
-            skip -= take;
-            pieces.push(Cow::Borrowed(&p[take..]));
-        }
-        pieces
     }
 }
 

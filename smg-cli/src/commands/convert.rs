@@ -1,19 +1,37 @@
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::ConvertArgs;
 use crate::io::Context;
-use crate::io::{load_bytes, read_input, write_output};
+use crate::io::{is_stdio, load, load_bytes, read_input, write_output};
 use crate::Outcome;
 
 pub(crate) fn run(args: &ConvertArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     index_needs_packed(args.index, &args.encode)?;
-    let bytes = read_input(&args.input)?;
-    let doc = match load_bytes(&bytes, ctx) {
-        Ok(loaded) => loaded.doc,
-        Err(e) => return as_read(&bytes, args, ctx, e),
+    // A file is read without holding its bytes (a packed one a section at a time); it
+    // is read again only to be converted as read. Stdin's bytes are kept for that.
+    let loaded = if is_stdio(&args.input) {
+        let bytes = read_input(&args.input)?;
+        match load_bytes(&bytes, ctx) {
+            Ok(loaded) => loaded,
+            Err(e) => return as_read(&bytes, args, ctx, e),
+        }
+    } else {
+        match load(&args.input, ctx) {
+            Ok(loaded) => loaded,
+            Err(e) if e.code() == AS_READ => {
+                return as_read(&read_input(&args.input)?, args, ctx, e)
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
-    write_output(&args.output, &encoded(doc, &args.encode, args.index, ctx)?)?;
+    write_output(
+        &args.output,
+        &encoded(loaded.doc, &args.encode, args.index, ctx)?,
+    )?;
     Ok(Outcome::Success)
 }
+
+/// The code of a value the typed model refuses, which [`as_read`] converts anyway.
+const AS_READ: &str = "SMG-E012";
 
 /// A file whose values the typed model refuses (a turn's role `""`: `SMG-E012`) is
 /// re-encoded from its JSON as it is, so that it can be converted to JSON and mended
@@ -28,7 +46,7 @@ fn as_read(
     let plain = !smg_format::crypto::is_encrypted(bytes)
         && options.encoding != smg_format::Encoding::Packed
         && !args.index;
-    if refused.code() != "SMG-E012" || !plain {
+    if refused.code() != AS_READ || !plain {
         return Err(refused.into());
     }
     let Ok((_, json)) = smg_format::codec::decode_json(bytes, &ctx.limits) else {

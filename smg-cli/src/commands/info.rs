@@ -4,7 +4,7 @@ use smg_format::Error;
 
 use crate::cli::{CatArgs, FileJson};
 use crate::io::Context;
-use crate::io::{load, write_stdout};
+use crate::io::{load, write_stdout, Stdout};
 use crate::Outcome;
 
 pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
@@ -78,13 +78,17 @@ pub(crate) fn run(args: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
 
 pub(crate) fn cat(args: &CatArgs, ctx: &Context) -> Result<Outcome, Error> {
     let doc = load(&args.file, ctx)?.doc;
-    let mut out = if args.pretty {
-        let value =
-            serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        serde_json::to_vec_pretty(&value).map_err(|e| Error::InvalidArgument(e.to_string()))?
-    } else {
-        smg_format::codec::to_canonical_json(&doc)?
-    };
+    if !args.pretty {
+        // Written as it is serialised: a large memory's text is never held whole.
+        let mut out = Stdout::new();
+        smg_format::codec::write_canonical_json(doc, &mut |piece| out.write(piece))?;
+        out.write(b"\n")?;
+        out.finish()?;
+        return Ok(Outcome::Success);
+    }
+    let value = serde_json::to_value(&doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    let mut out =
+        serde_json::to_vec_pretty(&value).map_err(|e| Error::InvalidArgument(e.to_string()))?;
     out.push(b'\n');
     write_stdout(&out)?;
     Ok(Outcome::Success)

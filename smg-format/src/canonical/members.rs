@@ -234,7 +234,8 @@ mod tests {
     fn every_fixture_document_is_measured_as_its_whole_text() {
         let mut measured = 0;
         for path in crate::test_support::fixture_files() {
-            let Ok((doc, _)) = crate::file::read_file(&path, &crate::limits::Limits::default()) else {
+            let Ok((doc, _)) = crate::file::read_file(&path, &crate::limits::Limits::default())
+            else {
                 continue;
             };
             let text = super::super::to_vec(&doc).unwrap();
@@ -247,7 +248,12 @@ mod tests {
             want.sort();
             let (mut lengths, whole) = member_lengths(&doc).unwrap();
             lengths.sort();
-            assert_eq!((lengths, whole), (want, text.len() as u64), "{}", path.display());
+            assert_eq!(
+                (lengths, whole),
+                (want, text.len() as u64),
+                "{}",
+                path.display()
+            );
             measured += 1;
         }
         assert!(measured > 30, "only {measured} fixtures read");

@@ -28,6 +28,12 @@ pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// `value`'s canonical bytes appended to `out`.
+pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
+    value.serialize(ser::Canonical { out })?;
+    Ok(())
+}
+
 /// Canonical bytes of a JSON value (RFC 8785, integers kept exact; spec §2.3).
 ///
 /// ```

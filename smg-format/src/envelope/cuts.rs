@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::joined;
+use super::{joined, Encoding, WriteOptions};
 use crate::error::{Error, Result};
 
 /// The first bytes of a document's JSON, compressed ahead as whole [`PIECE_BYTES`]
@@ -109,6 +109,92 @@ pub(crate) fn compress_cuts(
             compress_piece(&cut(pieces, from, (from + PIECE_BYTES).min(len)), quality)
         })
         .collect()
+}
+
+/// Text compressed a few whole [`PIECE_BYTES`] cuts at a time as it is written, so
+/// that what is held is the cuts compressed and less than `together` cuts of text
+/// (and the last piece written), never the whole text. The cuts are those
+/// [`compress_cuts`] makes of the whole text: cuts are made by size alone.
+pub(crate) struct CutWriter {
+    ready: Ready,
+    /// Text written and not yet compressed.
+    text: Vec<u8>,
+    quality: i32,
+    /// Cuts compressed side by side each time; none are for an encoding other than
+    /// Brotli, whose text is kept whole.
+    together: Option<usize>,
+}
+
+/// Cuts compressed side by side while a document is written: enough to keep both
+/// cores busy, few enough that the text held beside them stays small (16 MiB).
+const CUTS_TOGETHER: usize = 4;
+
+impl CutWriter {
+    /// A writer compressing at `quality`, `together` cuts at a time (at least one).
+    pub(crate) fn new(quality: i32, together: usize) -> Result<CutWriter> {
+        check_quality(quality)?;
+        Ok(CutWriter {
+            ready: Ready::default(),
+            text: Vec::new(),
+            quality,
+            together: Some(together.max(1)),
+        })
+    }
+
+    /// A writer of a document's text for `options`: in Brotli, compressed at the
+    /// quality of a large document (a small one has no whole cut to compress); in
+    /// any other encoding, kept whole. `ready` and `text` are what was written
+    /// before (a head compressed ahead, and its text after its cuts).
+    pub(crate) fn for_options(
+        options: &WriteOptions,
+        ready: Ready,
+        text: Vec<u8>,
+    ) -> Result<CutWriter> {
+        if options.encoding != Encoding::Brotli {
+            return Ok(CutWriter {
+                ready,
+                text,
+                quality: 0,
+                together: None,
+            });
+        }
+        let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
+        let mut writer = CutWriter::new(quality, CUTS_TOGETHER)?;
+        writer.ready = ready;
+        writer.text = text;
+        Ok(writer)
+    }
+
+    /// Append `bytes` to the text.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.text.extend_from_slice(bytes);
+        if self
+            .together
+            .is_some_and(|together| self.text.len() >= together * PIECE_BYTES)
+        {
+            self.compress_whole_cuts()?;
+        }
+        Ok(())
+    }
+
+    fn compress_whole_cuts(&mut self) -> Result<()> {
+        let count = self.text.len() / PIECE_BYTES;
+        let whole = count * PIECE_BYTES;
+        let text = [Cow::Borrowed(&self.text[..whole])];
+        self.ready
+            .cuts
+            .extend(compress_cuts(&text, 0..count, self.quality)?);
+        self.ready.crc.update(&self.text[..whole]);
+        self.ready.len += whole;
+        self.text.drain(..whole);
+        Ok(())
+    }
+
+    /// The cuts compressed so far, and the text after them (less than `together`
+    /// cuts): what [`super::encode_pieces`] takes to compress the rest.
+    pub(crate) fn into_parts(self) -> (Ready, Vec<u8>) {
+        (self.ready, self.text)
+    }
 }
 
 /// One [`PIECE_BYTES`] cut as a catable Brotli stream.
@@ -230,6 +316,34 @@ mod tests {
             .build()
             .unwrap();
         assert!(one.install(|| encode(&json, &options).unwrap()) == bytes);
+    }
+
+    #[test]
+    fn text_written_in_any_pieces_makes_the_cuts_of_the_whole() {
+        let json = words(5 * PIECE_BYTES + 999);
+        let expected = compress_cuts(&[json[..].into()], 0..5, 2).unwrap();
+        for (together, piece) in [
+            (1, 1 << 20),
+            (2, 3 << 20),
+            (4, PIECE_BYTES + 1),
+            (9, 7 << 20),
+        ] {
+            let mut writer = CutWriter::new(2, together).unwrap();
+            for p in json.chunks(piece) {
+                writer.write(p).unwrap();
+            }
+            let (ready, text) = writer.into_parts();
+            let done = ready.cuts.len();
+            let at = format!("{together} cuts together, pieces of {piece}");
+            assert!(ready.cuts == expected[..done], "{at}");
+            assert_eq!(ready.len, done * PIECE_BYTES, "{at}");
+            assert!(text == json[ready.len..], "{at}");
+            assert!(text.len() < together * PIECE_BYTES + piece, "{at}");
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&json[..ready.len]);
+            assert_eq!(ready.crc.finalize(), crc.finalize(), "{at}");
+        }
+        assert!(CutWriter::new(12, 1).is_err());
     }
 
     #[test]
