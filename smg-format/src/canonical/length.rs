@@ -16,11 +16,31 @@ type Result<T> = std::result::Result<T, Error>;
 /// Measures one value; `scratch` is the buffer each item is written to.
 pub(super) struct Length<'a> {
     pub(super) scratch: &'a mut Vec<u8>,
+    /// Where the value, which must then be an object, lists each of its members'
+    /// keys and lengths.
+    pub(super) members: Option<&'a mut Vec<(String, u64)>>,
 }
 
-impl Length<'_> {
+impl<'a> Length<'a> {
+    /// A measure of a value that is not a document's top-level object.
+    fn inner(scratch: &'a mut Vec<u8>) -> Self {
+        Length {
+            scratch,
+            members: None,
+        }
+    }
+
+    /// An error if the value's members were asked for: it is not an object.
+    fn not_members(&self) -> Result<()> {
+        match self.members {
+            Some(_) => Err(<Error as ser::Error>::custom("the value is not an object")),
+            None => Ok(()),
+        }
+    }
+
     /// `value` written whole, its bytes counted and dropped.
     fn whole<T: Serialize + ?Sized>(self, value: &T) -> Result<u64> {
+        self.not_members()?;
         self.scratch.clear();
         value.serialize(Canonical { out: self.scratch })?;
         let len = self.scratch.len() as u64;
@@ -47,10 +67,7 @@ pub(super) struct Items<'a> {
 
 impl Items<'_> {
     fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.bytes += Length {
-            scratch: self.scratch,
-        }
-        .whole(value)?;
+        self.bytes += Length::inner(self.scratch).whole(value)?;
         self.count += 1;
         Ok(())
     }
@@ -65,6 +82,7 @@ impl Items<'_> {
 /// as the canonical writer keeps it.
 pub(super) struct Entries<'a> {
     scratch: &'a mut Vec<u8>,
+    members: Option<&'a mut Vec<(String, u64)>>,
     entries: Vec<(Cow<'static, str>, u64)>,
     key: Option<String>,
     around: u64,
@@ -72,9 +90,7 @@ pub(super) struct Entries<'a> {
 
 impl Entries<'_> {
     fn entry<T: Serialize + ?Sized>(&mut self, key: Cow<'static, str>, value: &T) -> Result<()> {
-        let len = value.serialize(Length {
-            scratch: self.scratch,
-        })?;
+        let len = value.serialize(Length::inner(self.scratch))?;
         self.entries.push((key, len));
         Ok(())
     }
@@ -99,6 +115,10 @@ impl Entries<'_> {
                 text.len() as u64 + 1 + self.entries[i].1
             })
             .sum();
+        if let Some(members) = self.members {
+            let kept = kept.iter().map(|&i| &self.entries[i]);
+            members.extend(kept.map(|(key, len)| (key.to_string(), *len)));
+        }
         2 + (kept.len() as u64).saturating_sub(1) + entries + self.around
     }
 }
@@ -171,9 +191,11 @@ impl<'a> ser::Serializer for Length<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<u64> {
+        self.not_members()?;
         Ok(variant_bytes(variant) + value.serialize(self)?)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Items<'a>> {
+        self.not_members()?;
         Ok(Items {
             scratch: self.scratch,
             count: 0,
@@ -201,6 +223,7 @@ impl<'a> ser::Serializer for Length<'a> {
     fn serialize_map(self, len: Option<usize>) -> Result<Entries<'a>> {
         Ok(Entries {
             scratch: self.scratch,
+            members: self.members,
             entries: Vec::with_capacity(len.unwrap_or(0)),
             key: None,
             around: 0,
@@ -216,6 +239,7 @@ impl<'a> ser::Serializer for Length<'a> {
         variant: &'static str,
         len: usize,
     ) -> Result<Entries<'a>> {
+        self.not_members()?;
         let mut entries = self.serialize_map(Some(len))?;
         entries.around = variant_bytes(variant);
         Ok(entries)

@@ -3,156 +3,29 @@
 //! one array item's text, not the document's (`smg info` of a 100 MB file wrote
 //! 322 MB of JSON to count it).
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::Serialize;
 
 use super::length::Length;
-use super::ser::KeyName;
 use crate::error::Error;
 
-type Result<T> = std::result::Result<T, Error>;
-
 /// Each member of `value`'s top-level object with the length of its canonical JSON
-/// (in the order written), and the length of the whole object's canonical JSON. A
-/// value that is not an object is refused.
+/// (in key order), and the length of the whole object's canonical JSON. A value that
+/// is not an object is refused.
 pub(crate) fn member_lengths<T: Serialize + ?Sized>(
     value: &T,
-) -> Result<(Vec<(String, u64)>, u64)> {
-    let mut members = Members::default();
-    value.serialize(&mut members)?;
-    // `{`, `}`, a comma between members, and each `"key":value`.
-    let commas = members.lengths.len().saturating_sub(1) as u64;
-    let whole = 2 + commas + members.lengths.iter().map(|m| m.1).sum::<u64>() + members.keys;
-    Ok((members.lengths, whole))
-}
-
-/// The members met so far.
-#[derive(Default)]
-struct Members {
-    lengths: Vec<(String, u64)>,
-    /// The bytes of every `"key":` written.
-    keys: u64,
-    /// The key whose value comes next.
-    key: Option<String>,
-    /// Where each array item is written to be measured.
-    scratch: Vec<u8>,
-}
-
-impl Members {
-    fn member<V: Serialize + ?Sized>(&mut self, key: String, value: &V) -> Result<()> {
-        self.scratch.clear();
-        super::write_string(&key, &mut self.scratch);
-        self.keys += self.scratch.len() as u64 + 1;
-        let len = value.serialize(Length {
-            scratch: &mut self.scratch,
-        })?;
-        self.lengths.push((key, len));
-        Ok(())
-    }
-}
-
-fn not_an_object() -> Error {
-    <Error as ser::Error>::custom("the value is not an object")
-}
-
-/// Methods of a value that is not an object: refused.
-macro_rules! refused {
-    ($($method:ident($($t:ty),*) -> $ret:ty),*) => {$(
-        fn $method(self, $(_: $t),*) -> Result<$ret> {
-            Err(not_an_object())
-        }
-    )*};
-}
-
-impl ser::Serializer for &mut Members {
-    type Ok = ();
-    type Error = Error;
-    type SerializeSeq = Impossible<(), Error>;
-    type SerializeTuple = Impossible<(), Error>;
-    type SerializeTupleStruct = Impossible<(), Error>;
-    type SerializeTupleVariant = Impossible<(), Error>;
-    type SerializeMap = Self;
-    type SerializeStruct = Self;
-    type SerializeStructVariant = Impossible<(), Error>;
-
-    refused!(
-        serialize_bool(bool) -> (), serialize_i8(i8) -> (), serialize_i16(i16) -> (),
-        serialize_i32(i32) -> (), serialize_i64(i64) -> (), serialize_u8(u8) -> (),
-        serialize_u16(u16) -> (), serialize_u32(u32) -> (), serialize_u64(u64) -> (),
-        serialize_f32(f32) -> (), serialize_f64(f64) -> (), serialize_char(char) -> (),
-        serialize_str(&str) -> (), serialize_bytes(&[u8]) -> (), serialize_none() -> (),
-        serialize_unit() -> (), serialize_unit_struct(&'static str) -> (),
-        serialize_unit_variant(&'static str, u32, &'static str) -> (),
-        serialize_seq(Option<usize>) -> Self::SerializeSeq,
-        serialize_tuple(usize) -> Self::SerializeTuple,
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant
-    );
-
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        Err(not_an_object())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self> {
-        Ok(self)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self> {
-        Ok(self)
-    }
-}
-
-impl ser::SerializeMap for &mut Members {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        self.key = Some(key.serialize(KeyName)?);
-        Ok(())
-    }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let key = self
-            .key
-            .take()
-            .ok_or_else(|| <Error as ser::Error>::custom("a value without its key"))?;
-        self.member(key, value)
-    }
-    fn end(self) -> Result<()> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut Members {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.member(key.to_string(), value)
-    }
-    fn end(self) -> Result<()> {
-        Ok(())
-    }
+) -> Result<(Vec<(String, u64)>, u64), Error> {
+    let (mut scratch, mut members) = (Vec::new(), Vec::new());
+    let whole = value.serialize(Length {
+        scratch: &mut scratch,
+        members: Some(&mut members),
+    })?;
+    Ok((members, whole))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::ser;
     use serde_json::json;
 
     /// The lengths the whole text gives, read back from it.
