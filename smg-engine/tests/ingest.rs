@@ -371,3 +371,55 @@ fn a_message_given_twice_is_archived_once_and_counted() {
     let texts: Vec<&str> = archived.iter().map(|t| t.turn.content.as_str()).collect();
     assert_eq!(texts, ["hello there", "and more", "third"]);
 }
+
+/// An ingest that writes its document frees the turns' text once the rules have read
+/// it; the one that keeps the turns for a search index does not. Both make the same
+/// document, working memory's last turns whole, when the latest talk is restricted
+/// (the turns working memory copies are then earlier ones) and when it is not.
+#[test]
+fn freeing_the_texts_leaves_the_document_as_keeping_them_makes_it() {
+    let line = |c: &str, m: usize, minute: usize| {
+        json!({"conversation_id": c, "message_id": format!("{c}{m}"), "role": "user",
+               "content": format!("We decided to ship the {c} parser, step {m}."),
+               "timestamp": format!("2025-01-01T10:{minute:02}:00Z")})
+        .to_string()
+    };
+    let lines: Vec<String> = (0..12)
+        .map(|m| line("a", m, m))
+        .chain((0..3).map(|m| line("b", m, 30 + m)))
+        .collect();
+    let jsonl = input("talk.jsonl", lines.join("\n").into_bytes());
+    for restricted in [vec![], vec!["b".to_string()]] {
+        let mut options = IngestOptions::default();
+        options.restricted_conversations = restricted.clone();
+        let (mut freed, mut kept) = (fresh(), fresh());
+        ingest(&mut freed, vec![jsonl.clone()], &options, &Silent).unwrap();
+        let (_, archived) = smg_engine::ingest::ingest_keeping_turns(
+            &mut kept,
+            vec![jsonl.clone()],
+            &options,
+            &Silent,
+        )
+        .unwrap();
+        drop(archived);
+        assert!(bytes(&freed) == bytes(&kept), "{restricted:?}");
+        let recent = freed
+            .working_memory
+            .as_ref()
+            .unwrap()
+            .recent_context
+            .as_ref()
+            .unwrap();
+        assert_eq!(recent.len(), 8);
+        let last = if restricted.is_empty() {
+            "b parser, step 2"
+        } else {
+            "a parser, step 11"
+        };
+        assert!(recent.iter().all(|t| t.content.starts_with("We decided")));
+        assert!(
+            recent.last().unwrap().content.contains(last),
+            "{restricted:?}"
+        );
+    }
+}

@@ -22,7 +22,7 @@ pub use crate::head::Head;
 use crate::limits::Limits;
 use crate::model::Document;
 
-mod lists;
+pub(crate) mod lists;
 pub(crate) mod streamed;
 
 /// Parse canonical or non-canonical JSON text into a [`Document`].

@@ -19,10 +19,7 @@ pub(crate) mod stream;
 
 pub(crate) use cuts::brotli_compress_pieces;
 use cuts::SMALL_BROTLI_LEVEL;
-pub(crate) use cuts::{
-    brotli_compress, check_quality, compress_cuts, CutWriter, Ready, LARGE_BROTLI_LEVEL,
-    PIECE_BYTES,
-};
+pub(crate) use cuts::{brotli_compress, CutWriter, Ready, LARGE_BROTLI_LEVEL, PIECE_BYTES};
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;

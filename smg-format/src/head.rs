@@ -9,8 +9,8 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::canonical::{to_vec, KeyOrder};
-use crate::envelope::{check_quality, compress_cuts, Encoding, Ready, WriteOptions};
-use crate::envelope::{LARGE_BROTLI_LEVEL, PIECE_BYTES};
+use crate::codec::lists::write_with_archive;
+use crate::envelope::{CutWriter, Ready, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{
     ArtifactVault, Collaborator, Context, DeepArchive, Document, DocumentKind, Extra,
@@ -99,14 +99,17 @@ impl LeadingMembers {
     }
 
     /// The members' canonical JSON, with the whole Brotli cuts of it compressed as
-    /// `options` would write a large document (none in another encoding). The
-    /// members are freed once written, and only the JSON after those cuts is kept.
-    pub(crate) fn compress(self, options: &WriteOptions) -> Result<CompressedHead> {
-        let quality = options.level.unwrap_or(LARGE_BROTLI_LEVEL);
-        if options.encoding == Encoding::Brotli {
-            check_quality(quality)?;
-        }
-        let mut json = to_vec(&Leading {
+    /// `options` would write a large document (none in another encoding). The text
+    /// is compressed as it is written, the archive's blocks freed once written, and
+    /// only the JSON after those cuts is kept: the members' text is never held whole.
+    pub(crate) fn compress(mut self, options: &WriteOptions) -> Result<CompressedHead> {
+        let mut writer = CutWriter::for_options(options, Ready::default(), Vec::new())?;
+        // An unknown member named as the archive or its blocks has the whole text
+        // written at once, as `codec::lists` does.
+        let apart = !self.extra.contains_key("deepArchive")
+            && (self.archive.as_ref()).is_some_and(|a| !a.extra.contains_key("blocks"));
+        let archive = if apart { self.archive.take() } else { None };
+        let rest = to_vec(&Leading {
             context: &self.context,
             kind: self.kind,
             vault: self.vault.as_ref(),
@@ -114,27 +117,35 @@ impl LeadingMembers {
             archive: self.archive.as_ref(),
             extra: &self.extra,
         })?;
-        // The object is left open: `metadata` and more members follow it.
-        json.pop();
-        json.push(b',');
-        let kept = self.kept;
         drop((self.vault, self.archive, self.collaborators, self.extra));
-        let whole = match options.encoding {
-            Encoding::Brotli => json.len() / PIECE_BYTES * PIECE_BYTES,
-            _ => 0,
+        // The object is left open (`metadata` and more members follow it): its last
+        // byte is held back from each piece until the next comes.
+        let mut last = None;
+        let mut sink = |piece: &[u8]| -> Result<()> {
+            if let Some((&end, body)) = piece.split_last() {
+                if let Some(b) = last.replace(end) {
+                    writer.write(&[b])?;
+                }
+                writer.write(body)?;
+            }
+            Ok(())
         };
-        let cuts = compress_cuts(&[json[..whole].into()], 0..whole / PIECE_BYTES, quality)?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&json[..whole]);
+        match archive {
+            Some(archive) => write_with_archive(&rest, archive, &mut sink)?,
+            None => sink(&rest)?,
+        }
+        if last != Some(b'}') {
+            return Err(Error::InvalidArgument(
+                "the leading members did not serialise as an object".into(),
+            ));
+        }
+        writer.write(b",")?;
+        let (ready, tail) = writer.into_whole_parts()?;
         Ok(CompressedHead {
             options: *options,
-            ready: Ready {
-                cuts,
-                len: whole,
-                crc,
-            },
-            tail: json[whole..].to_vec(),
-            kept,
+            ready,
+            tail,
+            kept: self.kept,
         })
     }
 }
@@ -227,6 +238,7 @@ impl Serialize for Leading<'_> {
 mod tests {
     use super::*;
     use crate::codec::{from_json_slice, into_bytes, into_bytes_with_head};
+    use crate::envelope::Encoding;
     use crate::model::{Artifact, Node};
 
     /// Text of `len` bytes that compresses like prose.
@@ -309,6 +321,41 @@ mod tests {
                 let expected = into_bytes(whole, &options).unwrap();
                 let got = into_bytes_with_head(rest, &options, Head(head)).unwrap();
                 assert!(got == expected, "{leading} bytes, {options:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_archive_of_many_blocks_is_written_in_its_place_a_block_at_a_time() {
+        let mut large = crate::test_support::full_fixture();
+        let archive = large.deep_archive.get_or_insert_with(Default::default);
+        let blocks = archive.blocks().to_vec();
+        assert!(!blocks.is_empty());
+        let mut count = blocks.len();
+        while to_vec(&large).unwrap().len() < 9 << 20 {
+            count *= 2;
+            let archive = large.deep_archive.as_mut().unwrap();
+            archive.blocks = Some(blocks.iter().cycle().take(count).cloned().collect());
+        }
+        // And an unknown member named as the list: the whole text is written at once.
+        let mut named = large.clone();
+        let archive = named.deep_archive.as_mut().unwrap();
+        archive.extra.insert("blocks".into(), "unknown".into());
+        // (A packed file is made from the typed document, which cannot hold both.)
+        let packed = |o: &WriteOptions| o.encoding == Encoding::Packed;
+        for (whole, named) in [(large, false), (named, true)] {
+            for options in options().into_iter().filter(|o| !(named && packed(o))) {
+                let mut whole = whole.clone();
+                let mut rest = whole.clone();
+                let head = LeadingMembers::take(&mut rest)
+                    .unwrap()
+                    .compress(&options)
+                    .unwrap();
+                build_rest(&mut whole);
+                build_rest(&mut rest);
+                let expected = into_bytes(whole, &options).unwrap();
+                let got = into_bytes_with_head(rest, &options, Head(head)).unwrap();
+                assert!(got == expected, "{options:?}");
             }
         }
     }

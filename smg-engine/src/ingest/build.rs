@@ -7,7 +7,7 @@ use crate::fast::{FastMap, FastSet};
 use rayon::prelude::*;
 use smg_format::model::{Edge, Node, NonEmpty, ShortText, Turn, Unit};
 
-use super::graph::{decision_id, provenance, round, turn_ref, Graph, TurnInfo, CREATED_BY};
+use super::graph::{decision_id, provenance, round, turn_ref, Graph, Rest, TurnInfo, CREATED_BY};
 use super::TurnView;
 
 use super::analyze::{analyze, Facts, Terms};
@@ -120,14 +120,30 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
 
 impl Draft {
     /// The draft's decisions, memories, goals, concepts and entities, with their
-    /// edges: mostly work on one thread, in turn order.
-    pub(crate) fn read(mut self, turns: &[&Turn]) -> Draft {
+    /// edges: mostly work on one thread, in turn order. What the rules found in each
+    /// turn then shrinks to what the graph's last steps read ([`Rest`]).
+    pub(crate) fn read(mut self, turns: &[&Turn]) -> Linked {
         let (names, terms) = self.read_turns(turns);
         let g = &mut self.g;
         self.named = Named::add(g, &names.0, &terms.0);
         link_mentions(g, turns, &self.info, &self.segments, &self.named);
         supersede(g, turns, &self.decisions);
-        self
+        let rest = self
+            .info
+            .into_par_iter()
+            .with_max_len(super::FREED_TOGETHER)
+            .map(TurnInfo::into_rest)
+            .collect();
+        Linked {
+            g: self.g,
+            rest,
+            segments: self.segments,
+            named: self.named,
+            decisions: self.decisions,
+            memories: self.memories,
+            goals: self.goals,
+            total: self.total,
+        }
     }
 
     /// Decisions, memories and goals of each memorable turn; the names and technical
@@ -166,28 +182,41 @@ impl Draft {
         }
         (names, terms)
     }
+}
 
+/// The graph but its artifacts, requirements and importance, and what the rules found
+/// in each turn that those still read.
+pub(crate) struct Linked {
+    g: Graph,
+    rest: Vec<Rest>,
+    segments: Vec<String>,
+    named: Named,
+    decisions: Vec<(usize, String, bool, Vec<String>)>,
+    memories: Memories,
+    goals: Vec<(u64, String)>,
+    total: u64,
+}
+
+impl Linked {
     /// The whole graph, now that `turns` (the draft's turns) say which artifact
     /// versions they hold.
     pub(crate) fn finish(mut self, turns: &[TurnView<'_>], labels: &ArtifactLabels) -> Built {
         let g = &mut self.g;
-        let (info, concepts) = (&self.info, &self.named.concepts);
+        let (rest, concepts) = (&self.rest, &self.named.concepts);
         artifacts(
             g,
             turns,
-            info,
+            rest,
             &self.segments,
             labels,
             &self.decisions,
             concepts,
         );
-        requirements(g, info, concepts);
+        requirements(g, rest, concepts);
         self.memories.finish(g, &self.named);
-        let facts: Vec<&Facts> = info.iter().map(|i| &i.facts).collect();
-        super::importance::score(g, turns, &facts, self.total);
-        drop(facts);
-        // What the rules found in every turn is freed side by side.
-        self.info
+        super::importance::score(g, turns, rest, self.total);
+        // Technical terms of every turn are freed side by side.
+        self.rest
             .into_par_iter()
             .with_max_len(super::FREED_TOGETHER)
             .for_each(drop);

@@ -10,11 +10,10 @@ use rayon::prelude::*;
 
 use super::TurnView;
 
-use super::analyze::Facts;
-use super::graph::{round, Graph};
+use super::graph::{round, Graph, Rest};
 
 /// Set `importance` on every node of `g`; `total` is the last turn number.
-pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], total: u64) {
+pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[Rest], total: u64) {
     let mut degree: FastMap<&str, usize> = FastMap::default();
     for e in &g.edges {
         *degree.entry(e.from.as_str()).or_default() += 1;
@@ -37,7 +36,10 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
             .filter_map(|n| index.get(&(*n).get()).copied())
             .collect();
         let (cues, words) = own.iter().fold((0, 0), |(c, w), &i| {
-            (c + facts[i].decision_cues, w + facts[i].words)
+            (
+                c + u64::from(facts[i].decision_cues),
+                w + u64::from(facts[i].words),
+            )
         });
         let density = if words == 0 {
             0.0
@@ -59,6 +61,7 @@ pub(crate) fn score(g: &mut Graph, turns: &[TurnView<'_>], facts: &[&Facts], tot
 mod tests {
     use super::*;
     use crate::ingest::analyze::analyze;
+    use crate::ingest::graph::TurnInfo;
     use smg_format::model::{Node, Provenance, Turn};
 
     #[test]
@@ -85,9 +88,17 @@ mod tests {
                 artifacts: &[],
             },
         ];
-        let facts: Vec<Facts> = turns
+        let facts: Vec<Rest> = turns
             .iter()
-            .map(|t| analyze(&t.turn.content, false))
+            .map(|t| {
+                let facts = analyze(&t.turn.content, false);
+                let info = TurnInfo {
+                    facts,
+                    memorable: true,
+                    segment: 0,
+                };
+                info.into_rest()
+            })
             .collect();
         let mut g = Graph::default();
         let prov = |n: u64| {
@@ -112,7 +123,7 @@ mod tests {
             )
         });
         g.link("d", "x", "mentions", 1.0);
-        score(&mut g, &turns, &facts.iter().collect::<Vec<_>>(), 2);
+        score(&mut g, &turns, &facts, 2);
         // d: recency 1/2, density 2 cues / 9 words, artifact 1, centrality 1.
         let expected = 0.3 * 0.5 + 0.4 * (2.0 / 9.0) + 0.2 + 0.1;
         assert_eq!(g.nodes[0].importance.map(f64::from), Some(round(expected)));

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use smg_format::model::{ArtifactVault, Node, NonEmpty, Ordinal, Turn, Unit};
 
-use super::graph::{Graph, TurnInfo, CREATED_BY};
+use super::graph::{Graph, Rest, TurnInfo, CREATED_BY};
 use super::named::{entity_id, Named};
 use super::TurnView;
 
@@ -141,7 +141,7 @@ pub(crate) fn artifact_labels(vault: Option<&ArtifactVault>) -> ArtifactLabels {
 pub(super) fn artifacts(
     g: &mut Graph,
     turns: &[TurnView<'_>],
-    info: &[TurnInfo],
+    info: &[Rest],
     segments: &[String],
     labels: &ArtifactLabels,
     decisions: &[(usize, String, bool, Vec<String>)],
@@ -183,7 +183,7 @@ pub(super) fn artifacts(
                     g.link(&d.1, &id, "resulted_in", 0.8);
                 }
             }
-            for term in &inf.facts.technical {
+            for term in &inf.technical {
                 if let Some(c) = concepts.get(&term.to_lowercase()) {
                     g.link(&id, c, "implements", 0.6);
                 }
@@ -193,9 +193,9 @@ pub(super) fn artifacts(
 }
 
 /// "A requires B" between two concepts.
-pub(super) fn requirements(g: &mut Graph, info: &[TurnInfo], concepts: &FastMap<String, String>) {
+pub(super) fn requirements(g: &mut Graph, info: &[Rest], concepts: &FastMap<String, String>) {
     for inf in info.iter().filter(|i| i.memorable) {
-        for (a, b) in &inf.facts.requires {
+        for (a, b) in &inf.requires {
             if let (Some(a), Some(b)) = (
                 concepts.get(&a.to_lowercase()),
                 concepts.get(&b.to_lowercase()),

@@ -214,7 +214,7 @@ pub fn ingest(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None, None)?;
+    let (report, _, archived) = run(doc, inputs, options, progress, None, None, Texts::Freed)?;
     archived.free_later();
     Ok(report)
 }
@@ -227,7 +227,7 @@ pub(crate) fn derive(
     read: Option<Read>,
     options: &IngestOptions,
 ) -> Result<(IngestReport, Archived)> {
-    let (report, _, archived) = run(doc, Vec::new(), options, &Silent, None, read)?;
+    let (report, _, archived) = run(doc, Vec::new(), options, &Silent, None, read, Texts::Kept)?;
     Ok((report, archived))
 }
 
@@ -259,7 +259,7 @@ pub fn ingest_keeping_turns(
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<(IngestReport, Archived)> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None, None)?;
+    let (report, _, archived) = run(doc, inputs, options, progress, None, None, Texts::Kept)?;
     Ok((report, archived))
 }
 
@@ -372,7 +372,15 @@ fn into_bytes(
     write: &WriteOptions,
 ) -> Result<(IngestReport, Vec<u8>)> {
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
-    let (report, head, archived) = run(&mut doc, inputs, options, progress, ahead, read)?;
+    let (report, head, archived) = run(
+        &mut doc,
+        inputs,
+        options,
+        progress,
+        ahead,
+        read,
+        Texts::Freed,
+    )?;
     let bytes = match head {
         Some((head, gate)) => {
             archived.free_later();
@@ -411,7 +419,8 @@ type Ahead = (Head, Gate);
 /// [`ingest`]; given `write`, the document's leading members are checked (the
 /// writers' gate's first step), taken out of it and compressed for writing with
 /// those options, and returned as a head beside the gate. The archive is read from
-/// `doc` unless `read` holds its turns.
+/// `doc` unless `read` holds its turns. The turns handed back keep their text as
+/// `texts` says.
 fn run(
     doc: &mut Document,
     inputs: Vec<Input>,
@@ -419,6 +428,7 @@ fn run(
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
     read: Option<Read>,
+    texts: Texts,
 ) -> Result<(IngestReport, Option<Ahead>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
@@ -514,6 +524,9 @@ fn run(
     for (turn, source) in turns[recent_from..].iter_mut().zip(recent_sources) {
         turn.extra.insert("source".into(), source.member());
     }
+    if texts == Texts::Freed {
+        free_texts(&mut existing, &mut turns, options.recent_turns);
+    }
     let sources = archived_sources(&mut existing, turns.len(), options.recent_turns);
     report.turns_added = turns.len();
     report.blocks_written = appended.blocks;
@@ -571,6 +584,37 @@ fn run(
         added: turns,
     };
     Ok((report, head, archived))
+}
+
+/// Whether the turns an ingest hands back keep their text: a caller that makes a
+/// search index of them needs it ([`ingest_keeping_turns`], [`derive`]); the others
+/// check and free them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Texts {
+    Kept,
+    Freed,
+}
+
+/// The text of every turn but those working memory copies whole (the last `recent`
+/// that every reader may see), freed side by side once the archive is written and
+/// the rules have read it: nothing after reads it, and it is a third of what a large
+/// ingest holds while it finishes the graph.
+fn free_texts(existing: &mut [ArchivedTurn], added: &mut [Turn], recent: usize) {
+    let mut all: Vec<&mut Turn> = existing
+        .iter_mut()
+        .map(|a| &mut a.turn)
+        .chain(added.iter_mut())
+        .collect();
+    let mut from = all.len();
+    let mut kept = 0;
+    while from > 0 && kept < recent {
+        from -= 1;
+        kept += usize::from(scope::shared(all[from].scope));
+    }
+    all[..from]
+        .par_iter_mut()
+        .with_max_len(FREED_TOGETHER)
+        .for_each(|t| t.content = String::new());
 }
 
 /// How the archive is read back to be appended to: without the source records

@@ -38,31 +38,21 @@ pub(crate) fn write_document(
     let taken = Taken::out(&mut doc)?;
     let rest = to_vec(&doc)?;
     drop(doc);
-    let mut entries = Vec::new();
-    for section in &taken.sections {
-        let marked = section
-            .places
-            .iter()
-            .map(|&(name, list)| (name, vec![Cow::Borrowed(MARKERS[list])]))
-            .collect();
-        entries.push((section.key, with_entries(&section.text, marked)?));
-    }
-    let pieces: Pieces<'_> = with_entries(&rest, entries)?;
-    let mut lists: Vec<Option<List>> = taken.lists.into_iter().map(Some).collect();
-    let mut out = Writer {
-        buffer: Vec::with_capacity(BUFFERED + BUFFERED / 4),
-        sink,
-    };
-    for piece in &pieces {
-        let list = MARKERS.iter().position(|m| piece[..] == **m);
-        match list.and_then(|i| lists[i].take()) {
-            Some(List::Nodes(items)) => out.items(items)?,
-            Some(List::Edges(items)) => out.items(items)?,
-            Some(List::Blocks(items)) => out.items(items)?,
-            None => out.write(piece)?,
-        }
-    }
-    out.flush()
+    taken.write_into(&rest, sink)
+}
+
+/// Write the canonical JSON of an object of which `archive` is the member
+/// `deepArchive` (`rest` is the object's canonical JSON without it) to `sink` in
+/// pieces, the archive's blocks freed once written. The archive must bear no unknown
+/// member named `blocks`.
+pub(crate) fn write_with_archive(
+    rest: &[u8],
+    archive: DeepArchive,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut taken = Taken::default();
+    taken.archive(archive)?;
+    taken.write_into(rest, sink)
 }
 
 /// A section whose lists were taken out: its key, its text without them, and each
@@ -95,14 +85,49 @@ impl Taken {
                 taken.section(key, &g, places.into_iter().flatten().collect())?;
             }
         }
-        if let Some(mut archive) = doc.deep_archive.take() {
-            let places = archive
-                .blocks
-                .take()
-                .map(|b| taken.list("blocks", List::Blocks(b)));
-            taken.section("deepArchive", &archive, places.into_iter().collect())?;
+        if let Some(archive) = doc.deep_archive.take() {
+            taken.archive(archive)?;
         }
         Ok(taken)
+    }
+
+    fn archive(&mut self, mut archive: DeepArchive) -> Result<()> {
+        let places = archive
+            .blocks
+            .take()
+            .map(|b| self.list("blocks", List::Blocks(b)));
+        self.section("deepArchive", &archive, places.into_iter().collect())
+    }
+
+    /// The text of the object `rest` (the JSON without the sections taken) with the
+    /// sections and their lists in their places, to `sink`, each item freed once
+    /// written.
+    fn write_into(self, rest: &[u8], sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let mut entries = Vec::new();
+        for section in &self.sections {
+            let marked = section
+                .places
+                .iter()
+                .map(|&(name, list)| (name, vec![Cow::Borrowed(MARKERS[list])]))
+                .collect();
+            entries.push((section.key, with_entries(&section.text, marked)?));
+        }
+        let pieces: Pieces<'_> = with_entries(rest, entries)?;
+        let mut lists: Vec<Option<List>> = self.lists.into_iter().map(Some).collect();
+        let mut out = Writer {
+            buffer: Vec::with_capacity(BUFFERED + BUFFERED / 4),
+            sink,
+        };
+        for piece in &pieces {
+            let list = MARKERS.iter().position(|m| piece[..] == **m);
+            match list.and_then(|i| lists[i].take()) {
+                Some(List::Nodes(items)) => out.items(items)?,
+                Some(List::Edges(items)) => out.items(items)?,
+                Some(List::Blocks(items)) => out.items(items)?,
+                None => out.write(piece)?,
+            }
+        }
+        out.flush()
     }
 
     fn list(&mut self, name: &'static str, list: List) -> (&'static str, usize) {

@@ -190,6 +190,17 @@ impl CutWriter {
         Ok(())
     }
 
+    /// [`CutWriter::into_parts`] once every whole cut of the text is compressed (in
+    /// Brotli): the text after the cuts is less than one cut.
+    pub(crate) fn into_whole_parts(mut self) -> Result<(Ready, Vec<u8>)> {
+        if self.together.is_some() {
+            self.compress_whole_cuts()?;
+            // The text held up to `together` cuts: what is kept is less than one.
+            self.text.shrink_to_fit();
+        }
+        Ok(self.into_parts())
+    }
+
     /// The cuts compressed so far, and the text after them (less than `together`
     /// cuts): what [`super::encode_pieces`] takes to compress the rest.
     pub(crate) fn into_parts(self) -> (Ready, Vec<u8>) {
