@@ -120,20 +120,24 @@ pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
 
 impl Draft {
     /// The draft's decisions, memories, goals, concepts and entities, with their
-    /// edges: mostly work on one thread, in turn order. What the rules found in each
-    /// turn then shrinks to what the graph's last steps read ([`Rest`]).
+    /// edges: mostly work on one thread, in turn order. Once the decisions, memories
+    /// and goals are read, what the rules found in each turn shrinks to what the
+    /// later steps read ([`Rest`]).
     pub(crate) fn read(mut self, turns: &[&Turn]) -> Linked {
         let (names, terms) = self.read_turns(turns);
-        let g = &mut self.g;
-        self.named = Named::add(g, &names.0, &terms.0);
-        link_mentions(g, turns, &self.info, &self.segments, &self.named);
-        supersede(g, turns, &self.decisions);
-        let rest = self
+        let mut rest: Vec<Rest> = self
             .info
             .into_par_iter()
             .with_max_len(super::FREED_TOGETHER)
             .map(TurnInfo::into_rest)
             .collect();
+        let g = &mut self.g;
+        self.named = Named::add(g, &names.0, &terms.0);
+        link_mentions(g, turns, &rest, &self.segments, &self.named);
+        supersede(g, turns, &self.decisions);
+        rest.par_iter_mut()
+            .with_max_len(super::FREED_TOGETHER)
+            .for_each(|r| r.names = Default::default());
         Linked {
             g: self.g,
             rest,

@@ -5,6 +5,7 @@
 use smg_format::model::{Edge, Node, NonEmpty, Provenance, ShortText, Turn, Unit};
 
 use super::analyze::Facts;
+use super::names::NameKind;
 use crate::fast::{FastMap, FastSet};
 use thin_vec::ThinVec;
 
@@ -66,31 +67,37 @@ pub(super) struct TurnInfo {
 }
 
 impl TurnInfo {
-    /// What the graph's last steps (artifacts, requirements, importance) read of it.
+    /// What the graph's steps after the turns' decisions, memories and goals are read
+    /// (mentions, artifacts, requirements, importance) read of it.
     pub(super) fn into_rest(self) -> Rest {
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Rest {
             segment: self.segment,
             words: small(self.facts.words),
             decision_cues: small(self.facts.decision_cues),
+            decisions: small(self.facts.decisions.len()),
             memorable: self.memorable,
+            names: self.facts.names,
             technical: self.facts.technical,
             requires: self.facts.requires,
         }
     }
 }
 
-/// What is left of a [`TurnInfo`] once its decisions, memories, goals and names are
-/// in the graph: 40 bytes a turn and its technical terms, where the whole was 120
-/// bytes and the text of all it found. A million-turn ingest finishes its graph with
-/// about 150 MB less.
+/// What is left of a [`TurnInfo`] once its decisions, memories and goals are in the
+/// graph: 48 bytes a turn and the names and terms it holds, where the whole was 120
+/// bytes and the text of all the rules found. The names go too once the mentions are
+/// linked. A million-turn ingest finishes its graph with about 250 MB less.
 pub(super) struct Rest {
     pub(super) segment: usize,
-    /// Words and decision cues (SMG §9.1 decision density); a turn's counts fit in
-    /// 32 bits (a turn is at most `Limits::max_turn_bytes`), and saturate if not.
+    /// Words and decision cues (SMG §9.1 decision density) and decisions; a turn's
+    /// counts fit in 32 bits (a turn is at most `Limits::max_turn_bytes`), and
+    /// saturate if not.
     pub(super) words: u32,
     pub(super) decision_cues: u32,
+    pub(super) decisions: u32,
     pub(super) memorable: bool,
+    pub(super) names: ThinVec<(String, NameKind)>,
     pub(super) technical: ThinVec<String>,
     pub(super) requires: ThinVec<(String, String)>,
 }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use smg_format::model::{ArtifactVault, Node, NonEmpty, Ordinal, Turn, Unit};
 
-use super::graph::{Graph, Rest, TurnInfo, CREATED_BY};
+use super::graph::{Graph, Rest, CREATED_BY};
 use super::named::{entity_id, Named};
 use super::TurnView;
 
@@ -16,7 +16,7 @@ use super::TurnView;
 pub(super) fn link_mentions(
     g: &mut Graph,
     turns: &[&Turn],
-    info: &[TurnInfo],
+    info: &[Rest],
     segments: &[String],
     named: &Named,
 ) {
@@ -43,7 +43,7 @@ pub(super) fn link_mentions(
             for target in targets {
                 if g.has(target) {
                     g.link(seg, target, "mentions", 0.8);
-                    for k in 1..=inf.facts.decisions.len() {
+                    for k in 1..=inf.decisions as usize {
                         g.link(&super::graph::decision_id(t, k), target, "mentions", 0.8);
                     }
                 }
@@ -58,7 +58,7 @@ const MENTIONS_TOGETHER: usize = 4096;
 /// The ids of the speaker, entities and concepts a turn names.
 fn mentioned<'a>(
     t: &Turn,
-    inf: &TurnInfo,
+    inf: &Rest,
     named: &'a Named,
     speakers: &'a FastMap<&str, String>,
 ) -> Vec<&'a str> {
@@ -67,12 +67,11 @@ fn mentioned<'a>(
         targets.push(s);
     }
     if inf.memorable {
-        for (name, _) in &inf.facts.names {
+        for (name, _) in &inf.names {
             targets.extend(named.id(&name.to_lowercase()).map(String::as_str));
         }
         targets.extend(
-            inf.facts
-                .technical
+            inf.technical
                 .iter()
                 .filter_map(|t| named.concept(&t.to_lowercase()).map(String::as_str)),
         );
