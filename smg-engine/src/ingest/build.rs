@@ -72,13 +72,11 @@ pub(crate) fn analyze_all(turns: &[&Turn], known: Vec<Facts>) -> Analysis {
     Analysis { facts, first_said }
 }
 
-/// The graph as far as the turns alone tell it: all but the artifacts, which the
-/// vault names once the turns are archived, and importance, which counts them. Its
-/// segments are drafted while the archive is written, the rest ([`Draft::read`])
-/// once it is.
-pub(crate) struct Draft {
+/// The graph under way, what its steps share, and what the rules found in each turn
+/// (`I`: as much as the steps still to come read).
+pub(super) struct Stage<I> {
     g: Graph,
-    info: Vec<TurnInfo>,
+    info: Vec<I>,
     segments: Vec<String>,
     named: Named,
     decisions: Vec<(usize, String, bool, Vec<String>)>,
@@ -87,9 +85,19 @@ pub(crate) struct Draft {
     total: u64,
 }
 
+/// The graph as far as the turns alone tell it: all but the artifacts, which the
+/// vault names once the turns are archived, and importance, which counts them. Its
+/// segments are drafted while the archive is written, the rest ([`Draft::read`])
+/// once it is.
+pub(super) type Draft = Stage<TurnInfo>;
+
+/// The graph but its artifacts, requirements and importance, and what the rules found
+/// in each turn that those still read.
+pub(super) type Linked = Stage<Rest>;
+
 /// Draft the graph of `turns` (the whole archive, in order), given their
 /// [`analyze_all`] facts.
-pub(crate) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
+pub(super) fn draft(turns: &[&Turn], analysis: Analysis) -> Draft {
     let mut info: Vec<TurnInfo> = analysis
         .facts
         .into_iter()
@@ -138,9 +146,9 @@ impl Draft {
         rest.par_iter_mut()
             .with_max_len(super::FREED_TOGETHER)
             .for_each(|r| r.names = Default::default());
-        Linked {
+        Stage {
             g: self.g,
-            rest,
+            info: rest,
             segments: self.segments,
             named: self.named,
             decisions: self.decisions,
@@ -188,25 +196,12 @@ impl Draft {
     }
 }
 
-/// The graph but its artifacts, requirements and importance, and what the rules found
-/// in each turn that those still read.
-pub(crate) struct Linked {
-    g: Graph,
-    rest: Vec<Rest>,
-    segments: Vec<String>,
-    named: Named,
-    decisions: Vec<(usize, String, bool, Vec<String>)>,
-    memories: Memories,
-    goals: Vec<(u64, String)>,
-    total: u64,
-}
-
 impl Linked {
     /// The whole graph, now that `turns` (the draft's turns) say which artifact
     /// versions they hold.
     pub(crate) fn finish(mut self, turns: &[TurnView<'_>], labels: &ArtifactLabels) -> Built {
         let g = &mut self.g;
-        let (rest, concepts) = (&self.rest, &self.named.concepts);
+        let (rest, concepts) = (&self.info, &self.named.concepts);
         artifacts(
             g,
             turns,
@@ -220,7 +215,7 @@ impl Linked {
         self.memories.finish(g, &self.named);
         super::importance::score(g, turns, rest, self.total);
         // Technical terms of every turn are freed side by side.
-        self.rest
+        self.info
             .into_par_iter()
             .with_max_len(super::FREED_TOGETHER)
             .for_each(drop);
