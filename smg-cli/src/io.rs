@@ -262,6 +262,23 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     }
 }
 
+/// [`write_output`] of the bytes `write` gives its sink, written as they come: a
+/// large output is never held whole.
+pub(crate) fn write_output_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if is_stdio(path) {
+        let mut out = Stdout::new();
+        write(&mut |piece| out.write(piece))?;
+        return out.finish();
+    }
+    match &*HELD.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(lock) if lock.path() == path => lock.write_with(write),
+        _ => smg_format::file::write_atomic_with(path, write),
+    }
+}
+
 /// Write to stdout; a reader that went away (broken pipe) is not an error.
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
     let mut out = Stdout::new();

@@ -69,6 +69,9 @@ fn a_large_memory_is_catted_as_it_is_written_and_a_closed_pipe_ends_it_quietly()
     );
     let json = std::fs::read(d.join("m.json")).unwrap();
     assert!(cat.stdout[..cat.stdout.len() - 1] == json[..]);
+    let piped = smg(&["convert", "m.smg", "-o", "-", "--encoding", "json"], d);
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert!(piped.stdout == json);
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert!(smg_format::codec::to_canonical_json_value(&value) == json);
 

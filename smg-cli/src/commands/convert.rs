@@ -1,7 +1,7 @@
 use super::{encoded, index_needs_packed, write_options};
 use crate::cli::ConvertArgs;
 use crate::io::Context;
-use crate::io::{is_stdio, load, load_bytes, read_input, write_output};
+use crate::io::{is_stdio, load, load_bytes, read_input, write_output, write_output_with};
 use crate::Outcome;
 
 pub(crate) fn run(args: &ConvertArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
@@ -23,6 +23,13 @@ pub(crate) fn run(args: &ConvertArgs, ctx: &Context) -> Result<Outcome, smg_engi
             Err(e) => return Err(e.into()),
         }
     };
+    // Plain JSON is written as it is serialised: its text is never held whole.
+    if write_options(&args.encode)?.encoding == smg_format::Encoding::Json && !args.index {
+        write_output_with(&args.output, |sink| {
+            smg_format::codec::write_canonical_json(loaded.doc, sink)
+        })?;
+        return Ok(Outcome::Success);
+    }
     write_output(
         &args.output,
         &encoded(loaded.doc, &args.encode, args.index, ctx)?,

@@ -104,12 +104,31 @@ impl WriteLock {
     /// there when the lock was taken; [`Error::Changed`] (and nothing written) if a
     /// writer that does not take the lock changed it meanwhile.
     pub fn write(&self, bytes: &[u8]) -> Result<()> {
+        self.check_unchanged()?;
+        super::write_atomic(&self.path, bytes)
+    }
+
+    /// [`WriteLock::write`] of the bytes `write` gives its sink, as they come
+    /// ([`super::write_atomic_with`]).
+    pub fn write_with(
+        &self,
+        write: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<()> {
+        self.check_unchanged()?;
+        super::write_atomic_with(&self.path, write)
+    }
+}
+
+impl WriteLock {
+    /// [`Error::Changed`] if the file is not the one that was there when the lock
+    /// was taken.
+    fn check_unchanged(&self) -> Result<()> {
         if stamp(&self.path)? != self.stamp {
             return Err(Error::Changed {
                 path: self.path.clone(),
             });
         }
-        super::write_atomic(&self.path, bytes)
+        Ok(())
     }
 }
 

@@ -143,6 +143,41 @@ pub fn write_file(path: &Path, doc: &Document, options: &WriteOptions) -> Result
 /// Replace `path` with `bytes` atomically. The temporary file a killed writer of
 /// `path` left behind is removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, |file, at| {
+        write_all(file, bytes).map_err(|e| Error::io(at, e))
+    })
+}
+
+/// [`write_atomic`] of the bytes `write` gives its sink, written to the temporary file
+/// as they come: a large file's bytes are never held whole. A failure, of `write` too,
+/// leaves the previous file untouched.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("m.json");
+/// smg_format::file::write_atomic_with(&path, |sink| {
+///     sink(b"{\"a\":")?;
+///     sink(b"1}")
+/// })
+/// .unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\":1}");
+/// ```
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    replace(path, |file, at| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut |piece| out.write_all(piece).map_err(|e| Error::io(at, e)))?;
+        out.flush().map_err(|e| Error::io(at, e))
+    })
+}
+
+/// Replace `path` atomically with what `fill` writes to an empty temporary file in
+/// the same directory (the file and its path are given): fsync, rename, fsync of the
+/// directory. The temporary file a killed writer of `path` left behind is removed
+/// first; on any failure the previous file is left untouched.
+fn replace(path: &Path, fill: impl FnOnce(&mut File, &Path) -> Result<()>) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -156,9 +191,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .suffix(temp::SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
-    write_all(tmp.as_file_mut(), bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(tmp.path(), e))?;
+    let at = tmp.path().to_path_buf();
+    fill(tmp.as_file_mut(), &at)?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(&at, e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     sync_dir(dir);
     Ok(())
@@ -208,6 +243,35 @@ mod tests {
         }
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_write_in_pieces_replaces_the_file_and_a_failed_one_leaves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        std::fs::write(&path, b"old").unwrap();
+        let pieces = |sink: &mut dyn FnMut(&[u8]) -> Result<()>| {
+            for i in 0..3000 {
+                sink(format!("piece {i} of a text larger than the writer's buffer; ").as_bytes())?;
+            }
+            Ok(())
+        };
+        let failed = write_atomic_with(&path, |sink| {
+            pieces(sink)?;
+            Err(Error::InvalidArgument("the writer failed".into()))
+        });
+        assert!(matches!(failed, Err(Error::InvalidArgument(_))));
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        write_atomic_with(&path, pieces).unwrap();
+        let mut expected = Vec::new();
+        pieces(&mut |b| {
+            expected.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        assert!(std::fs::read(&path).unwrap() == expected);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left");
     }
 
     /// A document of more than 4 MiB of JSON: large enough to be read as a stream.
