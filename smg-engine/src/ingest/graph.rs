@@ -87,7 +87,7 @@ impl TurnInfo {
 /// What is left of a [`TurnInfo`] once its decisions, memories and goals are in the
 /// graph: 48 bytes a turn and the names and terms it holds, where the whole was 120
 /// bytes and the text of all the rules found. The names go too once the mentions are
-/// linked. A million-turn ingest finishes its graph with about 250 MB less.
+/// linked. A million-turn ingest finishes its graph with about 150 MB less.
 pub(super) struct Rest {
     pub(super) segment: usize,
     /// Words and decision cues (SMG §9.1 decision density) and decisions; a turn's

@@ -117,9 +117,7 @@ impl WriteLock {
         self.check_unchanged()?;
         super::write_atomic_with(&self.path, write)
     }
-}
 
-impl WriteLock {
     /// [`Error::Changed`] if the file is not the one that was there when the lock
     /// was taken.
     fn check_unchanged(&self) -> Result<()> {
