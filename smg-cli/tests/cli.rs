@@ -886,7 +886,13 @@ fn an_index_of_an_older_version_is_named_and_made_anew() {
 #[test]
 fn bench_locomo_ends_with_a_summary_line() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
-    let out = smg(&["bench", "locomo", dir.to_str().unwrap()], Path::new("."));
+    let tmp = tempfile::tempdir().unwrap();
+    let lines = tmp.path().join("q.jsonl");
+    let args = ["bench", "locomo", dir.to_str().unwrap(), "--questions"];
+    let out = smg(
+        &[&args[..], &[lines.to_str().unwrap()]].concat(),
+        Path::new("."),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let r10 = |line: &str| -> f64 {
@@ -907,6 +913,55 @@ fn bench_locomo_ends_with_a_summary_line() {
     assert!(
         stdout.contains("against LoCoMo's observations: precision 0."),
         "{stdout}"
+    );
+    // Each question's line holds the places the summary's R@10 is the mean of.
+    let asked: Vec<serde_json::Value> = std::fs::read_to_string(&lines)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(asked.len(), 382);
+    let share = |places: &serde_json::Value, k: u64| {
+        let places = places.as_array().unwrap();
+        let found = places.iter().filter(|p| p.as_u64().is_some_and(|p| p <= k));
+        found.count() as f64 / places.len() as f64
+    };
+    let mean = asked.iter().map(|a| share(&a["ranked"], 10)).sum::<f64>() / 382.0;
+    assert_eq!(format!("R@10={mean:.3}"), format!("R@10={:.3}", r10(last)));
+    let first = &asked[0];
+    assert_eq!(
+        first["evidence"].as_array().unwrap().len(),
+        first["words"].as_array().unwrap().len()
+    );
+    assert!(
+        first["meaning"].is_null(),
+        "no model, no ranking by meaning"
+    );
+    let shown = |b: &str| first["shown"][b].as_u64().unwrap();
+    assert!(0 < shown("500") && shown("500") < shown("1000") && shown("1000") < shown("2000"));
+}
+
+#[test]
+fn bench_locomo_questions_to_stdout_leave_the_summary_to_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo-dev");
+    std::fs::copy(dev.join("30.json"), tmp.path().join("30.json")).unwrap();
+    let out = smg(&["bench", "locomo", ".", "--questions", "-"], tmp.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout
+        .lines()
+        .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    let summary = text(&out.stderr);
+    let questions = summary.split_whitespace().nth(2).unwrap();
+    assert_eq!(
+        questions.parse::<usize>().unwrap(),
+        stdout.lines().count(),
+        "{summary}"
+    );
+    assert!(
+        summary.lines().last().unwrap().starts_with("R@5="),
+        "{summary}"
     );
 }
 

@@ -56,6 +56,31 @@ pub struct LocomoReport {
     /// annotators drew an observation from (`session_N_observation`); `None` when no
     /// file has observations.
     pub labelled: Option<Labelled>,
+    /// Each question asked, in order: where its evidence ranked, so that what no
+    /// mix of the rankings could reach can be told from what the mix misses.
+    pub asked: Vec<Asked>,
+}
+
+/// One question of [`LocomoReport::asked`]. A place is 1-based; `None` is a turn the
+/// ranking left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Asked {
+    /// The file the question belongs to.
+    pub file: PathBuf,
+    /// The question.
+    pub question: String,
+    /// Its evidence turns (LoCoMo's `dia_id`s) in the dialogue, in LoCoMo's order.
+    pub evidence: Vec<String>,
+    /// Each evidence turn's place in the ranking retrieval uses ([`Retriever::rank`]).
+    pub ranked: Vec<Option<usize>>,
+    /// …in the ranking by words alone (no query vector).
+    pub words: Vec<Option<usize>>,
+    /// …in the ranking by the query's embedding alone (no words); `None` without a
+    /// model.
+    pub meaning: Option<Vec<Option<usize>>>,
+    /// The turns `smg context` shows at each of [`BUDGETS`].
+    pub shown: [usize; 3],
 }
 
 /// Nodes drawn by ingest against a labelled sample: the turns people drew a fact
@@ -205,11 +230,13 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
                 .add(&doc, &observed);
         }
         for (question, evidence) in &questions {
-            let evidence: HashSet<&str> = evidence
-                .iter()
-                .map(String::as_str)
-                .filter(|e| known.contains(e))
-                .collect();
+            let mut listed: Vec<&str> = Vec::new();
+            for e in evidence.iter().map(String::as_str) {
+                if known.contains(e) && !listed.contains(&e) {
+                    listed.push(e);
+                }
+            }
+            let evidence: HashSet<&str> = listed.iter().copied().collect();
             if evidence.is_empty() {
                 continue;
             }
@@ -240,6 +267,7 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
             for (s, pack) in packs.iter().enumerate() {
                 sums.1[s] += share(&shown(&pack.items));
             }
+            let mut shown_turns = [0; 3];
             for (s, &b) in BUDGETS.iter().enumerate() {
                 let context = crate::search::prompt(
                     &retriever,
@@ -252,6 +280,7 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
                     report.context_tokens.push(context.tokens);
                 }
                 sums.3[s] += share(&shown(&context.items));
+                shown_turns[s] = context.items.len();
             }
             let mut options = SearchOptions::new(RANKS[2]);
             options.vector = vector.cloned();
@@ -260,6 +289,21 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
                 let top: HashSet<&str> = found.nodes.iter().take(k).flat_map(message_ids).collect();
                 sums.2[s] += share(&top);
             }
+            let place_in = |list: &[(usize, f64)]| places(&listed, list, &ids);
+            let all = crate::search::Period::ALL;
+            let meaning = match vector {
+                Some(v) => Some(place_in(&retriever.rank("", Some(v), &all)?)),
+                None => None,
+            };
+            report.asked.push(Asked {
+                file: f.clone(),
+                question: question.clone(),
+                evidence: listed.iter().map(|e| e.to_string()).collect(),
+                ranked: place_in(&ranked),
+                words: place_in(&retriever.rank(question, None, &all)?),
+                meaning,
+                shown: shown_turns,
+            });
             report.questions += 1;
         }
     }
@@ -270,6 +314,19 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
     report.context_rtok = sums.3.map(|s| s / n);
     report.files = files;
     Ok(report)
+}
+
+/// Each of `evidence`'s 1-based place in `ranked` (turn numbers into `ids`).
+fn places(evidence: &[&str], ranked: &[(usize, f64)], ids: &[String]) -> Vec<Option<usize>> {
+    evidence
+        .iter()
+        .map(|e| {
+            ranked
+                .iter()
+                .position(|(i, _)| ids[*i] == *e)
+                .map(|p| p + 1)
+        })
+        .collect()
 }
 
 /// The message ids of the turns a context shows.
@@ -376,6 +433,14 @@ mod tests {
         let (questions, labels) = labels(Path::new("x.json"), file.to_string().as_bytes()).unwrap();
         assert!(questions.is_empty());
         assert_eq!(labels.len(), 3);
+    }
+
+    #[test]
+    fn places_count_from_one_and_leave_out_what_is_not_ranked() {
+        let ids: Vec<String> = ["D1:1", "D1:2", "D1:3"].map(String::from).into();
+        let ranked = [(2, 0.9), (0, 0.5)];
+        let got = places(&["D1:1", "D1:3", "D1:2"], &ranked, &ids);
+        assert_eq!(got, [Some(2), Some(1), None]);
     }
 
     #[test]

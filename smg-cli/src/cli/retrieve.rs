@@ -308,6 +308,12 @@ pub(crate) enum BenchCommand {
         /// JSON output.
         #[arg(long)]
         json: bool,
+        /// Write each question's outcome here as a JSON line (`-`: standard output,
+        /// the summary then going to standard error): where its evidence ranked by
+        /// the mix, by words alone and by meaning alone, and how many turns each
+        /// context showed (`bench/locomo-ceiling.py` reads it).
+        #[arg(long, value_name = "FILE")]
+        questions: Option<PathBuf>,
     },
 }
 

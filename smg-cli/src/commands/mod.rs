@@ -155,7 +155,14 @@ fn run_file_command(
             model,
             tokenizer,
             json,
-        }) => return retrieve::bench_locomo(&dir, curate_at.as_deref(), &model, &tokenizer, json),
+            questions,
+        }) => {
+            let out = retrieve::LocomoOut {
+                json,
+                questions: questions.as_deref(),
+            };
+            return retrieve::bench_locomo(&dir, curate_at.as_deref(), &model, &tokenizer, &out);
+        }
         Command::Init(a) => init::run(&a),
         Command::Info(a) => info::run(&a, &ctx),
         Command::Cat(a) => info::cat(&a, &ctx),

@@ -248,13 +248,22 @@ fn figures(name: &str, ks: &[usize; 3], values: [f64; 3]) -> Vec<String> {
         .collect()
 }
 
+/// Where `smg bench locomo` writes.
+pub(crate) struct LocomoOut<'a> {
+    /// The summary as JSON.
+    pub(crate) json: bool,
+    /// Each question's outcome, a JSON line each.
+    pub(crate) questions: Option<&'a Path>,
+}
+
 pub(crate) fn bench_locomo(
     dir: &Path,
     curate_at: Option<&str>,
     model: &ModelArg,
     tokenizer: &TokenizerArg,
-    as_json: bool,
+    out_to: &LocomoOut<'_>,
 ) -> Result<Outcome, smg_engine::Error> {
+    let as_json = out_to.json;
     let model = super::embed::load(model)?;
     let mut options = LocomoOptions::default();
     let curate_at = super::time_arg("--curate-at", curate_at)?;
@@ -329,6 +338,36 @@ pub(crate) fn bench_locomo(
     summary.extend(figures("Rtok", &BUDGETS, r.rtok));
     out.push_str(&summary.join(" "));
     out.push('\n');
-    write_stdout(out.as_bytes())?;
+    match out_to.questions {
+        // The lines own standard output; the summary is still there to read.
+        Some(path) if is_stdio(path) => {
+            write_stdout(&question_lines(&r.asked))?;
+            eprint!("{out}");
+        }
+        Some(path) => {
+            write_output(path, &question_lines(&r.asked))?;
+            write_stdout(out.as_bytes())?;
+        }
+        None => write_stdout(out.as_bytes())?,
+    }
     Ok(Outcome::Success)
+}
+
+/// `smg bench locomo --questions`: a JSON object a line for each question asked.
+fn question_lines(asked: &[smg_engine::eval::Asked]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for a in asked {
+        let line = json!({
+            "file": a.file.display().to_string(),
+            "question": a.question,
+            "evidence": a.evidence,
+            "ranked": a.ranked,
+            "words": a.words,
+            "meaning": a.meaning,
+            "shown": BUDGETS.iter().zip(a.shown).map(|(b, n)| (b.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        });
+        out.extend_from_slice(line.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
 }
