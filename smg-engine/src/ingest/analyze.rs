@@ -166,7 +166,7 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         if let Some(t) = memory {
             facts.memories.push((t, clip(s, 400)));
         }
-        if !ai && found.iter().any(|f| f.cue == Cue::Goal) {
+        if !ai && found.iter().any(|f| f.cue == Cue::Goal && aims(s, f)) {
             facts.goals.push(clip(s, 200));
         }
         if found.iter().any(|f| f.cue == Cue::Requires) {
@@ -175,6 +175,71 @@ pub(crate) fn analyze(content: &str, ai: bool) -> Facts {
         facts.names.extend(named);
     }
     facts
+}
+
+/// What follows a goal cue when the aim is only the talk itself ("There's something
+/// I want to tell you", "I'd like to thank you"): no goal of the speaker's to keep.
+/// A verb that can also name an aim ("tell stories", "share my art") counts only
+/// when it is addressed to the listener.
+const TALK: &[&str] = &[
+    "say",
+    "ask",
+    "thank",
+    "mention",
+    "chat",
+    "apologize",
+    "apologise",
+    "tell you",
+    "tell u",
+    "talk to you",
+    "talk with you",
+    "let you know",
+    "let u know",
+    "share with you",
+    "share something",
+    "share some",
+];
+
+/// Words before "help me" that make it a request ("can you help me…"): elsewhere
+/// ("their support will help me") it tells of help, not of an aim.
+const ASKING: &[&str] = &[
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "please",
+    "pls",
+];
+
+/// Whether goal cue `f` of `sentence` states an aim of the speaker's.
+fn aims(sentence: &str, f: &Found) -> bool {
+    if only_talk(&sentence[f.end..]) {
+        return false;
+    }
+    if !sentence[f.start..f.end].eq_ignore_ascii_case("help me") {
+        return true;
+    }
+    let before = sentence[..f.start].trim_end_matches(|c: char| !c.is_alphanumeric());
+    before.is_empty()
+        || ASKING.iter().any(|a| {
+            before.len() >= a.len()
+                && before.is_char_boundary(before.len() - a.len())
+                && before[before.len() - a.len()..].eq_ignore_ascii_case(a)
+        })
+}
+
+/// Whether `after` (the words after a goal cue) starts with one of [`TALK`].
+fn only_talk(after: &str) -> bool {
+    let after = after.trim_start();
+    TALK.iter().any(|t| {
+        after
+            .get(..t.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(t))
+            && after[t.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+    })
 }
 
 /// The distinct items, in the order they first come.
@@ -399,6 +464,29 @@ mod tests {
         assert!(analyze("I love hiking and camping a lot.", true)
             .memories
             .is_empty());
+    }
+
+    #[test]
+    fn a_goal_of_only_talking_is_no_goal() {
+        for talk in [
+            "There's something I want to tell you.",
+            "I'd like to thank you for the support.",
+            "I want to  share some news with you!",
+            "I need to let you know about the meeting.",
+            "I just want to say, you are amazing.",
+            "Your support will help me make it happen.",
+            "They help me take a step back.",
+        ] {
+            assert!(analyze(talk, false).goals.is_empty(), "{talk}");
+        }
+        for aim in [
+            "I want to tell stories through my paintings.",
+            "I want to share my art with the world.",
+            "I want to chatter less and listen more.",
+            "I want to let the kids choose the trip.",
+        ] {
+            assert_eq!(analyze(aim, false).goals.len(), 1, "{aim}");
+        }
     }
 
     #[test]
