@@ -169,6 +169,37 @@ pub fn from_bytes_with(
     Ok((doc, encoding))
 }
 
+/// Whether `bytes` hold a document [`from_bytes`] reads, told as it tells it (the
+/// same error, code and pointer) without keeping the document: the semantic
+/// graph's nodes and edges of a Brotli or Zstandard payload of more than 4 MiB, or of
+/// a packed file's head, are each parsed and dropped as they decompress (and a packed
+/// file's archive blocks checked and dropped), so that checking a file before
+/// wrapping its bytes (`smg encrypt`) costs little more than the bytes. The file's
+/// encoding.
+///
+/// ```
+/// let doc = smg_format::Document::new(smg_format::model::Timestamp::from_static("2025-12-04T10:30:00Z"));
+/// let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);
+/// let bytes = smg_format::codec::to_bytes(&doc, &options).unwrap();
+/// let limits = smg_format::Limits::default();
+/// assert!(smg_format::codec::check_bytes(&bytes, &limits).is_ok());
+/// assert!(smg_format::codec::check_bytes(b"{\"not\": \"a memory\"}", &limits).is_err());
+/// ```
+pub fn check_bytes(bytes: &[u8], limits: &Limits) -> Result<Encoding> {
+    if crate::crypto::is_encrypted(bytes) {
+        return from_bytes(bytes, limits).map(|(_, encoding)| encoding);
+    }
+    let encoding = envelope::detect(bytes)?;
+    let counted = match encoding {
+        Encoding::Packed => Some(crate::packed::unpack_counted(bytes, limits)?),
+        _ => streamed::counted_pieces(bytes, limits),
+    };
+    match counted {
+        Some((doc, counted)) => crate::counts::check_lean(limits, &doc, counted).map(|_| encoding),
+        None => from_bytes(bytes, limits).map(|(_, encoding)| encoding),
+    }
+}
+
 /// The document of `file` (`len` bytes, read from its start: Brotli or Zstandard)
 /// parsed as the file is read and decompressed, with its encoding: neither its bytes
 /// nor its JSON text are held whole. `None` when it is to be read whole

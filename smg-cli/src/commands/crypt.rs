@@ -18,7 +18,7 @@ pub(crate) fn encrypt(args: &EncryptArgs, ctx: &Context) -> Result<Outcome, Erro
             "the file is already encrypted (use `smg rekey` to change its passphrase)".into(),
         ));
     }
-    smg_format::from_bytes(&bytes, &ctx.limits)?;
+    smg_format::codec::check_bytes(&bytes, &ctx.limits)?;
     let pass = ctx.secrets.get_new()?;
     write_output(
         &args.files.output,

@@ -10,15 +10,15 @@
 //! a duplicate key in the skeleton), nesting near serde_json's limit, an item that is
 //! not an object or an array.
 
-use std::collections::BTreeMap;
 use std::fs::File;
-
-use serde::de::DeserializeOwned;
 
 use crate::envelope::{stream, Encoding};
 use crate::limits::{Limits, MAX_DEPTH};
 use crate::merge::LeanLists;
-use crate::model::{Artifact, Block, Document, Edge, Node};
+use crate::model::Document;
+use reader::{Mode, Reader};
+
+mod reader;
 
 /// Deeper documents are read whole, so that the nesting limit applies to them as it
 /// does there (an item parsed alone counts its depth from itself).
@@ -27,17 +27,26 @@ const DEEPEST: usize = MAX_DEPTH - 8;
 /// `bytes` (Brotli or Zstandard, at least a few MiB of JSON) parsed as it
 /// decompresses; `None` when the caller is to read it whole.
 pub(super) fn from_pieces(bytes: &[u8], limits: &Limits) -> Option<Document> {
-    from_pieces_sized(bytes, limits, stream::SIZES, false).map(|(doc, _)| doc)
+    from_pieces_sized(bytes, limits, stream::SIZES, Mode::Whole).map(|(doc, _)| doc)
 }
 
-/// [`from_pieces`] with the sizes of [`stream::each_piece`], read lean or whole.
+/// [`from_pieces`] that keeps none of the semantic graph's nodes and edges: each is
+/// parsed, counted and dropped. The document without them, and how many there were.
+pub(super) fn counted_pieces(bytes: &[u8], limits: &Limits) -> Option<(Document, (u64, u64))> {
+    match from_pieces_sized(bytes, limits, stream::SIZES, Mode::Counted(0, 0))? {
+        (doc, Mode::Counted(nodes, edges)) => Some((doc, (nodes, edges))),
+        _ => None,
+    }
+}
+
+/// [`from_pieces`] with the sizes of [`stream::each_piece`], the graph read as `mode` says.
 fn from_pieces_sized(
     bytes: &[u8],
     limits: &Limits,
     sizes: (u64, usize),
-    lean: bool,
-) -> Option<(Document, Option<LeanLists>)> {
-    let mut reader = Reader::new(lean);
+    mode: Mode,
+) -> Option<(Document, Mode)> {
+    let mut reader = Reader::new(mode);
     stream::each_piece(bytes, limits, sizes, |piece| reader.push(piece))?;
     reader.finish()
 }
@@ -63,9 +72,17 @@ pub(crate) fn lean_from_file_sized(
     sizes: (u64, usize),
     lean: bool,
 ) -> Option<(Document, Option<LeanLists>, Encoding)> {
-    let mut reader = Reader::new(lean);
+    let mode = match lean {
+        true => Mode::Lean(LeanLists::default()),
+        false => Mode::Whole,
+    };
+    let mut reader = Reader::new(mode);
     let encoding = stream::each_piece_of_file(file, len, limits, sizes, |p| reader.push(p))?;
-    let (doc, lean) = reader.finish()?;
+    let (doc, mode) = reader.finish()?;
+    let lean = match mode {
+        Mode::Lean(lean) => Some(lean),
+        _ => None,
+    };
     Some((doc, lean, encoding))
 }
 
@@ -74,9 +91,31 @@ pub(crate) fn lean_from_file_sized(
 /// to read it whole: the stream does not decode, it holds more than `max` bytes, or
 /// the reader gives up.
 pub(crate) fn from_brotli(compressed: &[u8], max: u64, piece: usize) -> Option<Document> {
+    from_brotli_as(compressed, max, piece, Mode::Whole).map(|(doc, _)| doc)
+}
+
+/// [`from_brotli`] read as [`counted_pieces`] reads: the document without its
+/// semantic graph's nodes and edges, and how many there were.
+pub(crate) fn counted_from_brotli(
+    compressed: &[u8],
+    max: u64,
+    piece: usize,
+) -> Option<(Document, (u64, u64))> {
+    match from_brotli_as(compressed, max, piece, Mode::Counted(0, 0))? {
+        (doc, Mode::Counted(nodes, edges)) => Some((doc, (nodes, edges))),
+        _ => None,
+    }
+}
+
+fn from_brotli_as(
+    compressed: &[u8],
+    max: u64,
+    piece: usize,
+    mode: Mode,
+) -> Option<(Document, Mode)> {
     use std::io::Read;
     let mut stream = brotli::Decompressor::new(compressed, 1 << 16).take(max.saturating_add(1));
-    let mut reader = Reader::new(false);
+    let mut reader = Reader::new(mode);
     let mut buf = vec![0u8; piece.max(1)];
     loop {
         match stream.read(&mut buf).ok()? {
@@ -87,383 +126,7 @@ pub(crate) fn from_brotli(compressed: &[u8], max: u64, piece: usize) -> Option<D
     if stream.limit() == 0 {
         return None;
     }
-    reader.finish().map(|(doc, _)| doc)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Section {
-    Graph,
-    Archive,
-    Vault,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    Nodes,
-    Edges,
-    Blocks,
-    Artifacts,
-}
-
-/// An open object or array.
-struct Frame {
-    object: bool,
-    /// In an object: whether the next string is a key.
-    want_key: bool,
-    section: Option<Section>,
-    list: Option<List>,
-}
-
-/// Where the bytes being read go.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-enum Sink {
-    #[default]
-    Skeleton,
-    /// The text of the list item being read.
-    Item,
-    /// An artifact's id (its JSON string).
-    Id,
-    /// Between a list's items: separators and white space.
-    Drop,
-}
-
-#[derive(Default)]
-struct Lists {
-    nodes: Option<Vec<Node>>,
-    edges: Option<Vec<Edge>>,
-    blocks: Option<Vec<Block>>,
-    artifacts: Option<BTreeMap<String, Artifact>>,
-}
-
-/// What has been read of a document so far.
-#[derive(Default)]
-struct Reader {
-    skeleton: Vec<u8>,
-    item: Vec<u8>,
-    id: Vec<u8>,
-    /// The last key read in the root object or in a section, as written.
-    key: Vec<u8>,
-    /// Whether the string being read is such a key.
-    keyed: bool,
-    /// How deep in the item being read.
-    depth: usize,
-    stack: Vec<Frame>,
-    in_string: bool,
-    escaped: bool,
-    sink: Sink,
-    lists: Lists,
-    /// In a lean read, what is left out of the semantic graph.
-    lean: Option<LeanLists>,
-}
-
-/// Keys longer than this name no section or list.
-const LONGEST_KEY: usize = 16;
-
-impl Reader {
-    fn new(lean: bool) -> Reader {
-        Reader {
-            lean: lean.then(LeanLists::default),
-            ..Reader::default()
-        }
-    }
-
-    fn push(&mut self, mut text: &[u8]) -> Option<()> {
-        while let Some(&b) = text.first() {
-            if self.sink == Sink::Item {
-                let n = self.item_text(text)?;
-                text = &text[n..];
-                continue;
-            }
-            if self.in_string {
-                let n = self.string(text);
-                text = &text[n..];
-                continue;
-            }
-            match b {
-                b'"' => self.open_string()?,
-                b'{' | b'[' => {
-                    if !self.open(b)? {
-                        continue;
-                    }
-                }
-                b'}' | b']' => self.close(b)?,
-                b':' => {
-                    self.top()?.want_key = false;
-                    self.emit(&[b]);
-                }
-                b',' => {
-                    if let Some(top) = self.stack.last_mut().filter(|f| f.object) {
-                        top.want_key = true;
-                    }
-                    self.emit(&[b]);
-                }
-                b' ' | b'\n' | b'\r' | b'\t' => self.emit(&[b]),
-                // A literal or a number: never a list's item.
-                _ if self.sink == Sink::Drop => return None,
-                _ => self.emit(&[b]),
-            }
-            text = &text[1..];
-        }
-        Some(())
-    }
-
-    /// Read string bytes from `text`, up to and including the closing quote; how
-    /// many were read.
-    fn string(&mut self, text: &[u8]) -> usize {
-        if self.escaped {
-            self.escaped = false;
-            self.emit_string(&text[..1]);
-            return 1;
-        }
-        let Some(at) = memchr::memchr2(b'"', b'\\', text) else {
-            self.emit_string(text);
-            return text.len();
-        };
-        self.emit_string(&text[..at]);
-        self.emit(&text[at..=at]);
-        if text[at] == b'\\' {
-            self.escaped = true;
-            if self.keyed {
-                // An escaped key is not matched: it is read whole, in the skeleton.
-                self.key.push(b'\\');
-            }
-        } else {
-            self.in_string = false;
-            self.keyed = false;
-            if self.sink == Sink::Id {
-                self.sink = Sink::Drop;
-            }
-        }
-        at + 1
-    }
-
-    fn open_string(&mut self) -> Option<()> {
-        let top = self.stack.last()?;
-        if self.sink == Sink::Drop {
-            // In a list: only an artifact's id, the key of an entry of the vault.
-            if top.list != Some(List::Artifacts) || !top.want_key {
-                return None;
-            }
-            self.sink = Sink::Id;
-            self.id.clear();
-        } else if top.object && top.want_key {
-            let depth = self.stack.len();
-            self.keyed = depth == 1 || (depth == 2 && top.section.is_some());
-            self.key.clear();
-        }
-        self.in_string = true;
-        self.emit(b"\"");
-        Some(())
-    }
-
-    /// Open an object or array; `false` when it begins a list's item, left unread.
-    fn open(&mut self, b: u8) -> Option<bool> {
-        let depth = self.stack.len();
-        if depth >= DEEPEST {
-            return None;
-        }
-        let mut frame = Frame {
-            object: b == b'{',
-            want_key: b == b'{',
-            section: None,
-            list: None,
-        };
-        if self.sink == Sink::Drop {
-            // A list's item begins (for the vault, once its id and colon are read),
-            // read from this byte on by `item_text`.
-            if self.stack.last()?.want_key {
-                return None;
-            }
-            self.sink = Sink::Item;
-            return Some(false);
-        }
-        if depth == 1 && b == b'{' {
-            frame.section = self.section();
-        } else if depth == 2 {
-            let section = self.stack[1].section;
-            frame.list = section.and_then(|s| self.list(s, b));
-        }
-        self.emit(&[b]);
-        if let Some(list) = frame.list {
-            self.start(list);
-            self.sink = Sink::Drop;
-        }
-        self.stack.push(frame);
-        Some(true)
-    }
-
-    fn close(&mut self, b: u8) -> Option<()> {
-        let frame = self.stack.pop()?;
-        if frame.object != (b == b'}') {
-            return None;
-        }
-        if frame.list.is_some() {
-            self.sink = Sink::Skeleton;
-        }
-        self.emit(&[b]);
-        Some(())
-    }
-
-    /// Read an item's text from `text` (which begins it, or goes on with it): only
-    /// its end is looked for, and its text is parsed where it lies unless it began in
-    /// an earlier piece. How many bytes were read.
-    fn item_text(&mut self, text: &[u8]) -> Option<usize> {
-        let mut i = 0;
-        while i < text.len() {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                let Some(at) = memchr::memchr2(b'"', b'\\', &text[i..]) else {
-                    break;
-                };
-                i += at;
-                self.escaped = text[i] == b'\\';
-                self.in_string = self.escaped;
-            } else {
-                match text[i] {
-                    b'"' => self.in_string = true,
-                    b'{' | b'[' if self.depth + 3 >= DEEPEST => return None,
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => {
-                        self.depth = self.depth.checked_sub(1)?;
-                        if self.depth == 0 {
-                            self.item_read(&text[..=i])?;
-                            self.sink = Sink::Drop;
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            i += 1;
-        }
-        self.item.extend_from_slice(text);
-        Some(text.len())
-    }
-
-    fn section(&self) -> Option<Section> {
-        Some(match &self.key[..] {
-            b"semanticGraph" => Section::Graph,
-            b"deepArchive" => Section::Archive,
-            b"artifactVault" => Section::Vault,
-            _ => return None,
-        })
-    }
-
-    fn list(&self, section: Section, b: u8) -> Option<List> {
-        Some(match (section, &self.key[..], b) {
-            (Section::Graph, b"nodes", b'[') => List::Nodes,
-            (Section::Graph, b"edges", b'[') => List::Edges,
-            (Section::Archive, b"blocks", b'[') => List::Blocks,
-            (Section::Vault, b"artifacts", b'{') => List::Artifacts,
-            _ => return None,
-        })
-    }
-
-    /// A list begins. One met twice leaves its key twice in the skeleton, which its
-    /// parse refuses (a duplicate field), as a whole parse does.
-    fn start(&mut self, list: List) {
-        let l = &mut self.lists;
-        match list {
-            List::Nodes => {
-                l.nodes.get_or_insert_default();
-            }
-            List::Edges => {
-                l.edges.get_or_insert_default();
-            }
-            List::Blocks => {
-                l.blocks.get_or_insert_default();
-            }
-            List::Artifacts => {
-                l.artifacts.get_or_insert_default();
-            }
-        }
-    }
-
-    /// The item whose text ends with `last`, parsed into its list.
-    fn item_read(&mut self, last: &[u8]) -> Option<()> {
-        let text = if self.item.is_empty() {
-            last
-        } else {
-            self.item.extend_from_slice(last);
-            &self.item
-        };
-        let l = &mut self.lists;
-        match (self.stack.last()?.list?, self.lean.as_mut()) {
-            (List::Nodes, Some(lean)) => l.nodes.as_mut()?.extend(lean.node(text).ok()?),
-            (List::Edges, Some(lean)) => lean.edge(text),
-            (List::Nodes, None) => l.nodes.as_mut()?.push(parse(text)?),
-            (List::Edges, None) => l.edges.as_mut()?.push(parse(text)?),
-            (List::Blocks, _) => l.blocks.as_mut()?.push(parse(text)?),
-            (List::Artifacts, _) => {
-                let id = parse(&self.id)?;
-                // A later entry with the same id takes its place, as in a whole parse.
-                l.artifacts.as_mut()?.insert(id, parse(text)?);
-            }
-        }
-        self.item.clear();
-        Some(())
-    }
-
-    fn top(&mut self) -> Option<&mut Frame> {
-        self.stack.last_mut()
-    }
-
-    fn emit(&mut self, bytes: &[u8]) {
-        match self.sink {
-            Sink::Skeleton => self.skeleton.extend_from_slice(bytes),
-            Sink::Id => self.id.extend_from_slice(bytes),
-            Sink::Item | Sink::Drop => {}
-        }
-    }
-
-    fn emit_string(&mut self, bytes: &[u8]) {
-        self.emit(bytes);
-        if self.keyed && self.key.len() <= LONGEST_KEY {
-            self.key.extend_from_slice(bytes);
-        }
-    }
-
-    /// The document: the skeleton parsed, and the lists read put in their places;
-    /// what a lean read left out.
-    fn finish(mut self) -> Option<(Document, Option<LeanLists>)> {
-        if !self.stack.is_empty() || self.in_string {
-            return None;
-        }
-        let mut doc: Document = parse(&self.skeleton)?;
-        self.skeleton = Vec::new();
-        let mut l = self.lists;
-        if let Some(lean) = self.lean.as_mut().filter(|l| l.has_edges()) {
-            *l.edges.as_mut()? = lean.edges().ok()?;
-        }
-        if let Some(nodes) = l.nodes {
-            *empty(&mut doc.semantic_graph.as_mut()?.nodes)? = nodes;
-        }
-        if let Some(edges) = l.edges {
-            *empty(&mut doc.semantic_graph.as_mut()?.edges)? = edges;
-        }
-        if let Some(blocks) = l.blocks {
-            *empty(&mut doc.deep_archive.as_mut()?.blocks)? = blocks;
-        }
-        if let Some(artifacts) = l.artifacts {
-            let vault = doc.artifact_vault.as_mut()?;
-            let place = vault.artifacts.as_mut().filter(|a| a.is_empty())?;
-            *place = artifacts;
-        }
-        Some((doc, self.lean))
-    }
-}
-
-/// The list the skeleton left empty.
-fn empty<T>(list: &mut Option<Vec<T>>) -> Option<&mut Vec<T>> {
-    list.as_mut().filter(|l| l.is_empty())
-}
-
-fn parse<T: DeserializeOwned>(text: &[u8]) -> Option<T> {
-    serde_json::from_slice(text).ok()
+    reader.finish()
 }
 
 #[cfg(test)]

@@ -47,6 +47,25 @@ fn brotli_document_from(
     }
 }
 
+/// [`brotli_document`] without the semantic graph's nodes and edges, each parsed and
+/// dropped ([`crate::codec::streamed::counted_from_brotli`]), and how many there
+/// were; a head read whole keeps them (and counts none).
+pub(super) fn brotli_document_counted(
+    data: &[u8],
+    limits: &Limits,
+    what: &dyn Fn() -> String,
+) -> Result<(crate::Document, (u64, u64))> {
+    let max = limits.for_input(data.len() as u64);
+    let piece = crate::envelope::stream::SIZES.1;
+    let counted = (data.len() >= STREAMED_FROM)
+        .then(|| crate::codec::streamed::counted_from_brotli(data, max, piece))
+        .flatten();
+    match counted {
+        Some(read) => Ok(read),
+        None => Ok((brotli_json(data, limits, what)?, (0, 0))),
+    }
+}
+
 /// [`brotli_json`] through a seed, so a caller can parse only part of the JSON.
 pub(super) fn brotli_json_seed<T>(
     data: &[u8],

@@ -277,9 +277,27 @@ fn slice<'a>(bytes: &'a [u8], s: &Section, what: &dyn Fn() -> String) -> Result<
 pub(crate) fn unpack(bytes: &[u8], limits: &Limits) -> Result<Document> {
     let offset = index_offset(bytes, bytes.len() as u64)? as usize;
     let index = read_index(bytes, &bytes[offset..], limits)?;
-    assemble(&index, limits, &|s, what| {
-        slice(bytes, s, what).map(Cow::Borrowed)
-    })
+    let read = |s: &Section, what: &dyn Fn() -> String| slice(bytes, s, what).map(Cow::Borrowed);
+    assemble(&index, limits, &read, Assembly::Whole).map(|(doc, _)| doc)
+}
+
+/// [`unpack`] for a check: the document without its semantic graph's nodes and edges
+/// (each parsed and dropped) and without its blocks' data (each section read and
+/// checked), with how many nodes and edges there were.
+pub(crate) fn unpack_counted(bytes: &[u8], limits: &Limits) -> Result<(Document, (u64, u64))> {
+    let offset = index_offset(bytes, bytes.len() as u64)? as usize;
+    let index = read_index(bytes, &bytes[offset..], limits)?;
+    let read = |s: &Section, what: &dyn Fn() -> String| slice(bytes, s, what).map(Cow::Borrowed);
+    assemble(&index, limits, &read, Assembly::Counted)
+}
+
+/// What [`assemble`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Assembly {
+    /// The whole document.
+    Whole,
+    /// As [`unpack_counted`] says.
+    Counted,
 }
 
 /// A section's bytes, checked against its CRC-32; `what` names it in errors.
@@ -288,12 +306,19 @@ type ReadSection<'a> = dyn Fn(&Section, &dyn Fn() -> String) -> Result<Cow<'a, [
 /// The document a packed file holds, given its index and the bytes of each section
 /// it names (the head, the artifact sections, the archive blocks; never the
 /// extensions).
-fn assemble(index: &Index, limits: &Limits, read: &ReadSection<'_>) -> Result<Document> {
-    let mut doc = brotli_document(
-        &read(&index.head, &|| "the head section".into())?,
-        limits,
-        &|| "the head section".into(),
-    )?;
+fn assemble(
+    index: &Index,
+    limits: &Limits,
+    read: &ReadSection<'_>,
+    assembly: Assembly,
+) -> Result<(Document, (u64, u64))> {
+    let head = read(&index.head, &|| "the head section".into())?;
+    let what = || "the head section".into();
+    let (mut doc, counted) = match assembly {
+        Assembly::Whole => (brotli_document(&head, limits, &what)?, (0, 0)),
+        Assembly::Counted => json::brotli_document_counted(&head, limits, &what)?,
+    };
+    drop(head);
     if !index.artifacts.is_empty() {
         let mut arts = BTreeMap::new();
         for (i, s) in index.artifact_sections.iter().enumerate() {
@@ -327,9 +352,11 @@ fn assemble(index: &Index, limits: &Limits, read: &ReadSection<'_>) -> Result<Do
         let data = read(&entry.section, &|| {
             format!("archive block {}'s section", entry.id)
         })?;
-        b.compressed_data = BlockData::from_bytes(data.into_owned());
+        if assembly == Assembly::Whole {
+            b.compressed_data = BlockData::from_bytes(data.into_owned());
+        }
     }
-    Ok(doc)
+    Ok((doc, counted))
 }
 
 #[cfg(test)]

@@ -77,9 +77,11 @@ impl PackedArchive {
     /// [`PackedArchive::document`] without the check of its counts against the
     /// limits, which validation makes in its own order.
     pub(crate) fn assembled(&self) -> Result<Document> {
-        super::assemble(&self.index, &self.limits, &|s, what| {
+        let read = |s: &super::Section, what: &dyn Fn() -> String| {
             self.read_section(s, what).map(std::borrow::Cow::Owned)
-        })
+        };
+        super::assemble(&self.index, &self.limits, &read, super::Assembly::Whole)
+            .map(|(doc, _)| doc)
     }
 
     /// The file's length in bytes when it was opened.

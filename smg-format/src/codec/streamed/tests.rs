@@ -9,7 +9,8 @@ use crate::test_support::encodings;
 /// The document read from `bytes` in pieces of `piece` bytes; read from a file of
 /// them as it decompresses, it is the same.
 fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
-    let doc = from_pieces_sized(bytes, &Limits::default(), (0, piece), false).map(|(d, _)| d);
+    let doc = from_pieces_sized(bytes, &Limits::default(), (0, piece), Mode::Whole).map(|(d, _)| d);
+    counted_alike(bytes, piece, doc.as_ref());
     let mut file = tempfile::tempfile().unwrap();
     std::io::Write::write_all(&mut file, bytes).unwrap();
     std::io::Seek::rewind(&mut file).unwrap();
@@ -35,6 +36,42 @@ fn streamed(bytes: &[u8], piece: usize) -> Option<Document> {
         "read from a file, the document differs"
     );
     doc
+}
+
+/// A counted read of `bytes` gives `whole` (the streamed read's document) but the
+/// semantic graph's nodes and edges it counted, and nothing when `whole` is nothing.
+/// (A list it cannot tell, such as one under an escaped key, stays in the document.)
+fn counted_alike(bytes: &[u8], piece: usize, whole: Option<&Document>) {
+    let counted = from_pieces_sized(bytes, &Limits::default(), (0, piece), Mode::Counted(0, 0));
+    let Some(whole) = whole else {
+        assert!(
+            counted.is_none(),
+            "counted, a document the whole read refuses"
+        );
+        return;
+    };
+    let Some((doc, Mode::Counted(nodes, edges))) = counted else {
+        panic!("a counted read refused a document the whole read gives");
+    };
+    let lengths = |d: &Document| {
+        d.semantic_graph
+            .as_ref()
+            .map_or((0, 0), |g| (g.nodes().len() as u64, g.edges().len() as u64))
+    };
+    let ((kept_nodes, kept_edges), (all_nodes, all_edges)) = (lengths(&doc), lengths(whole));
+    assert_eq!(
+        (nodes + kept_nodes, edges + kept_edges),
+        (all_nodes, all_edges)
+    );
+    let mut expected = whole.clone();
+    if let (Some(g), Some(read)) = (
+        expected.semantic_graph.as_mut(),
+        doc.semantic_graph.as_ref(),
+    ) {
+        g.nodes.clone_from(&read.nodes);
+        g.edges.clone_from(&read.edges);
+    }
+    assert_eq!(doc, expected);
 }
 
 /// The document a parse of the whole text reads from `bytes`, or its error's code.
@@ -236,8 +273,10 @@ proptest! {
         let json = crate::codec::to_canonical_json(&from_json_slice(&serde_json::to_vec(&doc).unwrap()).unwrap()).unwrap();
         let whole = crate::merge::Lean::new(from_json_slice(&json).unwrap());
         for bytes in encodings(&json) {
-            let (doc, lean) = from_pieces_sized(&bytes, &Limits::default(), (0, piece), true).unwrap();
-            let lean = lean.unwrap();
+            let mode = Mode::Lean(LeanLists::default());
+            let (doc, Mode::Lean(lean)) = from_pieces_sized(&bytes, &Limits::default(), (0, piece), mode).unwrap() else {
+                panic!("a lean read gives what it left out")
+            };
             let dropped = lean.dropped;
             let read = crate::merge::Lean::read(doc, lean.left_out);
             prop_assert_eq!(&read, &whole);
@@ -245,4 +284,90 @@ proptest! {
             prop_assert_eq!(dropped as usize + edges(read.document()), ends.len());
         }
     }
+}
+
+#[test]
+fn a_counted_read_keeps_no_node_or_edge() {
+    let nodes: Vec<Value> = (0..40).map(|i| graph_node(i, i % 2 == 0, false)).collect();
+    let edges: Vec<Value> = (1..40)
+        .map(|i| json!({"from": format!("n{}", i - 1), "relation": "next", "to": format!("n{i}")}))
+        .collect();
+    let json = with_lists(nodes.into(), edges.into(), json!([]), json!({})).to_string();
+    for bytes in encodings(json.as_bytes()) {
+        let counted = from_pieces_sized(&bytes, &Limits::default(), (0, 16), Mode::Counted(0, 0));
+        let Some((doc, Mode::Counted(nodes, edges))) = counted else {
+            panic!("not read")
+        };
+        let graph = doc.semantic_graph.unwrap();
+        assert_eq!((graph.nodes().len(), graph.edges().len()), (0, 0));
+        assert_eq!((nodes, edges), (40, 39));
+    }
+}
+
+/// A document of `n` nodes in a chain, as JSON of more than 4 MiB for `n` of 20,000;
+/// labels that do not compress away, so that a packed file's head is large too.
+fn chain(n: usize, bad: Option<usize>) -> Vec<u8> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut noise = || {
+        (0..13)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                format!("{state:016x}")
+            })
+            .collect::<String>()
+    };
+    let nodes: Vec<Value> = (0..n)
+        .map(|i| {
+            let kind = if Some(i) == bad { "" } else { "concept" };
+            json!({"id": format!("n{i}"), "type": kind, "label": noise()})
+        })
+        .collect();
+    let edges: Vec<Value> = (1..n)
+        .map(|i| json!({"from": format!("n{}", i - 1), "relation": "next", "to": format!("n{i}")}))
+        .collect();
+    let json = with_lists(nodes.into(), edges.into(), json!([]), json!({})).to_string();
+    assert!(json.len() > 4 << 20);
+    json.into_bytes()
+}
+
+#[test]
+fn a_file_is_checked_as_it_is_read_without_keeping_it() {
+    let json = chain(20_000, None);
+    let too_few = Limits {
+        max_edges: 19_998,
+        ..Limits::default()
+    };
+    let bad = chain(20_000, Some(15_000));
+    for (bytes, encoding) in
+        encodings(&json)
+            .into_iter()
+            .zip([Encoding::Brotli, Encoding::Zstd, Encoding::ZstdFrame])
+    {
+        let checked = crate::codec::check_bytes(&bytes, &Limits::default());
+        assert_eq!(checked.unwrap(), encoding);
+        // …by a counted read, which a file this large qualifies for.
+        assert_eq!(
+            counted_pieces(&bytes, &Limits::default()).unwrap().1,
+            (20_000, 19_999)
+        );
+        // Over a limit, and a node that does not read: the errors of a read.
+        let over = crate::codec::check_bytes(&bytes, &too_few).unwrap_err();
+        let read = crate::codec::from_bytes(&bytes, &too_few).unwrap_err();
+        assert_eq!(
+            (over.code(), over.to_string()),
+            (read.code(), read.to_string())
+        );
+        assert_eq!(over.code(), "SMG-E025");
+    }
+    for bytes in encodings(&bad) {
+        let checked = crate::codec::check_bytes(&bytes, &Limits::default()).unwrap_err();
+        let read = crate::codec::from_bytes(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!(
+            (checked.code(), checked.to_string()),
+            (read.code(), read.to_string())
+        );
+    }
+    assert!(crate::codec::check_bytes(&json, &Limits::default()).is_ok());
 }
