@@ -138,17 +138,14 @@ pub(crate) fn load_unencrypted(bytes: &[u8], limits: &Limits) -> Result<Loaded, 
     })
 }
 
-/// Write `doc` back as `loaded` was: same encoding, encrypted again with the same
-/// passphrase (a fresh salt and nonce) if it was encrypted. A document that would not
-/// validate is refused (SMG-E023), the file left as it was.
-pub(crate) fn save_like(path: &Path, doc: &Document, loaded: &Loaded) -> Result<(), Error> {
-    smg_format::validate::ensure_valid(doc, &loaded.limits)?;
-    let options = smg_format::WriteOptions::new(loaded.encoding.for_writing());
-    seal(
-        path,
-        smg_format::to_bytes(doc, &options)?,
-        loaded.encryption.as_ref(),
-    )
+/// Write `loaded`'s document, changed, as the file was: same encoding, encrypted
+/// again with the same passphrase (a fresh salt and nonce) if it was encrypted; a
+/// packed file without its extensions. The document is written a list item at a
+/// time and freed as it goes. One that would not validate is refused (SMG-E023), the
+/// file left as it was.
+pub(crate) fn save_like(path: &Path, loaded: Loaded) -> Result<(), Error> {
+    smg_format::validate::ensure_valid(&loaded.doc, &loaded.limits)?;
+    write_checked(path, loaded, None)
 }
 
 /// Write `loaded` back as it was read ([`save_like`], refused as it is), dropping the

@@ -6,8 +6,9 @@ use crate::error::{Error, Result};
 use crate::model::{Document, Extra, Fork, NonEmpty, Sha256Hex, Timestamp};
 
 /// Fork the memory read from `parent_bytes` (`parent` is that file's document) onto
-/// `branch` at time `at`: the copy gets a new id, the branch, and the parent appended
-/// to its lineage (id, file SHA-256, branch, time).
+/// `branch` at time `at`: the parent becomes the fork, with a new id, the branch, and
+/// the parent appended to its lineage (id, file SHA-256, branch, time). A caller that
+/// keeps the parent forks a clone of it.
 ///
 /// The new id is derived from the parent's hash, the branch and the time, so the same
 /// fork made twice gives the same file.
@@ -17,12 +18,12 @@ use crate::model::{Document, Extra, Fork, NonEmpty, Sha256Hex, Timestamp};
 /// let parent = Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
 /// let bytes = to_bytes(&parent, &WriteOptions::new(Encoding::Json)).unwrap();
 /// let at = Timestamp::from_static("2025-12-05T09:00:00Z");
-/// let child = fork(&parent, &bytes, "experiment", &at).unwrap();
+/// let child = fork(parent, &bytes, "experiment", &at).unwrap();
 /// assert_eq!(child.metadata.branch.as_deref(), Some("experiment"));
 /// assert_eq!(child.metadata.lineage.unwrap().len(), 1);
 /// ```
 pub fn fork(
-    parent: &Document,
+    parent: Document,
     parent_bytes: &[u8],
     branch: &str,
     at: &Timestamp,
@@ -37,7 +38,7 @@ pub fn fork(
     }
     let name = NonEmpty::new(branch).map_err(|_| refused())?;
     let parent_sha256 = Sha256Hex::of(parent_bytes);
-    let mut child = parent.clone();
+    let mut child = parent;
     let meta = &mut child.metadata;
     let id = derived_uuid(&[&parent_sha256, branch, at]);
     meta.lineage.get_or_insert_with(Vec::new).push(Fork {
@@ -79,10 +80,16 @@ mod tests {
     fn forks_chain_their_lineage_and_are_reproducible() {
         let mut root = Document::new(at("2025-12-04T10:30:00Z"));
         root.metadata.id = Some("root".into());
-        let a = fork(&root, b"root bytes", "a", &at("2025-12-05T09:00:00Z")).unwrap();
-        let again = fork(&root, b"root bytes", "a", &at("2025-12-05T09:00:00Z")).unwrap();
+        let a = fork(
+            root.clone(),
+            b"root bytes",
+            "a",
+            &at("2025-12-05T09:00:00Z"),
+        )
+        .unwrap();
+        let again = fork(root, b"root bytes", "a", &at("2025-12-05T09:00:00Z")).unwrap();
         assert_eq!(a, again);
-        let b = fork(&a, b"a bytes", "b", &at("2025-12-06T09:00:00Z")).unwrap();
+        let b = fork(a.clone(), b"a bytes", "b", &at("2025-12-06T09:00:00Z")).unwrap();
         let lineage = b.metadata.lineage.as_deref().unwrap();
         assert_eq!(lineage.len(), 2);
         assert_eq!(lineage[0].parent_id.as_deref(), Some("root"));
@@ -105,7 +112,7 @@ mod tests {
             ("a\nb", "2025-12-05T09:00:00Z"),
         ] {
             let err = fork(
-                &root,
+                root.clone(),
                 b"x",
                 branch,
                 &crate::model::Timestamp::new(at).unwrap(),

@@ -84,20 +84,17 @@ fn parse_key(text: &str, prefix: &str) -> Result<[u8; 32]> {
 /// SHA-256 (hex) of each top-level section's canonical JSON; the signature itself is
 /// left out of `metadata`.
 fn section_hashes(doc: &Document) -> Result<BTreeMap<String, String>> {
-    let mut value = serde_json::to_value(doc).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-    if let Some(m) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-        m.remove("signature");
+    let mut hashes = BTreeMap::new();
+    crate::canonical::each_member_text(doc, &mut |key, text| {
+        hashes.insert(key, hex::encode(Sha256::digest(text)));
+    })?;
+    if doc.metadata.extra.contains_key("signature") {
+        let mut metadata = doc.metadata.clone();
+        metadata.extra.remove("signature");
+        let text = crate::canonical::to_vec(&metadata)?;
+        hashes.insert("metadata".into(), hex::encode(Sha256::digest(text)));
     }
-    let map = value.as_object().cloned().unwrap_or_default();
-    Ok(map
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                hex::encode(Sha256::digest(crate::canonical::to_canonical_json_value(v))),
-            )
-        })
-        .collect())
+    Ok(hashes)
 }
 
 /// Sign `doc` with the secret key in `secret_key_text`, replacing any earlier signature.
@@ -250,5 +247,59 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("itself was altered"));
+    }
+}
+
+#[cfg(test)]
+mod hashes {
+    use super::*;
+
+    /// The hashes as they were first made, through a `serde_json::Value` of the whole
+    /// document: what every signature made so far holds.
+    fn through_a_value(doc: &Document) -> BTreeMap<String, String> {
+        let mut value = serde_json::to_value(doc).unwrap();
+        if let Some(m) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            m.remove("signature");
+        }
+        let map = value.as_object().unwrap();
+        map.iter()
+            .map(|(k, v)| {
+                let text = crate::canonical::to_canonical_json_value(v);
+                (k.clone(), hex::encode(Sha256::digest(text)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_section_hashes_as_through_a_value() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/valid");
+        let mut read = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Ok((mut doc, _)) = crate::read_file(&path, &Default::default()) else {
+                continue;
+            };
+            assert_eq!(
+                section_hashes(&doc).unwrap(),
+                through_a_value(&doc),
+                "{}",
+                path.display()
+            );
+            let (secret, _) = generate_key().unwrap();
+            sign(
+                &mut doc,
+                &secret,
+                &Timestamp::from_static("2025-12-04T10:31:00Z"),
+            )
+            .unwrap();
+            assert_eq!(
+                section_hashes(&doc).unwrap(),
+                through_a_value(&doc),
+                "{}",
+                path.display()
+            );
+            read += 1;
+        }
+        assert!(read > 10, "only {read} fixtures read");
     }
 }

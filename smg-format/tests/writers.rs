@@ -104,7 +104,7 @@ fn apply(doc: &Document, op: &Op) -> Option<Document> {
         }
         Op::Fork { branch, at } => {
             let bytes = smg_format::to_bytes(&doc, &WriteOptions::new(Encoding::Json)).ok()?;
-            fork(&doc, &bytes, branch, &Timestamp::new(at).ok()?).ok()
+            fork(doc, &bytes, branch, &Timestamp::new(at).ok()?).ok()
         }
         Op::Seal { tier, passphrase } => {
             let scope = [

@@ -86,10 +86,12 @@ pub(crate) fn fork(
 ) -> Result<Outcome, Error> {
     let at = super::time_arg("--at", at)?.unwrap_or_else(Timestamp::now);
     let bytes = read_input(file)?;
-    let loaded = load_bytes(&bytes, ctx)?;
-    let child = smg_format::lineage::fork(&loaded.doc, &bytes, branch, &at)?;
-    save_like(output, &child, &loaded)?;
-    let id = child.metadata.id.unwrap_or_default();
+    let mut loaded = load_bytes(&bytes, ctx)?;
+    let parent = std::mem::replace(&mut loaded.doc, smg_format::Document::new(at.clone()));
+    loaded.doc = smg_format::lineage::fork(parent, &bytes, branch, &at)?;
+    drop(bytes);
+    let id = loaded.doc.metadata.id.clone().unwrap_or_default();
+    save_like(output, loaded)?;
     report(output, &format!("forked onto branch `{branch}` as {id}\n"))?;
     Ok(Outcome::Success)
 }

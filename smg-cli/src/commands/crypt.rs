@@ -111,12 +111,11 @@ pub(crate) fn sign(
     output: Option<&Path>,
     ctx: &Context,
 ) -> Result<Outcome, Error> {
-    let loaded = load(file, ctx)?;
-    let mut doc = loaded.doc.clone();
+    let mut loaded = load(file, ctx)?;
     let now = smg_format::model::Timestamp::now();
     let secret = zeroize::Zeroizing::new(read_text(key)?);
-    smg_format::sign::sign(&mut doc, &secret, &now)?;
-    save_like(output.unwrap_or(file), &doc, &loaded)?;
+    smg_format::sign::sign(&mut loaded.doc, &secret, &now)?;
+    save_like(output.unwrap_or(file), loaded)?;
     Ok(Outcome::Success)
 }
 

@@ -131,13 +131,20 @@ fn pull(a: &crate::cli::PullArgs, ctx: &Context, wait: Duration) -> Result<(), F
             .unwrap_or_else(smg_format::model::Timestamp::now),
     };
     let (pulled, r) = smg_neo4j::pull::pull(&mut conn, &options)?;
-    let (mut doc, dropped) =
-        smg_neo4j::pull::into_file(base.as_ref().map(|b| b.doc.clone()), pulled, &tiers);
+    // The base's document becomes the pulled file; `base` keeps how it was read.
+    let placeholder = || smg_format::Document::new(smg_format::model::Timestamp::now());
+    let base_doc = base
+        .as_mut()
+        .map(|b| std::mem::replace(&mut b.doc, placeholder()));
+    let (mut doc, dropped) = smg_neo4j::pull::into_file(base_doc, pulled, &tiers);
     if let Some((opened, pass)) = &opened {
         opened.seal_again(&mut doc, pass)?;
     }
-    match &base {
-        Some(loaded) => save_like(&a.output, &doc, loaded)?,
+    match base {
+        Some(mut loaded) => {
+            loaded.doc = doc;
+            save_like(&a.output, loaded)?;
+        }
         None => {
             smg_format::validate::ensure_valid(&doc, &ctx.limits)?;
             let options = smg_format::WriteOptions::new(smg_format::Encoding::Brotli);

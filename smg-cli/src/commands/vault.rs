@@ -20,8 +20,7 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
             language,
             kind,
         } => {
-            let loaded = load(&file, ctx)?;
-            let mut doc = loaded.doc.clone();
+            let mut loaded = load(&file, ctx)?;
             let bytes = read_input(&path)?;
             let content = String::from_utf8(bytes).map_err(|e| {
                 Error::InvalidArgument(format!(
@@ -40,11 +39,14 @@ pub(crate) fn run(cmd: VaultCommand, ctx: &Context) -> Result<Outcome, Error> {
                 timestamp: Some(&now),
                 ..NewContent::default()
             };
-            let stored = VaultWriter::new(doc.artifact_vault.get_or_insert_with(Default::default))
-                .add(&content, &meta)?;
+            let vault = loaded
+                .doc
+                .artifact_vault
+                .get_or_insert_with(Default::default);
+            let stored = VaultWriter::new(vault).add(&content, &meta)?;
             if stored.added {
-                doc.metadata.modified = Some(now);
-                save_like(&file, &doc, &loaded)?;
+                loaded.doc.metadata.modified = Some(now);
+                save_like(&file, loaded)?;
             }
             let what = if stored.added {
                 "stored as"

@@ -9,9 +9,11 @@ mod length;
 mod members;
 mod ser;
 mod splice;
+mod texts;
 
 pub(crate) use members::member_lengths;
 pub(crate) use splice::{with_entries, Pieces};
+pub(crate) use texts::each_member_text;
 
 use std::io::Write;
 
