@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::ser::{self, Serialize};
 
-use super::ser::{Canonical, KeyName};
+use super::ser::{key_of_value, Canonical, KeyName};
 use super::{write_string, KeyOrder};
 use crate::error::Error;
 
@@ -277,10 +277,7 @@ impl ser::SerializeMap for Entries<'_> {
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let key = self
-            .key
-            .take()
-            .ok_or_else(|| <Error as ser::Error>::custom("a value without its key"))?;
+        let key = key_of_value(&mut self.key)?;
         self.entry(Cow::Owned(key), value)
     }
     fn end(self) -> Result<u64> {

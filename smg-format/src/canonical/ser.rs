@@ -490,6 +490,12 @@ impl ser::Serializer for KeyName {
     }
 }
 
+/// The key a map's value belongs to, taken from where `serialize_key` put it.
+pub(super) fn key_of_value(key: &mut Option<String>) -> Result<String> {
+    key.take()
+        .ok_or_else(|| <Error as ser::Error>::custom("a value without its key"))
+}
+
 fn not_a_key() -> Error {
     <Error as ser::Error>::custom("an object key must be a string")
 }

@@ -5,7 +5,7 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::ser::{Canonical, KeyName};
+use super::ser::{key_of_value, Canonical, KeyName};
 use crate::error::Error;
 
 type Result<T> = std::result::Result<T, Error>;
@@ -123,10 +123,7 @@ impl ser::SerializeMap for Members<'_> {
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let key = self
-            .key
-            .take()
-            .ok_or_else(|| <Error as ser::Error>::custom("a value without its key"))?;
+        let key = key_of_value(&mut self.key)?;
         self.member(key, value)
     }
     fn end(self) -> Result<()> {
