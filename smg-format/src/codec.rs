@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 pub use crate::canonical::to_canonical_json_value;
 use crate::canonical::to_vec;
+use crate::envelope::zstandard::ZstdWriter;
 use crate::envelope::{self, CutWriter, Encoding, Ready, WriteOptions};
 use crate::error::{Error, Result};
 pub use crate::head::Head;
@@ -272,12 +273,20 @@ pub fn to_bytes(doc: &Document, options: &WriteOptions) -> Result<Vec<u8>> {
 /// serialised, before compression, so that a large document and its compressor are
 /// never in memory together. The bytes are the same as [`to_bytes`]'s.
 ///
-/// In Brotli (the default) and plain JSON, the document is written a list item at a
-/// time ([`write_canonical_json`]), each item freed once written; in Brotli, the text
-/// is compressed a few cuts at a time as it comes, so it is never held whole.
+/// The document is written a list item at a time ([`write_canonical_json`]), each
+/// item freed once written. In Brotli (the default), the text is compressed a few cuts
+/// at a time as it comes; in Zstandard, its length is measured first and it is
+/// compressed as it comes: in neither is it held whole.
 pub fn into_bytes(doc: Document, options: &WriteOptions) -> Result<Vec<u8>> {
     if options.encoding == Encoding::Packed {
         return crate::packed::pack(doc, options.level);
+    }
+    if options.encoding == Encoding::Zstd {
+        // Measured first, so that the text is compressed as it is written.
+        let (_, len) = crate::canonical::member_lengths(&doc)?;
+        let mut writer = ZstdWriter::new(len, options.level)?;
+        lists::write_document(doc, &mut |piece| writer.write(piece))?;
+        return writer.finish();
     }
     let writer = CutWriter::for_options(options, Ready::default(), Vec::new())?;
     written(doc, writer, 0, options)
@@ -374,11 +383,16 @@ mod tests {
                 .collect(),
         );
         graph.nodes = Some(nodes);
-        let options = WriteOptions::new(Encoding::Brotli);
-        let written = to_bytes(&doc, &options).unwrap();
         assert!(to_canonical_json(&doc).unwrap().len() > 17 << 20);
-        assert_eq!(into_bytes(doc.clone(), &options).unwrap(), written);
-        assert_eq!(from_bytes(&written, &Limits::default()).unwrap().0, doc);
+        for encoding in [Encoding::Brotli, Encoding::Zstd] {
+            let options = WriteOptions::new(encoding);
+            let written = to_bytes(&doc, &options).unwrap();
+            assert!(
+                into_bytes(doc.clone(), &options).unwrap() == written,
+                "{encoding:?}"
+            );
+            assert_eq!(from_bytes(&written, &Limits::default()).unwrap().0, doc);
+        }
     }
 
     #[test]

@@ -12,10 +12,11 @@
 //! ```
 
 use std::borrow::Cow;
-use std::io::{Read, Write};
+use std::io::Read;
 
 pub(crate) mod cuts;
 pub(crate) mod stream;
+pub(crate) mod zstandard;
 
 pub(crate) use cuts::brotli_compress_pieces;
 use cuts::SMALL_BROTLI_LEVEL;
@@ -438,7 +439,11 @@ pub(crate) fn encode_pieces(
             });
             brotli_compress_pieces(pieces, len, level, ready.cuts, &mut out)?
         }
-        _ => zstd_compress(&joined(pieces), options.level.unwrap_or(9), &mut out)?,
+        _ => zstandard::compress(
+            &joined(pieces),
+            options.level.unwrap_or(zstandard::DEFAULT_LEVEL),
+            &mut out,
+        )?,
     }
     Ok(out)
 }
@@ -462,25 +467,6 @@ fn header(code: u8, len: usize, crc: u32) -> Vec<u8> {
     out.extend_from_slice(&(len as u64).to_le_bytes());
     out.extend_from_slice(&crc.to_le_bytes());
     out
-}
-
-fn zstd_compress(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
-    if !(1..=22).contains(&level) {
-        return Err(Error::InvalidArgument(format!(
-            "zstd level {level} is outside 1..=22"
-        )));
-    }
-    let mut encoder = zstd::stream::write::Encoder::new(out, level)
-        .map_err(|e| Error::InvalidArgument(format!("zstd: {e}")))?;
-    encoder
-        .include_checksum(true)
-        .and_then(|_| encoder.set_pledged_src_size(Some(data.len() as u64)))
-        .and_then(|_| encoder.long_distance_matching(level >= 16))
-        .map_err(|e| Error::InvalidArgument(format!("zstd: {e}")))?;
-    encoder
-        .write_all(data)
-        .and_then(|_| encoder.finish().map(|_| ()))
-        .map_err(|e| Error::InvalidArgument(format!("zstd: {e}")))
 }
 
 #[cfg(test)]
