@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::archive::parse_turn_range;
-use crate::model::{BlockData, Document, Edge, Node, Sha256Ref, TurnRange};
+use crate::model::{BlockData, DeepArchive, Document, Edge, Node, Sha256Ref, TurnRange};
 
 /// One field that differs: its value before and after (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,28 +92,14 @@ pub fn diff(a: &Document, b: &Document) -> DocDiff {
     let (ta, tb) = (turns(a), turns(b));
     d.turns_added = ranges(tb.difference(&ta).copied());
     d.turns_removed = ranges(ta.difference(&tb).copied());
-    let (va, vb) = (json(a), json(b));
-    let known = [
-        "metadata",
-        "workingMemory",
-        "semanticGraph",
-        "sharedGraph",
-        "privateContexts",
-        "artifactVault",
-    ];
-    for key in keys(&va, &vb) {
-        if known.contains(&key.as_str()) {
-            continue;
-        }
-        let (x, y) = (va.get(&key), vb.get(&key));
-        let same = match key.as_str() {
-            // Turns added or removed are listed above; a block whose turn range stayed
-            // while its data changed is a change of the archive.
-            "deepArchive" => without_blocks(x) == without_blocks(y) && !rewritten_block(a, b),
-            _ => x == y,
-        };
+    let (oa, ob) = (other_sections(a), other_sections(b));
+    for key in oa.keys().chain(ob.keys()).collect::<BTreeSet<_>>() {
+        let (x, y) = (oa.get(key), ob.get(key));
+        // Turns added or removed are listed above; a block whose turn range stayed
+        // while its data changed is a change of the archive.
+        let same = x == y && (key != "deepArchive" || !rewritten_block(a, b));
         if !same {
-            d.sections_changed.push(key);
+            d.sections_changed.push(key.clone());
         }
     }
     d
@@ -130,6 +116,35 @@ fn keys(a: &Value, b: &Value) -> BTreeSet<String> {
             .unwrap_or_default()
     };
     of(a).into_iter().chain(of(b)).collect()
+}
+
+/// The document's top-level members but those compared item by item (metadata,
+/// working memory, the graphs, the vault) and the archive's blocks (compared by their
+/// turns), as JSON: each member alone, so that the whole document is never turned into
+/// one `Value` (a million-turn memory's took gigabytes).
+fn other_sections(doc: &Document) -> BTreeMap<String, Value> {
+    let archive = doc.deep_archive.as_ref().map(|a| DeepArchive {
+        blocks: None,
+        compression_method: a.compression_method,
+        vector_index: a.vector_index.clone(),
+        extra: a.extra.clone(),
+    });
+    let members = [
+        ("@context", json(&doc.context)),
+        ("@type", json(&doc.kind)),
+        ("version", json(&doc.version)),
+        ("deepArchive", json(&archive)),
+        ("collaborators", json(&doc.collaborators)),
+        ("sealedSections", json(&doc.sealed_sections)),
+        ("curation", json(&doc.curation)),
+    ];
+    let extra = doc.extra.iter().map(|(k, v)| (k.clone(), v.clone()));
+    members
+        .into_iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.to_string(), v))
+        .chain(extra)
+        .collect()
 }
 
 /// Field-by-field changes of two JSON objects (a whole value when not objects).
@@ -158,57 +173,60 @@ fn fields(a: &Value, b: &Value) -> Vec<FieldChange> {
 }
 
 fn graphs(a: &Document, b: &Document, d: &mut DocDiff) {
-    let nodes = |doc: &Document| -> BTreeMap<String, Node> {
+    // Borrowed: two large graphs are compared without a copy of either.
+    fn nodes(doc: &Document) -> BTreeMap<&str, &Node> {
         doc.graphs()
             .into_iter()
-            .flat_map(|(_, g)| g.nodes.iter().flatten().cloned())
-            .map(|n| (n.id.to_string(), n))
+            .flat_map(|(_, g)| g.nodes.iter().flatten())
+            .map(|n| (n.id.as_str(), n))
             .collect()
-    };
-    let edges = |doc: &Document| -> BTreeMap<EdgeKey, Edge> {
+    }
+    fn edges(doc: &Document) -> BTreeMap<(&str, &str, &str), &Edge> {
         doc.graphs()
             .into_iter()
-            .flat_map(|(_, g)| g.edges.iter().flatten().cloned())
-            .map(|e| {
-                (
-                    (e.from.to_string(), e.relation.to_string(), e.to.to_string()),
-                    e,
-                )
-            })
+            .flat_map(|(_, g)| g.edges.iter().flatten())
+            .map(|e| ((e.from.as_str(), e.relation.as_str(), e.to.as_str()), e))
             .collect()
+    }
+    let node_id = |k: &&str| k.to_string();
+    (d.nodes_added, d.nodes_removed, d.nodes_changed) = keyed(&nodes(a), &nodes(b), node_id);
+    let edge_key = |(f, r, t): &(&str, &str, &str)| -> EdgeKey {
+        (f.to_string(), r.to_string(), t.to_string())
     };
-    (d.nodes_added, d.nodes_removed, d.nodes_changed) = keyed(&nodes(a), &nodes(b));
-    (d.edges_added, d.edges_removed, d.edges_changed) = keyed(&edges(a), &edges(b));
+    (d.edges_added, d.edges_removed, d.edges_changed) = keyed(&edges(a), &edges(b), edge_key);
 }
 
 /// Keys only in `b`, keys only in `a`, and the field changes of values in both.
 type Keyed<K> = (Vec<K>, Vec<K>, Vec<(K, Vec<FieldChange>)>);
 
-fn keyed<K: Ord + Clone, V: PartialEq + Serialize>(
+/// [`Keyed`] of two maps, their keys made owned by `own`.
+fn keyed<K: Ord, V: PartialEq + Serialize, O>(
     a: &BTreeMap<K, V>,
     b: &BTreeMap<K, V>,
-) -> Keyed<K> {
-    let mut out: Keyed<K> = (Vec::new(), Vec::new(), Vec::new());
+    own: impl Fn(&K) -> O,
+) -> Keyed<O> {
+    let mut out: Keyed<O> = (Vec::new(), Vec::new(), Vec::new());
     for (k, v) in b {
         match a.get(k) {
-            None => out.0.push(k.clone()),
-            Some(old) if old != v => out.2.push((k.clone(), fields(&json(old), &json(v)))),
+            None => out.0.push(own(k)),
+            Some(old) if old != v => out.2.push((own(k), fields(&json(old), &json(v)))),
             Some(_) => {}
         }
     }
-    out.1 = a.keys().filter(|k| !b.contains_key(*k)).cloned().collect();
+    out.1 = a.keys().filter(|k| !b.contains_key(*k)).map(own).collect();
     out
 }
 
-fn vault(a: &Document, b: &Document, d: &mut DocDiff) {
-    let arts = |doc: &Document| {
+fn vault<'a>(a: &'a Document, b: &'a Document, d: &mut DocDiff) {
+    let none = BTreeMap::new();
+    let arts = |doc: &'a Document| {
         doc.artifact_vault
             .as_ref()
-            .and_then(|v| v.artifacts.clone())
-            .unwrap_or_default()
+            .and_then(|v| v.artifacts.as_ref())
+            .unwrap_or(&none)
     };
     let (aa, ab) = (arts(a), arts(b));
-    for (id, art) in &ab {
+    for (id, art) in ab {
         let old: BTreeSet<(u64, Option<&Sha256Ref>)> = aa
             .get(id)
             .map(|o| {
@@ -267,14 +285,6 @@ fn rewritten_block(a: &Document, b: &Document) -> bool {
     let (ba, bb) = (blocks(a), blocks(b));
     ba.iter()
         .any(|(id, (range, data))| bb.get(id).is_some_and(|(r, d)| r == range && d != data))
-}
-
-fn without_blocks(v: Option<&Value>) -> Option<Value> {
-    let mut v = v?.clone();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("blocks");
-    }
-    Some(v)
 }
 
 #[cfg(test)]
@@ -353,6 +363,35 @@ mod tests {
         let back = diff(&b, &a);
         assert_eq!(back.nodes_added, ["y"]);
         assert_eq!(back.turns_removed, [(3, 4)]);
+    }
+
+    #[test]
+    fn other_sections_are_compared_member_by_member() {
+        let mut a = Document::new(crate::model::Timestamp::from_static("2025-01-01T00:00:00Z"));
+        append_turns(&mut a, &[turn(1, "one")], &ArchiveOptions::default()).unwrap();
+        a.extra
+            .insert("zFuture".into(), serde_json::json!({"n": 1}));
+        let mut b = a.clone();
+        assert!(diff(&a, &b).is_empty());
+        b.extra
+            .insert("zFuture".into(), serde_json::json!({"n": 2}));
+        b.extra.insert("aNew".into(), serde_json::json!([]));
+        b.deep_archive
+            .as_mut()
+            .unwrap()
+            .extra
+            .insert("note".into(), serde_json::json!("x"));
+        b.collaborators = Some(Vec::new());
+        let d = diff(&a, &b);
+        assert_eq!(
+            d.sections_changed,
+            ["aNew", "collaborators", "deepArchive", "zFuture"]
+        );
+        assert!(d.turns_added.is_empty() && d.nodes_added.is_empty());
+        b.deep_archive = None;
+        assert!(diff(&b, &a)
+            .sections_changed
+            .contains(&"deepArchive".to_string()));
     }
 
     #[test]
