@@ -170,8 +170,25 @@ fn title(doc: &Document, options: &ViewOptions) -> String {
 ///
 /// Reads the whole archive and rebuilds every artifact version; a block or version
 /// that cannot be decoded is an error (the file is broken), never a silently shorter
-/// page. Sealed sections are never opened.
+/// page. Sealed sections are never opened. [`prepare`] and [`Prepared::write_to`]
+/// give the same page without holding it (a million turns make a page of 400 MB).
 pub fn render(doc: &Document, options: &ViewOptions) -> smg_engine::Result<Page> {
+    let mut html = Vec::new();
+    let stats = prepare(doc, options)?.write_to(&mut |piece| {
+        html.extend_from_slice(piece);
+        Ok(())
+    })?;
+    // The page is made of `str` pieces only.
+    let html = String::from_utf8(html)
+        .map_err(|e| smg_format::Error::InvalidArgument(format!("the page is not UTF-8: {e}")))?;
+    Ok(Page { html, stats })
+}
+
+/// Everything `doc`'s page shows, built and ready to be written ([`Prepared::write_to`]).
+///
+/// Reads the whole archive and rebuilds every artifact version, as [`render`] does;
+/// every error a page can meet is met here, before a byte is written.
+pub fn prepare<'a>(doc: &'a Document, options: &ViewOptions) -> smg_engine::Result<Prepared<'a>> {
     let at = match &options.at {
         Some(t) => t.clone(),
         None => doc
@@ -185,33 +202,132 @@ pub fn render(doc: &Document, options: &ViewOptions) -> smg_engine::Result<Page>
     let vault = vault::build(doc)?;
     let timeline = timeline::build(&graph, &archive, &vault);
     let index = index::build(&graph, &archive);
-    let mut stats = Stats {
-        nodes: graph.nodes.len(),
-        shown: options.shown.min(graph.nodes.len()),
-        edges: graph.edges.len(),
-        dangling_edges: graph.dangling,
-        turns: archive.turns(),
-        conversations: archive.conversations.len(),
-        artifacts: vault.len(),
-        sealed: graph.sealed.len(),
-        timeline: timeline.len(),
-        terms: index.terms.len(),
-        bytes: 0,
-        parts: Parts::default(),
-    };
-    let (html, parts) = page::assemble(&page::Parts {
+    Ok(Prepared {
         doc,
         title: title(doc, options),
-        at: &at,
+        at,
         shown: options.shown,
-        graph: &graph,
-        archive: &archive,
-        vault: &vault,
-        timeline: &timeline,
-        index: &index,
-        stats: &stats,
-    });
-    stats.bytes = html.len();
-    stats.parts = parts;
-    Ok(Page { html, stats })
+        graph,
+        archive,
+        vault,
+        timeline,
+        index,
+    })
+}
+
+/// A page built by [`prepare`], not yet written.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    doc: &'a Document,
+    title: String,
+    at: Timestamp,
+    shown: usize,
+    graph: graph::ViewGraph,
+    archive: archive::Archive,
+    vault: Vec<vault::ArtifactView>,
+    timeline: Vec<timeline::Event>,
+    index: index::Index,
+}
+
+impl Prepared<'_> {
+    /// Write the page's HTML to `sink` in pieces as it is made; what it holds, with
+    /// the bytes written. The first error `sink` gives ends the page and is returned.
+    pub fn write_to(
+        &self,
+        sink: &mut dyn FnMut(&[u8]) -> smg_format::Result<()>,
+    ) -> smg_format::Result<Stats> {
+        let mut stats = Stats {
+            nodes: self.graph.nodes.len(),
+            shown: self.shown.min(self.graph.nodes.len()),
+            edges: self.graph.edges.len(),
+            dangling_edges: self.graph.dangling,
+            turns: self.archive.turns(),
+            conversations: self.archive.conversations.len(),
+            artifacts: self.vault.len(),
+            sealed: self.graph.sealed.len(),
+            timeline: self.timeline.len(),
+            terms: self.index.terms.len(),
+            bytes: 0,
+            parts: Parts::default(),
+        };
+        let (bytes, parts) = page::assemble(
+            &page::Parts {
+                doc: self.doc,
+                title: self.title.clone(),
+                at: &self.at,
+                shown: self.shown,
+                graph: &self.graph,
+                archive: &self.archive,
+                vault: &self.vault,
+                timeline: &self.timeline,
+                index: &self.index,
+                stats: &stats,
+            },
+            sink,
+        )?;
+        stats.bytes = bytes;
+        stats.parts = parts;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use smg_format::archive::{append_turns, ArchiveOptions};
+    use smg_format::model::{NonEmpty, Ordinal, Turn};
+
+    use super::*;
+
+    /// A memory whose page is several megabytes: many flushes to the sink.
+    fn large() -> Document {
+        let mut doc = Document::new(Timestamp::from_static("2025-01-01T00:00:00Z"));
+        let turns: Vec<Turn> = (1..=3000u64)
+            .map(|n| Turn {
+                conversation_id: Some(format!("c{}", n % 7).into()),
+                ..Turn::new(
+                    Ordinal::new(n).unwrap(),
+                    NonEmpty::from_static("user"),
+                    format!("turn {n}: {}", "words of the memory ".repeat(40)),
+                )
+            })
+            .collect();
+        append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
+        doc
+    }
+
+    #[test]
+    fn a_page_written_in_pieces_is_the_page_rendered() {
+        let doc = large();
+        let page = render(&doc, &ViewOptions::default()).unwrap();
+        let (mut pieces, mut out) = (0, Vec::new());
+        let stats = prepare(&doc, &ViewOptions::default())
+            .unwrap()
+            .write_to(&mut |piece| {
+                pieces += 1;
+                out.extend_from_slice(piece);
+                Ok(())
+            })
+            .unwrap();
+        assert!(pieces > 2, "{pieces} pieces");
+        assert!(out == page.html.as_bytes());
+        assert_eq!(stats, page.stats);
+        assert_eq!(stats.bytes, out.len());
+        assert_eq!(stats.turns, 3000);
+    }
+
+    #[test]
+    fn the_sinks_first_error_ends_the_page() {
+        let doc = large();
+        let mut calls = 0;
+        let got = prepare(&doc, &ViewOptions::default())
+            .unwrap()
+            .write_to(&mut |_| {
+                calls += 1;
+                Err(smg_format::Error::InvalidArgument(format!(
+                    "disk full at {calls}"
+                )))
+            });
+        assert!(matches!(got, Err(smg_format::Error::InvalidArgument(m)) if m == "disk full at 1"));
+        assert_eq!(calls, 1);
+    }
 }

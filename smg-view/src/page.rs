@@ -40,10 +40,13 @@ pub(crate) struct Parts<'a> {
     pub(crate) stats: &'a Stats,
 }
 
-/// The whole page, and the bytes of each of its parts.
-pub(crate) fn assemble(p: &Parts<'_>) -> (String, crate::Parts) {
+/// Write the whole page to `sink`: the bytes written, and those of each of its parts.
+pub(crate) fn assemble(
+    p: &Parts<'_>,
+    sink: &mut dyn FnMut(&[u8]) -> smg_format::Result<()>,
+) -> smg_format::Result<(usize, crate::Parts)> {
     let title = &p.title;
-    let mut html = String::with_capacity(CYTOSCAPE.len() + SCRIPT.len() + (1 << 16));
+    let mut html = Html::new(sink);
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     html.push_str(&format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
@@ -57,20 +60,23 @@ pub(crate) fn assemble(p: &Parts<'_>) -> (String, crate::Parts) {
     ));
     html.push_str(BODY);
     let mut sizes = crate::Parts::default();
-    part(&mut html, &mut sizes.graph, &|h| {
+    part(&mut html, &mut sizes.graph, &mut |h| {
         data(h, "smg-data", &summary(p, title))
     });
-    part(&mut html, &mut sizes.details, &|h| {
+    part(&mut html, &mut sizes.details, &mut |h| {
         data(h, "smg-details", &p.graph.details)
     });
-    let index = json!({"terms": p.index.terms, "postings": Gaps(&p.index.postings)});
-    part(&mut html, &mut sizes.index, &|h| {
+    let index = IndexBlock {
+        postings: Gaps(&p.index.postings),
+        terms: &p.index.terms,
+    };
+    part(&mut html, &mut sizes.index, &mut |h| {
         data(h, "smg-index", &index)
     });
-    part(&mut html, &mut sizes.vault, &|h| {
+    part(&mut html, &mut sizes.vault, &mut |h| {
         data(h, "smg-vault", &p.vault)
     });
-    part(&mut html, &mut sizes.archive, &|h| {
+    part(&mut html, &mut sizes.archive, &mut |h| {
         for (k, c) in p.archive.conversations.iter().enumerate() {
             for (j, chunk) in c.turns.chunks(TURN_CHUNK).enumerate() {
                 data(h, &format!("smg-turns-{k}-{j}"), chunk);
@@ -80,13 +86,79 @@ pub(crate) fn assemble(p: &Parts<'_>) -> (String, crate::Parts) {
     html.push_str(&format!(
         "<script>{CYTOSCAPE}</script>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
     ));
-    sizes.code =
-        html.len() - sizes.graph - sizes.details - sizes.index - sizes.vault - sizes.archive;
-    (html, sizes)
+    let len = html.finish()?;
+    sizes.code = len - sizes.graph - sizes.details - sizes.index - sizes.vault - sizes.archive;
+    Ok((len, sizes))
+}
+
+/// The search index's block, serialised from the index itself (as a `Value`, a
+/// million turns' postings took gigabytes).
+#[derive(Serialize)]
+struct IndexBlock<'a> {
+    // In the order `json!` gave them: the keys sorted.
+    postings: Gaps<'a>,
+    terms: &'a [String],
+}
+
+/// Bytes of the page gathered before they go to the sink.
+const FLUSHED_AT: usize = 1 << 20;
+
+/// The page as it is written: a buffer handed to the sink each [`FLUSHED_AT`] bytes,
+/// the bytes written so far, and the sink's first error (nothing is written after it).
+struct Html<'s> {
+    buffer: String,
+    sink: &'s mut dyn FnMut(&[u8]) -> smg_format::Result<()>,
+    len: usize,
+    failed: Option<smg_format::Error>,
+}
+
+impl<'s> Html<'s> {
+    fn new(sink: &'s mut dyn FnMut(&[u8]) -> smg_format::Result<()>) -> Self {
+        Html {
+            buffer: String::with_capacity(FLUSHED_AT + (1 << 16)),
+            sink,
+            len: 0,
+            failed: None,
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.buffer.push_str(s);
+        self.len += s.len();
+        self.flush_if_full();
+    }
+
+    fn push(&mut self, c: char) {
+        self.buffer.push(c);
+        self.len += c.len_utf8();
+        self.flush_if_full();
+    }
+
+    fn flush_if_full(&mut self) {
+        if self.buffer.len() >= FLUSHED_AT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.failed.is_none() && !self.buffer.is_empty() {
+            self.failed = (self.sink)(self.buffer.as_bytes()).err();
+        }
+        self.buffer.clear();
+    }
+
+    /// The bytes written, once the last are handed on; or the sink's error.
+    fn finish(mut self) -> smg_format::Result<usize> {
+        self.flush();
+        match self.failed {
+            Some(e) => Err(e),
+            None => Ok(self.len),
+        }
+    }
 }
 
 /// What the page reads at once: the graph, the lists and the counts.
-fn summary(p: &Parts<'_>, title: &str) -> serde_json::Value {
+fn summary<'a>(p: &'a Parts<'_>, title: &'a str) -> Summary<'a> {
     let wm = p.doc.working_memory.as_ref();
     let conversations: Vec<_> = p
         .archive
@@ -102,30 +174,54 @@ fn summary(p: &Parts<'_>, title: &str) -> serde_json::Value {
         .iter()
         .map(|a| json!({"id": a.id, "name": a.name, "type": a.kind, "language": a.language, "versions": a.versions.len()}))
         .collect();
-    json!({
-        "title": title,
-        "at": p.at,
-        "shown": p.shown,
-        "maxWord": MAX_WORD,
-        "chunk": TURN_CHUNK,
-        "stats": p.stats,
-        "summary": wm.and_then(|w| w.summary.as_deref()),
-        "goals": wm.and_then(|w| w.current_goals.as_deref()),
-        "nodes": p.graph.nodes,
-        "edges": p.graph.edges,
-        "relations": p.graph.relations,
-        "sealed": p.graph.sealed,
-        "conversations": conversations,
-        "artifacts": artifacts,
-        "timeline": p.timeline,
-    })
+    Summary {
+        artifacts,
+        at: p.at,
+        chunk: TURN_CHUNK,
+        conversations,
+        edges: &p.graph.edges,
+        goals: wm.and_then(|w| w.current_goals.as_deref()),
+        max_word: MAX_WORD,
+        nodes: &p.graph.nodes,
+        relations: &p.graph.relations,
+        sealed: json!(p.graph.sealed),
+        shown: p.shown,
+        stats: json!(p.stats),
+        summary: wm.and_then(|w| w.summary.as_deref()),
+        timeline: p.timeline,
+        title,
+    }
+}
+
+/// What the page reads at once, serialised from the page's lists themselves (as one
+/// `Value`, a million turns' graph took a gigabyte). The keys are in the order a
+/// `Value` gives them (sorted), and the small objects (`sealed`, `stats`) are
+/// `Value`s for the same reason: the same memory gives the same page as before.
+#[derive(Serialize)]
+struct Summary<'a> {
+    artifacts: Vec<serde_json::Value>,
+    at: &'a str,
+    chunk: usize,
+    conversations: Vec<serde_json::Value>,
+    edges: &'a [(usize, usize, usize)],
+    goals: Option<&'a [String]>,
+    #[serde(rename = "maxWord")]
+    max_word: usize,
+    nodes: &'a [crate::graph::ViewNode],
+    relations: &'a [String],
+    sealed: serde_json::Value,
+    shown: usize,
+    stats: serde_json::Value,
+    summary: Option<&'a str>,
+    timeline: &'a [Event],
+    title: &'a str,
 }
 
 /// Write a part of the page, counting its bytes.
-fn part(html: &mut String, size: &mut usize, write: &dyn Fn(&mut String)) {
-    let before = html.len();
+fn part(html: &mut Html<'_>, size: &mut usize, write: &mut dyn FnMut(&mut Html<'_>)) {
+    let before = html.len;
     write(html);
-    *size += html.len() - before;
+    *size += html.len - before;
 }
 
 /// Only the page's own scripts and styles run (by hash); nothing may be fetched,
@@ -148,7 +244,7 @@ fn hash(text: &str) -> String {
 }
 
 /// A data block: JSON that no text inside can end early (`<` and the like escaped).
-fn data<T: Serialize + ?Sized>(html: &mut String, id: &str, value: &T) {
+fn data<T: Serialize + ?Sized>(html: &mut Html<'_>, id: &str, value: &T) {
     let text = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
     html.push_str(&format!("<script type=\"application/json\" id=\"{id}\">"));
     for c in text.chars() {
@@ -175,11 +271,24 @@ fn escape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A data block alone, as the page writes it.
+    pub(super) fn block(id: &str, value: &serde_json::Value) -> String {
+        let mut out = Vec::new();
+        {
+            let mut sink = |piece: &[u8]| {
+                out.extend_from_slice(piece);
+                Ok(())
+            };
+            let mut html = Html::new(&mut sink);
+            data(&mut html, id, value);
+            html.finish().unwrap();
+        }
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn data_cannot_close_its_block() {
-        let mut html = String::new();
-        data(
-            &mut html,
+        let html = block(
             "x",
             &json!({"t": "</script><script>alert(1)</script> & \u{2028}"}),
         );
@@ -210,8 +319,7 @@ mod properties {
         #[test]
         fn any_text_survives_its_data_block(t in ".*", u in "[<>&/a-z\u{2028}\u{2029}!-]{0,40}") {
             let said = format!("{t}{u}</script>{u}");
-            let mut html = String::new();
-            data(&mut html, "b", &json!([said]));
+            let html = super::tests::block("b", &json!([said]));
             prop_assert_eq!(html.matches("</").count(), 1);
             let inner = &html[html.find('>').unwrap() + 1..html.rfind("</script>").unwrap()];
             let back: serde_json::Value = serde_json::from_str(inner).unwrap();

@@ -4,7 +4,7 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use crate::cli::{ExportArgs, ExportFormat, ViewArgs};
-use crate::io::{is_stdio, load, write_output, write_stdout, Context};
+use crate::io::{is_stdio, load, write_output, write_output_with, write_stdout, Context};
 use crate::Outcome;
 
 use super::working::Working;
@@ -97,12 +97,16 @@ pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
     if let Some(name) = a.file.file_name().filter(|_| !is_stdio(&a.file)) {
         options = options.title(&name.to_string_lossy());
     }
-    let page = {
-        let _working = Working::new("building the page".into());
-        smg_view::render(&loaded.doc, &options)?
-    };
-    write_output(&output, page.html.as_bytes())?;
-    let s = page.stats;
+    let working = Working::new("building the page".into());
+    let prepared = smg_view::prepare(&loaded.doc, &options)?;
+    // Written as it is made: a million turns make a page of 400 MB.
+    let mut stats = None;
+    write_output_with(&output, |sink| {
+        stats = Some(prepared.write_to(sink)?);
+        Ok(())
+    })?;
+    drop(working);
+    let s = stats.unwrap_or_default();
     let report = if a.json {
         let mut v = serde_json::to_value(s).unwrap_or_default();
         v["output"] = json!(output.display().to_string());
