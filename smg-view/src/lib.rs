@@ -215,7 +215,7 @@ pub fn prepare<'a>(doc: &'a Document, options: &ViewOptions) -> smg_engine::Resu
     })
 }
 
-/// A page built by [`prepare`], not yet written.
+/// A page built by [`prepare`], not yet written: everything it is made of.
 #[derive(Debug)]
 pub struct Prepared<'a> {
     doc: &'a Document,
@@ -250,21 +250,7 @@ impl Prepared<'_> {
             bytes: 0,
             parts: Parts::default(),
         };
-        let (bytes, parts) = page::assemble(
-            &page::Parts {
-                doc: self.doc,
-                title: self.title.clone(),
-                at: &self.at,
-                shown: self.shown,
-                graph: &self.graph,
-                archive: &self.archive,
-                vault: &self.vault,
-                timeline: &self.timeline,
-                index: &self.index,
-                stats: &stats,
-            },
-            sink,
-        )?;
+        let (bytes, parts) = page::assemble(self, &stats, sink)?;
         stats.bytes = bytes;
         stats.parts = parts;
         Ok(stats)

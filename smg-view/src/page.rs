@@ -5,14 +5,10 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use smg_format::Document;
 
-use crate::archive::Archive;
-use crate::graph::ViewGraph;
-use crate::index::{Gaps, Index, MAX_WORD};
+use crate::index::{Gaps, MAX_WORD};
 use crate::timeline::Event;
-use crate::vault::ArtifactView;
-use crate::Stats;
+use crate::{Prepared, Stats};
 
 const CYTOSCAPE: &str = include_str!("../assets/vendor/cytoscape.min.js");
 const SCRIPT: &str = include_str!("../assets/view.js");
@@ -26,23 +22,10 @@ const CYTOSCAPE_STYLE: &str = ".__________cytoscape_container { position: relati
 /// conversation of a million turns costs what the turns on screen cost.
 const TURN_CHUNK: usize = 1000;
 
-/// Everything the page is made of.
-pub(crate) struct Parts<'a> {
-    pub(crate) doc: &'a Document,
-    pub(crate) title: String,
-    pub(crate) at: &'a str,
-    pub(crate) shown: usize,
-    pub(crate) graph: &'a ViewGraph,
-    pub(crate) archive: &'a Archive,
-    pub(crate) vault: &'a [ArtifactView],
-    pub(crate) timeline: &'a [Event],
-    pub(crate) index: &'a Index,
-    pub(crate) stats: &'a Stats,
-}
-
 /// Write the whole page to `sink`: the bytes written, and those of each of its parts.
 pub(crate) fn assemble(
-    p: &Parts<'_>,
+    p: &Prepared<'_>,
+    stats: &Stats,
     sink: &mut dyn FnMut(&[u8]) -> smg_format::Result<()>,
 ) -> smg_format::Result<(usize, crate::Parts)> {
     let title = &p.title;
@@ -61,7 +44,7 @@ pub(crate) fn assemble(
     html.push_str(BODY);
     let mut sizes = crate::Parts::default();
     part(&mut html, &mut sizes.graph, &mut |h| {
-        data(h, "smg-data", &summary(p, title))
+        data(h, "smg-data", &summary(p, stats))
     });
     part(&mut html, &mut sizes.details, &mut |h| {
         data(h, "smg-details", &p.graph.details)
@@ -158,7 +141,7 @@ impl<'s> Html<'s> {
 }
 
 /// What the page reads at once: the graph, the lists and the counts.
-fn summary<'a>(p: &'a Parts<'_>, title: &'a str) -> Summary<'a> {
+fn summary<'a>(p: &'a Prepared<'_>, stats: &Stats) -> Summary<'a> {
     let wm = p.doc.working_memory.as_ref();
     let conversations: Vec<_> = p
         .archive
@@ -176,7 +159,7 @@ fn summary<'a>(p: &'a Parts<'_>, title: &'a str) -> Summary<'a> {
         .collect();
     Summary {
         artifacts,
-        at: p.at,
+        at: p.at.as_str(),
         chunk: TURN_CHUNK,
         conversations,
         edges: &p.graph.edges,
@@ -186,10 +169,10 @@ fn summary<'a>(p: &'a Parts<'_>, title: &'a str) -> Summary<'a> {
         relations: &p.graph.relations,
         sealed: json!(p.graph.sealed),
         shown: p.shown,
-        stats: json!(p.stats),
+        stats: json!(stats),
         summary: wm.and_then(|w| w.summary.as_deref()),
-        timeline: p.timeline,
-        title,
+        timeline: &p.timeline,
+        title: &p.title,
     }
 }
 
