@@ -123,22 +123,39 @@ fn keys(a: &Value, b: &Value) -> BTreeSet<String> {
 /// turns), as JSON: each member alone, so that the whole document is never turned into
 /// one `Value` (a million-turn memory's took gigabytes).
 fn other_sections(doc: &Document) -> BTreeMap<String, Value> {
-    let archive = doc.deep_archive.as_ref().map(|a| DeepArchive {
+    // Taken apart whole, so that a member added to `Document` is not left out unseen.
+    let Document {
+        context,
+        kind,
+        version,
+        deep_archive,
+        collaborators,
+        sealed_sections,
+        curation,
+        extra,
+        metadata: _,
+        working_memory: _,
+        semantic_graph: _,
+        artifact_vault: _,
+        shared_graph: _,
+        private_contexts: _,
+    } = doc;
+    let archive = deep_archive.as_ref().map(|a| DeepArchive {
         blocks: None,
         compression_method: a.compression_method,
         vector_index: a.vector_index.clone(),
         extra: a.extra.clone(),
     });
     let members = [
-        ("@context", json(&doc.context)),
-        ("@type", json(&doc.kind)),
-        ("version", json(&doc.version)),
+        ("@context", json(context)),
+        ("@type", json(kind)),
+        ("version", json(version)),
         ("deepArchive", json(&archive)),
-        ("collaborators", json(&doc.collaborators)),
-        ("sealedSections", json(&doc.sealed_sections)),
-        ("curation", json(&doc.curation)),
+        ("collaborators", json(collaborators)),
+        ("sealedSections", json(sealed_sections)),
+        ("curation", json(curation)),
     ];
-    let extra = doc.extra.iter().map(|(k, v)| (k.clone(), v.clone()));
+    let extra = extra.iter().map(|(k, v)| (k.clone(), v.clone()));
     members
         .into_iter()
         .filter(|(_, v)| !v.is_null())
