@@ -18,6 +18,7 @@
 #   bash bench/run.sh mcp [ENTITIES] [CALLS]         # MCP tool latency vs the reference memory server, default 100000 200
 #   bash bench/run.sh exchange [CONVERSATIONS] [REPO]  # ChatGPT/Claude exports in and back, and a git history; default 2000 .
 #   bash bench/run.sh embed [LOCOMO_DIR]             # smg embed throughput; LoCoMo with and without the model
+#   bash bench/run.sh share [CONVERSATIONS]          # smg share of a ~100 MB memory vs smg convert of it, default 20000 × 50
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +60,24 @@ case "${1:-}" in
     python3 -m pip install -q --disable-pip-version-check setuptools-rust tantivy ./smg-ffi/python
     python3 bench/ffi/beside_tantivy.py "$out/memory.packed.smg" "$out/conversations.jsonl" \
       "$out/memory.packed.queries.txt" "$out/tantivy-py" ;;
+  share) cargo build --release --locked -q -p smg-cli
+         [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+         out=bench/out/share; mkdir -p "$out"
+         # A value in one turn of every 100 (every block holds some: each is compressed
+         # again), then one in every 10,000 (most blocks keep their bytes).
+         for every in 100 10000; do
+           target/release/smg-bench share-input "${2:-20000}" "$out/talk.jsonl" "$every"
+           target/release/smg ingest --quiet "$out/talk.jsonl" -o "$out/memory.smg" >/dev/null
+           echo; echo "A value in one turn of every $every: $(du -h "$out/talk.jsonl" | cut -f1) of JSON Lines; memory.smg (Brotli): $(du -h "$out/memory.smg" | cut -f1)"
+           echo; echo "| run | smg convert (Brotli → Brotli) | smg share | share / convert |"; echo "|---|---|---|---|"
+           for i in 1 2 3; do
+             sync; c=$( { /usr/bin/time -f "%e %M" target/release/smg convert "$out/memory.smg" -o "$out/converted.smg" --encoding brotli >/dev/null; } 2>&1 | tail -1)
+             sync; s=$( { /usr/bin/time -f "%e %M" target/release/smg share "$out/memory.smg" -o "$out/shared.smg" --at 2026-01-01T00:00:00Z >/dev/null; } 2>&1 | tail -1)
+             echo "$i $c $s" | awk '{printf "| %d | %.2f s, %.0f MB | %.2f s, %.0f MB | %.2f |\n", $1, $2, $3/1024, $4, $5/1024, $4/$2}'
+           done
+           target/release/smg share "$out/shared.smg" --check --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("\nThe copy checked again:", len(r["findings"]), "findings")' || true
+           target/release/smg share "$out/memory.smg" --dry-run --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("Found:", {k: sum(v.values()) for k, v in r["counts"].items()}, "distinct:", r["distinct"])'
+         done ;;
   checkpoint) target/release/smg-bench checkpoint "${2:-../shared/data/locomo-dev}" "${3:-100}" ;;
   merge) cargo build --release --locked -q -p smg-cli
          target/release/smg-bench merge "${2:-100}" ;;

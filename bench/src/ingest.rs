@@ -152,6 +152,34 @@ pub(crate) fn many(conversations: usize) -> Vec<u8> {
     out
 }
 
+/// [`many`]'s conversations with a credential or an address said in one turn of
+/// every `every` (a distinct value each time, one kind after another), for `smg
+/// share` to find: the input of `bash bench/run.sh share`.
+pub(crate) fn many_with_secrets(conversations: usize, every: usize) -> Vec<u8> {
+    let plain = many(conversations);
+    let mut out = Vec::with_capacity(plain.len() + plain.len() / 50);
+    for (i, l) in plain
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        let mut v: serde_json::Value = serde_json::from_slice(l).expect("a line many wrote");
+        if i % every == 0 {
+            let said = match (i / every) % 4 {
+                0 => format!(" Write to user{i}@example.org about it."),
+                1 => format!(" The key is AKIA{:016}.", i).replace(['0', '1', '8', '9'], "Q"),
+                2 => format!(" Call +1 415 555 {:04}.", i % 10_000),
+                _ => format!(" db password: Pw{i}-secret!"),
+            };
+            let content = v["content"].as_str().unwrap_or_default().to_string() + &said;
+            v["content"] = json!(content);
+        }
+        out.extend(serde_json::to_vec(&v).expect("json"));
+        out.push(b'\n');
+    }
+    out
+}
+
 /// Wall time, max RSS and the JSON summary of `smg ingest FILE -o OUT`.
 fn ingest_cli(smg: &Path, input: &Path, output: &Path) -> (Duration, u64, Value) {
     let args = [

@@ -268,6 +268,16 @@ fn main() {
             let size = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
             crypt::run(size, &PathBuf::from("bench/out/crypt"));
         }
+        Some("share-input") => {
+            let conversations = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+            let out = args.get(2).map_or_else(
+                || PathBuf::from("bench/out/share/talk.jsonl"),
+                PathBuf::from,
+            );
+            let every = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
+            std::fs::write(&out, ingest::many_with_secrets(conversations, every))
+                .expect("write input");
+        }
         Some("checkpoint") => {
             let locomo = args
                 .get(1)

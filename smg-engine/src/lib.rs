@@ -9,6 +9,7 @@
 //! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
 //! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |
 //! | [`query`] | FIND, the query language over the graph |
+//! | [`share`] | a copy safe to hand out: credentials and personal data replaced, restricted talk left out |
 //! | [`eval`] | retrieval measured on LoCoMo-format question sets |
 //! | [`graph`] | the document's graphs in petgraph, for traversal |
 //!
@@ -47,6 +48,7 @@ pub mod mcp;
 pub mod merge;
 pub mod query;
 pub mod search;
+pub mod share;
 mod text;
 
 pub use error::{Error, Result};

@@ -41,6 +41,7 @@ const c = {
   index: lib.func('uint32_t smg_index(const char *path, _Out_ void **json)'),
   deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
   curate: lib.func('uint32_t smg_curate(const char *path, const char *now, uint32_t dry_run, _Out_ void **json)'),
+  share: lib.func('uint32_t smg_share(const char *input, const char *output, const char *options, const uint8_t *pass, size_t len, _Out_ void **json)'),
   restore: lib.func('uint32_t smg_restore(const char *path, const char *id, _Out_ void **json)'),
   neo4jPush: lib.func('uint32_t smg_neo4j_push(const char *path, const char *options, _Out_ void **json)'),
   neo4jPull: lib.func('uint32_t smg_neo4j_pull(const char *options, const char *path, _Out_ void **json)'),
@@ -116,6 +117,17 @@ function makeDelta(base, target, delta, passphrase) {
   const json = call(c.deltaMake, text(base, 'base'), text(target, 'target'),
     secret.length ? secret : null, secret.length, text(delta, 'delta'));
   return JSON.parse(json);
+}
+
+// Write to `output` a copy of the memory file `input` that is safe to hand out
+// (spec §10.4); `output` null: a dry run. Options: keep (kind names), branch, at,
+// passphrase (an encrypted input). The report: findings (kind, section, place),
+// counts, distinct, leftOut, written.
+function share(input, output = null, { keep = [], branch = null, at = null, passphrase = null } = {}) {
+  const secret = secretOf(passphrase);
+  const options = { keep, ...(branch == null ? {} : { branch }), ...(at == null ? {} : { at }) };
+  return JSON.parse(call(c.share, text(input, 'input'), output == null ? null : text(output, 'output'),
+    text(JSON.stringify(options), 'options'), secret.length ? secret : null, secret.length));
 }
 
 // Rebuild into `output`, byte for byte, the file `delta` was made for, from `base`.
@@ -260,5 +272,6 @@ module.exports = {
     at == null ? null : text(at, 'at'), by == null ? null : text(by, 'by'))),
   validate,
   makeDelta,
+  share,
   applyDelta,
 };

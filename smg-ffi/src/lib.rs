@@ -13,6 +13,7 @@ mod memory;
 mod model;
 mod neo4j;
 mod seal;
+mod share;
 mod within;
 
 pub use curate::*;

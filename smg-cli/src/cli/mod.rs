@@ -216,6 +216,11 @@ pub(crate) enum Command {
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
+    /// A copy safe to hand out: credentials and personal data replaced everywhere
+    /// by typed placeholders; restricted tiers, private contexts, access records, the
+    /// audit log and the signature left out. `--check` exits 1 while a file holds any.
+    #[command(after_help = EXIT_CODES)]
+    Share(ShareArgs),
     /// A memory's id, branch and the forks that led to it, newest first.
     #[command(after_help = EXIT_CODES)]
     Log(FileJson),
@@ -537,6 +542,38 @@ pub(crate) struct UnsealArgs {
     /// Read the section's passphrase from this file. Otherwise SMG_SEAL_PASSPHRASE, otherwise a prompt.
     #[arg(long, value_name = "PATH")]
     pub(crate) seal_passphrase_file: Option<PathBuf>,
+}
+
+/// `smg share`.
+#[derive(Debug, Args)]
+pub(crate) struct ShareArgs {
+    /// The memory file (`-` for stdin); an encrypted one takes its passphrase.
+    pub(crate) file: PathBuf,
+    /// Where to write the copy (`-` for stdout), in the input's encoding and layout,
+    /// unencrypted; a stored search index is made again for the copy.
+    #[arg(short, long, required_unless_present_any = ["dry_run", "check"])]
+    pub(crate) output: Option<PathBuf>,
+    /// Report what would be replaced and left out; write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Exit 1 when the file holds anything a share would replace or leave out (for
+    /// pipelines that publish memory files); write nothing.
+    #[arg(long, conflicts_with = "output")]
+    pub(crate) check: bool,
+    /// Kinds to leave as they are, comma-separated: aws-key, openai-key,
+    /// anthropic-key, github-token, gitlab-token, slack-token, stripe-key, google-key,
+    /// jwt, private-key, password, secret, url-credentials, email, phone, card, iban, ip.
+    #[arg(long, value_delimiter = ',', value_name = "KIND,…")]
+    pub(crate) keep: Vec<String>,
+    /// The copy's branch, recorded in its lineage with the input's SHA-256.
+    #[arg(long, default_value = "shared")]
+    pub(crate) branch: String,
+    /// The copy's time (RFC 3339); default now. Give it to make a copy reproducible.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) at: Option<String>,
+    /// JSON output: every finding's kind, section and place (never the value).
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// A memory file to read, and whether to print JSON.

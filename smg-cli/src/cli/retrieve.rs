@@ -49,6 +49,11 @@ pub(crate) struct IngestArgs {
     /// Embed every new turn and node with the model of --model (see `smg embed`).
     #[arg(long, requires = "model")]
     pub(crate) embed: bool,
+    /// Replace credentials and personal data (the rules of `smg share`) everywhere in
+    /// the memory before it is written: turns, source records, vault, graph. With
+    /// --append, what the file held before is redacted too.
+    #[arg(long)]
+    pub(crate) redact: bool,
     #[command(flatten)]
     pub(crate) model: ModelArg,
     /// Append as one allowed to: the sealed sections this passphrase file (first

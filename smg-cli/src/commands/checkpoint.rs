@@ -109,10 +109,12 @@ pub(crate) fn log(a: &FileJson, ctx: &Context) -> Result<Outcome, Error> {
             meta.branch.as_deref().unwrap_or("(none)")
         );
         for f in lineage.iter().rev() {
+            let shared = f.extra.get("shared") == Some(&serde_json::Value::Bool(true));
             let _ = writeln!(
                 s,
-                "  {}  forked onto `{}` from {} on {} (sha256 {})",
+                "  {}  {} onto `{}` from {} on {} (sha256 {})",
                 f.forked_at,
+                if shared { "shared" } else { "forked" },
                 f.branch,
                 f.parent_id.as_deref().unwrap_or("(no id)"),
                 f.parent_branch.as_deref().unwrap_or("(no branch)"),

@@ -87,6 +87,9 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     let whole =
         |doc: &mut Document, inputs| -> Result<(IngestReport, Archived), smg_engine::Error> {
             let (report, archived) = ingest_keeping_turns(doc, inputs, &options, &bar)?;
+            if args.redact {
+                redact(doc, ctx)?;
+            }
             if let Some(m) = &model {
                 smg_engine::embed::embed(doc, m, false, &ctx.limits, &bar)?;
             }
@@ -97,8 +100,11 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     // A large memory appended to as it is (no index to keep, nothing to embed, no
     // sealed section to open, no repository's files for its vault) is read without
     // the derived graph the append derives again.
-    let plain =
-        !args.index && model.is_none() && args.seal_passphrase_file.is_none() && sources.is_empty();
+    let plain = !args.index
+        && model.is_none()
+        && args.seal_passphrase_file.is_none()
+        && sources.is_empty()
+        && !args.redact;
     let (inputs, lean) = match (&args.append, plain) {
         (Some(path), true) => append_lean(path, inputs, &options, &bar, ctx)?,
         _ => (inputs, None),
@@ -131,14 +137,16 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 ))
                 .into());
             }
-            let report = if indexed || model.is_some() || opened.is_some() {
+            let report = if indexed || model.is_some() || opened.is_some() || args.redact {
                 let (report, archived) = whole(&mut loaded.doc, inputs)?;
-                // Sealed again, the archive no longer holds what the ingest held.
+                // Sealed again or redacted, the archive no longer holds what the
+                // ingest held.
                 let archived = match &opened {
                     Some((opened, pass)) => {
                         opened.seal_again(&mut loaded.doc, pass)?;
                         None
                     }
+                    None if args.redact => None,
                     None => Some((archived, previous)),
                 };
                 save_ingested(path, loaded, indexed, archived, &ctx.limits)?;
@@ -163,7 +171,12 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             ));
             versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
-            let (report, bytes) = if args.index {
+            let (report, bytes) = if args.redact {
+                let (report, archived) = whole(&mut doc, inputs)?;
+                drop(archived);
+                smg_format::validate::ensure_valid(&doc, &ctx.limits)?;
+                (report, encoded(doc, &args.encode, args.index, ctx)?)
+            } else if args.index {
                 let (report, archived) = whole(&mut doc, inputs)?;
                 archived.check(&doc, &ctx.limits)?;
                 let retriever = Retriever::after_ingest(&doc, archived, None, &ctx.limits)?;
@@ -192,6 +205,20 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     };
     print_report(&report, &files, path, written, args.json)?;
     Ok(Outcome::Success)
+}
+
+/// Every value `smg share` would replace, replaced in `doc`; what was found, on stderr.
+fn redact(doc: &mut Document, ctx: &Context) -> Result<(), smg_engine::Error> {
+    let rules = smg_engine::share::Rules::new(&[]);
+    let report = smg_engine::share::redact(doc, &rules, &ctx.limits)?;
+    if !report.findings.is_empty() {
+        let values: usize = report.distinct.values().sum();
+        eprintln!(
+            "smg: redacted {} finding(s) of {values} value(s) (smg share --dry-run --json lists kinds and places)",
+            report.findings.len()
+        );
+    }
+    Ok(())
 }
 
 /// Append `inputs` to the memory at `path` read lean ([`smg_format::merge::Lean`]), when

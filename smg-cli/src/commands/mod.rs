@@ -16,6 +16,7 @@ mod merge;
 mod neo4j;
 mod retrieve;
 mod scope;
+mod share;
 mod validate;
 mod vault;
 mod working;
@@ -192,6 +193,7 @@ fn run_file_command(
             at,
         } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
         Command::Log(a) => checkpoint::log(&a, &ctx),
+        Command::Share(a) => return share::run(&a, &ctx),
         Command::Merge(a) => return merge::merge(&a, &ctx),
         Command::Export(a) => return export::run(&a, &ctx),
         Command::View(a) => return export::view(&a, &ctx),

@@ -221,3 +221,27 @@ test('queries embedded and tokens counted as the command line does', (t) => {
   assert.deepStrictEqual(hit.sources, ['vector']);
   memory.close();
 });
+
+test('share writes a copy without the values and reports kinds, not values', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smg-node-share-'));
+  const key = 'AKIAZ7QWERTYUIOP2345';
+  const talk = path.join(dir, 'talk.jsonl');
+  fs.writeFileSync(talk, `${JSON.stringify({ conversation_id: 'c1', message_id: 'm1', role: 'user',
+    content: `The key is ${key} and mail goes to ada.planted@example.org.` })}\n`);
+  const out = path.join(dir, 'memory.smg');
+  smg.ingest([talk], out);
+  const copy = path.join(dir, 'copy.smg');
+  const report = smg.share(out, copy, { at: '2026-01-01T00:00:00Z' });
+  assert.deepStrictEqual(report.distinct, { 'aws-key': 1, email: 1 });
+  assert.strictEqual(report.written, copy);
+  assert.ok(!JSON.stringify(report).includes(key));
+  const memory = smg.open(copy);
+  const shown = JSON.stringify(memory.searchAll('key mail', 5));
+  memory.close();
+  assert.ok(!shown.includes(key) && shown.includes('[AWS-KEY-1]'), shown);
+  assert.strictEqual(smg.share(copy).findings.length, 0);
+  const dry = smg.share(out, null, { keep: ['aws-key'] });
+  assert.strictEqual(dry.written, null);
+  assert.deepStrictEqual(Object.keys(dry.counts), ['email']);
+  assert.throws(() => smg.share(out, copy, { keep: ['mail'] }), (e) => e.code === 'SMG-E020');
+});

@@ -83,6 +83,8 @@ _lib.smg_index.restype = ctypes.c_uint32
 _lib.smg_index.argtypes = [_char_p, _out_str]
 _lib.smg_curate.restype = ctypes.c_uint32
 _lib.smg_curate.argtypes = [_char_p, _char_p, ctypes.c_uint32, _out_str]
+_lib.smg_share.restype = ctypes.c_uint32
+_lib.smg_share.argtypes = [_char_p, _char_p, _char_p, ctypes.c_char_p, ctypes.c_size_t, _out_str]
 _lib.smg_restore.restype = ctypes.c_uint32
 _lib.smg_restore.argtypes = [_char_p, _char_p, _out_str]
 _lib.smg_neo4j_push.restype = ctypes.c_uint32
@@ -247,6 +249,24 @@ def make_delta(base, target, delta, passphrase=None):
     secret = _secret(passphrase)
     paths = [_text(os.fspath(p)) for p in (base, target)]
     return json.loads(_call(_lib.smg_delta_make, *paths, secret, len(secret), _text(os.fspath(delta))))
+
+
+def share(inp, out=None, keep=(), branch=None, at=None, passphrase=None):
+    """Write to ``out`` a copy of the memory file ``inp`` that is safe to hand out
+    (spec §10.4): credentials and personal data replaced by typed placeholders, the
+    restricted tier, private contexts, access records and the audit left out. Without
+    ``out`` nothing is written (a dry run). ``keep`` names kinds to leave as they are
+    (``"email"``, ``"ip"``…). The report as a dict: ``findings`` (kind, section,
+    place; never the value), ``counts``, ``distinct``, ``leftOut``, ``written``."""
+    options = {"keep": list(keep)}
+    if branch is not None:
+        options["branch"] = branch
+    if at is not None:
+        options["at"] = at
+    secret = _secret(passphrase)
+    target = None if out is None else _text(os.fspath(out))
+    return json.loads(_call(_lib.smg_share, _text(os.fspath(inp)), target,
+                            _text(json.dumps(options)), secret, len(secret)))
 
 
 def apply_delta(base, delta, output, passphrase=None):

@@ -382,15 +382,7 @@ pub(crate) fn raw_bytes(block: &Block) -> Result<&[u8]> {
 
 /// Encode turns as a block's `compressedData` (Brotli at `quality`).
 pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<BlockData> {
-    encode_values(
-        &serde_json::to_value(turns).map_err(|e| Error::InvalidArgument(e.to_string()))?,
-        quality,
-    )
-}
-
-/// Encode stored turns (turns or their `parts` form) as Brotli.
-pub(crate) fn encode_values(turns: &serde_json::Value, quality: i32) -> Result<BlockData> {
-    encode_json(&crate::canonical::to_canonical_json_value(turns), quality)
+    encode_json(&crate::canonical::to_vec(turns)?, quality)
 }
 
 /// Brotli of a block's JSON.
