@@ -679,6 +679,29 @@ smg_status smg_memory_unseal(const smg_memory *mem,
                              smg_memory **memory_out);
 
 /**
+ * Write to `output` a copy of the memory file `input` that is safe to hand out
+ * (spec §10.4): credentials and personal data replaced by typed placeholders, the
+ * restricted tier, private contexts, sealed sections, access records, the audit log
+ * and the signature left out. A null `output` writes nothing (a dry run).
+ * `options_json` (may be null): `{"keep": [kind names], "branch", "at"}`.
+ * `passphrase` (`passphrase_len` bytes; null with 0 for a plain file) opens an
+ * encrypted input; the copy is written unencrypted, in the input's encoding.
+ * `*json_out`: `{"findings": [{"kind", "section", "place"}], "counts", "distinct",
+ * "leftOut", "written"}`.
+ *
+ * # Safety
+ * `input` must be a NUL-terminated string, `output` and `options_json` null or
+ * NUL-terminated strings, `passphrase` `passphrase_len` readable bytes unless
+ * `passphrase_len` is 0, and `json_out` writable.
+ */
+smg_status smg_share(const char *input,
+                     const char *output,
+                     const char *options_json,
+                     const uint8_t *passphrase,
+                     size_t passphrase_len,
+                     char **json_out);
+
+/**
  * [`crate::smg_memory_context`] of the turns inside a span of time, given as
  * [`crate::smg_memory_search_within`] takes it; working memory (summary, goals, artifacts
  * in use) is the memory's present and is kept.

@@ -24,6 +24,7 @@ pub use memory::*;
 pub use model::*;
 pub use neo4j::*;
 pub use seal::*;
+pub use share::*;
 pub use within::*;
 
 use std::ffi::{c_char, CStr, CString};

@@ -122,8 +122,11 @@ struct Rule {
     kind: Kind,
     pattern: &'static str,
     group: usize,
-    check: fn(&str, &str, usize, usize) -> bool,
+    check: Check,
 }
+
+/// A check of a candidate: the text, the whole match, and the value's byte range.
+type Check = fn(&str, &str, usize, usize) -> bool;
 
 /// Any candidate the pattern gives.
 fn any(_: &str, _: &str, _: usize, _: usize) -> bool {
@@ -253,7 +256,7 @@ pub(crate) struct Hit {
 #[derive(Debug)]
 pub struct Rules {
     set: RegexSet,
-    each: Vec<(Kind, Regex, usize, fn(&str, &str, usize, usize) -> bool)>,
+    each: Vec<(Kind, Regex, usize, Check)>,
 }
 
 impl Rules {
@@ -503,7 +506,7 @@ fn luhn(digits: &[u32]) -> bool {
             (false, _) => d,
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// Countries that issue IBANs, with their length.
