@@ -3,7 +3,7 @@
 //! entity named by its name's hash (spec §11) whose name changed gets the new name's
 //! id, with every reference to it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use smg_format::model::{Document, Edge, Graph, Node, NonEmpty};
 
-use super::rules::Rules;
+use super::rules::{Kind, Rules};
 use super::table::{self, Table};
 use super::walk;
 use crate::error::Result;
@@ -75,31 +75,64 @@ pub(crate) fn put_back(doc: &mut Document, slots: Vec<Slot>, key: &dyn Fn(&str) 
     }
 }
 
-/// The highest placeholder numbers the slots' nodes and edges hold.
-pub(crate) fn note_placeholders(
+/// What a look at every node and edge found: whether each may hold a value (one flag
+/// an item, nodes then edges of each slot in order).
+pub(crate) struct Looked(Vec<(Vec<bool>, Vec<bool>)>);
+
+/// Every node and edge of the slots looked at once, on both cores: the highest
+/// placeholder numbers they hold go to `seen`.
+pub(crate) fn look(
     slots: &[Slot],
-    seen: &mut std::collections::BTreeMap<super::Kind, u64>,
-) -> Result<()> {
+    rules: &Rules,
+    seen: &mut BTreeMap<Kind, u64>,
+) -> Result<Looked> {
+    let mut out = Vec::new();
     for slot in slots {
-        let texts: Vec<String> = slot
-            .nodes
-            .iter()
-            .flatten()
-            .map(serde_json::to_string)
-            .chain(slot.edges.iter().flatten().map(serde_json::to_string))
-            .collect::<serde_json::Result<_>>()
-            .map_err(invalid)?;
-        for t in &texts {
-            table::note_placeholders(t, seen);
+        let (nodes, n_seen) = look_at(slot.nodes.as_deref().unwrap_or_default(), rules)?;
+        let (edges, e_seen) = look_at(slot.edges.as_deref().unwrap_or_default(), rules)?;
+        for (k, n) in n_seen.into_iter().chain(e_seen) {
+            let m = seen.entry(k).or_insert(0);
+            *m = (*m).max(n);
         }
+        out.push((nodes, edges));
     }
-    Ok(())
+    Ok(Looked(out))
+}
+
+fn look_at<T: Serialize + Sync>(
+    items: &[T],
+    rules: &Rules,
+) -> Result<(Vec<bool>, BTreeMap<Kind, u64>)> {
+    let each: Vec<(bool, BTreeMap<Kind, u64>)> = items
+        .par_iter()
+        .map(|item| {
+            let json = serde_json::to_string(item).map_err(invalid)?;
+            let mut seen = BTreeMap::new();
+            table::note_placeholders(&json, &mut seen);
+            let mut joined = String::with_capacity(json.len());
+            walk::strings_of_json(&json, &mut joined);
+            Ok((rules.may_hold(&joined), seen))
+        })
+        .collect::<Result<_>>()?;
+    let mut seen = BTreeMap::new();
+    let flags = each
+        .into_iter()
+        .map(|(worth, s)| {
+            for (k, n) in s {
+                let m = seen.entry(k).or_insert(0);
+                *m = (*m).max(n);
+            }
+            worth
+        })
+        .collect();
+    Ok((flags, seen))
 }
 
 /// Every node and edge of the slots redacted; the ids (before and after) of the nodes
 /// that changed, and the nodes renamed (old id, new id).
 pub(crate) fn redact(
     slots: &mut [Slot],
+    looked: &Looked,
     rules: &Rules,
     table: &mut Table,
 ) -> Result<(HashSet<String>, HashMap<String, String>)> {
@@ -110,10 +143,11 @@ pub(crate) fn redact(
         .flat_map(|s| s.nodes.iter().flatten())
         .map(|n| n.id.as_str().to_string())
         .collect();
-    for slot in slots.iter_mut() {
+    for (slot, (node_flags, edge_flags)) in slots.iter_mut().zip(&looked.0) {
         let section = slot.at.split('/').nth(1).unwrap_or_default().to_string();
         let nodes = slot.nodes.as_deref_mut().unwrap_or_default();
-        for i in each_changed(nodes, rules, table, &section, &format!("{}/nodes", slot.at))? {
+        let at = format!("{}/nodes", slot.at);
+        for i in each_changed(nodes, node_flags, rules, table, &section, &at)? {
             let node = &mut nodes[i.index];
             changed.insert(node.id.as_str().to_string());
             let old_label = i.before.get("label").and_then(Value::as_str);
@@ -129,7 +163,8 @@ pub(crate) fn redact(
             changed.insert(node.id.as_str().to_string());
         }
         let edges = slot.edges.as_deref_mut().unwrap_or_default();
-        each_changed(edges, rules, table, &section, &format!("{}/edges", slot.at))?;
+        let at = format!("{}/edges", slot.at);
+        each_changed(edges, edge_flags, rules, table, &section, &at)?;
     }
     if !renamed.is_empty() {
         rename(slots, &renamed);
@@ -143,27 +178,19 @@ struct Changed {
     before: Value,
 }
 
-/// Each item of `items` whose strings a rule finds something in, redacted in place,
-/// in order.
+/// Each item of `items` whose strings a rule finds something in (of those `worth`
+/// marks), redacted in place, in order.
 fn each_changed<T>(
     items: &mut [T],
+    worth: &[bool],
     rules: &Rules,
     table: &mut Table,
     section: &str,
     at: &str,
 ) -> Result<Vec<Changed>>
 where
-    T: Serialize + DeserializeOwned + Sync,
+    T: Serialize + DeserializeOwned,
 {
-    let worth: Vec<bool> = items
-        .par_iter()
-        .map(|item| {
-            let json = serde_json::to_string(item).map_err(invalid)?;
-            let mut joined = String::with_capacity(json.len());
-            walk::strings_of_json(&json, &mut joined);
-            Ok(rules.may_hold(&joined))
-        })
-        .collect::<Result<_>>()?;
     let mut out = Vec::new();
     for (index, item) in items.iter_mut().enumerate().filter(|(i, _)| worth[*i]) {
         let before = serde_json::to_value(&*item).map_err(invalid)?;

@@ -175,7 +175,7 @@ pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Repo
         table::note_placeholders(text, &mut seen);
     }
     let mut rest = Rest::take(doc)?;
-    graph::note_placeholders(&rest.graphs, &mut seen)?;
+    let looked = graph::look(&rest.graphs, rules, &mut seen)?;
     let mut all = String::new();
     walk::joined(&rest.value, &mut all);
     table::note_placeholders(&all, &mut seen);
@@ -187,7 +187,7 @@ pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Repo
         }
     }
     let new_vault = vault::redact(old_vault.clone(), contents, rules, &mut table)?;
-    let (changed_nodes, renamed) = graph::redact(&mut rest.graphs, rules, &mut table)?;
+    let (changed_nodes, renamed) = graph::redact(&mut rest.graphs, &looked, rules, &mut table)?;
     let removed = rest
         .value
         .pointer_mut("/curation/removed")
