@@ -207,9 +207,20 @@ fn ingest_redact_stores_no_value_and_an_append_keeps_the_numbers() {
     let d = dir.path();
     transcript(d);
     let out = succeeds(
-        &["ingest", "talk.jsonl", "-o", "r.smg", "-q", "--redact"],
+        &[
+            "ingest",
+            "talk.jsonl",
+            "-o",
+            "r.smg",
+            "-q",
+            "--redact",
+            "--json",
+        ],
         d,
     );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["redacted"]["distinct"]["email"], 1, "{report}");
+    assert!(!text(&out.stdout).contains(MAIL));
     assert!(
         text(&out.stderr).contains("redacted"),
         "{}",

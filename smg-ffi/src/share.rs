@@ -49,13 +49,8 @@ fn options(json: Option<&str>) -> Result<ShareOptions, Failure> {
         .flatten()
     {
         let name = k.as_str().unwrap_or_default();
-        o.keep.push(Kind::from_name(name).ok_or_else(|| {
-            let all: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-            bad(format!(
-                "options.keep: {k} is not a kind ({})",
-                all.join(", ")
-            ))
-        })?);
+        o.keep
+            .push(Kind::parse(name).map_err(|why| bad(format!("options.keep: {why}")))?);
     }
     Ok(o)
 }

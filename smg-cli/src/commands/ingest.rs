@@ -82,13 +82,15 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     } else {
         None
     };
+    // What --redact replaced, for the report.
+    let redacted = std::cell::RefCell::new(None);
     // Embedding needs the document after ingest, before it is written. The turns the
     // ingest held make the search index without decoding the archive again.
     let whole =
         |doc: &mut Document, inputs| -> Result<(IngestReport, Archived), smg_engine::Error> {
             let (report, archived) = ingest_keeping_turns(doc, inputs, &options, &bar)?;
             if args.redact {
-                redact(doc, ctx)?;
+                *redacted.borrow_mut() = Some(redact(doc, ctx)?);
             }
             if let Some(m) = &model {
                 smg_engine::embed::embed(doc, m, false, &ctx.limits, &bar)?;
@@ -202,13 +204,18 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     let files = Files {
         versions,
         skipped: sources.iter().map(|s| s.skipped.len()).sum(),
+        redacted: redacted.take(),
     };
     print_report(&report, &files, path, written, args.json)?;
     Ok(Outcome::Success)
 }
 
-/// Every value `smg share` would replace, replaced in `doc`; what was found, on stderr.
-fn redact(doc: &mut Document, ctx: &Context) -> Result<(), smg_engine::Error> {
+/// Every value `smg share` would replace, replaced in `doc`; what was found, on
+/// stderr and in the report (`--json`: `redacted`, kinds and places, never values).
+fn redact(
+    doc: &mut Document,
+    ctx: &Context,
+) -> Result<smg_engine::share::Report, smg_engine::Error> {
     let rules = smg_engine::share::Rules::new(&[]);
     let report = smg_engine::share::redact(doc, &rules, &ctx.limits)?;
     if !report.findings.is_empty() {
@@ -218,7 +225,7 @@ fn redact(doc: &mut Document, ctx: &Context) -> Result<(), smg_engine::Error> {
             report.findings.len()
         );
     }
-    Ok(())
+    Ok(report)
 }
 
 /// Append `inputs` to the memory at `path` read lean ([`smg_format::merge::Lean`]), when
@@ -258,6 +265,8 @@ struct Files {
     versions: usize,
     /// Files not stored (binary, too large, not UTF-8).
     skipped: usize,
+    /// What `--redact` replaced.
+    redacted: Option<smg_engine::share::Report>,
 }
 
 /// Put each source's file versions and repository into `doc`.
@@ -298,6 +307,7 @@ fn print_report(
             "entities": r.entities, "relations": r.relations, "implicitEntities": r.implicit,
             "edgesDropped": super::dropped::to_json(&r.edges_dropped),
             "versionsAdded": files.versions, "filesSkipped": files.skipped,
+            "redacted": files.redacted.as_ref().map(smg_engine::share::Report::to_json),
         });
         let text = format!("{value}\n");
         return if to_stdout {

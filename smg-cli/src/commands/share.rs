@@ -61,15 +61,7 @@ pub(crate) fn run(a: &ShareArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
 fn kinds(names: &[String]) -> Result<Vec<Kind>, Error> {
     names
         .iter()
-        .map(|n| {
-            Kind::from_name(n.trim()).ok_or_else(|| {
-                let all: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-                Error::InvalidArgument(format!(
-                    "--keep {n:?} is not a kind; the kinds are {}",
-                    all.join(", ")
-                ))
-            })
-        })
+        .map(|n| Kind::parse(n).map_err(|why| Error::InvalidArgument(format!("--keep {why}"))))
         .collect()
 }
 

@@ -150,7 +150,7 @@ pub(crate) fn redact(
         for i in each_changed(nodes, node_flags, rules, table, &section, &at)? {
             let node = &mut nodes[i.index];
             changed.insert(node.id.as_str().to_string());
-            let old_label = i.before.get("label").and_then(Value::as_str);
+            let old_label = i.label.as_deref();
             let named = old_label.is_some_and(|l| entity_id(l).as_str() == node.id.as_str());
             if let (true, Some(label)) = (named && node.label.as_deref() != old_label, &node.label)
             {
@@ -172,10 +172,10 @@ pub(crate) fn redact(
     Ok((changed, renamed))
 }
 
-/// One item changed: where, and its JSON before.
+/// One item changed: where, and its label before.
 struct Changed {
     index: usize,
-    before: Value,
+    label: Option<String>,
 }
 
 /// Each item of `items` whose strings a rule finds something in (of those `worth`
@@ -193,8 +193,11 @@ where
 {
     let mut out = Vec::new();
     for (index, item) in items.iter_mut().enumerate().filter(|(i, _)| worth[*i]) {
-        let before = serde_json::to_value(&*item).map_err(invalid)?;
-        let mut value = before.clone();
+        let mut value = serde_json::to_value(&*item).map_err(invalid)?;
+        let label = value
+            .get("label")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let mut tokens = vec![index.to_string()];
         let mut hit = false;
         walk::strings(&mut value, &mut tokens, &mut |s, place| {
@@ -204,7 +207,7 @@ where
         });
         if hit {
             *item = serde_json::from_value(value).map_err(invalid)?;
-            out.push(Changed { index, before });
+            out.push(Changed { index, label });
         }
     }
     Ok(out)

@@ -203,8 +203,12 @@ pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Repo
         rules.may_hold(&text)
     };
     walk::strings_where(&mut rest.value, &may_hold, &mut |s, place| {
-        let section = |p: String| p.split('/').nth(1).unwrap_or_default().to_string();
-        table::redact(rules, &mut table, s, &section(place()), &|| place())
+        let hits = rules.hits(s);
+        (!hits.is_empty()).then(|| {
+            let at = place();
+            let section = at.split('/').nth(1).unwrap_or_default().to_string();
+            table.apply(s, &hits, &section, &|| at.clone())
+        })
     });
     rest.put_back(doc, rules, &table)?;
     doc.artifact_vault = new_vault;

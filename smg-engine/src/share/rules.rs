@@ -110,6 +110,21 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// The kind named `name`, or a message naming every kind there is (for
+    /// `--keep` and the packages' `keep`).
+    ///
+    /// ```
+    /// use smg_engine::share::Kind;
+    /// assert_eq!(Kind::parse("ip"), Ok(Kind::Ip));
+    /// assert!(Kind::parse("emails").unwrap_err().contains("url-credentials"));
+    /// ```
+    pub fn parse(name: &str) -> Result<Kind, String> {
+        Kind::from_name(name.trim()).ok_or_else(|| {
+            let all: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+            format!("{name:?} is not a kind; the kinds are {}", all.join(", "))
+        })
+    }
+
     /// The tag of its replacements: `[EMAIL-1]`, `[AWS-KEY-2]`.
     pub(crate) fn tag(self) -> String {
         self.name().to_ascii_uppercase()

@@ -137,29 +137,27 @@ fn drop_dangling(doc: &mut Document) {
             }
         }
     }
-    let vectors = doc
-        .deep_archive
-        .as_mut()
-        .and_then(|a| a.vector_index.as_mut());
-    if let Some(list) = vectors.and_then(|v| v.embeddings.as_mut()) {
-        list.retain(|e| {
-            e.turn.is_none_or(|t| archived(t.get()))
-                && e.node_id.as_ref().is_none_or(|id| ids.contains(id))
-        });
-    }
+    retain_embeddings(doc, |turn, node| {
+        turn.is_none_or(archived) && node.is_none_or(|id| ids.contains(id))
+    });
 }
 
 /// Embeddings of turns and nodes whose text changed, dropped (a model must embed
 /// them again: their vectors would carry the replaced values' meaning).
 pub(crate) fn drop_embeddings(doc: &mut Document, turns: &HashSet<u64>, nodes: &HashSet<String>) {
+    retain_embeddings(doc, |turn, node| {
+        !turn.is_some_and(|t| turns.contains(&t)) && !node.is_some_and(|id| nodes.contains(id))
+    });
+}
+
+/// The embeddings `keep` says yes to (given the turn or node each is of), the others
+/// dropped.
+fn retain_embeddings(doc: &mut Document, keep: impl Fn(Option<u64>, Option<&str>) -> bool) {
     let vectors = doc
         .deep_archive
         .as_mut()
         .and_then(|a| a.vector_index.as_mut());
     if let Some(list) = vectors.and_then(|v| v.embeddings.as_mut()) {
-        list.retain(|e| {
-            !e.turn.is_some_and(|t| turns.contains(&t.get()))
-                && !e.node_id.as_ref().is_some_and(|id| nodes.contains(id))
-        });
+        list.retain(|e| keep(e.turn.map(|t| t.get()), e.node_id.as_deref()));
     }
 }

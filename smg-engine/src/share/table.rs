@@ -41,6 +41,21 @@ impl Table {
         });
     }
 
+    /// Record `text`'s hits (found at `section`, `place`) and give the text with each
+    /// replaced.
+    pub(crate) fn apply(
+        &mut self,
+        text: &str,
+        hits: &[Hit],
+        section: &str,
+        place: &dyn Fn() -> String,
+    ) -> String {
+        for h in hits {
+            self.register_value(h.kind, &text[h.start..h.end], section, place());
+        }
+        self.replace(text, hits)
+    }
+
     /// `text` with each hit replaced by its placeholder (every hit registered before).
     pub(crate) fn replace(&self, text: &str, hits: &[Hit]) -> String {
         let mut out = String::with_capacity(text.len());
@@ -77,13 +92,7 @@ pub(crate) fn redact(
     place: &dyn Fn() -> String,
 ) -> Option<String> {
     let hits = rules.hits(text);
-    if hits.is_empty() {
-        return None;
-    }
-    for h in &hits {
-        table.register_value(h.kind, &text[h.start..h.end], section, place());
-    }
-    Some(table.replace(text, &hits))
+    (!hits.is_empty()).then(|| table.apply(text, &hits, section, place))
 }
 
 /// The highest placeholder number of each kind in `text` (`[EMAIL-3]` → 3).

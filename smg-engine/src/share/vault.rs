@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use smg_format::model::{ArtifactVault, Sha256Ref};
-use smg_format::vault::{content_hash, rebuild_versions, unified_diff};
+use smg_format::vault::{rebuild_versions, unified_diff};
 
 use super::rules::Rules;
 use super::table::{self, Table};
@@ -69,7 +69,6 @@ pub(crate) fn redact(
             }
             if let Some(last) = new.last() {
                 artifact.hash = Sha256Ref::of(last.as_bytes());
-                debug_assert_eq!(artifact.hash.as_str(), content_hash(last));
             }
         }
         let mut fields = serde_json::to_value(&artifact).map_err(invalid)?;
