@@ -91,8 +91,7 @@ pub(crate) fn look(
         let (nodes, n_seen) = look_at(slot.nodes.as_deref().unwrap_or_default(), rules)?;
         let (edges, e_seen) = look_at(slot.edges.as_deref().unwrap_or_default(), rules)?;
         for (k, n) in n_seen.into_iter().chain(e_seen) {
-            let m = seen.entry(k).or_insert(0);
-            *m = (*m).max(n);
+            table::raise(seen, k, n);
         }
         out.push((nodes, edges));
     }
@@ -119,8 +118,7 @@ fn look_at<T: Serialize + Sync>(
         .into_iter()
         .map(|(worth, s)| {
             for (k, n) in s {
-                let m = seen.entry(k).or_insert(0);
-                *m = (*m).max(n);
+                table::raise(&mut seen, k, n);
             }
             worth
         })

@@ -30,7 +30,7 @@ mod table;
 mod vault;
 mod walk;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{json, Value};
 use smg_format::model::{Document, Timestamp};
@@ -163,11 +163,8 @@ pub fn share(
 pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Report> {
     let mut seen = BTreeMap::new();
     let scanned = archive::scan(doc, rules, limits)?;
-    for s in &scanned {
-        for (k, n) in &s.seen {
-            let m = seen.entry(*k).or_insert(0);
-            *m = (*m).max(*n);
-        }
+    for (k, n) in scanned.iter().flat_map(|s| &s.seen) {
+        table::raise(&mut seen, *k, *n);
     }
     let old_vault = doc.artifact_vault.take();
     let contents = vault::contents(old_vault.as_ref())?;
@@ -188,28 +185,7 @@ pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Repo
     }
     let new_vault = vault::redact(old_vault.clone(), contents, rules, &mut table)?;
     let (changed_nodes, renamed) = graph::redact(&mut rest.graphs, &looked, rules, &mut table)?;
-    let removed = rest
-        .value
-        .pointer_mut("/curation/removed")
-        .and_then(Value::as_array_mut);
-    for id in removed.into_iter().flatten() {
-        if let Some(new) = id.as_str().and_then(|s| renamed.get(s)) {
-            *id = Value::String(new.clone());
-        }
-    }
-    let may_hold = |v: &Value| {
-        let mut text = String::new();
-        walk::joined(v, &mut text);
-        rules.may_hold(&text)
-    };
-    walk::strings_where(&mut rest.value, &may_hold, &mut |s, place| {
-        let hits = rules.hits(s);
-        (!hits.is_empty()).then(|| {
-            let at = place();
-            let section = at.split('/').nth(1).unwrap_or_default().to_string();
-            table.apply(s, &hits, &section, &|| at.clone())
-        })
-    });
+    rest.redact(rules, &mut table, &renamed);
     rest.put_back(doc, rules, &table)?;
     doc.artifact_vault = new_vault;
     archive::blocks_metadata(doc, rules, &mut table);
@@ -257,6 +233,33 @@ impl Rest {
             sealed,
             graphs,
         })
+    }
+
+    /// Every string and key of the JSON redacted, its list of removed nodes given the
+    /// ids of the nodes `renamed`.
+    fn redact(&mut self, rules: &Rules, table: &mut Table, renamed: &HashMap<String, String>) {
+        let removed = self
+            .value
+            .pointer_mut("/curation/removed")
+            .and_then(Value::as_array_mut);
+        for id in removed.into_iter().flatten() {
+            if let Some(new) = id.as_str().and_then(|s| renamed.get(s)) {
+                *id = Value::String(new.clone());
+            }
+        }
+        let may_hold = |v: &Value| {
+            let mut text = String::new();
+            walk::joined(v, &mut text);
+            rules.may_hold(&text)
+        };
+        walk::strings_where(&mut self.value, &may_hold, &mut |s, place| {
+            let hits = rules.hits(s);
+            (!hits.is_empty()).then(|| {
+                let at = place();
+                let section = at.split('/').nth(1).unwrap_or_default().to_string();
+                table.apply(s, &hits, &section, &|| at.clone())
+            })
+        });
     }
 
     /// Everything back into `doc`, from the walked JSON; a private context's graph

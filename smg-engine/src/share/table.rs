@@ -113,7 +113,12 @@ pub(crate) fn note_placeholders(text: &str, seen: &mut BTreeMap<Kind, u64>) {
         ) else {
             continue;
         };
-        let m = seen.entry(kind).or_insert(0);
-        *m = (*m).max(n);
+        raise(seen, kind, n);
     }
+}
+
+/// `seen`'s number for `kind` raised to `n` at least.
+pub(crate) fn raise(seen: &mut BTreeMap<Kind, u64>, kind: Kind, n: u64) {
+    let m = seen.entry(kind).or_insert(0);
+    *m = (*m).max(n);
 }
