@@ -162,6 +162,17 @@ pub(crate) fn save_indexed(
     write_indexed(path, loaded, indexed, None, limits)
 }
 
+/// [`save_indexed`] of a document that passed its writer's gate already (a share's
+/// copy): written as it is.
+pub(crate) fn save_gated(
+    path: &Path,
+    loaded: Loaded,
+    indexed: bool,
+    limits: &Limits,
+) -> Result<(), smg_engine::Error> {
+    write_indexed(path, loaded, indexed, None, limits)
+}
+
 /// [`save_indexed`] of what an ingest made: the writers' gate takes the turns the
 /// ingest held (`archived`, when given) as the archive's rather than decoding every
 /// block again; the search index is made from them too, and added to the index of

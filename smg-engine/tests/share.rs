@@ -483,3 +483,16 @@ fn redact_leaves_sealed_sections_as_they_are_and_they_still_open() {
     );
     assert!(!text.contains("grace.planted"));
 }
+
+#[test]
+fn a_copy_that_would_not_validate_is_refused_by_the_writers_gate() {
+    let mut doc = ingested();
+    let blocks = doc.deep_archive.as_mut().unwrap().blocks.as_mut().unwrap();
+    let mut again = blocks[0].clone();
+    again.id = blocks.iter().map(|b| b.id).max().unwrap() + 1;
+    blocks.push(again);
+    let bytes = to_bytes(&doc, &WriteOptions::new(Encoding::Json)).unwrap();
+    let err = share(doc, &bytes, &ShareOptions::new(at())).unwrap_err();
+    assert_eq!(err.code(), "SMG-E023", "{err}");
+    assert!(err.to_string().contains("archived twice"), "{err}");
+}

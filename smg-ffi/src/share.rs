@@ -106,7 +106,6 @@ pub unsafe extern "C" fn smg_share(
         let (copy, report) = share(doc, &data, &options).map_err(engine_error)?;
         drop(data);
         if let Some(out) = output {
-            smg_format::validate::ensure_valid(&copy, &limits).map_err(format_error)?;
             let write = smg_format::WriteOptions::new(encoding.for_writing());
             let bytes = if indexed {
                 smg_engine::search::encode_with_search_index(copy, &write, &limits)

@@ -9,7 +9,7 @@ use smg_format::Error;
 
 use super::checkpoint::report as say;
 use crate::cli::ShareArgs;
-use crate::io::{load_bytes, read_input, save_indexed, write_stdout, Context};
+use crate::io::{load_bytes, read_input, save_gated, write_stdout, Context};
 use crate::Outcome;
 
 pub(crate) fn run(a: &ShareArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
@@ -34,7 +34,7 @@ pub(crate) fn run(a: &ShareArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
         Some(output) => {
             loaded.doc = copy;
             loaded.encryption = None;
-            save_indexed(output, loaded, indexed, &ctx.limits)?;
+            save_gated(output, loaded, indexed, &ctx.limits)?;
             Some(output)
         }
         None => None,

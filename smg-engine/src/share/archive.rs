@@ -4,9 +4,11 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
+use serde_json::value::RawValue;
 use serde_json::Value;
-use smg_format::archive::{decode_block, encode_turns};
-use smg_format::model::{ArtifactVault, Document, Turn};
+use smg_format::archive::{decode_block, decode_block_with, encode_turns, every_source};
+use smg_format::model::{ArtifactVault, Block, Document, Turn};
+use smg_format::validate::Fed;
 use smg_format::Limits;
 
 use super::rules::{Kind, Rules};
@@ -24,52 +26,88 @@ pub(crate) struct Scanned {
     pub(crate) turns: Vec<u64>,
 }
 
-/// Every block of `doc`'s archive scanned, in block order.
-pub(crate) fn scan(doc: &Document, rules: &Rules, limits: &Limits) -> Result<Vec<Scanned>> {
+/// How many blocks are decoded side by side: memory holds the turns of these only.
+const TOGETHER: usize = 32;
+
+/// Every block of `doc`'s archive scanned, in block order; the turns of each block
+/// without a finding (kept as it is) given to `fed`.
+pub(crate) fn scan(
+    doc: &Document,
+    rules: &Rules,
+    limits: &Limits,
+    mut fed: Option<&mut Fed>,
+) -> Result<Vec<Scanned>> {
     let Some(archive) = doc.deep_archive.as_ref() else {
         return Ok(Vec::new());
     };
     let method = archive.compression_method.unwrap_or_default();
     let vault = doc.artifact_vault.as_ref();
-    archive
-        .blocks()
-        .par_iter()
-        .map(|block| {
-            let mut s = Scanned::default();
-            let turns = decode_block(block, method, vault, limits)?;
-            let texts: Vec<String> = turns.iter().map(texts_of).collect();
-            let all = texts.concat();
-            table::note_placeholders(&all, &mut s.seen);
-            if !rules.may_hold(&all) {
-                return Ok(s);
+    let blocks = archive.blocks();
+    // A source record is parsed only when its strings may hold a value or a
+    // placeholder: most records are read as text and never made into a tree.
+    let sources = |turn: &Turn, record: &RawValue| {
+        let mut text = String::new();
+        walk::strings_of_json(record.get(), &mut text);
+        let mut placeholders = BTreeMap::new();
+        table::note_placeholders(&text, &mut placeholders);
+        match placeholders.is_empty() && !rules.may_hold(&text) {
+            true => Ok(None),
+            false => every_source(turn, record),
+        }
+    };
+    let mut out = Vec::with_capacity(blocks.len());
+    for (c, chunk) in blocks.chunks(TOGETHER).enumerate() {
+        let scanned: Vec<(Scanned, Vec<Turn>)> = chunk
+            .par_iter()
+            .map(|block| {
+                let turns = decode_block_with(block, method, vault, limits, &sources)?;
+                scan_block(&turns, rules)
+            })
+            .collect::<Result<_>>()?;
+        for (j, (s, turns)) in scanned.into_iter().enumerate() {
+            if let Some(fed) = fed.as_deref_mut().filter(|_| s.turns.is_empty()) {
+                fed.block(c * TOGETHER + j, &turns);
             }
-            for (turn, text) in turns.into_iter().zip(&texts) {
-                let n = turn.turn.get();
-                if !rules.may_hold(text) {
-                    continue;
-                }
-                let mut v = turn_value(&turn)?;
-                let before = s.hits.len();
-                walk::strings(&mut v, &mut Vec::new(), &mut |text, place| {
-                    for h in rules.hits(text) {
-                        let value = text[h.start..h.end].to_string();
-                        s.hits
-                            .push((h.kind, value, format!("turn {n} {}", place())));
-                    }
-                    None
-                });
-                if s.hits.len() > before {
-                    s.turns.push(n);
-                }
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// What one block's `turns` hold, and the turns without their text (what a gate
+/// reads of them).
+fn scan_block(turns: &[Turn], rules: &Rules) -> Result<(Scanned, Vec<Turn>)> {
+    let mut s = Scanned::default();
+    let texts: Vec<String> = turns.iter().map(texts_of).collect();
+    let all = texts.concat();
+    table::note_placeholders(&all, &mut s.seen);
+    if rules.may_hold(&all) {
+        for (turn, text) in turns.iter().zip(&texts) {
+            let n = turn.turn.get();
+            if !rules.may_hold(text) {
+                continue;
             }
-            Ok(s)
-        })
-        .collect()
+            let mut v = turn_value(turn)?;
+            let before = s.hits.len();
+            walk::strings(&mut v, &mut Vec::new(), &mut |text, place| {
+                for h in rules.hits(text) {
+                    let value = text[h.start..h.end].to_string();
+                    s.hits
+                        .push((h.kind, value, format!("turn {n} {}", place())));
+                }
+                None
+            });
+            if s.hits.len() > before {
+                s.turns.push(n);
+            }
+        }
+    }
+    Ok((s, turns.iter().map(framed).collect()))
 }
 
 /// Each block with a finding encoded again from its turns with every value
 /// replaced (`vault` is the one the blocks were written against, for turns stored
-/// as parts).
+/// as parts), its new turns given to `fed`.
 pub(crate) fn rewrite(
     doc: &mut Document,
     scanned: &[Scanned],
@@ -77,6 +115,7 @@ pub(crate) fn rewrite(
     rules: &Rules,
     table: &Table,
     limits: &Limits,
+    mut fed: Option<&mut Fed>,
 ) -> Result<()> {
     let Some(archive) = doc.deep_archive.as_mut() else {
         return Ok(());
@@ -85,28 +124,57 @@ pub(crate) fn rewrite(
     let Some(blocks) = archive.blocks.as_mut() else {
         return Ok(());
     };
-    blocks
-        .par_iter_mut()
-        .zip(scanned)
-        .filter(|(_, s)| !s.turns.is_empty())
-        .try_for_each(|(block, s)| -> Result<()> {
-            let turns = decode_block(block, method, vault, limits)?
-                .into_iter()
-                .map(|t| {
-                    if !s.turns.contains(&t.turn.get()) {
-                        return Ok(t);
-                    }
-                    let mut v = turn_value(&t)?;
-                    walk::strings(&mut v, &mut Vec::new(), &mut |text, _| {
-                        let hits = rules.hits(text);
-                        (!hits.is_empty()).then(|| table.replace(text, &hits))
-                    });
-                    serde_json::from_value::<Turn>(v).map_err(invalid)
-                })
-                .collect::<Result<Vec<Turn>>>()?;
-            block.compressed_data = encode_turns(&turns, DEFAULT_QUALITY)?;
-            Ok(())
-        })
+    let changed: Vec<usize> = (0..scanned.len())
+        .filter(|&i| !scanned[i].turns.is_empty())
+        .collect();
+    // The chunks' blocks in ascending order: one pass over the list finds them all.
+    let mut rest = blocks.iter_mut().enumerate();
+    for chunk in changed.chunks(TOGETHER) {
+        let mut mine: Vec<(usize, &mut Block)> = Vec::with_capacity(chunk.len());
+        for &i in chunk {
+            mine.extend(rest.by_ref().find(|(j, _)| *j == i));
+        }
+        let written: Vec<(usize, Vec<Turn>)> = mine
+            .into_par_iter()
+            .map(|(i, block)| {
+                let turns = decode_block(block, method, vault, limits)?
+                    .into_iter()
+                    .map(|t| redact_turn(t, &scanned[i].turns, rules, table))
+                    .collect::<Result<Vec<Turn>>>()?;
+                block.compressed_data = encode_turns(&turns, DEFAULT_QUALITY)?;
+                Ok((i, turns.iter().map(framed).collect()))
+            })
+            .collect::<Result<_>>()?;
+        for (i, turns) in written {
+            if let Some(fed) = fed.as_deref_mut() {
+                fed.block(i, &turns);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Turn `t` with every value replaced when it is one of the turns with a finding.
+fn redact_turn(t: Turn, with: &[u64], rules: &Rules, table: &Table) -> Result<Turn> {
+    if !with.contains(&t.turn.get()) {
+        return Ok(t);
+    }
+    let mut v = turn_value(&t)?;
+    walk::strings(&mut v, &mut Vec::new(), &mut |text, _| {
+        let hits = rules.hits(text);
+        (!hits.is_empty()).then(|| table.replace(text, &hits))
+    });
+    serde_json::from_value::<Turn>(v).map_err(invalid)
+}
+
+/// What a writers' gate reads of a turn: its number, role, scope and ids.
+fn framed(t: &Turn) -> Turn {
+    Turn {
+        conversation_id: t.conversation_id.clone(),
+        message_id: t.message_id.clone(),
+        scope: t.scope,
+        ..Turn::new(t.turn, t.role.clone(), String::new())
+    }
 }
 
 /// Each block's summary, key points and unknown fields, redacted in place.

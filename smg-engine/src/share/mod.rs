@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{json, Value};
 use smg_format::model::{Document, Timestamp};
+use smg_format::validate::{Fed, Gate};
 use smg_format::Limits;
 
 use crate::error::Result;
@@ -140,20 +141,25 @@ impl ShareOptions {
 /// The copy holds no sealed section, private context or restricted tier, no access
 /// record, audit entry or signature; every value the rules find is replaced
 /// everywhere; embeddings of changed text are dropped. A stored search index is the
-/// caller's to make again (or drop): the document has none.
+/// caller's to make again (or drop): the document has none. The copy has passed the
+/// writers' gate (every block's turns checked as they were scanned or encoded again):
+/// it is written as it is.
 pub fn share(
     mut doc: Document,
     parent_bytes: &[u8],
     options: &ShareOptions,
 ) -> Result<(Document, Report)> {
     let (left_out, signed) = strip::strip(&mut doc)?;
-    let mut report = redact(&mut doc, &Rules::new(&options.keep), &options.limits)?;
+    let mut fed = Gate::fed(&doc);
+    let rules = Rules::new(&options.keep);
+    let mut report = redact_fed(&mut doc, &rules, &options.limits, Some(&mut fed))?;
     report.left_out = left_out;
     report.signature_removed = signed;
     let mut copy = smg_format::lineage::fork(doc, parent_bytes, &options.branch, &options.at)?;
     if let Some(entry) = copy.metadata.lineage.as_mut().and_then(|l| l.last_mut()) {
         entry.extra.insert("shared".into(), Value::Bool(true));
     }
+    fed.gate(&copy, &options.limits).finish(&copy)?;
     Ok((copy, report))
 }
 
@@ -161,8 +167,19 @@ pub fn share(
 /// out: that is [`share`]'s). Placeholders already in the document keep their
 /// numbers; new ones are numbered after them.
 pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Report> {
+    redact_fed(doc, rules, limits, None)
+}
+
+/// [`redact`], each archive block's turns given to `fed` as they are scanned (the
+/// blocks kept as they were) or encoded again.
+fn redact_fed(
+    doc: &mut Document,
+    rules: &Rules,
+    limits: &Limits,
+    mut fed: Option<&mut Fed>,
+) -> Result<Report> {
     let mut seen = BTreeMap::new();
-    let scanned = archive::scan(doc, rules, limits)?;
+    let scanned = archive::scan(doc, rules, limits, fed.as_deref_mut())?;
     for (k, n) in scanned.iter().flat_map(|s| &s.seen) {
         table::raise(&mut seen, *k, *n);
     }
@@ -193,7 +210,15 @@ pub fn redact(doc: &mut Document, rules: &Rules, limits: &Limits) -> Result<Repo
         .iter()
         .flat_map(|s| s.turns.iter().copied())
         .collect();
-    archive::rewrite(doc, &scanned, old_vault.as_ref(), rules, &table, limits)?;
+    archive::rewrite(
+        doc,
+        &scanned,
+        old_vault.as_ref(),
+        rules,
+        &table,
+        limits,
+        fed,
+    )?;
     strip::drop_embeddings(doc, &changed_turns, &changed_nodes);
     Ok(Report {
         distinct: table.distinct(),

@@ -92,29 +92,40 @@ pub(crate) fn joined(v: &Value, out: &mut String) {
 pub(crate) fn strings_of_json(json: &str, out: &mut String) {
     let bytes = json.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'"' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        let mut escaped = false;
-        while i < bytes.len() && bytes[i] != b'"' {
-            escaped |= bytes[i] == b'\\';
-            i += if bytes[i] == b'\\' { 2 } else { 1 };
-        }
-        let end = i.min(bytes.len());
+    while let Some(q) = memchr::memchr(b'"', &bytes[i..]) {
+        let start = i + q + 1;
+        let (end, escaped) = string_end(bytes, start);
         match escaped {
-            false => out.push_str(&json[start + 1..end]),
-            true => match serde_json::from_str::<String>(&json[start..(end + 1).min(json.len())]) {
-                Ok(s) => out.push_str(&s),
-                Err(_) => out.push_str(&json[start + 1..end]),
-            },
+            false => out.push_str(&json[start..end]),
+            true => {
+                match serde_json::from_str::<String>(&json[start - 1..(end + 1).min(json.len())]) {
+                    Ok(s) => out.push_str(&s),
+                    Err(_) => out.push_str(&json[start..end]),
+                }
+            }
         }
         out.push('\n');
-        i += 1;
+        i = end + 1;
+        if i >= bytes.len() {
+            break;
+        }
     }
+}
+
+/// Where the string whose text starts at `start` ends (its closing quote, or the
+/// text's end), and whether it holds an escape.
+fn string_end(bytes: &[u8], start: usize) -> (usize, bool) {
+    let mut j = start;
+    let mut escaped = false;
+    while let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[j.min(bytes.len())..]) {
+        j += k;
+        if bytes[j] == b'"' {
+            return (j, escaped);
+        }
+        escaped = true;
+        j += 2;
+    }
+    (bytes.len(), escaped)
 }
 
 /// `/a/b~1c` from its tokens.
@@ -132,11 +143,23 @@ mod tests {
 
     #[test]
     fn strings_of_json_are_what_joined_gives() {
-        let v = json!({"a": ["x\"y\n", {"k": 1.5, "e": "z\\w"}], "b": null});
-        let (mut from_text, mut from_value) = (String::new(), String::new());
-        strings_of_json(&v.to_string(), &mut from_text);
+        let values = [
+            json!({"a": ["x\"y\n", {"k": 1.5, "e": "z\\w"}], "b": null}),
+            json!(["\\", "\\\"", "é\u{1}ü", "", {"": ""}]),
+            json!("plain"),
+            json!(12),
+        ];
+        for v in values {
+            let (mut from_text, mut from_value) = (String::new(), String::new());
+            strings_of_json(&v.to_string(), &mut from_text);
+            joined(&v, &mut from_value);
+            assert_eq!(from_text, from_value, "{v}");
+        }
+        let (mut pretty, mut from_value) = (String::new(), String::new());
+        let v = json!({"k": ["a b", "c\td"]});
+        strings_of_json(&serde_json::to_string_pretty(&v).unwrap(), &mut pretty);
         joined(&v, &mut from_value);
-        assert_eq!(from_text, from_value);
+        assert_eq!(pretty, from_value);
     }
 
     #[test]

@@ -33,7 +33,20 @@ pub fn decode_block(
     vault: Option<&ArtifactVault>,
     limits: &Limits,
 ) -> Result<Vec<Turn>> {
-    Ok(read_block(block, method, vault, limits, &every_source)?
+    decode_block_with(block, method, vault, limits, &every_source)
+}
+
+/// [`decode_block`], keeping of each turn's source record what `sources` keeps: for
+/// a reader that needs few of them (a scan that parses only the records whose text
+/// may hold what it seeks).
+pub fn decode_block_with(
+    block: &Block,
+    method: CompressionMethod,
+    vault: Option<&ArtifactVault>,
+    limits: &Limits,
+    sources: &Sources<'_>,
+) -> Result<Vec<Turn>> {
+    Ok(read_block(block, method, vault, limits, sources)?
         .into_iter()
         .map(|t| t.turn)
         .collect())
@@ -156,7 +169,7 @@ pub(crate) fn materialize(
     cache: &mut HashMap<(String, u64), String>,
     resolve: &mut Resolve<'_>,
     limits: &Limits,
-    sources: &Sources,
+    sources: &Sources<'_>,
 ) -> Result<Turn> {
     let Stored {
         mut turn,
@@ -191,7 +204,7 @@ pub(crate) fn materialize(
 /// JSON text: the value kept as the turn's `source`, or nothing. Parsed, a large
 /// archive's records take several times the memory of their text, and most readers
 /// need few of them; [`read_archive`] keeps each one, parsed ([`every_source`]).
-pub type Sources = dyn Fn(&Turn, &RawValue) -> serde_json::Result<Option<Value>> + Sync;
+pub type Sources<'a> = dyn Fn(&Turn, &RawValue) -> serde_json::Result<Option<Value>> + Sync + 'a;
 
 /// [`Sources`] that keeps every record, parsed.
 pub fn every_source(_: &Turn, record: &RawValue) -> serde_json::Result<Option<Value>> {
@@ -321,7 +334,7 @@ pub fn read_archive(doc: &crate::Document, limits: &Limits) -> Result<Vec<Archiv
 pub fn read_archive_with(
     doc: &crate::Document,
     limits: &Limits,
-    sources: &Sources,
+    sources: &Sources<'_>,
 ) -> Result<Vec<ArchivedTurn>> {
     use rayon::prelude::*;
     let Some(archive) = doc.deep_archive.as_ref() else {
@@ -342,7 +355,7 @@ pub(crate) fn read_block(
     method: CompressionMethod,
     vault: Option<&ArtifactVault>,
     limits: &Limits,
-    sources: &Sources,
+    sources: &Sources<'_>,
 ) -> Result<Vec<ArchivedTurn>> {
     let raw = raw_bytes(block)?;
     let mut resolve = |id: &str, v: u64| {

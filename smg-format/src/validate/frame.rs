@@ -40,39 +40,64 @@ impl Frame {
     /// them holds them (every turn of its unsealed blocks); otherwise every block is
     /// decoded.
     pub(crate) fn read(doc: &Document, limits: &Limits, held: Option<&[&Turn]>) -> Frame {
-        let vault = doc.artifact_vault.as_ref();
-        let mut frame = Frame {
-            out: Vec::new(),
-            artifacts: vault
-                .and_then(|v| v.artifacts.as_ref())
-                .map(|a| a.keys().cloned().collect())
-                .unwrap_or_default(),
-            collaborators: doc
-                .collaborators
-                .iter()
-                .flatten()
-                .map(|c| c.id.to_string())
-                .collect(),
-            archived: Archived::default(),
-        };
-        frame.vault(doc);
+        let mut frame = Frame::of(doc);
         if let Some(archive) = &doc.deep_archive {
             frame.archived.complete = true;
-            frame.archived.sealed = doc
-                .sealed_sections
-                .iter()
-                .flatten()
-                .flat_map(|s| s.turn_ranges.iter().flatten())
-                .filter_map(|r| parse_turn_range(r))
-                .collect();
             match held {
                 Some(turns) => frame.held(archive, turns),
-                None => frame.decoded(doc, archive, limits),
+                None => {
+                    let shapes = frame.shapes(archive.blocks());
+                    let all: Vec<usize> = (0..shapes.len()).collect();
+                    frame.decoded(doc, &shapes, &all, limits);
+                }
             }
-            frame.vectors(archive);
-            frame.archived.finish();
+            frame.close(doc, archive);
         }
         frame
+    }
+
+    /// The frame's checks of everything but the archive's blocks: the vault's (its
+    /// findings first), the artifacts' and collaborators' ids kept.
+    pub(super) fn of(doc: &Document) -> Frame {
+        let mut frame = Frame::empty();
+        frame.artifacts = doc
+            .artifact_vault
+            .as_ref()
+            .and_then(|v| v.artifacts.as_ref())
+            .map(|a| a.keys().cloned().collect())
+            .unwrap_or_default();
+        frame.collaborators = doc
+            .collaborators
+            .iter()
+            .flatten()
+            .map(|c| c.id.to_string())
+            .collect();
+        frame.vault(doc);
+        frame
+    }
+
+    /// A frame with nothing checked yet.
+    pub(super) fn empty() -> Frame {
+        Frame {
+            out: Vec::new(),
+            artifacts: HashSet::default(),
+            collaborators: HashSet::new(),
+            archived: Archived::default(),
+        }
+    }
+
+    /// The archive's checks once every block's turns are in: its vectors, the sealed
+    /// ranges provenance may not be checked in.
+    pub(super) fn close(&mut self, doc: &Document, archive: &DeepArchive) {
+        self.archived.sealed = doc
+            .sealed_sections
+            .iter()
+            .flatten()
+            .flat_map(|s| s.turn_ranges.iter().flatten())
+            .filter_map(|r| parse_turn_range(r))
+            .collect();
+        self.vectors(archive);
+        self.archived.finish();
     }
 
     fn err(&mut self, code: &'static str, ptr: String, msg: String) {
@@ -137,67 +162,82 @@ impl Frame {
         }
     }
 
-    /// Every block decoded, on every core, a few at a time: memory holds the turns of
-    /// one chunk, not of the archive.
-    fn decoded(&mut self, doc: &Document, archive: &DeepArchive, limits: &Limits) {
+    /// The blocks `which` of `doc`'s archive decoded, on every core, a few at a time:
+    /// memory holds the turns of one chunk, not of the archive.
+    pub(super) fn decoded(
+        &mut self,
+        doc: &Document,
+        shapes: &[Shape],
+        which: &[usize],
+        limits: &Limits,
+    ) {
+        let Some(archive) = &doc.deep_archive else {
+            return;
+        };
         let method = archive.compression_method.unwrap_or_default();
-        let mut block_ids = HashSet::new();
         let vault = doc.artifact_vault.as_ref();
         let blocks = archive.blocks();
-        for (c, chunk) in blocks.chunks(DECODED_TOGETHER).enumerate() {
+        for chunk in which.chunks(DECODED_TOGETHER) {
             let decoded: Vec<_> = chunk
                 .par_iter()
-                .map(|b| {
-                    let turns = decode_block(b, method, vault, limits)?;
-                    Ok(turns.into_iter().map(framed).collect())
+                .map(|&i| {
+                    let turns = decode_block(&blocks[i], method, vault, limits)?;
+                    Ok::<Vec<Turn>, crate::Error>(turns.into_iter().map(framed).collect())
                 })
                 .collect();
-            for (j, (b, turns)) in chunk.iter().zip(decoded).enumerate() {
-                let i = c * DECODED_TOGETHER + j;
-                let range = self.block_frame(i, b, &mut block_ids);
-                self.block(i, blocks, range, turns);
+            for (&i, turns) in chunk.iter().zip(decoded) {
+                match turns {
+                    Ok(turns) => self.block(i, shapes, &turns),
+                    Err(e) => self.undecodable(i, &e),
+                }
             }
         }
     }
 
-    /// A block's id used once and its turn range readable; the range.
-    fn block_frame(&mut self, i: usize, b: &Block, ids: &mut HashSet<u64>) -> Option<(u64, u64)> {
-        let ptr = format!("/deepArchive/blocks/{i}");
-        if !ids.insert(b.id) {
-            let msg = format!("block id {} is used twice", b.id);
-            self.err("SMG-E118", format!("{ptr}/id"), msg);
-        }
-        let range = parse_turn_range(&b.turn_range);
-        if range.is_none() {
-            let msg = format!(
-                "`{}` is not a turn range \"first-last\" with first <= last",
-                b.turn_range
-            );
-            self.err("SMG-E114", format!("{ptr}/turnRange"), msg);
-        }
-        range
+    /// Each block's id used once and its turn range readable; what the checks of
+    /// its turns read of it.
+    pub(super) fn shapes(&mut self, blocks: &[Block]) -> Vec<Shape> {
+        let mut ids = HashSet::new();
+        blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let ptr = format!("/deepArchive/blocks/{i}");
+                if !ids.insert(b.id) {
+                    let msg = format!("block id {} is used twice", b.id);
+                    self.err("SMG-E118", format!("{ptr}/id"), msg);
+                }
+                let range = parse_turn_range(&b.turn_range);
+                if range.is_none() {
+                    let msg = format!(
+                        "`{}` is not a turn range \"first-last\" with first <= last",
+                        b.turn_range
+                    );
+                    self.err("SMG-E114", format!("{ptr}/turnRange"), msg);
+                }
+                Shape {
+                    id: b.id,
+                    turn_range: b.turn_range.as_str().to_string(),
+                    scope: scope(b.scope),
+                    range,
+                }
+            })
+            .collect()
     }
 
-    /// Block `i` of `blocks`, its turn range and its turns as decoded.
-    fn block(
-        &mut self,
-        i: usize,
-        blocks: &[Block],
-        range: Option<(u64, u64)>,
-        decoded: crate::Result<Vec<Turn>>,
-    ) {
-        let b = &blocks[i];
+    /// Block `i`, which did not decode: its turns are unknown.
+    pub(super) fn undecodable(&mut self, i: usize, e: &crate::Error) {
+        let at = format!("/deepArchive/blocks/{i}/compressedData");
+        self.err(e.code(), at, e.to_string());
+        self.archived.complete = false;
+    }
+
+    /// Block `i` of `shapes` holding `turns`.
+    pub(super) fn block(&mut self, i: usize, shapes: &[Shape], turns: &[Turn]) {
+        let b = &shapes[i];
         let at = || format!("/deepArchive/blocks/{i}/compressedData");
-        let turns = match decoded {
-            Ok(t) => t,
-            Err(e) => {
-                self.err(e.code(), at(), e.to_string());
-                self.archived.complete = false;
-                return;
-            }
-        };
-        for t in &turns {
-            if let Some((lo, hi)) = range {
+        for t in turns {
+            if let Some((lo, hi)) = b.range {
                 if t.turn < lo || t.turn > hi {
                     let msg = format!(
                         "block {}: turn {} lies outside its turnRange {}",
@@ -206,20 +246,20 @@ impl Frame {
                     self.err("SMG-E119", at(), msg);
                 }
             }
-            if scope(t.scope) != scope(b.scope) {
+            if scope(t.scope) != b.scope {
                 let msg = format!(
                     "block {}: turn {} has scope {}, its block {}",
                     b.id,
                     t.turn,
                     scope(t.scope).name(),
-                    scope(b.scope).name()
+                    b.scope.name()
                 );
                 self.err("SMG-E128", at(), msg);
             }
             if let Some(other) = self.archived.add(t, i) {
                 let msg = format!(
                     "turn {} is archived twice (blocks {} and {})",
-                    t.turn, blocks[other].id, b.id
+                    t.turn, shapes[other].id, b.id
                 );
                 self.err("SMG-E118", at(), msg);
             }
@@ -230,11 +270,10 @@ impl Frame {
     /// The turns a writer holds, each within the range of a block of its scope; the
     /// blocks it has just written are not decoded again.
     fn held(&mut self, archive: &DeepArchive, turns: &[&Turn]) {
-        let mut block_ids = HashSet::new();
         let mut ranges = Ranges::default();
-        for (i, b) in archive.blocks().iter().enumerate() {
-            if let Some(range) = self.block_frame(i, b, &mut block_ids) {
-                ranges.add(scope(b.scope), range);
+        for shape in self.shapes(archive.blocks()) {
+            if let Some(range) = shape.range {
+                ranges.add(shape.scope, range);
             }
         }
         ranges.sort();
@@ -309,6 +348,22 @@ fn framed(t: Turn) -> Turn {
         message_id: t.message_id,
         scope: t.scope,
         ..Turn::new(t.turn, t.role, String::new())
+    }
+}
+
+/// What the checks of a block's turns read of the block.
+pub(super) struct Shape {
+    id: u64,
+    turn_range: String,
+    scope: Scope,
+    /// Its turn range, when readable.
+    range: Option<(u64, u64)>,
+}
+
+impl Shape {
+    /// Whether `b` is the block this was read from (its data aside).
+    pub(super) fn is(&self, b: &Block) -> bool {
+        self.id == b.id && self.turn_range == b.turn_range.as_str() && self.scope == scope(b.scope)
     }
 }
 

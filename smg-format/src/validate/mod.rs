@@ -1,6 +1,7 @@
 //! Validation: JSON Schema, semantic checks and JSON-LD expansion, each finding with
 //! a stable `SMG-` code, a severity and a JSON Pointer.
 
+mod fed;
 mod fields;
 mod frame;
 pub(crate) mod jsonld;
@@ -19,6 +20,7 @@ use serde::Serialize;
 use crate::envelope::{self, Encoding};
 use crate::limits::Limits;
 use crate::model::{Document, Turn};
+pub use fed::Fed;
 pub use path::validate_path;
 use split::Split;
 
@@ -249,6 +251,13 @@ impl Gate {
     /// blocks): each turn within the range of a block of its scope, none twice.
     pub fn new(doc: &Document, limits: &Limits, turns: &[&Turn]) -> Gate {
         Gate(frame::Frame::read(doc, limits, Some(turns)))
+    }
+
+    /// A gate of `doc`'s archive that its writer feeds block by block as it decodes
+    /// or encodes them ([`Fed`]): for a writer that changes some blocks of a file it
+    /// read whole.
+    pub fn fed(doc: &Document) -> Fed {
+        Fed::new(doc)
     }
 
     /// Check the rest of `doc` (every field, then the semantic rules);
