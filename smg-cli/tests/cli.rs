@@ -201,6 +201,26 @@ fn help_lists_exit_codes() {
 }
 
 #[test]
+fn help_gives_each_command_one_short_line_and_the_details_in_its_own_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = smg(&["--help"], dir.path());
+    let help = text(&out.stdout);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(commands.len() > 30, "{help}");
+    for line in &commands {
+        assert!(line.chars().count() <= 80, "longer than 80 columns: {line}");
+    }
+    let share = text(&smg(&["share", "--help"], dir.path()).stdout);
+    assert!(share.contains("typed placeholders"), "{share}");
+    assert!(!help.contains("typed placeholders"));
+}
+
+#[test]
 fn vault_add_log_show_diff_export() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

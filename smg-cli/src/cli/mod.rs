@@ -91,7 +91,9 @@ pub(crate) enum Command {
     /// Rewrite a file in another encoding, losslessly.
     #[command(after_help = EXIT_CODES)]
     Convert(ConvertArgs),
-    /// Check files against the v1 spec: schema, references, hashes, blocks, JSON-LD.
+    /// Check files against the v1 spec.
+    ///
+    /// Schema, references, hashes, blocks, JSON-LD.
     #[command(after_help = EXIT_CODES)]
     Validate(ValidateArgs),
     /// Encrypt a file (AES-256-GCM, key from PBKDF2-HMAC-SHA256).
@@ -103,13 +105,18 @@ pub(crate) enum Command {
     /// Change an encrypted file's passphrase (new salt, nonce and key).
     #[command(after_help = EXIT_CODES)]
     Rekey(RekeyArgs),
-    /// Seal a collaborator's private context or a memory tier with its own passphrase.
+    /// Seal a private context or a memory tier with its own passphrase.
+    ///
+    /// A collaborator's private context, or a whole tier, is encrypted apart from the
+    /// rest; only its passphrase opens it (`smg unseal`).
     #[command(after_help = EXIT_CODES)]
     Seal(SealArgs),
     /// Open a sealed section and put its content back.
     #[command(after_help = EXIT_CODES)]
     Unseal(UnsealArgs),
-    /// Make an Ed25519 key pair for signing: KEY (secret, mode 0600) and KEY.pub.
+    /// Make an Ed25519 key pair for signing.
+    ///
+    /// KEY (secret, mode 0600) and KEY.pub.
     #[command(after_help = EXIT_CODES)]
     Keygen {
         /// Where to write the secret key; the public key goes to the same path + `.pub`.
@@ -128,7 +135,9 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Check a file's signature; on failure, name the sections that changed.
+    /// Check a file's signature.
+    ///
+    /// On failure, name the sections that changed.
     #[command(after_help = EXIT_CODES)]
     Verify {
         /// The memory file (`-` for stdin).
@@ -137,14 +146,18 @@ pub(crate) enum Command {
         #[arg(long)]
         public_key: Option<PathBuf>,
     },
-    /// The artifact vault: code and documents, stored once, versions as diffs.
+    /// The artifact vault: code and documents, stored once.
+    ///
+    /// Versions as diffs.
     #[command(subcommand)]
     Vault(VaultCommand),
     /// The deep archive: every original turn, in compressed blocks.
     #[command(subcommand)]
     Archive(ArchiveCommand),
-    /// Turn chat transcripts and exports into memory (ChatGPT, Claude, LoCoMo, JSONL,
-    /// Letta agent files, the MCP memory server's JSON Lines).
+    /// Turn chat transcripts and exports into memory.
+    ///
+    /// ChatGPT, Claude, LoCoMo, JSONL, Letta agent files, the MCP memory server's JSON
+    /// Lines.
     #[command(after_help = EXIT_CODES)]
     Ingest(IngestArgs),
     /// The archived turns that best answer a query, with their provenance.
@@ -153,12 +166,16 @@ pub(crate) enum Command {
     /// Prompt-ready memory for a query, within a token budget.
     #[command(after_help = EXIT_CODES)]
     Context(ContextArgs),
-    /// Embed a memory's turns and nodes with a local sentence-embedding model
-    /// (--model DIR), for search and context by meaning; or print a query's embedding.
+    /// Embed turns and nodes with a local sentence-embedding model.
+    ///
+    /// The model is a local directory (--model DIR); search and context then rank by
+    /// meaning too. Or print a query's embedding.
     #[command(after_help = EXIT_CODES)]
     Embed(EmbedArgs),
-    /// Store the search index in a packed file, so that search, context and expand
-    /// open it without indexing every turn (any rewrite of the file drops it).
+    /// Store the search index in a packed file.
+    ///
+    /// Search, context and expand then open it without indexing every turn (any
+    /// rewrite of the file drops it).
     #[command(after_help = EXIT_CODES)]
     Index {
         /// The memory file, in the packed layout (`smg convert --layout packed`).
@@ -167,11 +184,15 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The original turns of a segment named by a reference card, byte for byte.
+    /// The original turns of a segment named by a reference card.
+    ///
+    /// Byte for byte, as they were ingested.
     #[command(after_help = EXIT_CODES)]
     Expand(ExpandArgs),
-    /// Nodes that match a FIND query (SMG §12.3), e.g.
-    /// 'FIND decisions WHERE topic = "database" AND timestamp > "2025-12-01" ORDER BY importance DESC LIMIT 10'.
+    /// Nodes that match a FIND query (SMG §12.3).
+    ///
+    /// E.g. 'FIND decisions WHERE topic = "database" AND timestamp > "2025-12-01" ORDER
+    /// BY importance DESC LIMIT 10'.
     #[command(after_help = EXIT_CODES)]
     Query {
         /// The memory file.
@@ -184,12 +205,15 @@ pub(crate) enum Command {
         #[command(flatten)]
         sealed: SealedArg,
     },
-    /// What changed from one memory file to another: nodes, edges, artifact versions,
-    /// archive turns, working memory, metadata.
+    /// What changed from one memory file to another.
+    ///
+    /// Nodes, edges, artifact versions, archive turns, working memory, metadata.
     #[command(after_help = EXIT_CODES)]
     Diff(DiffArgs),
-    /// Rebuild a file from its base and one or more delta files (`smg diff --delta`),
-    /// byte for byte: v1 + d2 + d3 = v3.
+    /// Rebuild a file from its base and one or more delta files.
+    ///
+    /// The deltas are what `smg diff --delta` writes; the file comes back byte for
+    /// byte: v1 + d2 + d3 = v3.
     #[command(after_help = EXIT_CODES)]
     Apply {
         /// The base file the first delta names (`-` for stdin).
@@ -201,7 +225,9 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Copy a memory onto a new branch, recording its parent (id, hash, branch, time).
+    /// Copy a memory onto a new branch, recording its parent.
+    ///
+    /// Id, hash, branch, time.
     #[command(after_help = EXIT_CODES)]
     Fork {
         /// The parent file (`-` for stdin).
@@ -216,43 +242,55 @@ pub(crate) enum Command {
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
-    /// A copy safe to hand out: credentials and personal data replaced everywhere
-    /// by typed placeholders; restricted tiers, private contexts, access records, the
-    /// audit log and the signature left out. `--check` exits 1 while a file holds any.
+    /// A copy safe to hand out.
+    ///
+    /// Credentials and personal data replaced everywhere by typed placeholders;
+    /// restricted tiers, private contexts, access records, the audit log and the
+    /// signature left out. `--check` exits 1 while a file holds any.
     #[command(after_help = EXIT_CODES)]
     Share(ShareArgs),
     /// A memory's id, branch and the forks that led to it, newest first.
     #[command(after_help = EXIT_CODES)]
     Log(FileJson),
-    /// Three-way merge of two memories changed from a common base: the archives and
-    /// vaults as unions (a message both sides added, once), then the derived graph and
-    /// working memory built again from the merged archive. Conflicting changes of the
-    /// same authored field are listed and nothing is written (exit 1) unless --prefer
-    /// settles them.
+    /// Three-way merge of two memories changed from a common base.
+    ///
+    /// The archives and vaults as unions (a message both sides added, once), then the
+    /// derived graph and working memory built again from the merged archive.
+    /// Conflicting changes of the same authored field are listed and nothing is written
+    /// (exit 1) unless --prefer settles them.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
-    /// Write the memory in another system's format (ChatGPT, Claude, a Letta agent
-    /// file, the MCP memory server's JSON Lines, Markdown, RDF N-Quads), saying what
-    /// the format cannot carry. Conversations an export gave come back equal to it.
+    /// Write the memory in another system's format.
+    ///
+    /// ChatGPT, Claude, a Letta agent file, the MCP memory server's JSON Lines,
+    /// Markdown, RDF N-Quads; says what the format cannot carry. Conversations an
+    /// export gave come back equal to it.
     #[command(after_help = EXIT_CODES)]
     Export(ExportArgs),
-    /// Write one self-contained HTML page of the memory: its graph, timeline, vault
-    /// and archive, searchable, working offline (it fetches nothing). Sealed sections
-    /// show as sealed; an encrypted file needs its passphrase, which the page never holds.
+    /// Write one self-contained HTML page of the memory.
+    ///
+    /// Its graph, timeline, vault and archive, searchable, working offline (it fetches
+    /// nothing). Sealed sections show as sealed; an encrypted file needs its
+    /// passphrase, which the page never holds.
     #[command(after_help = EXIT_CODES)]
     View(ViewArgs),
-    /// Push memory tiers to Neo4j (or FalkorDB) over Bolt and pull them back (spec §19).
+    /// Push memory tiers to Neo4j over Bolt and pull them back.
+    ///
+    /// Neo4j or FalkorDB, as spec §19 maps the tiers onto labels.
     #[command(subcommand, after_help = EXIT_CODES)]
     Neo4j(Neo4jCommand),
-    /// Serve the memory over the Model Context Protocol on stdin/stdout: the MCP memory
-    /// server's nine tools (a drop-in replacement), smg's search, context, expand and
-    /// FIND, and the M3S tier searches. Writes are atomic and durable before the reply.
-    /// An encrypted file takes its passphrase from --passphrase-file or SMG_PASSPHRASE
-    /// (stdin is the protocol: no prompt).
+    /// Serve the memory over the Model Context Protocol on stdin/stdout.
+    ///
+    /// The MCP memory server's nine tools (a drop-in replacement), smg's search,
+    /// context, expand and FIND, and the M3S tier searches. Writes are atomic and
+    /// durable before the reply. An encrypted file takes its passphrase from
+    /// --passphrase-file or SMG_PASSPHRASE (stdin is the protocol: no prompt).
     #[command(after_help = EXIT_CODES)]
     Mcp(McpArgs),
-    /// Curate the graph (spec §18): scores, TTLs, tiers and budgets, near-duplicates,
-    /// never-prune rails; every action audited and undoable. In place.
+    /// Curate the graph (spec §18).
+    ///
+    /// Scores, TTLs, tiers and budgets, near-duplicates, never-prune rails; every
+    /// action audited and undoable. In place.
     #[command(after_help = EXIT_CODES)]
     Curate(CurateArgs),
     /// List curation's audit log and cycles.
@@ -264,7 +302,9 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Undo an audit entry, or a whole cycle, by its id (see `smg audit`). In place.
+    /// Undo an audit entry, or a whole cycle, by its id.
+    ///
+    /// The ids are those `smg audit` lists. In place.
     #[command(after_help = EXIT_CODES)]
     Restore {
         /// The memory file.
@@ -281,13 +321,17 @@ pub(crate) enum Command {
     /// Curated knowledge.
     #[command(subcommand)]
     Knowledge(KnowledgeCommand),
-    /// The scope of conversations: restricted talk, and all drawn from it, is sealed
-    /// whole with `smg seal --tier restricted` (spec §10.3).
+    /// The scope of conversations.
+    ///
+    /// Restricted talk, and all drawn from it, is sealed whole with `smg seal --tier
+    /// restricted` (spec §10.3).
     #[command(subcommand)]
     Scope(ScopeCommand),
-    /// Bring a file written by an older smg up to date: derived nodes named by archive
-    /// position (`seg-12`, `mem-12-1`) get the stable ids of spec §11, every reference
-    /// to them follows, and the derived graph is built again. In place unless -o.
+    /// Bring a file written by an older smg up to date.
+    ///
+    /// Derived nodes named by archive position (`seg-12`, `mem-12-1`) get the stable
+    /// ids of spec §11, every reference to them follows, and the derived graph is built
+    /// again. In place unless -o.
     #[command(after_help = EXIT_CODES)]
     Migrate {
         /// The memory file (`-` for stdin, with -o).
