@@ -1,6 +1,6 @@
 // Builds the C ABI (smg-ffi) with cargo when the package is installed from the
 // repository and the library is not built yet; SMG_LIB points at a library built
-// elsewhere.
+// elsewhere; a packed copy carries its own (pack.js).
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -12,7 +12,12 @@ if (process.env.SMG_LIB || candidates().some((c) => fs.existsSync(c))) {
 }
 const manifest = path.join(__dirname, '..', 'Cargo.toml');
 if (!fs.existsSync(manifest)) {
-  console.error('smg: no native library and no smg-ffi sources to build it; set SMG_LIB');
+  console.error(
+    'smg: this copy of the package has no native library and no smg-ffi sources to ' +
+      'build one. Install the tarball that `npm pack /path/to/smg-ffi/node` writes ' +
+      '(it carries the library): npm install ./smg-0.1.0.tgz — or set SMG_LIB to a ' +
+      'built libsmg.so'
+  );
   process.exit(1);
 }
 execFileSync('cargo', ['build', '--release', '--manifest-path', manifest], { stdio: 'inherit' });

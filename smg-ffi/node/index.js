@@ -10,13 +10,35 @@
 //
 // Every failure throws an SmgError whose `code` is the stable SMG code ('SMG-E141').
 const fs = require('fs');
-const koffi = require('koffi');
 const { candidates } = require('./library');
+
+// A plain `npm install /path/to/smg-ffi/node` only links the folder, and npm installs
+// no dependency of a linked folder: say what to run instead of Node's bare
+// "Cannot find module".
+function loadKoffi() {
+  try {
+    return require('koffi');
+  } catch (e) {
+    if (e.code !== 'MODULE_NOT_FOUND') throw e;
+    throw new Error(
+      `smg: its dependency koffi is not installed (a folder install links ${__dirname} ` +
+        'without its dependencies). Install the package itself instead: ' +
+        `npm install --install-links ${__dirname}  — or pack it: npm pack ${__dirname} ` +
+        'and npm install the .tgz it writes'
+    );
+  }
+}
+
+const koffi = loadKoffi();
 const hits = require('./hits');
 
 const libraryPath = candidates().find((c) => fs.existsSync(c));
 if (!libraryPath) {
-  throw new Error('smg: native library not found; build it with cargo build --release -p smg-ffi or set SMG_LIB');
+  throw new Error(
+    `smg: no native library (looked for ${candidates().join(', ')}). Install the ` +
+      'tarball `npm pack /path/to/smg-ffi/node` writes (it carries the library), build ' +
+      'it in the repository with `cargo build --release -p smg-ffi`, or set SMG_LIB to a built one'
+  );
 }
 const lib = koffi.load(libraryPath);
 koffi.opaque('smg_memory');
