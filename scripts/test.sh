@@ -76,9 +76,10 @@ bash scripts/python-outside.sh
 stage "Node: the package (npm install ./smg-ffi/node) and its tests"
 npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
 SMG_BIN="$PWD/target/debug/smg" node --test smg-ffi/node/test/
-# As someone else's project installs it: the packed package, and the folder with
-# --install-links (a plain folder install links it, and npm installs no dependency of
-# a linked folder), each in a fresh project outside the repository.
+# As someone else's project installs it, each in a fresh project outside the
+# repository: the tarball `npm pack` writes (the library inside, no SMG_LIB), the
+# folder with --install-links, and a plain folder install (which must stop naming
+# the command to run).
 bash scripts/node-outside.sh
 
 stage "Browser: smg view's pages in headless Chromium (playwright-core from npm)"
