@@ -84,6 +84,17 @@ def canonical(value):
     return json.loads(json.dumps(value, sort_keys=True))
 
 
+def test_the_server_names_itself_smg_with_smgs_version(tmp_path):
+    smg("init", tmp_path / "m.smg")
+
+    async def main():
+        async with stdio_client(served(tmp_path / "m.smg")) as (r, w):
+            async with ClientSession(r, w) as s:
+                return await s.initialize()
+    info = asyncio.run(main()).server_info
+    assert (info.name, info.version) == ("smg", smg("--version").split()[-1])
+
+
 def test_tools_are_listed_with_the_reference_names(tmp_path):
     smg("init", tmp_path / "m.smg")
     names = run(served(tmp_path / "m.smg"), lambda s: s.list_tools())

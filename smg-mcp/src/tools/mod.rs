@@ -80,8 +80,10 @@ impl ServerHandler for Server {
             .enable_tools()
             .enable_resources()
             .build();
+        // rmcp's `from_build_env` would give rmcp's own version.
         let mut server = Implementation::from_build_env();
         server.name = "smg".into();
+        server.version = env!("CARGO_PKG_VERSION").into();
         ServerConfig::new(capabilities)
             .with_server_info(server)
             .with_instructions(
