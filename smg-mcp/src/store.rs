@@ -47,6 +47,11 @@ pub(crate) struct Store {
 
 impl Store {
     /// Read the memory at `options.path`.
+    /// Whether reads are answered whole ([`Options::unbounded`]).
+    pub(crate) fn unbounded(&self) -> bool {
+        self.options.unbounded
+    }
+
     pub(crate) fn open(options: Options) -> Result<Store, Error> {
         let state = read(&options)?;
         Ok(Store {

@@ -267,3 +267,51 @@ def test_tier_searches_keep_to_their_tier(tmp_path, locomo):
     e = every.structured_content
     assert [r["id"] for r in e["departmental"]] == ["k-dep"] and [r["id"] for r in e["global"]] == ["k-glob"]
     assert len(e["personal"]) == 3
+
+
+def crowded(tmp_path, n=300):
+    """A memory of `n` entities that all mention tea, each with long observations."""
+    lines = [json.dumps({"type": "entity", "name": f"Person {i:03}", "entityType": "person",
+                         "observations": [f"drinks tea every day, note {j}: " + "words " * 40
+                                          for j in range(3)]})
+             for i in range(n)]
+    src = tmp_path / "memory.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    path = tmp_path / "m.smg"
+    smg("ingest", "--from", "mcp-memory", src, "-o", path)
+    return path
+
+
+def test_answers_fit_a_context_window_and_page_through_everything(tmp_path):
+    path = crowded(tmp_path)
+
+    async def script(s):
+        pages, offset = [], 0
+        while offset is not None:
+            res = await call(s, "search_nodes", {"query": "tea", "offset": offset})
+            pages.append((res.content[0].text, res.structured_content))
+            offset = res.structured_content.get("nextOffset")
+        whole = await call(s, "read_graph", {})
+        small = await call(s, "search_nodes", {"query": "tea", "limit": 7})
+        return pages, whole, small
+
+    pages, whole, small = run(served(path, "--read-only"), script)
+    assert len(pages) >= 6
+    names = [e["name"] for _, page in pages for e in page["entities"]]
+    assert sorted(names) == [f"Person {i:03}" for i in range(300)], "every match once"
+    for text, page in pages:
+        assert len(text) <= 64_000
+        assert len(page["entities"]) <= 50
+        assert page["matched"] == 300
+    assert len(whole.content[0].text) <= 64_000 and whole.structured_content["matched"] == 300
+    assert len(small.structured_content["entities"]) == 7
+    schema = run(served(path), lambda s: s.list_tools())
+    search = next(t for t in schema.tools if t.name == "search_nodes")
+    assert {"offset", "limit"} <= set(search.input_schema["properties"])
+
+
+def test_unbounded_answers_as_the_reference_server_does(tmp_path):
+    path = crowded(tmp_path, n=120)
+    res = run(served(path, "--unbounded"), lambda s: call(s, "search_nodes", {"query": "tea"}))
+    assert len(res.structured_content["entities"]) == 120
+    assert "matched" not in res.structured_content

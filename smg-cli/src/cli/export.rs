@@ -71,6 +71,11 @@ pub(crate) struct McpArgs {
     /// Refuse the six writing tools (create_*, add_observations, delete_*).
     #[arg(long)]
     pub(crate) read_only: bool,
+    /// Answer read_graph, search_nodes and open_nodes whole, in graph order, exactly as
+    /// the reference server does (by default an answer holds at most 50 entities and
+    /// 64,000 characters, the best first, and says how to get the next page).
+    #[arg(long)]
+    pub(crate) unbounded: bool,
     #[command(flatten)]
     pub(crate) sealed: crate::cli::SealedArg,
     #[command(flatten)]

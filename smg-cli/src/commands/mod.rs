@@ -93,6 +93,7 @@ fn mcp(
     let head = read_head(&a.file, smg_format::crypto::ENCRYPTED_HEADER_LEN)?;
     let mut options = smg_mcp::Options::new(&a.file)
         .read_only(a.read_only)
+        .unbounded(a.unbounded)
         .limits(ctx.limits)
         .wait(wait);
     if smg_format::crypto::is_encrypted(&head) {

@@ -23,6 +23,7 @@
 //! assert_eq!(found.relations.len(), 1); // to Acme, made for the relation
 //! ```
 
+mod page;
 mod write;
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +35,7 @@ use crate::fast::{FastMap, FastSet};
 use crate::graph::node_texts;
 use crate::ingest::mcp_of;
 
+pub use page::{Page, Paged};
 pub use write::{
     add_observations, create_entities, create_relations, delete_entities, delete_observations,
     delete_relations,
@@ -179,6 +181,8 @@ pub struct View {
     touching: FastMap<String, Vec<usize>>,
     /// Entity name → its position.
     entity_at: FastMap<String, usize>,
+    /// Per entity: its node's importance (0 when it has none).
+    importance: Vec<f64>,
 }
 
 impl View {
@@ -215,6 +219,7 @@ impl View {
                 lower.push_str(o);
             }
             v.lower.push(lower.to_lowercase());
+            v.importance.push(n.importance.map_or(0.0, |i| i.get()));
             v.graph.entities.push(Entity {
                 name,
                 entity_type,
@@ -268,23 +273,23 @@ impl View {
     /// the relations that touch them: the reference server's `search_nodes`.
     pub fn search(&self, query: &str) -> KnowledgeGraph {
         let q = query.to_lowercase();
-        let hits = self
-            .graph
-            .entities
-            .iter()
-            .zip(&self.lower)
-            .filter(|(e, lower)| {
-                if q.contains('\n') {
-                    // A line break would match across fields: look at each field.
-                    let field = |t: &str| t.to_lowercase().contains(&q);
-                    field(&e.name)
-                        || field(&e.entity_type)
-                        || e.observations.iter().any(|o| field(o))
-                } else {
-                    lower.contains(&q)
-                }
-            });
-        self.around(hits.map(|(e, _)| e))
+        self.around(self.matching(&q).map(|k| &self.graph.entities[k]))
+    }
+
+    /// The positions of the entities whose name, type or an observation holds the
+    /// lower-cased query `q`, in graph order.
+    fn matching<'a>(&'a self, q: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let entities = self.graph.entities.iter().zip(&self.lower);
+        entities.enumerate().filter_map(move |(k, (e, lower))| {
+            let hit = if q.contains('\n') {
+                // A line break would match across fields: look at each field.
+                let field = |t: &str| t.to_lowercase().contains(q);
+                field(&e.name) || field(&e.entity_type) || e.observations.iter().any(|o| field(o))
+            } else {
+                lower.contains(q)
+            };
+            hit.then_some(k)
+        })
     }
 
     /// The entities named, and the relations that touch them: `open_nodes`.

@@ -154,3 +154,102 @@ fn names_that_differ_in_case_are_two_entities() {
         text.contains(r#"{"type":"relation","from":"Ada","to":"ada","relationType":"works on"}"#)
     );
 }
+
+/// 120 entities that all mention "tea", one named it, every one related to the next.
+fn crowded() -> View {
+    let mut doc = memory();
+    let mut many: Vec<Entity> = (0..120)
+        .map(|i| {
+            entity(
+                &format!("Person {i:03}"),
+                "person",
+                &["drinks tea", "long words here"],
+            )
+        })
+        .collect();
+    many.push(entity("Tea", "drink", &[]));
+    create_entities(&mut doc, many).unwrap();
+    let chain = (0..119)
+        .map(|i| {
+            relation(
+                &format!("Person {i:03}"),
+                &format!("Person {:03}", i + 1),
+                "knows",
+            )
+        })
+        .collect();
+    create_relations(&mut doc, chain).unwrap();
+    View::new(&doc)
+}
+
+#[test]
+fn an_answer_that_fits_is_the_reference_servers_own() {
+    let view = View::new(&memory());
+    let paged = view.search_page("tea", &Page::first());
+    assert_eq!(paged.graph, view.search("tea"));
+    assert_eq!(
+        serde_json::to_value(&paged).unwrap(),
+        serde_json::to_value(view.search("tea")).unwrap()
+    );
+    assert_eq!(view.graph_page(&Page::first()).graph, *view.graph());
+}
+
+#[test]
+fn a_crowded_answer_is_a_page_of_the_best_with_the_way_to_the_next() {
+    let view = crowded();
+    let first = view.search_page("tea", &Page::first());
+    assert_eq!(first.graph.entities.len(), Page::LIMIT);
+    assert_eq!(first.matched, Some(122));
+    assert_eq!(first.next_offset, Some(Page::LIMIT));
+    assert_eq!(
+        first.graph.entities[0].name, "Tea",
+        "the name itself ranks first"
+    );
+    let mut seen: Vec<String> = Vec::new();
+    let mut page = Page::first();
+    loop {
+        let p = view.search_page("tea", &page);
+        seen.extend(p.graph.entities.iter().map(|e| e.name.clone()));
+        match p.next_offset {
+            Some(next) => page.offset = next,
+            None => break,
+        }
+    }
+    let mut all: Vec<String> = view
+        .search("tea")
+        .entities
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    seen.sort();
+    all.sort();
+    assert_eq!(seen, all, "the pages hold every match once");
+}
+
+#[test]
+fn an_answer_never_holds_more_characters_than_asked() {
+    let view = crowded();
+    let small = Page {
+        max_chars: 2_000,
+        ..Page::first()
+    };
+    for p in [
+        view.search_page("person", &small),
+        view.graph_page(&small),
+        view.open_page(
+            &["Person 001".into(), "Ada".into()],
+            &Page {
+                max_chars: 300,
+                ..small
+            },
+        ),
+    ] {
+        let text = serde_json::to_string_pretty(&p).unwrap();
+        assert!(!p.graph.entities.is_empty());
+        assert!(
+            p.graph.entities.len() == 1 || text.chars().count() <= 2_000,
+            "{text}"
+        );
+        assert!(p.matched.is_some(), "a cut answer says so");
+    }
+}

@@ -6,9 +6,7 @@ use rmcp::{tool, tool_router, ErrorData};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use smg_engine::mcp::{
-    self, Entity, KnowledgeGraph, ObservationsToAdd, ObservationsToDelete, Relation,
-};
+use smg_engine::mcp::{self, Entity, ObservationsToAdd, ObservationsToDelete, Page, Relation};
 
 use super::{answer, done, failed, Server};
 use crate::Error;
@@ -92,22 +90,44 @@ pub(crate) struct Deletions {
     deletions: Vec<Deletion>,
 }
 
+/// Which page of a read to answer with.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct Paging {
+    /// Skip this many entities of the ranking: the `nextOffset` a cut answer gave
+    offset: Option<usize>,
+    /// At most this many entities (default 50); an answer also stays within 64,000 characters
+    limit: Option<usize>,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct Query {
     /// The search query to match against entity names, types, and observation content
     query: String,
+    #[serde(flatten)]
+    paging: Paging,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct Open {
     /// An array of entity names to retrieve
     names: Vec<String>,
+    #[serde(flatten)]
+    paging: Paging,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct Nothing {}
-
 type Reply = Result<CallToolResult, ErrorData>;
+
+/// A read's description: the reference server's, and what answers hold.
+macro_rules! paged {
+    ($what:literal) => {
+        concat!(
+            $what,
+            " Answers hold at most `limit` entities (50 unless asked) and 64,000 characters; \
+             when more matched, the best come first and the answer gives `matched` (how many \
+             in all) and `nextOffset` (pass it as `offset` for the next page)."
+        )
+    };
+}
 
 /// A write's answer: what it added, under `key` in the structured content.
 fn listed<T: serde::Serialize>(r: Result<Vec<T>, Error>, key: &str) -> Reply {
@@ -126,10 +146,21 @@ fn deleted(r: Result<(), Error>, message: &str) -> Reply {
 }
 
 /// A read's answer: the graph it found, as text and structured content.
-fn found(r: Result<KnowledgeGraph, Error>) -> Reply {
+fn found<T: serde::Serialize>(r: Result<T, Error>) -> Reply {
     match r {
         Ok(g) => answer(json!(g), json!(g)),
         Err(e) => failed(e),
+    }
+}
+
+impl Server {
+    /// The page `p` asks for, or everything when the server answers unbounded.
+    fn page(&self, p: &Paging) -> Option<Page> {
+        (!self.store.unbounded()).then(|| Page {
+            offset: p.offset.unwrap_or(0),
+            limit: p.limit.unwrap_or(Page::LIMIT).max(1),
+            max_chars: Page::MAX_CHARS,
+        })
     }
 }
 
@@ -266,7 +297,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Read the entire knowledge graph",
+        description = paged!("Read the entire knowledge graph."),
         annotations(
             title = "Read Graph",
             read_only_hint = true,
@@ -275,12 +306,16 @@ impl Server {
             open_world_hint = false
         )
     )]
-    fn read_graph(&self, Parameters(_): Parameters<Nothing>) -> Reply {
-        found(self.store.view().map(|v| v.graph().clone()))
+    fn read_graph(&self, Parameters(a): Parameters<Paging>) -> Reply {
+        let view = self.store.view();
+        match self.page(&a) {
+            Some(page) => found(view.map(|v| v.graph_page(&page))),
+            None => found(view.map(|v| v.graph().clone())),
+        }
     }
 
     #[tool(
-        description = "Search for nodes in the knowledge graph based on a query",
+        description = paged!("Search for nodes in the knowledge graph based on a query."),
         annotations(
             title = "Search Nodes",
             read_only_hint = true,
@@ -290,11 +325,15 @@ impl Server {
         )
     )]
     fn search_nodes(&self, Parameters(a): Parameters<Query>) -> Reply {
-        found(self.store.view().map(|v| v.search(&a.query)))
+        let view = self.store.view();
+        match self.page(&a.paging) {
+            Some(page) => found(view.map(|v| v.search_page(&a.query, &page))),
+            None => found(view.map(|v| v.search(&a.query))),
+        }
     }
 
     #[tool(
-        description = "Open specific nodes in the knowledge graph by their names",
+        description = paged!("Open specific nodes in the knowledge graph by their names."),
         annotations(
             title = "Open Nodes",
             read_only_hint = true,
@@ -304,6 +343,10 @@ impl Server {
         )
     )]
     fn open_nodes(&self, Parameters(a): Parameters<Open>) -> Reply {
-        found(self.store.view().map(|v| v.open(&a.names)))
+        let view = self.store.view();
+        match self.page(&a.paging) {
+            Some(page) => found(view.map(|v| v.open_page(&a.names, &page))),
+            None => found(view.map(|v| v.open(&a.names))),
+        }
     }
 }
