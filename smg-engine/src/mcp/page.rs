@@ -96,9 +96,9 @@ impl View {
     /// gives it.
     fn page(&self, ranked: Vec<usize>, page: &Page) -> Paged {
         let matched = ranked.len();
-        let mut whole = ranked.clone();
-        whole.sort_unstable();
         if page.offset == 0 && matched <= page.limit {
+            let mut whole = ranked.clone();
+            whole.sort_unstable();
             let all = self.around(whole.iter().map(|&k| &self.graph.entities[k]));
             if chars(&all) <= page.max_chars {
                 return Paged::whole(all);
@@ -107,17 +107,8 @@ impl View {
         let rest = ranked.get(page.offset..).unwrap_or_default();
         let take = &rest[..rest.len().min(page.limit)];
         let graph_of = |n: usize| self.around(take[..n].iter().map(|&k| &self.graph.entities[k]));
-        // The answer grows with each entity: the most that fit, by halving.
-        let (mut lo, mut hi) = (0, take.len());
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if chars(&graph_of(mid)) <= page.max_chars {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let mut graph = graph_of(lo.max(1).min(take.len()));
+        let fit = most_that_fit(take.len(), |n| chars(&graph_of(n)) <= page.max_chars);
+        let mut graph = graph_of(fit.max(1).min(take.len()));
         let relations_matched = fit_relations(&mut graph, page.max_chars);
         let given = graph.entities.len();
         let next = page.offset + given;
@@ -169,16 +160,25 @@ fn fit_relations(g: &mut KnowledgeGraph, max_chars: usize) -> Option<usize> {
         return None;
     }
     let all: Vec<Relation> = std::mem::take(&mut g.relations);
-    let (mut lo, mut hi) = (0, all.len());
+    let fit = most_that_fit(all.len(), |n| {
+        g.relations = all[..n].to_vec();
+        chars(g) <= max_chars
+    });
+    g.relations = all[..fit].to_vec();
+    Some(all.len())
+}
+
+/// The largest `n` ≤ `up_to` for which `fits(n)` holds, `fits` holding for every `n`
+/// below one it holds for (an answer only grows with what it holds): by halving.
+fn most_that_fit(up_to: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, up_to);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        g.relations = all[..mid].to_vec();
-        if chars(g) <= max_chars {
+        if fits(mid) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    g.relations = all[..lo].to_vec();
-    Some(all.len())
+    lo
 }

@@ -60,8 +60,10 @@ pub(crate) fn scan(
         let scanned: Vec<(Scanned, Vec<Turn>)> = chunk
             .par_iter()
             .map(|block| {
-                let turns = decode_block_with(block, method, vault, limits, &sources)?;
-                scan_block(&turns, rules)
+                let mut turns = decode_block_with(block, method, vault, limits, &sources)?;
+                let s = scan_block(&turns, rules)?;
+                without_text(&mut turns);
+                Ok((s, turns))
             })
             .collect::<Result<_>>()?;
         for (j, (s, turns)) in scanned.into_iter().enumerate() {
@@ -74,9 +76,8 @@ pub(crate) fn scan(
     Ok(out)
 }
 
-/// What one block's `turns` hold, and the turns without their text (what a gate
-/// reads of them).
-fn scan_block(turns: &[Turn], rules: &Rules) -> Result<(Scanned, Vec<Turn>)> {
+/// What one block's `turns` hold.
+fn scan_block(turns: &[Turn], rules: &Rules) -> Result<Scanned> {
     let mut s = Scanned::default();
     let texts: Vec<String> = turns.iter().map(texts_of).collect();
     let all = texts.concat();
@@ -102,7 +103,7 @@ fn scan_block(turns: &[Turn], rules: &Rules) -> Result<(Scanned, Vec<Turn>)> {
             }
         }
     }
-    Ok((s, turns.iter().map(framed).collect()))
+    Ok(s)
 }
 
 /// Each block with a finding encoded again from its turns with every value
@@ -137,12 +138,13 @@ pub(crate) fn rewrite(
         let written: Vec<(usize, Vec<Turn>)> = mine
             .into_par_iter()
             .map(|(i, block)| {
-                let turns = decode_block(block, method, vault, limits)?
+                let mut turns = decode_block(block, method, vault, limits)?
                     .into_iter()
                     .map(|t| redact_turn(t, &scanned[i].turns, rules, table))
                     .collect::<Result<Vec<Turn>>>()?;
                 block.compressed_data = encode_turns(&turns, DEFAULT_QUALITY)?;
-                Ok((i, turns.iter().map(framed).collect()))
+                without_text(&mut turns);
+                Ok((i, turns))
             })
             .collect::<Result<_>>()?;
         for (i, turns) in written {
@@ -167,13 +169,12 @@ fn redact_turn(t: Turn, with: &[u64], rules: &Rules, table: &Table) -> Result<Tu
     serde_json::from_value::<Turn>(v).map_err(invalid)
 }
 
-/// What a writers' gate reads of a turn: its number, role, scope and ids.
-fn framed(t: &Turn) -> Turn {
-    Turn {
-        conversation_id: t.conversation_id.clone(),
-        message_id: t.message_id.clone(),
-        scope: t.scope,
-        ..Turn::new(t.turn, t.role.clone(), String::new())
+/// `turns` without their text and source records, which a writers' gate does not
+/// read: freed by the thread that decoded them, not by the one that gives them to it.
+fn without_text(turns: &mut [Turn]) {
+    for t in turns {
+        t.content = String::new();
+        t.extra = Default::default();
     }
 }
 
