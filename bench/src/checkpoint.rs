@@ -8,12 +8,13 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, IngestOptions, Silent};
 use smg_format::{
     codec::to_canonical_json,
     delta::{apply_delta, make_delta, DeltaOptions},
     to_bytes, Document, Encoding, Limits, WriteOptions,
 };
+use smg_import::{read_all, Format, Input};
 
 use crate::{kb, time};
 
@@ -64,11 +65,17 @@ fn ingested(name: &str, exports: &[&Value]) -> Vec<u8> {
         "2025-01-01T00:00:00Z",
     ));
     for export in exports {
-        let input = vec![Input {
-            name: name.to_string(),
-            bytes: serde_json::to_vec(export).expect("json"),
-        }];
-        ingest(&mut doc, input, &IngestOptions::default(), &Silent).expect("ingest");
+        let input = vec![Input::bytes(
+            name.to_string(),
+            serde_json::to_vec(export).expect("json"),
+        )];
+        ingest(
+            &mut doc,
+            read_all(input, Format::Auto, false, &Silent).expect("read"),
+            &IngestOptions::default(),
+            &Silent,
+        )
+        .expect("ingest");
     }
     to_bytes(&doc, &WriteOptions::new(Encoding::Brotli)).expect("write")
 }

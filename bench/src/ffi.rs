@@ -6,9 +6,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, IngestOptions, Silent};
 use smg_engine::search::{Retriever, SearchOptions};
 use smg_format::Limits;
+use smg_import::{read_all, Format, Input};
 
 const QUERY: &str = "When did Caroline go to the LGBTQ support group?";
 
@@ -59,11 +60,17 @@ pub(crate) fn run(locomo: &Path, dir: &Path, n: u32) {
     let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
         "1970-01-01T00:00:00Z",
     ));
-    let input = Input {
-        name: locomo.display().to_string(),
-        bytes: std::fs::read(locomo).expect("read the LoCoMo file"),
-    };
-    ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).expect("ingest");
+    let input = Input::bytes(
+        locomo.display().to_string(),
+        std::fs::read(locomo).expect("read the LoCoMo file"),
+    );
+    ingest(
+        &mut doc,
+        read_all(vec![input], Format::Auto, false, &Silent).expect("read"),
+        &IngestOptions::default(),
+        &Silent,
+    )
+    .expect("ingest");
     smg_format::write_file(
         &file,
         &doc,

@@ -8,8 +8,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, IngestOptions, Silent};
 use smg_format::Document;
+use smg_import::{read_all, Format, Input};
 
 use crate::generate::{Rng, Words};
 use crate::{kb, median, MB};
@@ -233,11 +234,14 @@ pub(crate) fn run(locomo: &Path, size_mb: usize, conversations: usize, smg: &Pat
             let mut doc = Document::new(smg_format::model::Timestamp::from_static(
                 "1970-01-01T00:00:00Z",
             ));
-            let input = vec![Input {
-                name: f.display().to_string(),
-                bytes: bytes.clone(),
-            }];
-            let r = ingest(&mut doc, input, &IngestOptions::default(), &Silent).expect("ingest");
+            let input = vec![Input::bytes(f.display().to_string(), bytes.clone())];
+            let r = ingest(
+                &mut doc,
+                read_all(input, Format::Auto, false, &Silent).expect("read"),
+                &IngestOptions::default(),
+                &Silent,
+            )
+            .expect("ingest");
             turns = r.turns_added as u64;
             out = smg_format::to_bytes(
                 &doc,

@@ -19,7 +19,7 @@ use smg_format::{Document, Limits};
 
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::ingest::{ingest, IngestOptions, Input, Silent};
+use crate::ingest::{ingest, Imported, IngestOptions, Silent};
 use crate::search::{Found, Item, Retriever, SearchOptions, Tokens};
 
 /// The `k` of `R@k`.
@@ -170,8 +170,17 @@ pub struct LocomoOptions<'a> {
     pub tokens: Tokens,
 }
 
-/// Run the benchmark on every `*.json` file of `dir`, as `options` say.
-pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
+/// Reads one conversation file (its name and bytes): the LoCoMo importer of the
+/// `smg-import` crate.
+pub type ReadConversation = dyn Fn(&str, Vec<u8>) -> Result<Imported>;
+
+/// Run the benchmark on every `*.json` file of `dir`, each read by `read`, as
+/// `options` say.
+pub fn locomo(
+    dir: &Path,
+    read: &ReadConversation,
+    run: &LocomoOptions<'_>,
+) -> Result<LocomoReport> {
     let (curate_at, embedder) = (run.curate_at, run.embedder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
@@ -191,15 +200,8 @@ pub fn locomo(dir: &Path, run: &LocomoOptions<'_>) -> Result<LocomoReport> {
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(
             "1970-01-01T00:00:00Z",
         ));
-        let input = Input {
-            name: f.display().to_string(),
-            bytes,
-        };
-        let options = IngestOptions {
-            format: crate::ingest::Format::Locomo,
-            ..IngestOptions::default()
-        };
-        ingest(&mut doc, vec![input], &options, &Silent)?;
+        let input = read(&f.display().to_string(), bytes)?;
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent)?;
         if let Some(at) = curate_at {
             crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at.clone()))?;
         }

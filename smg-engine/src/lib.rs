@@ -6,7 +6,7 @@
 //! | [`curate`] | curation: scores, tiers, TTL, dedup, never-prune rails, audit and restore, governance |
 //! | [`embed`] | turns and nodes embedded by a sentence-embedding model, into the vector index |
 //! | [`export`] | a memory in other systems' formats: ChatGPT, Claude, Letta, the MCP memory server's JSON Lines, Markdown, N-Quads |
-//! | [`ingest`] | chat exports and transcripts into a document: archive, vault, graph by rules |
+//! | [`ingest`] | what an importer read (the `smg-import` crate) into a document: archive, vault, graph by rules |
 //! | [`mcp`] | the MCP memory server's knowledge graph (entities, relations, observations) over the semantic graph |
 //! | [`merge`] | three-way merge of whole files, the graph and working memory derived again from the merged archive |
 //! | [`search`] | hybrid retrieval (BM25, names and hops, vectors; RRF, MMR), context packing, the stored index |

@@ -4,14 +4,15 @@
 //! archive, exactly as one ingest of both sides' new turns would build it.
 //!
 //! ```
-//! use smg_engine::{ingest::{ingest, IngestOptions, Input, Silent}, merge::merge};
+//! use smg_engine::{ingest::{ingest, IngestOptions, Silent}, merge::merge};
+//! use smg_import::{read, Format, Input};
 //! use smg_format::{merge::MergeOptions, Document};
 //! let line = |id: &str, time: &str, text: &str| format!(
 //!     "{{\"conversation_id\":\"c\",\"message_id\":\"{id}\",\"role\":\"user\",\"timestamp\":\"{time}\",\"content\":\"{text}\"}}\n");
 //! let grow = |doc: &Document, text: String| {
 //!     let mut doc = doc.clone();
-//!     let input = Input { name: "chat.jsonl".into(), bytes: text.into_bytes() };
-//!     ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+//!     let got = read(Input::bytes("chat.jsonl", text.into_bytes()), Format::Jsonl, false).unwrap();
+//!     ingest(&mut doc, vec![got], &IngestOptions::default(), &Silent).unwrap();
 //!     doc
 //! };
 //! let base = grow(&Document::new(smg_format::model::Timestamp::from_static("2025-01-01T00:00:00Z")), line("1", "2025-01-01T10:00:00Z", "We decided to use Postgres."));

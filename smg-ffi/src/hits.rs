@@ -266,8 +266,9 @@ pub unsafe extern "C" fn smg_bytes_free(bytes: *mut u8, len: usize) {
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
-    use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+    use smg_engine::ingest::{ingest, IngestOptions, Silent};
     use smg_engine::search::{Retriever, SearchOptions};
+    use smg_import::{read_all, Format, Input};
 
     use super::*;
 
@@ -321,14 +322,17 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../fixtures/ingest/sample-chat.jsonl"
         );
-        let input = Input {
-            name: path.into(),
-            bytes: std::fs::read(path).unwrap(),
-        };
+        let input = Input::bytes(path, std::fs::read(path).unwrap());
         let mut doc = smg_format::Document::new(smg_format::model::Timestamp::from_static(
             "2025-01-01T00:00:00Z",
         ));
-        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        ingest(
+            &mut doc,
+            read_all(vec![input], Format::Auto, false, &Silent).expect("read"),
+            &IngestOptions::default(),
+            &Silent,
+        )
+        .unwrap();
         let retriever = Retriever::new(&doc, &smg_format::Limits::default()).unwrap();
         let mut found = retriever
             .search("Postgres ledger", &SearchOptions::new(5))

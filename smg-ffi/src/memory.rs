@@ -12,13 +12,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::json;
-use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Silent};
 use smg_engine::search::{
     ingest_into_indexed_bytes, prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults,
 };
 use smg_format::file::WriteLock;
 use smg_format::packed::PackedArchive;
 use smg_format::{Document, Encoding, Limits};
+use smg_import::{Format, Input};
 
 use crate::SmgStatus;
 
@@ -541,10 +542,7 @@ unsafe fn read_inputs(
     for i in 0..n {
         // SAFETY: the caller guarantees `n` readable pointers.
         let name = unsafe { text(*inputs.add(i), "an input path") }?;
-        files.push(Input {
-            name: name.to_string(),
-            bytes: read(name)?,
-        });
+        files.push(Input::bytes(name, read(name)?));
     }
     Ok(files)
 }
@@ -587,6 +585,7 @@ fn ingest_into(
     let write = smg_format::WriteOptions::new(encoding.for_writing());
     let options = IngestOptions::default();
     let limits = Limits::default();
+    let files = smg_import::read_all(files, Format::Auto, false, &Silent).map_err(engine_error)?;
     let (report, bytes) = match indexed {
         Some(previous) => ingest_into_indexed_bytes(
             doc,

@@ -8,16 +8,37 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use smg_engine::ingest::{Imported, Version};
 use smg_engine::Error;
 use smg_format::model::Timestamp;
 
-use crate::{jsonl, text_of, Source, Version};
+use crate::files::{conversations, text_of};
+use crate::{Importer, Input, Records};
 
 /// Extensions read as Markdown.
 const MARKDOWN: &[&str] = &["md", "markdown", "mdx"];
 
+/// A folder of Markdown documents.
+pub(crate) struct Markdown;
+
+impl Importer for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn read(&self, input: &Input, records: &mut Records<'_>) -> smg_engine::Result<Imported> {
+        match input {
+            Input::Path(dir) => read(dir, records),
+            Input::Bytes { name, .. } => Err(records.fail(
+                "start",
+                format!("`{name}` is a file; a folder of documents is read from its directory"),
+            )),
+        }
+    }
+}
+
 /// Read every Markdown document under `dir` (hidden folders skipped).
-pub fn read(dir: &Path) -> smg_engine::Result<Source> {
+fn read(dir: &Path, messages: &mut Records<'_>) -> smg_engine::Result<Imported> {
     let fail = |detail: String| Error::Import {
         file: dir.display().to_string(),
         position: "folder".into(),
@@ -31,7 +52,10 @@ pub fn read(dir: &Path) -> smg_engine::Result<Source> {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "documents".into());
     let conversation = format!("docs:{name}");
-    let mut out = Source::default();
+    let mut out = Imported {
+        format: Markdown.name(),
+        ..Imported::default()
+    };
     let mut records = Vec::new();
     for file in files {
         let rel = file
@@ -45,12 +69,12 @@ pub fn read(dir: &Path) -> smg_engine::Result<Source> {
         let text = match text_of(bytes) {
             Ok(t) => t,
             Err(why) => {
-                out.skipped.push((rel, why));
+                out.not_stored.push((rel, why));
                 continue;
             }
         };
         if text.trim().is_empty() {
-            out.skipped.push((rel, "empty".into()));
+            out.not_stored.push((rel, "empty".into()));
             continue;
         }
         let time = date_of(&rel, &text);
@@ -67,6 +91,7 @@ pub fn read(dir: &Path) -> smg_engine::Result<Source> {
             path: rel,
             content: text,
             time,
+            language: None,
         });
     }
     if records.is_empty() {
@@ -74,7 +99,7 @@ pub fn read(dir: &Path) -> smg_engine::Result<Source> {
             "no Markdown documents (.md, .markdown, .mdx) in it".into(),
         ));
     }
-    out.input = jsonl(format!("{} (documents)", dir.display()), &records);
+    out.conversations = conversations(&records, messages)?;
     Ok(out)
 }
 

@@ -11,18 +11,39 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 use gix::object::tree::diff::ChangeDetached as Change;
 use serde_json::{json, Value};
+use smg_engine::ingest::{Imported, Version};
 use smg_engine::Error;
 use smg_format::model::Timestamp;
 
-use crate::{jsonl, text_of, Source, Version};
+use crate::files::{conversations, text_of};
+use crate::{Importer, Input, Records};
 
 /// Latest commits working memory lists.
 const RECENT: usize = 10;
 /// Changed paths a commit's turn names before "and N more".
 const NAMED_PATHS: usize = 40;
 
+/// A git repository's history.
+pub(crate) struct Git;
+
+impl Importer for Git {
+    fn name(&self) -> &'static str {
+        "git"
+    }
+
+    fn read(&self, input: &Input, records: &mut Records<'_>) -> smg_engine::Result<Imported> {
+        match input {
+            Input::Path(path) => read(path, records),
+            Input::Bytes { name, .. } => Err(records.fail(
+                "start",
+                format!("`{name}` is a file; a repository is read from its directory"),
+            )),
+        }
+    }
+}
+
 /// Read the repository at `path` (its work tree or its `.git` folder).
-pub fn read(path: &Path) -> smg_engine::Result<Source> {
+fn read(path: &Path, messages: &mut Records<'_>) -> smg_engine::Result<Imported> {
     let fail = |detail: String| Error::Import {
         file: path.display().to_string(),
         position: "repository".into(),
@@ -36,9 +57,10 @@ pub fn read(path: &Path) -> smg_engine::Result<Source> {
         .flatten()
         .map(|n| n.shorten().to_str_lossy().into_owned());
     let Ok(head) = repo.head_id() else {
-        return Ok(Source {
+        return Ok(Imported {
+            format: Git.name(),
             repository: Some(json!({"name": name, "branch": branch, "commits": 0})),
-            ..Source::default()
+            ..Imported::default()
         });
     };
     let ids: Vec<gix::ObjectId> = repo
@@ -50,7 +72,10 @@ pub fn read(path: &Path) -> smg_engine::Result<Source> {
         .collect::<Result<_, _>>()
         .map_err(|e| fail(format!("history: {e}")))?;
     let conversation = format!("git:{name}");
-    let mut out = Source::default();
+    let mut out = Imported {
+        format: Git.name(),
+        ..Imported::default()
+    };
     let mut records = Vec::with_capacity(ids.len());
     for id in ids.iter().rev() {
         let at = |e: gix::Error| fail(format!("commit {id}: {e}"));
@@ -68,7 +93,7 @@ pub fn read(path: &Path) -> smg_engine::Result<Source> {
         records.push(record);
     }
     out.repository = Some(working(&name, branch, head.to_string(), &records));
-    out.input = jsonl(format!("{} (git)", path.display()), &records);
+    out.conversations = conversations(&records, messages)?;
     Ok(out)
 }
 
@@ -171,7 +196,7 @@ fn change_json(c: &Change) -> Option<Value> {
 }
 
 /// The new content of a changed text file, as a version.
-fn versions(repo: &gix::Repository, c: &Change, time: Option<&Timestamp>, out: &mut Source) {
+fn versions(repo: &gix::Repository, c: &Change, time: Option<&Timestamp>, out: &mut Imported) {
     if matches!(c, Change::Deletion { .. }) || !c.entry_mode().is_blob() {
         return;
     }
@@ -180,7 +205,7 @@ fn versions(repo: &gix::Repository, c: &Change, time: Option<&Timestamp>, out: &
     let bytes = match repo.find_object(id) {
         Ok(object) => object.detach().data,
         Err(e) => {
-            out.skipped.push((path, e.to_string()));
+            out.not_stored.push((path, e.to_string()));
             return;
         }
     };
@@ -189,8 +214,9 @@ fn versions(repo: &gix::Repository, c: &Change, time: Option<&Timestamp>, out: &
             path,
             content,
             time: time.cloned(),
+            language: None,
         }),
-        Err(why) => out.skipped.push((path, why)),
+        Err(why) => out.not_stored.push((path, why)),
     }
 }
 

@@ -262,7 +262,8 @@ mod tests {
 
     /// A packed memory of `n` turns with its search index stored.
     fn indexed(dir: &Path, n: usize) -> std::path::PathBuf {
-        use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+        use smg_engine::ingest::{ingest, IngestOptions, Silent};
+        use smg_import::{read_all, Format, Input};
         let path = dir.join("p.smg");
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(
             "2025-01-01T00:00:00Z",
@@ -275,11 +276,14 @@ mod tests {
                 format!("{record}\n")
             })
             .collect();
-        let input = Input {
-            name: "t.jsonl".into(),
-            bytes: lines.into_bytes(),
-        };
-        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        let input = Input::bytes("t.jsonl", lines.into_bytes());
+        ingest(
+            &mut doc,
+            read_all(vec![input], Format::Auto, false, &Silent).expect("read"),
+            &IngestOptions::default(),
+            &Silent,
+        )
+        .unwrap();
         let options = WriteOptions::new(Encoding::Packed);
         let limits = Limits::default();
         let bytes = smg_engine::search::encode_with_search_index(doc, &options, &limits).unwrap();

@@ -3,12 +3,13 @@
 //! one) is a finding. The cargo-fuzz targets in `fuzz/` call these; `tests/replay.rs`
 //! runs them over the committed corpus on stable, in seconds.
 
-use smg_engine::ingest::{ingest_into_bytes, Format, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Silent};
 use smg_engine::search::{QueryVector, Retriever, SearchOptions};
 use smg_format::model::{Artifact, ArtifactVault};
 use smg_format::validate::{validate, ValidateOptions};
 use smg_format::vault::{rebuild_version, rebuild_versions, NewContent, VaultWriter};
 use smg_format::{codec, crypto, delta, Document, Encoding, Limits, WriteOptions};
+use smg_import::{Format, Input};
 
 /// Every target, by the name of its cargo-fuzz binary.
 pub const TARGETS: [&str; 13] = [
@@ -64,17 +65,15 @@ pub const PASSPHRASE: &[u8] = b"fuzz";
 
 /// Ingest `data` as `format`: a file written must validate and read back as written.
 pub fn ingest_holds(format: Format, data: &[u8]) {
-    let mut options = IngestOptions::default();
-    options.format = format;
-    let input = Input {
-        name: "export".into(),
-        bytes: data.to_vec(),
+    let Ok(got) = smg_import::read(Input::bytes("export", data.to_vec()), format, false) else {
+        return;
     };
     let doc = Document::new(smg_format::model::Timestamp::from_static(
         "1970-01-01T00:00:00Z",
     ));
     let write = WriteOptions::new(Encoding::Brotli);
-    let Ok((_, bytes)) = ingest_into_bytes(doc, vec![input], &options, &Silent, &write) else {
+    let options = IngestOptions::default();
+    let Ok((_, bytes)) = ingest_into_bytes(doc, vec![got], &options, &Silent, &write) else {
         return;
     };
     let report = validate(&bytes, &ValidateOptions::default());

@@ -4,11 +4,12 @@ use std::path::Path;
 
 use serde_json::json;
 use smg_engine::ingest::{
-    ingest_into_bytes, ingest_keeping_turns, ingest_lean_into_bytes, Archived, Format,
-    IngestOptions, IngestReport, Input, LeanIngested,
+    ingest_into_bytes, ingest_keeping_turns, ingest_lean_into_bytes, Archived, Imported,
+    IngestOptions, IngestReport, LeanIngested,
 };
 use smg_engine::search::{encode_indexed, Retriever};
 use smg_format::{Document, Encoding, Error, WriteOptions};
+use smg_import::{Format, Input};
 
 use super::working::Bar;
 use super::{encoded, index_needs_packed, write_options};
@@ -21,36 +22,7 @@ use crate::Outcome;
 const SHOWN_SKIPS: usize = 20;
 
 pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    // A repository or a folder is read into messages (JSON Lines) and vault versions.
-    let mut sources: Vec<smg_import::Source> = match args.format {
-        FormatArg::Git => args
-            .inputs
-            .iter()
-            .map(|p| smg_import::git::read(p))
-            .collect(),
-        FormatArg::Markdown => args
-            .inputs
-            .iter()
-            .map(|p| smg_import::folder::read(p))
-            .collect(),
-        _ => Ok(Vec::new()),
-    }?;
-    let inputs = if sources.is_empty() {
-        args.inputs
-            .iter()
-            .map(|p| {
-                Ok(Input {
-                    name: p.display().to_string(),
-                    bytes: read_input(p)?,
-                })
-            })
-            .collect::<Result<Vec<_>, Error>>()?
-    } else {
-        // The messages go to ingest; the versions stay for the vault.
-        sources.iter_mut().filter_map(|s| s.input.take()).collect()
-    };
-    let mut options = IngestOptions::default();
-    options.format = match args.format {
+    let format = match args.format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Jsonl => Format::Jsonl,
         FormatArg::Chatgpt => Format::Chatgpt,
@@ -58,9 +30,19 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         FormatArg::Locomo => Format::Locomo,
         FormatArg::McpMemory => Format::McpMemory,
         FormatArg::Letta => Format::Letta,
-        FormatArg::Git | FormatArg::Markdown => Format::Jsonl,
+        FormatArg::Git => Format::Git,
+        FormatArg::Markdown => Format::Markdown,
     };
-    options.strict = args.strict;
+    // A repository or a folder is read from its directory; anything else as bytes.
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|p| match format {
+            Format::Git | Format::Markdown => Ok(Input::Path(p.clone())),
+            _ => Ok(Input::bytes(p.display().to_string(), read_input(p)?)),
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut options = IngestOptions::default();
     options.recent_turns = args.recent;
     options.scope = Some(args.scope.into());
     options.restricted_conversations = args.restricted_conversations.clone();
@@ -82,13 +64,14 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
     } else {
         None
     };
+    let imported = smg_import::read_all(inputs, format, args.strict, &bar)?;
     // What --redact replaced, for the report.
     let redacted = std::cell::RefCell::new(None);
     // Embedding needs the document after ingest, before it is written. The turns the
     // ingest held make the search index without decoding the archive again.
     let whole =
-        |doc: &mut Document, inputs| -> Result<(IngestReport, Archived), smg_engine::Error> {
-            let (report, archived) = ingest_keeping_turns(doc, inputs, &options, &bar)?;
+        |doc: &mut Document, imported| -> Result<(IngestReport, Archived), smg_engine::Error> {
+            let (report, archived) = ingest_keeping_turns(doc, imported, &options, &bar)?;
             if args.redact {
                 *redacted.borrow_mut() = Some(redact(doc, ctx)?);
             }
@@ -98,22 +81,17 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             bar.done();
             Ok((report, archived))
         };
-    let versions;
     // A large memory appended to as it is (no index to keep, nothing to embed, no
-    // sealed section to open, no repository's files for its vault) is read without
-    // the derived graph the append derives again.
-    let plain = !args.index
-        && model.is_none()
-        && args.seal_passphrase_file.is_none()
-        && sources.is_empty()
-        && !args.redact;
-    let (inputs, lean) = match (&args.append, plain) {
-        (Some(path), true) => append_lean(path, inputs, &options, &bar, ctx)?,
-        _ => (inputs, None),
+    // sealed section to open) is read without the derived graph the append derives
+    // again.
+    let plain =
+        !args.index && model.is_none() && args.seal_passphrase_file.is_none() && !args.redact;
+    let (imported, lean) = match (&args.append, plain) {
+        (Some(path), true) => append_lean(path, imported, &options, &bar, ctx)?,
+        _ => (imported, None),
     };
     let (report, path, written) = match (&args.append, &args.output, lean) {
         (Some(path), _, Some(report)) => {
-            versions = 0;
             let written = std::fs::metadata(path).map_or(0, |m| m.len());
             (report, path.as_path(), written)
         }
@@ -130,7 +108,6 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 passphrase_file: args.seal_passphrase_file.clone(),
             };
             let opened = key.open(&mut loaded.doc)?;
-            versions = apply(&sources, &mut loaded.doc)?;
             if args.index && loaded.encoding != Encoding::Packed {
                 return Err(Error::InvalidArgument(format!(
                     "--index stores the search index in a packed file; {} is {}: rewrite it with `smg convert --layout packed` first",
@@ -140,7 +117,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
                 .into());
             }
             let report = if indexed || model.is_some() || opened.is_some() || args.redact {
-                let (report, archived) = whole(&mut loaded.doc, inputs)?;
+                let (report, archived) = whole(&mut loaded.doc, imported)?;
                 // Sealed again or redacted, the archive no longer holds what the
                 // ingest held.
                 let archived = match &opened {
@@ -156,7 +133,7 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             } else {
                 let write = WriteOptions::new(loaded.encoding.for_writing());
                 let (report, bytes) =
-                    ingest_into_bytes(loaded.doc, inputs, &options, &bar, &write)?;
+                    ingest_into_bytes(loaded.doc, imported, &options, &bar, &write)?;
                 bar.done();
                 seal(path, bytes, loaded.encryption.as_ref())?;
                 report
@@ -171,25 +148,24 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
             let mut doc = Document::new(smg_format::model::Timestamp::from_static(
                 "1970-01-01T00:00:00Z",
             ));
-            versions = apply(&sources, &mut doc)?;
             let write = write_options(&args.encode)?;
             let (report, bytes) = if args.redact {
-                let (report, archived) = whole(&mut doc, inputs)?;
+                let (report, archived) = whole(&mut doc, imported)?;
                 drop(archived);
                 smg_format::validate::ensure_valid(&doc, &ctx.limits)?;
                 (report, encoded(doc, &args.encode, args.index, ctx)?)
             } else if args.index {
-                let (report, archived) = whole(&mut doc, inputs)?;
+                let (report, archived) = whole(&mut doc, imported)?;
                 archived.check(&doc, &ctx.limits)?;
                 let retriever = Retriever::after_ingest(&doc, archived, None, &ctx.limits)?;
                 (report, encode_indexed(doc, &write, &retriever)?)
             } else if model.is_some() {
-                let (report, archived) = whole(&mut doc, inputs)?;
+                let (report, archived) = whole(&mut doc, imported)?;
                 archived.check(&doc, &ctx.limits)?;
                 drop(archived);
                 (report, encoded(doc, &args.encode, false, ctx)?)
             } else {
-                let got = ingest_into_bytes(doc, inputs, &options, &bar, &write)?;
+                let got = ingest_into_bytes(doc, imported, &options, &bar, &write)?;
                 bar.done();
                 got
             };
@@ -198,12 +174,12 @@ pub(crate) fn run(args: &IngestArgs, ctx: &Context) -> Result<Outcome, smg_engin
         }
         (None, None, _) => unreachable!("clap requires --output or --append"),
     };
-    for (file, why) in sources.iter().flat_map(|s| &s.skipped).take(SHOWN_SKIPS) {
+    for (file, why) in report.not_stored.iter().take(SHOWN_SKIPS) {
         eprintln!("smg: warning: {file} not stored in the vault: {why}");
     }
     let files = Files {
-        versions,
-        skipped: sources.iter().map(|s| s.skipped.len()).sum(),
+        versions: report.versions,
+        skipped: report.not_stored.len(),
         redacted: redacted.take(),
     };
     print_report(&report, &files, path, written, args.json)?;
@@ -228,34 +204,34 @@ fn redact(
     Ok(report)
 }
 
-/// Append `inputs` to the memory at `path` read lean ([`smg_format::merge::Lean`]), when
+/// Append what was `imported` to the memory at `path` read lean ([`smg_format::merge::Lean`]), when
 /// it is a large compressed or JSON file: the report, once written; else the inputs
 /// back, to be appended to it read whole.
 fn append_lean(
     path: &Path,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     bar: &Bar,
     ctx: &Context,
-) -> Result<(Vec<Input>, Option<IngestReport>), smg_engine::Error> {
+) -> Result<(Vec<Imported>, Option<IngestReport>), smg_engine::Error> {
     if is_stdio(path) {
-        return Ok((inputs, None));
+        return Ok((imported, None));
     }
     let Some((lean, encoding, _)) = smg_format::file::read_streamed_lean(path, &ctx.limits)? else {
-        return Ok((inputs, None));
+        return Ok((imported, None));
     };
     // A sealed section is opened, and an ingest into it refused, with the whole file.
     if lean.document().sealed_sections.is_some() {
-        return Ok((inputs, None));
+        return Ok((imported, None));
     }
     let write = WriteOptions::new(encoding.for_writing());
-    match ingest_lean_into_bytes(lean, inputs, options, bar, &write)? {
+    match ingest_lean_into_bytes(lean, imported, options, bar, &write)? {
         LeanIngested::Written(report, bytes) => {
             bar.done();
             seal(path, bytes, None)?;
             Ok((Vec::new(), Some(report)))
         }
-        LeanIngested::ReadWhole(inputs) => Ok((inputs, None)),
+        LeanIngested::ReadWhole(imported) => Ok((imported, None)),
     }
 }
 
@@ -267,11 +243,6 @@ struct Files {
     skipped: usize,
     /// What `--redact` replaced.
     redacted: Option<smg_engine::share::Report>,
-}
-
-/// Put each source's file versions and repository into `doc`.
-fn apply(sources: &[smg_import::Source], doc: &mut Document) -> Result<usize, smg_engine::Error> {
-    sources.iter().map(|s| s.apply(doc)).sum()
 }
 
 fn print_report(

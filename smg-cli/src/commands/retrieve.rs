@@ -270,7 +270,14 @@ pub(crate) fn bench_locomo(
     options.curate_at = curate_at.as_ref();
     options.embedder = model.as_ref().map(|m| m as _);
     options.tokens = tokenizer.tokens();
-    let r = locomo(dir, &options)?;
+    let read = |name: &str, bytes: Vec<u8>| {
+        smg_import::read(
+            smg_import::Input::bytes(name, bytes),
+            smg_import::Format::Locomo,
+            false,
+        )
+    };
+    let r = locomo(dir, &read, &options)?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
     let mut out = String::new();
     if as_json {

@@ -65,9 +65,9 @@ mod tests {
     use smg_format::model::{Document, LifecycleTier};
 
     use crate::curate::{curate, record_access, CurateOptions};
-    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+    use crate::ingest::{ingest, IngestOptions, Silent};
 
-    fn jsonl(prefix: &str, lines: &[(&str, &str)]) -> Input {
+    fn jsonl(prefix: &str, lines: &[(&str, &str)]) -> crate::ingest::Imported {
         let text: String = lines
             .iter()
             .enumerate()
@@ -77,10 +77,7 @@ mod tests {
                 )
             })
             .collect();
-        Input {
-            name: "t.jsonl".into(),
-            bytes: text.into_bytes(),
-        }
+        crate::ingest::testing::jsonl(text.into_bytes())
     }
 
     #[test]

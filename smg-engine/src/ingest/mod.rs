@@ -1,6 +1,7 @@
-//! Ingest: chat transcripts and exports into a `.smg` document — every original turn
-//! in the deep archive, code and documents in the vault, and a semantic graph built
-//! by rules (no model needed).
+//! Ingest: what importers read ([`Imported`]: the `smg-import` crate reads every
+//! outside format) into a `.smg` document — every original turn in the deep archive,
+//! code and documents in the vault, and a semantic graph built by rules (no model
+//! needed).
 //!
 //! Turns are archived in time order (turns without a time keep the place of the turn
 //! before them), so that ingesting a grown export with `append` gives the same
@@ -12,11 +13,12 @@ mod build;
 mod chunk;
 mod classify;
 mod graph;
-pub(crate) mod import;
 mod importance;
+mod imported;
 mod lexicon;
 mod lifecycle;
-pub(crate) use import::mcp_memory::mcp_of;
+pub(crate) mod mcp_memory;
+pub(crate) use mcp_memory::mcp_of;
 mod links;
 mod memories;
 pub(crate) mod migrate;
@@ -25,6 +27,8 @@ mod names;
 mod rescope;
 mod scope;
 mod statements;
+#[cfg(test)]
+pub(crate) mod testing;
 mod working;
 
 use crate::fast::{FastMap, FastSet};
@@ -43,7 +47,9 @@ use smg_format::validate::Gate;
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use crate::error::Result;
-pub use import::{Format, Skipped};
+pub use imported::{
+    compact_record, Conversation, Entity, Imported, McpGraph, Message, Skipped, Version,
+};
 use lifecycle::Replaced;
 pub use migrate::migrate;
 pub use rescope::{set_scope, Rescoped};
@@ -81,23 +87,10 @@ impl MemoryType {
     }
 }
 
-/// One input: its name (for messages) and its bytes.
-#[derive(Debug, Clone)]
-pub struct Input {
-    /// File name or `-`.
-    pub name: String,
-    /// The content.
-    pub bytes: Vec<u8>,
-}
-
 /// How to ingest.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct IngestOptions {
-    /// The input format, or `Auto` to detect it per input.
-    pub format: Format,
-    /// Fail on the first malformed record instead of skipping it.
-    pub strict: bool,
     /// How turns are archived (block size, Brotli quality, code to the vault).
     pub archive: ArchiveOptions,
     /// Turns kept verbatim in working memory.
@@ -118,8 +111,6 @@ impl Default for IngestOptions {
         let mut archive = ArchiveOptions::default();
         archive.quality = DEFAULT_QUALITY;
         IngestOptions {
-            format: Format::Auto,
-            strict: false,
             archive,
             recent_turns: 8,
             limits: Limits::default(),
@@ -177,6 +168,12 @@ pub struct IngestReport {
     pub artifacts: usize,
     /// Archive blocks written (a partly filled last block is written again).
     pub blocks_written: usize,
+    /// File versions the inputs added to the vault (a repository's, a folder's, an
+    /// agent's tools).
+    pub versions: usize,
+    /// Files the inputs held that were not put into the vault (binary, too large,
+    /// not UTF-8), with why.
+    pub not_stored: Vec<(String, String)>,
     /// Entities an MCP memory file gave (repeats merged).
     pub entities: usize,
     /// Relations an MCP memory file gave (repeats taken once).
@@ -200,21 +197,21 @@ pub(crate) struct TurnView<'a> {
 /// A message on its way to the archive, with the key that orders it.
 struct Pending {
     order: (i64, usize, usize, usize),
-    format: Format,
+    format: &'static str,
     conversation: String,
-    message: import::Message,
+    message: Message,
 }
 
-/// Ingest `inputs` into `doc` (empty or not): new turns are archived, then the graph
-/// and working memory are built again from the whole archive. Each input's bytes are
-/// dropped as soon as it is read.
+/// Ingest what importers read (the `smg-import` crate) into `doc` (empty or not):
+/// new turns are archived, then the graph and working memory are built again from
+/// the whole archive.
 pub fn ingest(
     doc: &mut Document,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<IngestReport> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None, None, Texts::Freed)?;
+    let (report, _, archived) = run(doc, imported, options, progress, None, None, Texts::Freed)?;
     archived.free_later();
     Ok(report)
 }
@@ -255,11 +252,11 @@ impl Analysed {
 /// ([`crate::search::Retriever::after_ingest`]).
 pub fn ingest_keeping_turns(
     doc: &mut Document,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     progress: &dyn Progress,
 ) -> Result<(IngestReport, Archived)> {
-    let (report, _, archived) = run(doc, inputs, options, progress, None, None, Texts::Kept)?;
+    let (report, _, archived) = run(doc, imported, options, progress, None, None, Texts::Kept)?;
     Ok((report, archived))
 }
 
@@ -312,15 +309,17 @@ impl Archived {
 /// and semantic rule is checked, with the turns the ingest held as the archive's.
 pub fn ingest_into_bytes(
     doc: Document,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: &WriteOptions,
 ) -> Result<(IngestReport, Vec<u8>)> {
-    into_bytes(doc, inputs, None, options, progress, write)
+    into_bytes(doc, imported, None, options, progress, write)
 }
 
 /// What [`ingest_lean_into_bytes`] gives.
+// One is made per command and matched at once: the report is not worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum LeanIngested {
     /// The report and the file's bytes: what [`ingest_into_bytes`] of the document
@@ -328,7 +327,7 @@ pub enum LeanIngested {
     Written(IngestReport, Vec<u8>),
     /// The ingest needs what was left out: the inputs, given back, are to be ingested
     /// into the document read whole.
-    ReadWhole(Vec<Input>),
+    ReadWhole(Vec<Imported>),
 }
 
 /// [`ingest_into_bytes`] of a document read lean ([`Lean`]): an ingest derives every
@@ -338,18 +337,24 @@ pub enum LeanIngested {
 /// Agent File), and when the document's derived ids are from before they were stable.
 pub fn ingest_lean_into_bytes(
     doc: Lean,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: &WriteOptions,
 ) -> Result<LeanIngested> {
-    let brings = |i: &Input| import::brings_nodes(&i.name, &i.bytes, options.format);
     let legacy = doc.left_out().iter().any(|id| migrate::is_legacy(id))
         || migrate::needs_migration(doc.document());
-    if legacy || inputs.iter().any(brings) {
-        return Ok(LeanIngested::ReadWhole(inputs));
+    if legacy || imported.iter().any(Imported::needs_whole_document) {
+        return Ok(LeanIngested::ReadWhole(imported));
     }
-    let (report, bytes) = into_bytes(doc.into_derivable(), inputs, None, options, progress, write)?;
+    let (report, bytes) = into_bytes(
+        doc.into_derivable(),
+        imported,
+        None,
+        options,
+        progress,
+        write,
+    )?;
     Ok(LeanIngested::Written(report, bytes))
 }
 
@@ -365,7 +370,7 @@ pub(crate) fn derive_into_bytes(
 
 fn into_bytes(
     mut doc: Document,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     read: Option<Read>,
     options: &IngestOptions,
     progress: &dyn Progress,
@@ -374,7 +379,7 @@ fn into_bytes(
     let ahead = Some(write).filter(|w| w.encoding == Encoding::Brotli);
     let (report, head, archived) = run(
         &mut doc,
-        inputs,
+        imported,
         options,
         progress,
         ahead,
@@ -423,7 +428,7 @@ type Ahead = (Head, Gate);
 /// `texts` says.
 fn run(
     doc: &mut Document,
-    inputs: Vec<Input>,
+    imported: Vec<Imported>,
     options: &IngestOptions,
     progress: &dyn Progress,
     write: Option<&WriteOptions>,
@@ -432,36 +437,26 @@ fn run(
 ) -> Result<(IngestReport, Option<Ahead>, Archived)> {
     let scope = scope::of_run(options.scope)?;
     let mut report = IngestReport {
-        bytes_in: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
+        bytes_in: imported.iter().map(|i| i.bytes).sum(),
         ..IngestReport::default()
     };
-    progress.start("reading", report.bytes_in);
-    let imported = inputs
-        .into_par_iter()
-        .map(|input| {
-            let got = import::import(&input.name, &input.bytes, options.format, options.strict)?;
-            progress.advance(input.bytes.len() as u64);
-            Ok(got)
-        })
-        .collect::<Result<Vec<_>>>()?;
     for graph in imported.iter().filter_map(|i| i.graph.as_ref()) {
         report.entities += graph.entities.len();
         report.relations += graph.relations.len();
     }
     let mut imported = imported;
     scope::restrict_conversations(&mut imported, &options.restricted_conversations)?;
-    let restricted = |c: &import::Conversation| c.messages.iter().any(|m| m.scope.is_some());
-    let said = |i: &import::Imported| i.conversations.iter().any(restricted);
+    let restricted = |c: &Conversation| c.messages.iter().any(|m| m.scope.is_some());
+    let said = |i: &Imported| i.conversations.iter().any(restricted);
     scope::refuse_if_sealed(doc, scope.is_some() || imported.iter().any(said))?;
     for i in &mut imported {
         if let Some(graph) = i.graph.take() {
             report
                 .implicit
-                .extend(import::mcp_memory::apply(doc, graph, scope)?);
+                .extend(mcp_memory::apply(doc, graph, scope)?);
         }
-        if let Some(extras) = i.letta.take() {
-            import::letta::apply(doc, extras, scope)?;
-        }
+        report.versions += imported::apply(doc, i, scope)?;
+        report.not_stored.append(&mut i.not_stored);
     }
     let (mut existing, known) = match read {
         Some(Read {
@@ -724,7 +719,7 @@ pub(super) const FREED_TOGETHER: usize = 1024;
 
 /// The messages that are new, in archive order.
 fn pending(
-    imported: Vec<import::Imported>,
+    imported: Vec<Imported>,
     existing: &[smg_format::archive::ArchivedTurn],
     report: &mut IngestReport,
 ) -> Vec<Pending> {
@@ -817,7 +812,7 @@ impl Pending {
 
 /// A new turn's source record, kept as compact JSON until the turn is archived.
 struct Source {
-    format: Format,
+    format: &'static str,
     record: Box<str>,
 }
 
@@ -826,7 +821,7 @@ impl Source {
     fn member(&self) -> Value {
         let mut source: Value = serde_json::from_str(&self.record).unwrap_or_default();
         if let Value::Object(members) = &mut source {
-            let format = Value::String(self.format.name().to_string());
+            let format = Value::String(self.format.to_string());
             members.insert("format".into(), format);
         }
         source
@@ -842,11 +837,7 @@ impl Source {
 /// `deepArchive.conversations`, keyed by id, with its place among this ingest's
 /// conversations and the source records that became no turn; a later export of the
 /// same conversation replaces them.
-fn keep_conversation_headers(
-    doc: &mut Document,
-    imported: &[import::Imported],
-    scope: Option<Scope>,
-) {
+fn keep_conversation_headers(doc: &mut Document, imported: &[Imported], scope: Option<Scope>) {
     let known: FastMap<&str, u64> = doc
         .deep_archive
         .as_ref()
@@ -867,7 +858,7 @@ fn keep_conversation_headers(
                 next += 1;
                 next - 1
             });
-            let mut entry = json!({"format": format.name(), "order": order});
+            let mut entry = json!({"format": format, "order": order});
             if let Some(header) = &c.header {
                 entry["header"] = header.clone();
             }

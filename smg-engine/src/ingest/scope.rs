@@ -151,7 +151,7 @@ pub(crate) fn refuse_if_sealed(doc: &Document, restricted: bool) -> Result<()> {
 /// id that no input holds is refused, listing those they hold: a mistyped id would
 /// leave talk meant to be restricted readable.
 pub(crate) fn restrict_conversations(
-    imported: &mut [super::import::Imported],
+    imported: &mut [super::Imported],
     ids: &[String],
 ) -> Result<()> {
     let mut found = FastSet::default();

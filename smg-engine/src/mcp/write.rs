@@ -10,7 +10,7 @@ use smg_format::Document;
 use super::{entity_of, Entity, ObservationsAdded, ObservationsToAdd, ObservationsToDelete};
 use super::{Relation, View};
 use crate::fast::{FastMap, FastSet};
-use crate::ingest::import::mcp_memory::{self, CREATED_BY};
+use crate::ingest::mcp_memory::{self, CREATED_BY};
 use crate::{Error, Result};
 
 fn refuse(detail: String) -> Error {
@@ -46,7 +46,7 @@ impl Maker {
             id = mcp_memory::exact_id(&id, &e.name);
         }
         self.ids.insert(id.to_string());
-        let entity = mcp_memory::Entity {
+        let entity = crate::ingest::Entity {
             name: e.name.clone(),
             entity_type: e.entity_type.clone(),
             observations: e.observations.clone(),

@@ -6,11 +6,11 @@ use std::path::Path;
 use smg_format::{Document, Encoding, Limits, WriteOptions};
 
 use super::{encode_indexed, Period, Retriever, SearchOptions};
-use crate::ingest::{ingest_keeping_turns, IngestOptions, Input, Silent};
+use crate::ingest::{ingest_keeping_turns, IngestOptions, Silent};
 
 /// `n` turns of conversation `c` from message `from` on, as JSON Lines: names,
 /// decisions and plain talk, so that the graph has segments, entities and decisions.
-fn turns(c: &str, from: usize, n: usize) -> Input {
+fn turns(c: &str, from: usize, n: usize) -> crate::ingest::Imported {
     let topics = [
         "hiking", "bakery", "rust", "garden", "chess", "piano", "sailing",
     ];
@@ -32,10 +32,7 @@ fn turns(c: &str, from: usize, n: usize) -> Input {
             format!("{record}\n")
         })
         .collect();
-    Input {
-        name: format!("{c}.jsonl"),
-        bytes: lines.into_bytes(),
-    }
+    crate::ingest::testing::jsonl(lines.into_bytes())
 }
 
 /// A memory with nothing in it.

@@ -717,7 +717,7 @@ mod appended;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+    use crate::ingest::{ingest, IngestOptions, Silent};
 
     /// A memory ingested from `(speaker, text)` lines: the first four in session s1.
     pub(crate) fn document(lines: &[(&str, &str)]) -> Document {
@@ -739,10 +739,7 @@ pub(crate) mod tests {
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(
             "1970-01-01T00:00:00Z",
         ));
-        let input = Input {
-            name: "t.jsonl".into(),
-            bytes: jsonl.into_bytes(),
-        };
+        let input = crate::ingest::testing::jsonl(jsonl.into_bytes());
         ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
         doc
     }
@@ -814,14 +811,15 @@ pub(crate) mod tests {
     #[test]
     fn an_ingest_hands_over_the_turns_its_archive_holds() {
         use crate::ingest::ingest_keeping_turns;
-        let sample = |name: &str| Input {
-            name: name.into(),
-            bytes: std::fs::read(
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../fixtures/ingest")
-                    .join(name),
+        let sample = |name: &str| {
+            crate::ingest::testing::jsonl(
+                std::fs::read(
+                    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("../fixtures/ingest")
+                        .join(name),
+                )
+                .unwrap(),
             )
-            .unwrap(),
         };
         let limits = Limits::default();
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(
@@ -841,9 +839,8 @@ pub(crate) mod tests {
         ] {
             let mut inputs = vec![sample(file)];
             if let Some(lines) = more {
-                inputs.push(Input {
-                    name: "more.jsonl".into(),
-                    bytes: lines
+                inputs.push(crate::ingest::testing::jsonl(
+                    lines
                         .iter()
                         .enumerate()
                         .map(|(i, (who, text))| {
@@ -855,7 +852,7 @@ pub(crate) mod tests {
                         })
                         .collect::<String>()
                         .into_bytes(),
-                });
+                ));
             }
             let (_, archived) = ingest_keeping_turns(&mut doc, inputs, &options, &Silent).unwrap();
             let turns = archived.into_turns();

@@ -239,17 +239,14 @@ fn add_artifacts(memory: &PromptMemory, part: &mut Part, out: &mut Prompt) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{ingest, IngestOptions, Input, Silent};
+    use crate::ingest::{ingest, IngestOptions, Silent};
     use crate::search::Period;
     use smg_format::Limits;
 
     fn memory() -> Retriever {
         let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/ingest/sample-chat.jsonl");
-        let input = Input {
-            name: "sample".into(),
-            bytes: std::fs::read(sample).unwrap(),
-        };
+        let input = crate::ingest::testing::jsonl(std::fs::read(sample).unwrap());
         let mut doc = Document::new(smg_format::model::Timestamp::from_static(
             "1970-01-01T00:00:00Z",
         ));

@@ -265,14 +265,14 @@ pub fn encode_indexed(
 }
 
 /// [`crate::ingest::ingest_into_bytes`] for a memory that keeps a search index:
-/// `inputs` ingested into `doc`, written with `write` (the packed layout, else
+/// `imported` ingested into `doc`, written with `write` (the packed layout, else
 /// `SMG-E020`) with an index of the result, made from the turns the ingest held and
 /// added to `previous`, the retriever of `doc`'s file before
 /// ([`Retriever::after_ingest`]). What `smg ingest --append` writes into a packed
 /// file that stores an index.
 pub fn ingest_into_indexed_bytes(
     mut doc: Document,
-    inputs: Vec<crate::ingest::Input>,
+    imported: Vec<crate::ingest::Imported>,
     options: &crate::ingest::IngestOptions,
     progress: &dyn crate::ingest::Progress,
     write: &WriteOptions,
@@ -281,7 +281,7 @@ pub fn ingest_into_indexed_bytes(
 ) -> Result<(crate::ingest::IngestReport, Vec<u8>)> {
     packed_only(write.encoding)?;
     let (report, archived) =
-        crate::ingest::ingest_keeping_turns(&mut doc, inputs, options, progress)?;
+        crate::ingest::ingest_keeping_turns(&mut doc, imported, options, progress)?;
     archived.check(&doc, limits)?;
     let retriever = Retriever::after_ingest(&doc, archived, previous, limits)?;
     Ok((report, encode_indexed(doc, write, &retriever)?))

@@ -2,8 +2,6 @@
 //! `cargo test -p smg-engine --test it MODULE::` runs one module.
 
 mod common;
-mod importers_mutated;
-mod ingest;
 mod merge;
 mod share;
 mod writers;

@@ -6,8 +6,11 @@
 
 use proptest::prelude::*;
 use smg_engine::ingest::{
-    ingest, ingest_into_bytes, ingest_lean_into_bytes, IngestOptions, Input, LeanIngested, Silent,
+    ingest, ingest_into_bytes, ingest_lean_into_bytes, IngestOptions, LeanIngested, Silent,
 };
+use smg_import::Input;
+
+use crate::common::read;
 use smg_engine::merge::{
     merge, merge_into_bytes, merge_into_indexed_bytes, merge_lean_into_bytes, LeanMerged,
 };
@@ -93,10 +96,7 @@ fn messages(
 /// not an export).
 fn export(messages: &[Message], day: u32) -> Option<Input> {
     let text: String = messages.iter().map(|m| m.line(day) + "\n").collect();
-    (!messages.is_empty()).then(|| Input {
-        name: "chat.jsonl".into(),
-        bytes: text.into_bytes(),
-    })
+    (!messages.is_empty()).then(|| Input::bytes("chat.jsonl", text.into_bytes()))
 }
 
 fn grown(doc: &Document, inputs: impl IntoIterator<Item = Option<Input>>) -> Document {
@@ -110,7 +110,7 @@ fn grown_in(
 ) -> Document {
     let inputs: Vec<Input> = inputs.into_iter().flatten().collect();
     let mut doc = doc.clone();
-    ingest(&mut doc, inputs, options, &Silent).unwrap();
+    ingest(&mut doc, read(inputs), options, &Silent).unwrap();
     doc
 }
 
@@ -286,10 +286,10 @@ fn appends_lean_alike(
     );
     let inputs = || vec![export(more, 3).unwrap()];
     let (whole_report, whole) =
-        ingest_into_bytes(doc.clone(), inputs(), &options, &Silent, &write).unwrap();
+        ingest_into_bytes(doc.clone(), read(inputs()), &options, &Silent, &write).unwrap();
     let lean = Lean::new(doc.clone());
     prop_assert_eq!(lean.left_out(), left_out);
-    match ingest_lean_into_bytes(lean, inputs(), &options, &Silent, &write).unwrap() {
+    match ingest_lean_into_bytes(lean, read(inputs()), &options, &Silent, &write).unwrap() {
         LeanIngested::Written(report, bytes) => {
             prop_assert!(bytes == whole, "a lean append writes other bytes");
             prop_assert_eq!(report, whole_report);
@@ -347,18 +347,21 @@ fn an_append_of_an_mcp_memory_to_a_memory_read_lean_reads_it_whole() {
             1,
         )],
     );
-    let mcp = Input {
-        name: "memory.jsonl".into(),
-        bytes: br#"{"type":"entity","name":"Anna","entityType":"person","observations":["lives near Lyon"]}"#.to_vec(),
-    };
+    let mcp = Input::bytes("memory.jsonl", br#"{"type":"entity","name":"Anna","entityType":"person","observations":["lives near Lyon"]}"#.to_vec());
     let (options, write) = (
         IngestOptions::default(),
         WriteOptions::new(Encoding::Brotli),
     );
-    let got = ingest_lean_into_bytes(Lean::new(doc), vec![mcp.clone()], &options, &Silent, &write)
-        .unwrap();
+    let got = ingest_lean_into_bytes(
+        Lean::new(doc),
+        read(vec![mcp.clone()]),
+        &options,
+        &Silent,
+        &write,
+    )
+    .unwrap();
     match got {
-        LeanIngested::ReadWhole(inputs) => assert_eq!(inputs[0].bytes, mcp.bytes),
+        LeanIngested::ReadWhole(given) => assert_eq!(given, read(vec![mcp])),
         other => panic!("{other:?}"),
     }
 }

@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, IngestOptions, Silent};
+use smg_import::Input;
+
+use crate::common::read;
 use smg_engine::share::{share, Kind, ShareOptions};
 use smg_format::archive::read_archive;
 use smg_format::codec::{from_bytes, to_bytes, to_canonical_json};
@@ -139,22 +142,16 @@ fn chatgpt_with_code() -> Vec<u8> {
 fn inputs() -> Vec<Input> {
     let file = |p: &str| data().join(p);
     vec![
-        Input {
-            name: "chat.json".into(),
-            bytes: chatgpt_with_code(),
-        },
-        Input {
-            name: "26.json".into(),
-            bytes: planted_file(&file("locomo-dev/26.json"), 3),
-        },
-        Input {
-            name: "agent.af".into(),
-            bytes: planted_file(&file("imports/letta/outreach_workflow_agent.af"), 2),
-        },
-        Input {
-            name: "memory.jsonl".into(),
-            bytes: planted_file(&file("imports/mcp-memory/memory.jsonl"), 1),
-        },
+        Input::bytes("chat.json", chatgpt_with_code()),
+        Input::bytes("26.json", planted_file(&file("locomo-dev/26.json"), 3)),
+        Input::bytes(
+            "agent.af",
+            planted_file(&file("imports/letta/outreach_workflow_agent.af"), 2),
+        ),
+        Input::bytes(
+            "memory.jsonl",
+            planted_file(&file("imports/mcp-memory/memory.jsonl"), 1),
+        ),
     ]
 }
 
@@ -163,8 +160,13 @@ fn at() -> Timestamp {
 }
 
 fn ingested() -> Document {
+    memory_of(inputs())
+}
+
+/// A new memory of `inputs`.
+fn memory_of(inputs: Vec<Input>) -> Document {
     let mut doc = Document::new(Timestamp::from_static("1970-01-01T00:00:00Z"));
-    ingest(&mut doc, inputs(), &IngestOptions::default(), &Silent).unwrap();
+    ingest(&mut doc, read(inputs), &IngestOptions::default(), &Silent).unwrap();
     doc
 }
 
@@ -331,16 +333,12 @@ fn kept_kinds_stay() {
 #[test]
 fn restricted_talk_private_contexts_audit_access_and_signature_are_left_out() {
     let restricted = "Zanzibar-merger-codename talk";
-    let mut doc = Document::new(Timestamp::from_static("1970-01-01T00:00:00Z"));
     let public = r#"{"conversation_id":"pub","message_id":"p1","role":"user","content":"We chose Postgres for the shop database because of its JSON support.","timestamp":"2025-01-01T10:00:00Z"}"#;
     let secret = format!(
         r#"{{"conversation_id":"board","message_id":"b1","role":"user","content":"The {restricted} about Postgres is confidential; we decided to buy Zanzibar.","timestamp":"2025-01-02T10:00:00Z","scope":"restricted"}}"#
     );
-    let input = Input {
-        name: "talk.jsonl".into(),
-        bytes: format!("{public}\n{secret}\n").into_bytes(),
-    };
-    ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+    let input = Input::bytes("talk.jsonl", format!("{public}\n{secret}\n").into_bytes());
+    let doc = memory_of(vec![input]);
     let mut v = serde_json::to_value(&doc).unwrap();
     v["collaborators"] = json!([{"id": "ada", "name": "Ada", "role": "lead"}]);
     v["privateContexts"] = json!({"ada": {"notes": ["private note Ada-only-words"]}});
@@ -418,12 +416,8 @@ fn ordinary_talk_stays_on_every_dev_file() {
     files.sort();
     assert!(files.len() >= 12, "{files:?}");
     for path in files {
-        let mut doc = Document::new(Timestamp::from_static("1970-01-01T00:00:00Z"));
-        let input = Input {
-            name: path.display().to_string(),
-            bytes: std::fs::read(&path).unwrap(),
-        };
-        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+        let input = Input::bytes(path.display().to_string(), std::fs::read(&path).unwrap());
+        let doc = memory_of(vec![input]);
         let before = runs(&doc);
         let bytes = to_bytes(&doc, &WriteOptions::new(Encoding::Json)).unwrap();
         let (copy, report) = share(doc, &bytes, &ShareOptions::new(at())).unwrap();
@@ -452,16 +446,12 @@ fn ordinary_talk_stays_on_every_dev_file() {
 
 #[test]
 fn redact_leaves_sealed_sections_as_they_are_and_they_still_open() {
-    let mut doc = Document::new(Timestamp::from_static("1970-01-01T00:00:00Z"));
     let lines = [
         r#"{"conversation_id":"pub","message_id":"p1","role":"user","content":"Mail grace.planted@example.org about Postgres."}"#,
         r#"{"conversation_id":"board","message_id":"b1","role":"user","content":"Board only: AKIAZ7QWERTYUIOP2345 for the merger.","scope":"restricted"}"#,
     ];
-    let input = Input {
-        name: "t.jsonl".into(),
-        bytes: lines.join("\n").into_bytes(),
-    };
-    ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent).unwrap();
+    let input = Input::bytes("t.jsonl", lines.join("\n").into_bytes());
+    let mut doc = memory_of(vec![input]);
     let target = smg_format::seal::SealTarget::Tier(smg_format::model::Scope::Restricted);
     smg_format::seal::seal(
         &mut doc,

@@ -4,9 +4,13 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use smg_engine::ingest::{
-    ingest_into_bytes, ingest_keeping_turns, migrate, Format, IngestOptions, Input, Silent,
-};
+use smg_engine::ingest::{ingest_into_bytes, ingest_keeping_turns, migrate, IngestOptions, Silent};
+use smg_import::{Format, Input};
+
+/// `input` read as JSON Lines, as `smg ingest --from jsonl` reads it.
+fn read_jsonl(input: Input) -> Vec<smg_engine::ingest::Imported> {
+    vec![smg_import::read(input, Format::Jsonl, false).unwrap()]
+}
 use smg_format::validate::{ensure_valid, validate, ValidateOptions};
 use smg_format::{codec, Document, Encoding, Limits, WriteOptions};
 
@@ -62,22 +66,21 @@ fn record() -> impl Strategy<Value = Value> {
 }
 
 fn jsonl(records: &[Value]) -> Input {
-    Input {
-        name: "append.jsonl".into(),
-        bytes: records
+    Input::bytes(
+        "append.jsonl",
+        records
             .iter()
             .map(|r| format!("{r}\n"))
             .collect::<String>()
             .into_bytes(),
-    }
+    )
 }
 
 fn append(doc: Document, records: &[Value]) -> Option<(usize, Document)> {
-    let mut options = IngestOptions::default();
-    options.format = Format::Jsonl;
+    let options = IngestOptions::default();
     let write = WriteOptions::new(Encoding::Brotli);
     let (report, bytes) =
-        match ingest_into_bytes(doc, vec![jsonl(records)], &options, &Silent, &write) {
+        match ingest_into_bytes(doc, read_jsonl(jsonl(records)), &options, &Silent, &write) {
             Ok(got) => got,
             Err(e) => {
                 let code = e.code();
@@ -139,12 +142,11 @@ fn the_gate_on_held_turns_refuses_a_provenance_that_names_no_turn() {
         "content": "We decided to use Postgres for the billing service.",
         "timestamp": "2025-02-28T10:10:00Z"
     });
-    let mut options = IngestOptions::default();
-    options.format = Format::Jsonl;
+    let options = IngestOptions::default();
     let mut doc = fixture("full.smg");
     let limits = Limits::default();
     let (_, held) =
-        ingest_keeping_turns(&mut doc, vec![jsonl(&[record])], &options, &Silent).unwrap();
+        ingest_keeping_turns(&mut doc, read_jsonl(jsonl(&[record])), &options, &Silent).unwrap();
     held.check(&doc, &limits).unwrap();
     let graph = doc.semantic_graph.as_mut().unwrap();
     let nodes = graph.nodes.as_mut().unwrap();

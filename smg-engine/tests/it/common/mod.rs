@@ -8,3 +8,15 @@ pub(crate) fn cases(default: u32) -> u32 {
         .and_then(|n| n.parse().ok())
         .unwrap_or(default)
 }
+
+/// `inputs` read as `smg ingest` reads them by default: each one's format told from
+/// its content, malformed records skipped.
+pub(crate) fn read(inputs: Vec<smg_import::Input>) -> Vec<smg_engine::ingest::Imported> {
+    smg_import::read_all(
+        inputs,
+        smg_import::Format::Auto,
+        false,
+        &smg_engine::ingest::Silent,
+    )
+    .unwrap()
+}

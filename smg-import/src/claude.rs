@@ -4,14 +4,22 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{rfc3339, str_field, without, Conversation, Message, Records};
-use crate::error::Result;
+use crate::records::{rfc3339, str_field, without, Records};
+use smg_engine::ingest::{compact_record, Conversation, Message};
+use smg_engine::Result;
 
-pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+export_importer!(
+    /// Claude.ai's data export (`conversations.json`).
+    Claude,
+    "claude",
+    read
+);
+
+pub(crate) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
     for (c, raw) in list.iter().enumerate() {
         let at = format!("conversation {}", c + 1);
-        let Some(conv) = super::conversation(raw, &at, records)? else {
+        let Some(conv) = crate::records::conversation(raw, &at, records)? else {
             continue;
         };
         let conv = &conv;
@@ -48,7 +56,7 @@ pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<
 fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, String> {
     let id = str_field(msg, "uuid").ok_or("no `uuid`")?;
     let sender = str_field(msg, "sender").ok_or("no `sender`")?;
-    let role = super::role(sender)?;
+    let role = crate::records::role(sender)?;
     let mut content = match msg.get("content").and_then(Value::as_array) {
         Some(blocks) if !blocks.is_empty() => blocks
             .iter()
@@ -57,14 +65,14 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
             .join("\n\n"),
         _ => str_field(msg, "text").unwrap_or_default().to_string(),
     };
-    for a in super::items(msg, "attachments") {
+    for a in crate::records::items(msg, "attachments") {
         let name = str_field(a, "file_name").unwrap_or("attachment");
         match str_field(a, "extracted_content") {
             Some(body) => content.push_str(&attachment(name, body)),
             None => content.push_str(&format!("\n\n[attachment: {name}]")),
         }
     }
-    for f in super::items(msg, "files") {
+    for f in crate::records::items(msg, "files") {
         if let Some(name) = str_field(f, "file_name") {
             content.push_str(&format!("\n\n[file: {name}]"));
         }
@@ -81,7 +89,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
         session_id: None,
         role,
         speaker: None,
-        record: super::source(msg, &content, Some(Value::from(index))),
+        record: compact_record(msg, &content, Some(Value::from(index))),
         content,
         timestamp,
         scope: None,
@@ -145,7 +153,7 @@ mod tests {
             {"sender": "human", "text": "no id"}
         ]}]);
         let mut records = Records::new("c.json", false);
-        let convs = super::super::read_value(&v, &mut records, read).unwrap();
+        let convs = crate::records::read_value(&v, &mut records, read).unwrap();
         let m = &convs[0].messages;
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].role, "user");

@@ -5,7 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest, ingest_into_bytes, Format, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest, ingest_into_bytes, IngestOptions, Silent};
+use smg_import::{Format, Input};
+
+use crate::common::read;
 use smg_format::{
     archive::read_archive,
     codec::into_bytes,
@@ -35,14 +38,17 @@ fn samples() -> Vec<PathBuf> {
 }
 
 fn input(name: &str, bytes: Vec<u8>) -> Input {
-    Input {
-        name: name.into(),
-        bytes,
-    }
+    Input::bytes(name, bytes)
 }
 
 fn run(doc: &mut Document, inputs: &[Input]) -> smg_engine::ingest::IngestReport {
-    ingest(doc, inputs.to_vec(), &IngestOptions::default(), &Silent).unwrap()
+    ingest(
+        doc,
+        read(inputs.to_vec()),
+        &IngestOptions::default(),
+        &Silent,
+    )
+    .unwrap()
 }
 
 fn bytes(doc: &Document) -> Vec<u8> {
@@ -179,10 +185,11 @@ fn ingest_into_bytes_writes_what_ingest_then_into_bytes_writes() {
         ] {
             let options = IngestOptions::default();
             let mut whole = doc.clone();
-            let report = ingest(&mut whole, inputs.clone(), &options, &Silent).unwrap();
+            let report = ingest(&mut whole, read(inputs.clone()), &options, &Silent).unwrap();
             let expected = into_bytes(whole, &write).unwrap();
             let (got_report, got) =
-                ingest_into_bytes(doc.clone(), inputs.clone(), &options, &Silent, &write).unwrap();
+                ingest_into_bytes(doc.clone(), read(inputs.clone()), &options, &Silent, &write)
+                    .unwrap();
             assert_eq!(got_report, report);
             assert!(got == expected, "{write:?}");
         }
@@ -254,13 +261,10 @@ fn malformed_records_are_skipped_or_fail_under_strict() {
     assert_eq!(report.turns_added, 1);
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(report.skipped[0].position, "line 2");
-    let mut options = IngestOptions::default();
-    options.strict = true;
-    let err = ingest(
-        &mut fresh(),
-        vec![input("chat.jsonl", text.as_bytes().to_vec())],
-        &options,
-        &Silent,
+    let err = smg_import::read(
+        input("chat.jsonl", text.as_bytes().to_vec()),
+        Format::Auto,
+        true,
     )
     .unwrap_err();
     assert_eq!(err.code(), "SMG-E210");
@@ -268,12 +272,10 @@ fn malformed_records_are_skipped_or_fail_under_strict() {
         err.to_string().split(':').next().unwrap(),
         "chat.jsonl, line 2"
     );
-    options.format = Format::Claude;
-    let err = ingest(
-        &mut fresh(),
-        vec![input("chat.jsonl", text.as_bytes().to_vec())],
-        &options,
-        &Silent,
+    let err = smg_import::read(
+        input("chat.jsonl", text.as_bytes().to_vec()),
+        Format::Claude,
+        false,
     )
     .unwrap_err();
     assert!(err.to_string().contains("not JSON"), "{err}");
@@ -393,10 +395,10 @@ fn freeing_the_texts_leaves_the_document_as_keeping_them_makes_it() {
         let mut options = IngestOptions::default();
         options.restricted_conversations = restricted.clone();
         let (mut freed, mut kept) = (fresh(), fresh());
-        ingest(&mut freed, vec![jsonl.clone()], &options, &Silent).unwrap();
+        ingest(&mut freed, read(vec![jsonl.clone()]), &options, &Silent).unwrap();
         let (_, archived) = smg_engine::ingest::ingest_keeping_turns(
             &mut kept,
-            vec![jsonl.clone()],
+            read(vec![jsonl.clone()]),
             &options,
             &Silent,
         )

@@ -6,11 +6,33 @@ use rayon::prelude::*;
 use serde_json::Value;
 use smg_format::model::role;
 
-use super::{rfc3339, str_field, unix_time, Conversation, Message, Records};
-use crate::error::Result;
+use crate::records::{rfc3339, str_field, unix_time, Records};
+use smg_engine::ingest::{compact_record, Conversation, Imported, Message};
+use smg_engine::Result;
+
+use crate::records::{file_bytes, text};
+use crate::{Importer, Input};
+
+/// JSON Lines, one message per line (spec §16).
+pub(crate) struct Jsonl;
+
+impl Importer for Jsonl {
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn read(&self, input: &Input, records: &mut Records<'_>) -> Result<Imported> {
+        let text = text(file_bytes(input, records, self.name())?, records)?;
+        Ok(Imported {
+            format: self.name(),
+            conversations: read(text, records)?,
+            ..Imported::default()
+        })
+    }
+}
 
 /// Whether a lone JSON object reads as one message of this format.
-pub(super) fn looks_like(v: &Value) -> bool {
+pub(crate) fn looks_like(v: &Value) -> bool {
     let any = |keys: &[&str]| keys.iter().any(|k| v.get(*k).is_some());
     any(&["conversation_id", "conversationId"]) && any(&["content", "text"])
 }
@@ -19,7 +41,8 @@ fn field<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
     keys.iter().find_map(|k| v.get(*k))
 }
 
-pub(super) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+/// The messages of `text`, grouped by conversation in the order each first speaks.
+pub(crate) fn read(text: &str, records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut conversations: Vec<Conversation> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let lines: Vec<(usize, &str)> = text
@@ -73,7 +96,7 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
     let mut content = text_of(&["content", "text"], "a string")?.ok_or("no `content`")?;
     let speaker = text_of(&["speaker", "name"], "a string")?;
     let role = match text_of(&["role"], "a string")? {
-        Some(raw) => super::role(&raw)?,
+        Some(raw) => crate::records::role(&raw)?,
         None if speaker.is_some() => role::USER,
         None => return Err("neither `role` nor `speaker`".into()),
     };
@@ -90,7 +113,7 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
             let name = str_field(a, "name").or_else(|| str_field(a, "file_name"));
             let body = str_field(a, "content").or_else(|| str_field(a, "extracted_content"));
             if let Some(body) = body {
-                content.push_str(&super::claude::attachment(
+                content.push_str(&crate::claude::attachment(
                     name.unwrap_or("attachment"),
                     body,
                 ));
@@ -114,7 +137,7 @@ fn message(record: Value) -> std::result::Result<(String, Message), String> {
             session_id,
             role,
             speaker,
-            record: super::source(&record, &content, None),
+            record: compact_record(&record, &content, None),
             content,
             timestamp,
             scope,

@@ -6,39 +6,41 @@
 //! Each agent is a conversation (`FILE/AGENT-ID`, since ids like `agent-0` are local to
 //! their file); its messages are turns; the agent's own fields are its header, and
 //! the file's other fields go with its first agent, so that an export gives the file
-//! back. Blocks become `memory` nodes and tools' code goes to the vault
-//! ([`apply`]).
+//! back. Blocks become `memory` nodes and tools' code goes to the vault.
 
 use serde_json::{json, Map, Value};
-use smg_format::model::{Graph, Node, NonEmpty, Scope, Timestamp, Unit};
-use smg_format::vault::{NewContent, VaultWriter};
-use smg_format::Document;
+use smg_engine::ingest::{compact_record, Conversation, Imported, Message, Version};
+use smg_engine::Result;
+use smg_format::model::{role, Node, NonEmpty, Unit};
 
-use super::{rfc3339, str_field, without, Conversation, Message, Records};
-use crate::error::Result;
-use smg_format::model::role;
+use crate::records::{file_bytes, rfc3339, str_field, text as utf8, without, Records};
+use crate::{Importer, Input};
 
 /// `created_by` of the nodes a Letta import makes.
-pub(crate) const CREATED_BY: &str = "letta";
+const CREATED_BY: &str = "letta";
 
-/// What an agent file gives besides its conversations.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct Extras {
-    /// Core memory blocks, as `memory` nodes.
-    pub(crate) blocks: Vec<Node>,
-    /// Tools with source code: `(file name, language, code)`.
-    pub(crate) tools: Vec<(String, String, String)>,
-    /// The file's `created_at`, when the tools' versions were written.
-    pub(crate) created: Option<Timestamp>,
+/// A Letta Agent File.
+pub(crate) struct Letta;
+
+impl Importer for Letta {
+    fn name(&self) -> &'static str {
+        "letta"
+    }
+
+    fn read(&self, input: &Input, records: &mut Records<'_>) -> Result<Imported> {
+        let text = utf8(file_bytes(input, records, self.name())?, records)?;
+        let doc = document(text.trim_start_matches('\u{feff}'), records)?;
+        read(doc, records)
+    }
 }
 
 /// Whether a parsed document reads as an agent file.
-pub(super) fn looks_like(v: &Value) -> bool {
+pub(crate) fn looks_like(v: &Value) -> bool {
     v.get("agents").is_some_and(Value::is_array)
 }
 
 /// The document of an agent file, decoding a double-encoded one.
-pub(super) fn document(text: &str, records: &Records<'_>) -> Result<Value> {
+fn document(text: &str, records: &Records<'_>) -> Result<Value> {
     let not_json = |e: serde_json::Error| {
         records.fail(
             format!("line {}, column {}", e.line(), e.column()),
@@ -57,7 +59,7 @@ pub(super) fn document(text: &str, records: &Records<'_>) -> Result<Value> {
     Ok(v)
 }
 
-pub(super) fn read(doc: Value, records: &mut Records<'_>) -> Result<(Vec<Conversation>, Extras)> {
+fn read(doc: Value, records: &mut Records<'_>) -> Result<Imported> {
     let Value::Object(mut top) = doc else {
         return Err(records.fail("start", "not an agent file: not an object"));
     };
@@ -66,8 +68,11 @@ pub(super) fn read(doc: Value, records: &mut Records<'_>) -> Result<(Vec<Convers
         _ => return Err(records.fail("start", "not an agent file: no `agents` array")),
     };
     let name = records.stem().to_string();
-    let extras = extras(&top, &name, records)?;
-    let mut out = Vec::new();
+    let mut out = Imported {
+        format: Letta.name(),
+        ..Imported::default()
+    };
+    extras(&top, &name, &mut out, records)?;
     let mut fields = Some(top);
     for (a, agent) in agents.iter().enumerate() {
         let at = format!("agent {}", a + 1);
@@ -85,7 +90,7 @@ pub(super) fn read(doc: Value, records: &mut Records<'_>) -> Result<(Vec<Convers
             file: Some(file),
             ..Conversation::default()
         };
-        for (m, msg) in super::items(agent, "messages").enumerate() {
+        for (m, msg) in crate::records::items(agent, "messages").enumerate() {
             match message(msg, m) {
                 Ok(Some(message)) => conversation.messages.push(message),
                 Ok(None) => conversation.others.push((Value::from(m), msg.clone())),
@@ -95,24 +100,27 @@ pub(super) fn read(doc: Value, records: &mut Records<'_>) -> Result<(Vec<Convers
                 }
             }
         }
-        out.push(conversation);
+        out.conversations.push(conversation);
     }
-    Ok((out, extras))
+    Ok(out)
 }
 
-/// Blocks as nodes and tools' code, from the file's top level.
-fn extras(top: &Map<String, Value>, file: &str, records: &mut Records<'_>) -> Result<Extras> {
-    let mut out = Extras {
-        created: top
-            .get("created_at")
-            .and_then(Value::as_str)
-            .and_then(rfc3339),
-        ..Extras::default()
-    };
+/// Blocks as nodes and tools' code as versions (written when the file was), from the
+/// file's top level.
+fn extras(
+    top: &Map<String, Value>,
+    file: &str,
+    out: &mut Imported,
+    records: &mut Records<'_>,
+) -> Result<()> {
+    let created = top
+        .get("created_at")
+        .and_then(Value::as_str)
+        .and_then(rfc3339);
     let list = |key: &str| top.get(key).and_then(Value::as_array).into_iter().flatten();
     for (b, block) in list("blocks").enumerate() {
         match block_node(block, file) {
-            Some(node) => out.blocks.push(node),
+            Some(node) => out.nodes.push(node),
             None => records.skip(format!("block {}", b + 1), "no `id`, `label` or `value`")?,
         }
     }
@@ -126,10 +134,14 @@ fn extras(top: &Map<String, Value>, file: &str, records: &mut Records<'_>) -> Re
             "javascript" => ("javascript", "js"),
             _ => ("python", "py"),
         };
-        out.tools
-            .push((format!("{name}.{ext}"), language.into(), code.into()));
+        out.versions.push(Version {
+            path: format!("{name}.{ext}"),
+            content: code.into(),
+            time: created.clone(),
+            language: Some(language.into()),
+        });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A core memory block as a `memory` node: its label, its value as content, its
@@ -158,46 +170,6 @@ fn block_node(block: &Value, file: &str) -> Option<Node> {
     })
 }
 
-/// Put an agent file's blocks into the graph (replacing the same blocks of an earlier
-/// import) and its tools' code into the vault.
-///
-/// Given a `scope`, the memory blocks take it; an agent with tools is refused then,
-/// since its tools would go to the vault, which every scope shares.
-pub(crate) fn apply(doc: &mut Document, extras: Extras, scope: Option<Scope>) -> Result<()> {
-    if let (Some(s), Some((name, _, _))) = (scope, extras.tools.first()) {
-        return Err(smg_format::Error::InvalidArgument(format!(
-            "the agent's tools (`{name}`…) would go to the vault, which is shared by every scope: a {} agent with tools cannot be kept apart",
-            s.name()
-        ))
-        .into());
-    }
-    let graph = doc.semantic_graph.get_or_insert_with(Graph::default);
-    let nodes = graph.nodes.get_or_insert_with(Vec::new);
-    for mut node in extras.blocks {
-        node.scope = scope.or(node.scope);
-        match nodes.iter_mut().find(|n| n.id == node.id) {
-            Some(old) => *old = node,
-            None => nodes.push(node),
-        }
-    }
-    if extras.tools.is_empty() {
-        return Ok(());
-    }
-    let vault = doc.artifact_vault.get_or_insert_with(Default::default);
-    let mut writer = VaultWriter::new(vault);
-    for (name, language, code) in &extras.tools {
-        let meta = NewContent {
-            name: Some(name),
-            language: Some(language),
-            kind: Some("code"),
-            timestamp: extras.created.as_ref(),
-            ..NewContent::default()
-        };
-        writer.add(code, &meta)?;
-    }
-    Ok(())
-}
-
 /// Message `index` of an agent as a turn: `None` when it says nothing.
 fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, String> {
     let id = str_field(msg, "id").ok_or("no `id`")?;
@@ -206,7 +178,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
     let role = if raw == "approval" {
         role::TOOL
     } else {
-        super::role(raw)?
+        crate::records::role(raw)?
     };
     let content = text(msg);
     if content.trim().is_empty() {
@@ -221,7 +193,7 @@ fn message(msg: &Value, index: usize) -> std::result::Result<Option<Message>, St
         session_id: None,
         role,
         speaker: str_field(msg, "name").map(str::to_string),
-        record: super::source(msg, &content, Some(Value::from(index))),
+        record: compact_record(msg, &content, Some(Value::from(index))),
         content,
         timestamp,
         scope: None,
@@ -238,7 +210,7 @@ fn text(msg: &Value) -> String {
         Some(Value::Array(parts)) => parts.iter().filter_map(part).collect(),
         _ => Vec::new(),
     };
-    for call in super::items(msg, "tool_calls") {
+    for call in crate::records::items(msg, "tool_calls") {
         let f = call.get("function").unwrap_or(call);
         let name = str_field(f, "name").unwrap_or("tool");
         let args = str_field(f, "arguments").unwrap_or_default();
@@ -251,7 +223,7 @@ fn text(msg: &Value) -> String {
         }
     }
     if pieces.iter().all(|p| p.trim().is_empty()) {
-        for ret in super::items(msg, "tool_returns") {
+        for ret in crate::records::items(msg, "tool_returns") {
             if let Some(r) = str_field(ret, "func_response") {
                 pieces.push(format!("[tool_return] {r}"));
             }

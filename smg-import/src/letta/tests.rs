@@ -1,10 +1,16 @@
 use super::*;
 
-fn import(text: &str) -> (Vec<Conversation>, Extras, Vec<super::super::Skipped>) {
+fn import(
+    text: &str,
+) -> (
+    Vec<Conversation>,
+    Imported,
+    Vec<smg_engine::ingest::Skipped>,
+) {
     let mut records = Records::new("dir/agent.af", false);
     let doc = document(text, &records).unwrap();
-    let (c, e) = read(doc, &mut records).unwrap();
-    (c, e, records.skipped)
+    let mut got = read(doc, &mut records).unwrap();
+    (std::mem::take(&mut got.conversations), got, records.skipped)
 }
 
 fn sample() -> Value {
@@ -71,10 +77,11 @@ fn messages_become_turns_and_nothing_is_lost() {
     let file = c.file.as_ref().unwrap();
     assert_eq!(file["fields"]["tools"][0]["name"], "check_order");
     assert!(file["fields"].get("agents").is_none());
-    assert_eq!(extras.blocks.len(), 1);
-    assert_eq!(extras.blocks[0].content.as_deref(), Some("Name: Ada"));
-    assert_eq!(extras.tools.len(), 1);
-    assert_eq!(extras.tools[0].0, "check_order.py");
+    assert_eq!(extras.nodes.len(), 1);
+    assert_eq!(extras.nodes[0].content.as_deref(), Some("Name: Ada"));
+    assert_eq!(extras.versions.len(), 1);
+    assert_eq!(extras.versions[0].path, "check_order.py");
+    assert_eq!(extras.versions[0].language.as_deref(), Some("python"));
 }
 
 #[test]

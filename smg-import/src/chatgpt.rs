@@ -7,14 +7,22 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{str_field, unix_time, without, Conversation, Message, Records};
-use crate::error::Result;
+use crate::records::{str_field, unix_time, without, Records};
+use smg_engine::ingest::{compact_record, Conversation, Message};
+use smg_engine::Result;
 
-pub(super) fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+export_importer!(
+    /// ChatGPT's data export (`conversations.json`).
+    Chatgpt,
+    "chatgpt",
+    read
+);
+
+fn read(list: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
     for (c, raw) in list.iter().enumerate() {
         let at = format!("conversation {}", c + 1);
-        let Some(conv) = super::conversation(raw, &at, records)? else {
+        let Some(conv) = crate::records::conversation(raw, &at, records)? else {
             continue;
         };
         let conv = &conv;
@@ -118,7 +126,7 @@ fn message(
     node: Value,
 ) -> std::result::Result<Option<Message>, String> {
     let author = msg.get("author").and_then(|a| str_field(a, "role"));
-    let role = super::role(author.ok_or("no `author.role`")?)?;
+    let role = crate::records::role(author.ok_or("no `author.role`")?)?;
     let content = msg.get("content").ok_or("no `content`")?;
     let text = render(content);
     if text.trim().is_empty() {
@@ -132,7 +140,7 @@ fn message(
             .get("author")
             .and_then(|a| str_field(a, "name"))
             .map(str::to_string),
-        record: super::source(msg, &text, Some(node)),
+        record: compact_record(msg, &text, Some(node)),
         content: text,
         timestamp: msg.get("create_time").and_then(unix_time),
         scope: None,
@@ -144,7 +152,7 @@ fn message(
 /// instructions; an image is named by its pointer.
 fn render(content: &Value) -> String {
     let mut pieces: Vec<String> = Vec::new();
-    for part in super::items(content, "parts") {
+    for part in crate::records::items(content, "parts") {
         match part {
             Value::String(s) => pieces.push(s.clone()),
             Value::Object(_) => match str_field(part, "content_type") {
@@ -165,7 +173,7 @@ fn render(content: &Value) -> String {
     if let Some(s) = str_field(content, "content") {
         pieces.push(s.to_string());
     }
-    for t in super::items(content, "thoughts") {
+    for t in crate::records::items(content, "thoughts") {
         let summary = str_field(t, "summary").unwrap_or_default();
         let body = str_field(t, "content").unwrap_or_default();
         pieces.push(format!("{summary}\n{body}").trim().to_string());
@@ -232,7 +240,7 @@ mod tests {
         .collect();
         let conv = json!([{"id": "c", "current_node": "a1", "mapping": mapping}]);
         let mut records = Records::new("c.json", true);
-        let got = super::super::read_value(&conv, &mut records, read).unwrap();
+        let got = crate::records::read_value(&conv, &mut records, read).unwrap();
         let texts: Vec<_> = got[0].messages.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(texts, ["question", "old answer"]);
         assert_eq!(
@@ -242,7 +250,7 @@ mod tests {
         // Without current_node: the latest leaf.
         let mut conv = conv;
         conv[0].as_object_mut().unwrap().remove("current_node");
-        let got = super::super::read_value(&conv, &mut records, read).unwrap();
+        let got = crate::records::read_value(&conv, &mut records, read).unwrap();
         assert_eq!(got[0].messages[1].content, "new answer");
     }
 
@@ -279,7 +287,8 @@ mod tests {
             "b": {"parent": "a", "message": {"author": {"role": "user"}, "content": {"parts": ["B"]}}}
         });
         let conv = json!({"id": "c", "current_node": "a", "mapping": mapping});
-        let got = super::super::read_value(&conv, &mut Records::new("c.json", true), read).unwrap();
+        let got =
+            crate::records::read_value(&conv, &mut Records::new("c.json", true), read).unwrap();
         assert_eq!(got[0].messages.len(), 2);
     }
 }

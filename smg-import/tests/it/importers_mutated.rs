@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use smg_engine::ingest::{ingest_into_bytes, Format, IngestOptions, Input, Silent};
+use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Silent};
 use smg_format::validate::{validate, ValidateOptions};
 use smg_format::{codec, Document, Encoding, Limits, WriteOptions};
+use smg_import::{Format, Input};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
@@ -134,14 +135,12 @@ fn holds(format: Format, input: Vec<u8>) -> Result<(), TestCaseError> {
     let doc = Document::new(smg_format::model::Timestamp::from_static(
         "1970-01-01T00:00:00Z",
     ));
-    let inputs = vec![Input {
-        name: "export".into(),
-        bytes: input,
-    }];
-    let mut options = IngestOptions::default();
-    options.format = format;
+    let inputs = vec![Input::bytes("export", input)];
+    let options = IngestOptions::default();
     let write = WriteOptions::new(Encoding::Brotli);
-    let bytes = match ingest_into_bytes(doc, inputs, &options, &Silent, &write) {
+    let read = |input: Input| smg_import::read(input, format, false).map(|got| vec![got]);
+    let got = inputs.into_iter().next().map(read).expect("one input");
+    let bytes = match got.and_then(|got| ingest_into_bytes(doc, got, &options, &Silent, &write)) {
         Ok((_, bytes)) => bytes,
         Err(e) => {
             prop_assert!(e.code().starts_with("SMG-E"), "{e}");

@@ -11,13 +11,21 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use smg_format::model::{role, Timestamp};
 
-use super::{str_field, Conversation, Message, Records};
-use crate::error::Result;
+use crate::records::{str_field, Records};
+use smg_engine::ingest::{compact_record, Conversation, Message};
+use smg_engine::Result;
 
 /// An object's members, unparsed: a LoCoMo sample is read a session at a time.
 type Members<'t> = BTreeMap<String, &'t RawValue>;
 
-pub(super) fn read(samples: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
+export_importer!(
+    /// A LoCoMo conversation file.
+    Locomo,
+    "locomo",
+    read
+);
+
+fn read(samples: &[&RawValue], records: &mut Records<'_>) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
     for (i, raw) in samples.iter().enumerate() {
         let sample: Members<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
@@ -120,7 +128,7 @@ fn message(
             role::ASSISTANT
         },
         speaker: Some(speaker.to_string()),
-        record: super::source(turn, &content, None),
+        record: compact_record(turn, &content, None),
         content,
         timestamp: timestamp.cloned(),
         scope: None,
@@ -172,7 +180,7 @@ mod tests {
             "qa": [{"question": "q", "answer": "secret answer", "evidence": ["D1:1"]}]
         });
         let mut records = Records::new("locomo.json", false);
-        let convs = super::super::read_value(&v, &mut records, read).unwrap();
+        let convs = crate::records::read_value(&v, &mut records, read).unwrap();
         let c = &convs[0];
         assert_eq!(c.id, "conv-1");
         assert_eq!(c.messages.len(), 2);
