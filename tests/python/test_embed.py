@@ -147,4 +147,4 @@ def test_the_package_embeds_queries_and_counts_tokens_as_the_command_line(tmp_pa
         assert "puppy" in pack["text"]
         assert (pack["text"], pack["tokens"]) == (cli["text"], cli["tokens"])
         hit = memory.search_all("pet", k=1)["hits"][0]
-        assert "puppy" in hit["content"] and hit["sources"] == ["vector"]
+        assert "puppy" in hit["content"] and hit["sources"] == ["turns"]

@@ -319,6 +319,12 @@ pub(crate) enum BenchCommand {
         /// context showed (`bench/locomo-ceiling.py` reads it).
         #[arg(long, value_name = "FILE")]
         questions: Option<PathBuf>,
+        /// For each conversation, how meaning joins words (the share of meaning,
+        /// the word matches kept whole) chosen on the other conversations and
+        /// measured on it, beside words alone: the folds and their mean. Needs
+        /// --model and two files at least.
+        #[arg(long, conflicts_with = "questions")]
+        leave_one_out: bool,
     },
 }
 

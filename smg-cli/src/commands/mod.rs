@@ -9,6 +9,7 @@ mod diff;
 mod dropped;
 mod embed;
 mod export;
+mod folds;
 mod info;
 mod ingest;
 mod init;
@@ -158,10 +159,12 @@ fn run_file_command(
             tokenizer,
             json,
             questions,
+            leave_one_out,
         }) => {
             let out = retrieve::LocomoOut {
                 json,
                 questions: questions.as_deref(),
+                leave_one_out,
             };
             return retrieve::bench_locomo(&dir, curate_at.as_deref(), &model, &tokenizer, &out);
         }

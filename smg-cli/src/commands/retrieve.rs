@@ -254,6 +254,8 @@ pub(crate) struct LocomoOut<'a> {
     pub(crate) json: bool,
     /// Each question's outcome, a JSON line each.
     pub(crate) questions: Option<&'a Path>,
+    /// Leave-one-out folds instead ([`super::folds`]).
+    pub(crate) leave_one_out: bool,
 }
 
 pub(crate) fn bench_locomo(
@@ -277,6 +279,9 @@ pub(crate) fn bench_locomo(
             false,
         )
     };
+    if out_to.leave_one_out {
+        return super::folds::run(dir, &read, &options, as_json);
+    }
     let r = locomo(dir, &read, &options)?;
     let ms = |p: f64| r.percentile(p).as_secs_f64() * 1e3;
     let mut out = String::new();
@@ -290,6 +295,7 @@ pub(crate) fn bench_locomo(
                 "tokenizer": tokenizer.tokens().name(),
                 "recall": RANKS.iter().zip(r.recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "rtok": BUDGETS.iter().zip(r.rtok).map(|(b, v)| (format!("Rtok{b}"), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "searchRecall": RANKS.iter().zip(r.search_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "nodeRecall": RANKS.iter().zip(r.node_recall).map(|(k, v)| (format!("R@{k}"), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "observations": r.labelled.map(|l| json!({
                     "nodes": l.nodes, "nodesFromObservedTurns": l.nodes_labelled, "precision": l.precision(),
@@ -318,6 +324,10 @@ pub(crate) fn bench_locomo(
             ms(50.0),
             ms(95.0),
             ms(99.0)
+        ));
+        out.push_str(&format!(
+            "turns smg search returns: {}\n",
+            figures("R@", &RANKS, r.search_recall).join(" ")
         ));
         out.push_str(&format!(
             "memory nodes (smg search, through their provenance): {}\n",

@@ -109,7 +109,8 @@ fn meaning_finds_what_the_words_miss() {
         first["content"].as_str().unwrap().contains("puppy"),
         "{found}"
     );
-    assert_eq!(first["sources"], serde_json::json!(["vector"]));
+    // Turns are ranked as contexts rank them: words and meaning in one list.
+    assert_eq!(first["sources"], serde_json::json!(["turns"]));
 }
 
 #[test]
@@ -237,7 +238,7 @@ fn the_mcp_server_embeds_queries_and_counts_tokens_as_the_command_line_does() {
         "{}",
         meaning[1]
     );
-    assert_eq!(hit["sources"], serde_json::json!(["vector"]));
+    assert_eq!(hit["sources"], serde_json::json!(["turns"]));
     // What the server hands a model is what `smg context` prints with the same options.
     let cli: Value = serde_json::from_str(&ok(
         &[
@@ -258,4 +259,28 @@ fn the_mcp_server_embeds_queries_and_counts_tokens_as_the_command_line_does() {
     assert_eq!(meaning[0]["structuredContent"]["text"], cli["text"]);
     assert_eq!(meaning[0]["structuredContent"]["tokens"], cli["tokens"]);
     assert_ne!(plain[0]["structuredContent"]["tokens"], cli["tokens"]);
+}
+
+#[test]
+fn meaning_tuned_on_the_other_conversations_never_lowers_what_words_find() {
+    let Some(model) = model() else { return };
+    let dir = crate::common::fixtures().join("locomo-mini");
+    let args = ["bench", "locomo", s(&dir), "--leave-one-out", "--json"];
+    let out = ok(&[&args[..], &["--model", s(&model)]].concat(), &dir);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let folds = v["folds"].as_array().unwrap();
+    assert_eq!(folds.len(), 3);
+    for f in folds {
+        let (tuned, words) = (&f["tuned"], &f["words"]);
+        assert_eq!(tuned["questions"], 6, "{f}");
+        assert!(tuned["R@10"].as_f64() >= words["R@10"].as_f64(), "{f}");
+        for b in ["Rtok500", "Rtok1000", "Rtok2000"] {
+            let (t, w) = (tuned["context"][b].as_f64(), words["context"][b].as_f64());
+            assert!(t >= w, "{b}: {f}");
+        }
+    }
+    assert_eq!(v["neverWorse"], true);
+    // Without a model there is nothing to tune.
+    let d = tempfile::tempdir().unwrap();
+    fails(&args, d.path(), 1, "needs a model");
 }

@@ -187,39 +187,40 @@ impl Found {
 impl Retriever {
     /// The best archived turns and the best memory nodes for `query`, `k` of each.
     ///
-    /// Turns: BM25 with the turn rules ([`Retriever::rank`]), and the file's
-    /// embeddings of turns when `options` carries the query's. Nodes: BM25 over their
-    /// text, the neighbourhood of the entities the query names and one and two hops
-    /// out from the strongest matches, and embeddings of nodes; weighted by
-    /// importance and decay. Each side is fused by reciprocal rank and diversified.
+    /// Turns: as [`Retriever::rank`] ranks them (BM25 with the turn rules, and the
+    /// file's embeddings of turns joined as [`super::Tuning`] says when `options`
+    /// carries the query's): what `smg context` packs. Nodes: BM25 over their text,
+    /// the neighbourhood of the entities the query names and one and two hops out
+    /// from the strongest matches, and embeddings of nodes, fused by reciprocal rank
+    /// and weighted by importance and decay. Each side is diversified.
     /// A query vector of another model or size is `SMG-E230`.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
         let n = options.k.max(LIST);
         let period = &options.period;
-        let (mut turn_lists, mut node_lists) = (Vec::new(), Vec::new());
+        let mut node_lists = Vec::new();
         let mut warnings = Vec::new();
         if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
             let inside = self.inside(period);
-            let (turns, nodes) = if options.exact {
+            let (_, nodes) = if options.exact {
                 vectors.best_of_all(v, n, inside.as_ref())?
             } else {
                 vectors.best(v, n, inside.as_ref())?
             };
-            turn_lists.push(("vector", turns));
             node_lists.push(("vector", nodes));
         } else if options.vector.is_some() {
             warnings.push("the file carries no embeddings: searched by words alone".into());
         }
-        // Turns and nodes are ranked apart: side by side.
+        // Turns are ranked as every context ranks them (meaning joined to the words
+        // as `Tuning` says); nodes apart, side by side.
         let (turns, by_text) = rayon::join(
-            || self.scored(query, None, period),
+            || self.scored(query, options.vector.as_ref(), period),
             || self.nodes_by_text(query, n, period),
         );
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
-        turn_lists.push((
+        let turn_lists = [(
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
-        ));
+        )];
         let by_text = by_text?;
         // The turns are read while the nodes are ranked: side by side.
         let (turns, nodes) = rayon::join(

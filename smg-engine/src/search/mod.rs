@@ -23,6 +23,7 @@ mod sketch;
 mod stored;
 mod time;
 mod tokens;
+mod tuning;
 mod turns;
 mod vectors;
 mod words;
@@ -49,6 +50,7 @@ pub use stored::{
     packed_with_search_index, read_packed, with_search_index, EXTENSION,
 };
 pub use tokens::{Count, Tokens};
+pub use tuning::Tuning;
 pub use vectors::QueryVector;
 pub(crate) use words::with_stem;
 use words::{tokens, tokens_cached};
@@ -67,12 +69,6 @@ const SPOT_CHECKS: usize = 16;
 /// Matches that go on to the neighbour, session, speaker and time rules; in a large
 /// archive the rest (weak matches of common words) cannot reach the top.
 const CANDIDATES: usize = 2000;
-/// The share of meaning (embeddings) against words when a query brings its vector:
-/// on LoCoMo's dev split with all-MiniLM-L6-v2, 0.2–0.4 all give R@10 0.80 (0.787 by
-/// words alone, 0.60 by meaning alone); bench/RESULTS.md has the sweep.
-const VECTOR_SHARE: f64 = 0.3;
-/// The rank of the similarity that counts as no likeness ([`meaning_floor`]).
-const FLOOR_RANK: usize = 100;
 /// Turns whose words widen the query.
 const FEEDBACK_TURNS: usize = 3;
 /// Words added to the query from them.
@@ -124,6 +120,8 @@ pub struct Retriever {
     stored: bool,
     /// How a context's budget is counted.
     tokens: Tokens,
+    /// How meaning joins words.
+    tuning: Tuning,
 }
 
 /// What retrieval knows of the turns and nodes besides their text: what a packed file
@@ -434,6 +432,7 @@ impl Retriever {
             turns,
             stored: false,
             tokens: Tokens::Chars,
+            tuning: Tuning::default(),
         })
     }
 
@@ -445,6 +444,12 @@ impl Retriever {
     /// How a context's tokens are counted.
     pub fn tokens(&self) -> &Tokens {
         &self.tokens
+    }
+
+    /// Join meaning to words as `tuning` says ([`Tuning::default`] until set): what
+    /// `smg bench locomo --leave-one-out` tries.
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
     }
 
     /// Turn `i`'s instant (ms), [`time::NONE`] for a turn without one.
@@ -584,7 +589,7 @@ impl Retriever {
         if let Some((vectors, v)) = vectors {
             let inside = self.inside(period);
             let similar = vectors.turn_similarities(v, CANDIDATES, inside.as_ref())?;
-            best = blend(best, similar);
+            best = tuning::blend(best, similar, &self.tuning, CANDIDATES);
         }
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
@@ -657,55 +662,6 @@ pub(crate) fn index_terms(text: &str) -> Vec<String> {
     tokens(text)
 }
 
-/// Word matches and meaning matches in one list, in the words' units (the later
-/// boosts add amounts of that size): a turn's word score and its similarity above
-/// [`meaning_floor`], scaled so that the best counts as much as the best word score,
-/// are mixed with
-/// [`VECTOR_SHARE`] for meaning. The [`CANDIDATES`] turns most like the query in
-/// meaning join the word matches; with no word match, similarities alone rank.
-fn blend(words: Vec<(u32, f64)>, meaning: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
-    let mut meaning = meaning;
-    if meaning.len() > CANDIDATES {
-        meaning.select_nth_unstable_by(CANDIDATES, scores::best_first);
-        meaning.truncate(CANDIDATES);
-    }
-    let best = |l: &[(u32, f64)]| l.iter().map(|e| e.1).fold(0.0, f64::max);
-    let w = best(&words);
-    // Alone, similarities rank the same from any floor, and all of them are kept.
-    let (word_share, scale, floor) = if w > 0.0 {
-        (1.0 - VECTOR_SHARE, w, meaning_floor(&meaning))
-    } else {
-        (0.0, 1.0, 0.0)
-    };
-    let m = best(&meaning) - floor;
-    let mut mixed: HashMap<u32, f64> = HashMap::with_capacity(words.len() + meaning.len());
-    for (i, s) in words {
-        *mixed.entry(i).or_default() += word_share * s;
-    }
-    if m > 0.0 {
-        for (i, s) in meaning {
-            *mixed.entry(i).or_default() += VECTOR_SHARE * scale * (s - floor).max(0.0) / m;
-        }
-    }
-    mixed.into_iter().filter(|e| e.1 > 0.0).collect()
-}
-
-/// The similarity that counts as no likeness: the [`FLOOR_RANK`]th best (the least,
-/// among fewer), never below 0. A sentence model's cosines between unrelated lines
-/// are well above 0, so measured from 0 they lift every turn alike and the few that
-/// mean what the query asks stand out little; on LoCoMo with all-MiniLM-L6-v2,
-/// measuring from the 100th best took R@10 from 0.806 to 0.812 and Rtok1000 from
-/// 0.874 to 0.887 (50th and 200th: within 0.006 of it).
-fn meaning_floor(meaning: &[(u32, f64)]) -> f64 {
-    let mut sims: Vec<f64> = meaning.iter().map(|e| e.1).collect();
-    if sims.is_empty() {
-        return 0.0;
-    }
-    let at = FLOOR_RANK.min(sims.len() - 1);
-    let (_, floor, _) = sims.select_nth_unstable_by(at, |a, b| b.total_cmp(a));
-    floor.max(0.0)
-}
-
 /// A turn as a context shows it: `speaker: content`.
 pub fn display(t: &Turn) -> String {
     let who = t.speaker.as_deref().unwrap_or(&t.role);
@@ -764,22 +720,6 @@ pub(crate) mod tests {
 
     pub(super) fn memory(lines: &[(&str, &str)]) -> Retriever {
         Retriever::new(&document(lines), &Limits::default()).unwrap()
-    }
-
-    #[test]
-    fn meaning_counts_from_the_hundredth_best_likeness() {
-        // 150 turns alike to a common degree, one far more like the query.
-        let meaning: Vec<(u32, f64)> = (1..=150)
-            .map(|i| (i, if i == 5 { 0.8 } else { 0.3 }))
-            .collect();
-        let mut mixed = blend(vec![(0, 10.0)], meaning.clone());
-        mixed.sort_by_key(|e| e.0);
-        // Turn 5's likeness above the floor counts as much as the best word score.
-        assert_eq!(mixed.len(), 2);
-        assert!((mixed[0].1 - 7.0).abs() < 1e-9 && (mixed[1].1 - 3.0).abs() < 1e-9);
-        // With no word match, every turn keeps its place by likeness.
-        let alone = blend(Vec::new(), meaning);
-        assert_eq!(alone.len(), 150);
     }
 
     #[test]

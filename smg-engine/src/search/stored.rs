@@ -126,6 +126,7 @@ impl Retriever {
                 ix,
                 stored: true,
                 tokens: Tokens::Chars,
+                tuning: super::Tuning::default(),
             });
         }
         Retriever::index(doc, turns, block_sizes, None)
@@ -194,6 +195,7 @@ impl Retriever {
             ix,
             stored: true,
             tokens: Tokens::Chars,
+            tuning: super::Tuning::default(),
         }))
     }
 

@@ -22,6 +22,9 @@ use crate::error::{Error, Result};
 use crate::ingest::{ingest, Imported, IngestOptions, Silent};
 use crate::search::{Found, Item, Retriever, SearchOptions, Tokens};
 
+mod folds;
+pub use folds::{locomo_folds, Fold, Folds, Measures};
+
 /// The `k` of `R@k`.
 pub const RANKS: [usize; 3] = [5, 10, 20];
 /// The budgets of `Rtok`.
@@ -39,6 +42,9 @@ pub struct LocomoReport {
     pub recall: [f64; 3],
     /// Mean `Rtok{B}` for each of [`BUDGETS`].
     pub rtok: [f64; 3],
+    /// Mean `R@k` of the turns [`Retriever::search`] finds (what `smg search` and the
+    /// packages' `search` return), for each of [`RANKS`].
+    pub search_recall: [f64; 3],
     /// Mean `R@k` of the memory nodes [`Retriever::search`] finds, for each of
     /// [`RANKS`]: the evidence turns among the provenance of the top k nodes.
     pub node_recall: [f64; 3],
@@ -181,67 +187,25 @@ pub fn locomo(
     read: &ReadConversation,
     run: &LocomoOptions<'_>,
 ) -> Result<LocomoReport> {
-    let (curate_at, embedder) = (run.curate_at, run.embedder);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(std::result::Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = files_of(dir)?;
     let mut report = LocomoReport {
-        model: embedder.map(|e| e.model().to_string()),
+        model: run.embedder.map(|e| e.model().to_string()),
         ..LocomoReport::default()
     };
     let mut sums = ([0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
+    let mut searched = [0.0; 3];
     for f in &files {
-        let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
-        let (questions, observed) = labels(f, &bytes)?;
-        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
-            "1970-01-01T00:00:00Z",
-        ));
-        let input = read(&f.display().to_string(), bytes)?;
-        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent)?;
-        if let Some(at) = curate_at {
-            crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at.clone()))?;
-        }
-        if let Some(e) = embedder {
-            crate::embed::embed(&mut doc, e, false, &Limits::default(), &Silent)?;
-        }
-        let mut retriever = Retriever::new(&doc, &Limits::default())?;
-        retriever.set_tokens(run.tokens.clone());
-        let ids: Vec<String> = (0..retriever.turn_count())
-            .map(|i| {
-                Ok(retriever
-                    .turn(i)?
-                    .message_id
-                    .clone()
-                    .map(String::from)
-                    .unwrap_or_default())
-            })
-            .collect::<Result<_>>()?;
-        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
-        if !observed.is_empty() {
-            let observed = observed
-                .into_iter()
-                .filter(|t| known.contains(t.as_str()))
-                .collect();
+        let asking = Asking::new(f, read, run)?;
+        let (retriever, ids, embedder) = (&asking.retriever, &asking.ids, run.embedder);
+        if !asking.observed.is_empty() {
             report
                 .labelled
                 .get_or_insert_with(Labelled::default)
-                .add(&doc, &observed);
+                .add(&asking.doc, &asking.observed);
         }
-        for (question, evidence) in &questions {
-            let mut listed: Vec<&str> = Vec::new();
-            for e in evidence.iter().map(String::as_str) {
-                if known.contains(e) && !listed.contains(&e) {
-                    listed.push(e);
-                }
-            }
+        for (question, listed) in &asking.questions {
+            let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
             let evidence: HashSet<&str> = listed.iter().copied().collect();
-            if evidence.is_empty() {
-                continue;
-            }
             // Timed: what `smg context` does for one question (rank, then pack).
             let start = Instant::now();
             let vector = embedder
@@ -254,10 +218,7 @@ pub fn locomo(
             let packs: Vec<_> = std::iter::once(Ok(first))
                 .chain(BUDGETS[1..].iter().map(|&b| retriever.pack(&ranked, b)))
                 .collect::<Result<_>>()?;
-            let share = |found: &HashSet<&str>| {
-                evidence.iter().filter(|e| found.contains(*e)).count() as f64
-                    / evidence.len() as f64
-            };
+            let share = |found: &HashSet<&str>| share(&evidence, found);
             for (s, &k) in RANKS.iter().enumerate() {
                 let top: HashSet<&str> = ranked
                     .iter()
@@ -272,7 +233,7 @@ pub fn locomo(
             let mut shown_turns = [0; 3];
             for (s, &b) in BUDGETS.iter().enumerate() {
                 let context = crate::search::prompt(
-                    &retriever,
+                    retriever,
                     question,
                     vector,
                     b,
@@ -290,8 +251,10 @@ pub fn locomo(
             for (s, &k) in RANKS.iter().enumerate() {
                 let top: HashSet<&str> = found.nodes.iter().take(k).flat_map(message_ids).collect();
                 sums.2[s] += share(&top);
+                let top: HashSet<&str> = found.turns.iter().take(k).flat_map(message_ids).collect();
+                searched[s] += share(&top);
             }
-            let place_in = |list: &[(usize, f64)]| places(&listed, list, &ids);
+            let place_in = |list: &[(usize, f64)]| places(&listed, list, ids);
             let all = crate::search::Period::ALL;
             let meaning = match vector {
                 Some(v) => Some(place_in(&retriever.rank("", Some(v), &all)?)),
@@ -314,8 +277,90 @@ pub fn locomo(
     report.rtok = sums.1.map(|s| s / n);
     report.node_recall = sums.2.map(|s| s / n);
     report.context_rtok = sums.3.map(|s| s / n);
+    report.search_recall = searched.map(|s| s / n);
     report.files = files;
     Ok(report)
+}
+
+/// The `*.json` files of `dir`, in name order.
+fn files_of(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(std::result::Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// One conversation file made a memory to ask.
+pub(crate) struct Asking {
+    /// The memory: ingested, curated and embedded as the run says.
+    pub(crate) doc: Document,
+    pub(crate) retriever: Retriever,
+    /// Each turn's message id (LoCoMo's `dia_id`), by position.
+    pub(crate) ids: Vec<String>,
+    /// The questions whose evidence the dialogue holds, each with those of its
+    /// evidence turns it holds, in LoCoMo's order, once each.
+    pub(crate) questions: Vec<Question>,
+    /// The turns the file's observations cite that the dialogue holds.
+    pub(crate) observed: HashSet<String>,
+}
+
+impl Asking {
+    /// The file `f`, read by `read` and made a memory as `run` says.
+    pub(crate) fn new(f: &Path, read: &ReadConversation, run: &LocomoOptions<'_>) -> Result<Self> {
+        let bytes = std::fs::read(f).map_err(|e| io(f, e))?;
+        let (questions, observed) = labels(f, &bytes)?;
+        let mut doc = Document::new(smg_format::model::Timestamp::from_static(
+            "1970-01-01T00:00:00Z",
+        ));
+        let input = read(&f.display().to_string(), bytes)?;
+        ingest(&mut doc, vec![input], &IngestOptions::default(), &Silent)?;
+        if let Some(at) = run.curate_at {
+            crate::curate::curate(&mut doc, &crate::curate::CurateOptions::at(at.clone()))?;
+        }
+        if let Some(e) = run.embedder {
+            crate::embed::embed(&mut doc, e, false, &Limits::default(), &Silent)?;
+        }
+        let mut retriever = Retriever::new(&doc, &Limits::default())?;
+        retriever.set_tokens(run.tokens.clone());
+        let ids: Vec<String> = (0..retriever.turn_count())
+            .map(|i| {
+                Ok(retriever
+                    .turn(i)?
+                    .message_id
+                    .clone()
+                    .map(String::from)
+                    .unwrap_or_default())
+            })
+            .collect::<Result<_>>()?;
+        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let questions = questions
+            .into_iter()
+            .filter_map(|(question, evidence)| {
+                let mut listed: Vec<String> = Vec::new();
+                for e in evidence {
+                    if known.contains(e.as_str()) && !listed.contains(&e) {
+                        listed.push(e);
+                    }
+                }
+                (!listed.is_empty()).then_some((question, listed))
+            })
+            .collect();
+        let observed = observed
+            .into_iter()
+            .filter(|t| known.contains(t.as_str()))
+            .collect();
+        Ok(Asking {
+            doc,
+            retriever,
+            ids,
+            questions,
+            observed,
+        })
+    }
 }
 
 /// Each of `evidence`'s 1-based place in `ranked` (turn numbers into `ids`).
@@ -329,6 +374,11 @@ fn places(evidence: &[&str], ranked: &[(usize, f64)], ids: &[String]) -> Vec<Opt
                 .map(|p| p + 1)
         })
         .collect()
+}
+
+/// The share of `evidence` among what was `found`.
+fn share(evidence: &HashSet<&str>, found: &HashSet<&str>) -> f64 {
+    evidence.iter().filter(|e| found.contains(*e)).count() as f64 / evidence.len().max(1) as f64
 }
 
 /// The message ids of the turns a context shows.
