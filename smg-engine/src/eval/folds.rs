@@ -156,7 +156,8 @@ impl Sums {
 /// Leave-one-out on every `*.json` file of `dir` (two at least), each read by `read`
 /// and embedded by `run`'s model: every tuning of `grid` (with [`Tuning::default`]
 /// and [`Tuning::WORDS`]) measured on every conversation, then for each conversation
-/// the tuning the rule ([`choose`]) takes on the others, with its measures on that
+/// the tuning the rule takes on the others (of the tunings no worse than words alone
+/// on any of them, the best mean score), with its measures on that
 /// conversation.
 pub fn locomo_folds(
     dir: &Path,

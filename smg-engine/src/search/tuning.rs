@@ -20,7 +20,8 @@ pub struct Tuning {
     /// near ties and brings candidates of its own without pushing a strong word match
     /// down. 0 keeps every word match whole (meaning only adds); above 1, none.
     pub keep: f64,
-    /// The rank of the likeness that counts as none ([`meaning_floor`]).
+    /// The rank of the likeness that counts as none: a sentence model finds unrelated
+    /// lines somewhat alike, so likeness is measured from the 100th best.
     pub floor_rank: usize,
 }
 
