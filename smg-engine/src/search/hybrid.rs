@@ -552,10 +552,11 @@ mod tests {
             });
             r.search("zebra", &o)
         };
-        // "zebra" matches no word: what is found, the vectors found.
+        // "zebra" matches no word: what is found, meaning found (turn 5, then its
+        // neighbour through the turn rules), ranked as contexts rank turns.
         let found = ask("toy", vec![0.9, 0.1]).unwrap();
-        assert_eq!(ids(&found.turns), ["turn 5"]);
-        assert_eq!(found.turns[0].sources, ["vector"]);
+        assert_eq!(ids(&found.turns)[0], "turn 5");
+        assert_eq!(found.turns[0].sources, ["turns"]);
         assert_eq!(ids(&ask("toy", vec![0.0, 1.0]).unwrap().nodes), [fact]);
         for (model, values) in [
             ("other", vec![1.0, 0.0]),

@@ -269,14 +269,14 @@ mod tests {
             o.exact = true;
             for (period, want) in [(Period::ALL, 5), (may2, 3)] {
                 o.period = period;
-                // "zebra" matches no word: the turn is the vectors'.
+                // "zebra" matches no word: the turn is meaning's.
                 let found = r.search("zebra", &o).unwrap();
                 let Item::Turn { turn, .. } = &found.turns[0].item else {
                     panic!("a turn first");
                 };
                 assert_eq!(
                     (turn.turn.get(), found.turns[0].sources.clone()),
-                    (want, vec!["vector"])
+                    (want, vec!["turns"])
                 );
                 let pack = r.context("zebra", Some(&vector), 1000, &period).unwrap();
                 let turns: Vec<u64> = pack.items.iter().map(|h| h.turn.turn.get()).collect();
