@@ -27,13 +27,10 @@ impl Importer for Markdown {
     }
 
     fn read(&self, input: &Input, records: &mut Records<'_>) -> smg_engine::Result<Imported> {
-        match input {
-            Input::Path(dir) => read(dir, records),
-            Input::Bytes { name, .. } => Err(records.fail(
-                "start",
-                format!("`{name}` is a file; a folder of documents is read from its directory"),
-            )),
-        }
+        read(
+            crate::records::directory(input, records, self.name())?,
+            records,
+        )
     }
 }
 

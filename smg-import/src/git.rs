@@ -32,13 +32,10 @@ impl Importer for Git {
     }
 
     fn read(&self, input: &Input, records: &mut Records<'_>) -> smg_engine::Result<Imported> {
-        match input {
-            Input::Path(path) => read(path, records),
-            Input::Bytes { name, .. } => Err(records.fail(
-                "start",
-                format!("`{name}` is a file; a repository is read from its directory"),
-            )),
-        }
+        read(
+            crate::records::directory(input, records, self.name())?,
+            records,
+        )
     }
 }
 

@@ -90,6 +90,21 @@ pub(crate) fn file_bytes<'i>(
     }
 }
 
+/// The directory of a directory input, or `SMG-E210`: `format` reads directories.
+pub(crate) fn directory<'i>(
+    input: &'i crate::Input,
+    records: &Records<'_>,
+    format: &str,
+) -> Result<&'i std::path::Path> {
+    match input {
+        crate::Input::Path(p) => Ok(p),
+        crate::Input::Bytes { name, .. } => Err(records.fail(
+            "start",
+            format!("`{name}` is a file; {format} is read from a directory"),
+        )),
+    }
+}
+
 /// An export of conversations: the conversations of `input`, each parsed on its own
 /// (and a LoCoMo file session by session), so that memory holds the input and one
 /// conversation's tree, not the whole file's; `read` reads them.
