@@ -218,7 +218,7 @@ test('queries embedded and tokens counted as the command line does', (t) => {
   assert.deepStrictEqual([pack.text, pack.tokens], [cli.text, cli.tokens]);
   const hit = memory.searchAll('pet', 1).hits[0];
   assert.ok(hit.content.includes('puppy'));
-  assert.deepStrictEqual(hit.sources, ['vector']);
+  assert.deepStrictEqual(hit.sources, ['turns']);
   memory.close();
 });
 
