@@ -67,6 +67,7 @@ pub fn new_link(
         path: NonEmpty::new(&path).map_err(|_| bad("has an empty path"))?,
         id,
         sha256: Sha256Hex::of(bytes),
+        bytes: Some(bytes.len() as u64),
         linked_at: at.clone(),
         read_only: None,
         extra: Extra::new(),

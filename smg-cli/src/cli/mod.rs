@@ -18,8 +18,8 @@ pub(crate) use curate::{
 pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
-    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SealedArg,
-    SearchArgs, TokenizerArg,
+    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, LinksArg, ModelArg,
+    SealedArg, SearchArgs, TokenizerArg,
 };
 
 pub(crate) const EXIT_CODES: &str = "\

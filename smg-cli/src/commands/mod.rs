@@ -30,8 +30,8 @@ use smg_format::model::Timestamp;
 use smg_format::{Error, Limits};
 
 use crate::cli::{
-    Cli, Command, EmbedArgs, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg, LinkCommand,
-    PolicyCommand, ScopeCommand, TierCommand, VaultCommand,
+    Cli, Command, EmbedArgs, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg,
+    LinkCommand, PolicyCommand, ScopeCommand, TierCommand, VaultCommand,
 };
 use crate::io::Context;
 use crate::secret::Secrets;

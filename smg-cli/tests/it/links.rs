@@ -15,7 +15,11 @@ fn ok(args: &[&str], d: &Path) -> String {
 
 fn listed(d: &Path, file: &str) -> Vec<Value> {
     let out = ok(&["link", "list", file, "--json"], d);
-    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<Value>(&out)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -29,10 +33,21 @@ fn links_are_added_listed_followed_to_their_fate_and_removed() {
     ok(&["ingest", chat, "-o", "team/decisions.smg", "-q"], d);
 
     let said = ok(&["link", "add", "mine.smg", "team/decisions.smg"], d);
-    assert!(said.contains("linked `decisions` → team/decisions.smg"), "{said}");
+    assert!(
+        said.contains("linked `decisions` → team/decisions.smg"),
+        "{said}"
+    );
     // Cycles are allowed: the team's file links back.
     ok(
-        &["link", "add", "team/decisions.smg", "mine.smg", "--name", "me", "--read-only"],
+        &[
+            "link",
+            "add",
+            "team/decisions.smg",
+            "mine.smg",
+            "--name",
+            "me",
+            "--read-only",
+        ],
         d,
     );
     let back = listed(d, "team/decisions.smg");
@@ -42,14 +57,25 @@ fn links_are_added_listed_followed_to_their_fate_and_removed() {
     let links = listed(d, "mine.smg");
     assert_eq!(links.len(), 1);
     assert_eq!(links[0]["name"], "decisions");
-    assert_eq!(links[0]["status"], "changed", "the team's file was rewritten");
+    assert_eq!(
+        links[0]["status"], "changed",
+        "the team's file was rewritten"
+    );
     assert_eq!(links[0]["code"], "SMG-W031");
 
     let again = smg(&["link", "add", "mine.smg", "team/decisions.smg"], d);
     assert!(!again.status.success());
-    assert!(text(&again.stderr).contains("exists already"), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("exists already"),
+        "{}",
+        text(&again.stderr)
+    );
     let own = smg(&["link", "add", "mine.smg", "mine.smg"], d);
-    assert!(text(&own.stderr).contains("itself"), "{}", text(&own.stderr));
+    assert!(
+        text(&own.stderr).contains("itself"),
+        "{}",
+        text(&own.stderr)
+    );
     let not_memory = d.join("notes.txt");
     std::fs::write(&not_memory, "not a memory").unwrap();
     let bad = smg(&["link", "add", "mine.smg", "notes.txt"], d);
@@ -70,6 +96,10 @@ fn links_are_added_listed_followed_to_their_fate_and_removed() {
     assert!(removed.contains("removed link `decisions`"), "{removed}");
     assert!(listed(d, "mine.smg").is_empty());
     let unknown = smg(&["link", "remove", "mine.smg", "decisions"], d);
-    assert!(text(&unknown.stderr).contains("no link named"), "{}", text(&unknown.stderr));
+    assert!(
+        text(&unknown.stderr).contains("no link named"),
+        "{}",
+        text(&unknown.stderr)
+    );
     ok(&["validate", "mine.smg"], d);
 }

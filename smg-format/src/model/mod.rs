@@ -243,6 +243,9 @@ pub struct Link {
     pub id: Option<String>,
     /// SHA-256 of the other file's bytes when linked, lowercase hex.
     pub sha256: Sha256Hex,
+    /// The other file's length in bytes when linked: what a reader that follows links
+    /// for a query compares, leaving the whole hash to a check of the links.
+    pub bytes: Option<u64>,
     /// When the link was made (RFC 3339).
     pub linked_at: Timestamp,
     /// Whether the other memory is only read through this link, never written.
