@@ -252,7 +252,7 @@ pub(crate) enum Command {
     /// A memory's id, branch and the forks that led to it, newest first.
     #[command(after_help = EXIT_CODES)]
     Log(FileJson),
-    /// Links to other memory files: add, list (with what became of each), remove.
+    /// Link other memory files: add, list, remove.
     #[command(subcommand)]
     Link(LinkCommand),
     /// Three-way merge of two memories changed from a common base.

@@ -103,3 +103,121 @@ fn links_are_added_listed_followed_to_their_fate_and_removed() {
     );
     ok(&["validate", "mine.smg"], d);
 }
+
+/// A team's memory of talk the personal one never had.
+const TEAM: &str = r#"{"conversation_id": "t1", "message_id": "1", "role": "user", "content": "The staging cluster runs Kubernetes 1.29 in the Frankfurt region.", "timestamp": "2025-03-01T09:00:00Z"}
+{"conversation_id": "t1", "message_id": "2", "role": "assistant", "content": "Noted: staging is in Frankfurt, production stays in Dublin.", "timestamp": "2025-03-01T09:01:00Z"}
+"#;
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn search_context_and_expand_follow_links_and_say_which_file_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let chat = fixtures().join("ingest/sample-chat.jsonl");
+    std::fs::write(d.join("team.jsonl"), TEAM).unwrap();
+    ok(
+        &["ingest", chat.to_str().unwrap(), "-o", "mine.smg", "-q"],
+        d,
+    );
+    ok(&["ingest", "team.jsonl", "-o", "team.smg", "-q"], d);
+    ok(
+        &["link", "add", "mine.smg", "team.smg", "--name", "team"],
+        d,
+    );
+
+    let found = json(&ok(
+        &["search", "mine.smg", "Frankfurt staging", "--json"],
+        d,
+    ));
+    let hit = &found["hits"][0];
+    assert!(
+        hit["content"].as_str().unwrap().contains("Frankfurt"),
+        "{found}"
+    );
+    assert_eq!(hit["file"]["name"], "team");
+    assert_eq!(hit["file"]["path"], "team.smg");
+    let own = json(&ok(&["search", "mine.smg", "Postgres", "--json"], d));
+    assert_eq!(own["hits"][0]["file"]["name"], Value::Null, "{own}");
+    assert_eq!(own["hits"][0]["file"]["path"], "mine.smg");
+    let alone = json(&ok(
+        &["search", "mine.smg", "Frankfurt", "--json", "--no-links"],
+        d,
+    ));
+    assert!(alone["hits"].as_array().unwrap().is_empty(), "{alone}");
+    let lines = ok(&["search", "mine.smg", "Frankfurt staging"], d);
+    assert!(lines.lines().next().unwrap().contains("[team]"), "{lines}");
+
+    // One budget over both files, each group of turns under a date line naming it.
+    let shown = ok(
+        &[
+            "context",
+            "mine.smg",
+            "Frankfurt Postgres",
+            "--budget",
+            "300",
+        ],
+        d,
+    );
+    assert!(shown.contains("] · team\n"), "{shown}");
+    assert!(shown.contains("] · mine.smg\n"), "{shown}");
+    let pack = json(&ok(
+        &[
+            "context",
+            "mine.smg",
+            "Frankfurt Postgres",
+            "--budget",
+            "300",
+            "--json",
+        ],
+        d,
+    ));
+    assert!(pack["tokens"].as_u64().unwrap() <= 300);
+    let segment = hit["segment"].as_str().unwrap();
+    let out = smg(&["expand", "mine.smg", segment, "--link", "team"], d);
+    assert!(
+        text(&out.stdout).contains("Frankfurt"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stderr).contains("linked file `team`"));
+
+    // Encrypted, the linked file takes its own passphrase; without it, it is left
+    // out with a warning and the rest answers.
+    std::fs::write(d.join("team.pass"), "team secret\n").unwrap();
+    ok(
+        &[
+            "encrypt",
+            "team.smg",
+            "-o",
+            "team.smg",
+            "--passphrase-file",
+            "team.pass",
+        ],
+        d,
+    );
+    let out = smg(&["search", "mine.smg", "Frankfurt staging", "--json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let left_out = json(&text(&out.stdout));
+    let warnings = left_out["warnings"].to_string();
+    assert!(
+        warnings.contains("SMG-W031") && warnings.contains("SMG-W032"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("SMG-E140"), "{warnings}");
+    let given = ["search", "mine.smg", "Frankfurt", "--json"];
+    let by_file = [&given[..], &["--link-passphrase-file", "team=team.pass"]].concat();
+    let opened = json(&ok(&by_file, d));
+    assert_eq!(opened["hits"][0]["file"]["name"], "team", "{opened}");
+    let by_env = std::process::Command::new(env!("CARGO_BIN_EXE_smg"))
+        .args(given)
+        .env("SMG_LINK_PASSPHRASE_TEAM", "team secret")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let opened = json(&text(&by_env.stdout));
+    assert_eq!(opened["hits"][0]["file"]["name"], "team", "{opened}");
+}

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use smg_format::model::Turn;
 
-use super::network::FileRef;
+use super::file_ref::FileRef;
 use super::time::NONE;
 use super::{display, Column64, Hit, Period, QueryVector, Retriever, Tokens};
 use crate::error::Result;
@@ -161,7 +161,7 @@ pub(crate) fn pack(
         let segment = r.segment_number(i);
         named.extend(segment.map(|s| (m, s)));
         let mut hit = Hit::new(turn, score, segment.map(|s| r.node_id(s)).transpose()?);
-        hit.file = members[m].1.cloned();
+        hit.file = members[m].1.filter(|_| named_file).cloned();
         pack.items.push(hit);
     }
     // Groups in time order, each turn in its group in the order it was said.

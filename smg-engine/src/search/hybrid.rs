@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use smg_format::model::{Provenance, Turn};
 
-use super::network::FileRef;
+use super::file_ref::FileRef;
 use super::nodes::Entry;
 use super::scores::IdMap;
 use super::sketch::Sketch;

@@ -9,6 +9,7 @@
 
 mod bytes;
 mod context;
+mod file_ref;
 mod frames;
 mod fulltext;
 mod hybrid;

@@ -27,15 +27,13 @@ type Ranked = (usize, usize, f64);
 
 impl Network {
     /// The best turns and memory nodes of every file for `query`, `k` of each, in
-    /// one ranking ([`super::super::Retriever::search`] of one file); each found
-    /// says which file holds it, and the warnings name the links not followed.
+    /// one ranking ([`super::super::Retriever::search`] of one file); with more than
+    /// one file each found says which holds it, and the warnings name the links not
+    /// followed.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
+        // One file alone answers as it always has: no file to name.
         let mut out = if self.members.len() == 1 {
-            let mut out = self.root().search(query, options)?;
-            for f in out.turns.iter_mut().chain(&mut out.nodes) {
-                f.file = Some(self.members[0].0.clone());
-            }
-            out
+            self.root().search(query, options)?
         } else {
             self.search_all(query, options)?
         };
