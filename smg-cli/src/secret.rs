@@ -65,6 +65,39 @@ pub(crate) fn other_passphrase(
     }
 }
 
+/// The passphrase of the encrypted file a link named `name` reaches: the file
+/// `--link-passphrase-file NAME=FILE` gives for it (`given`), else the environment
+/// variable [`link_env`] names; `None` when neither is (a link is never prompted for).
+pub(crate) fn link_passphrase(given: &[String], name: &str) -> Result<Option<Secret>, Error> {
+    for pair in given {
+        let Some((n, path)) = pair.split_once('=') else {
+            let why = format!("--link-passphrase-file {pair:?}: give NAME=FILE");
+            return Err(Error::InvalidArgument(why));
+        };
+        if n == name {
+            return from_file(Path::new(path)).map(Some);
+        }
+    }
+    let env = std::env::var_os(link_env(name));
+    Ok(env.map(|v| Zeroizing::new(v.into_encoded_bytes())))
+}
+
+/// `SMG_LINK_PASSPHRASE_<NAME>`: the link's name in capitals, each character other
+/// than a letter or digit as `_`.
+pub(crate) fn link_env(name: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("SMG_LINK_PASSPHRASE_{name}")
+}
+
 fn from_file(path: &Path) -> Result<Secret, Error> {
     let text = Zeroizing::new(std::fs::read(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),

@@ -17,6 +17,7 @@
 //! | [`archive`] | every original turn in Brotli blocks that open one at a time |
 //! | [`validate`] | checks against the published spec, each finding with its `SMG-` code |
 //! | [`diff`], [`delta`], [`merge`], [`lineage`] | checkpoints: changes, delta files, three-way merge, forks |
+//! | [`links`] | other memory files a memory reaches, and what became of each |
 //! | [`seal`], [`sign`] | sealed sections for a tier or a collaborator; Ed25519 signatures |
 //! | [`stats`], [`file`](mod@file) | what a file holds, byte by byte; atomic file writes |
 //!
@@ -49,6 +50,7 @@ mod head;
 mod languages;
 pub mod limits;
 pub mod lineage;
+pub mod links;
 pub mod merge;
 pub mod model;
 pub mod packed;

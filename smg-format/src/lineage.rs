@@ -1,4 +1,4 @@
-//! Forks (spec §4.1): a copy of a memory that starts a branch and remembers its parent.
+//! Forks (spec §17.2): a copy of a memory that starts a branch and remembers its parent.
 
 use sha2::{Digest, Sha256};
 

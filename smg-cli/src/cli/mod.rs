@@ -18,8 +18,8 @@ pub(crate) use curate::{
 pub(crate) use export::{ExportArgs, ExportFormat, McpArgs, ViewArgs};
 pub(crate) use neo4j::{DialectArg, Neo4jCommand, PullArgs, PushArgs, ServerArgs, SliceArgs};
 pub(crate) use retrieve::{
-    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, ModelArg, SealedArg,
-    SearchArgs, TokenizerArg,
+    BenchCommand, ContextArgs, EmbedArgs, ExpandArgs, FormatArg, IngestArgs, LinksArg, ModelArg,
+    SealedArg, SearchArgs, TokenizerArg,
 };
 
 pub(crate) const EXIT_CODES: &str = "\
@@ -252,6 +252,9 @@ pub(crate) enum Command {
     /// A memory's id, branch and the forks that led to it, newest first.
     #[command(after_help = EXIT_CODES)]
     Log(FileJson),
+    /// Link other memory files: add, list, remove.
+    #[command(subcommand)]
+    Link(LinkCommand),
     /// Three-way merge of two memories changed from a common base.
     ///
     /// The archives and vaults as unions (a message both sides added, once), then the
@@ -417,6 +420,38 @@ pub(crate) enum VaultCommand {
         v1: u64,
         /// Newer version.
         v2: u64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum LinkCommand {
+    /// Link FILE to OTHER: its path relative to FILE, its id and its hash are recorded.
+    #[command(after_help = EXIT_CODES)]
+    Add {
+        /// The memory file, changed in place (atomically, keeping its encoding).
+        file: PathBuf,
+        /// The memory file to link to.
+        other: PathBuf,
+        /// The link's name (default: OTHER's file name without its extension).
+        #[arg(long)]
+        name: Option<String>,
+        /// Only read OTHER through this link, never write it.
+        #[arg(long)]
+        read_only: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the links and what became of each file (ok, changed, missing, unreadable).
+    #[command(after_help = EXIT_CODES)]
+    List(FileJson),
+    /// Remove the link named NAME.
+    #[command(after_help = EXIT_CODES)]
+    Remove {
+        /// The memory file, changed in place (atomically, keeping its encoding).
+        file: PathBuf,
+        /// The link's name.
+        name: String,
     },
 }
 

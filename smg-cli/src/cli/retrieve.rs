@@ -142,6 +142,8 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     pub(crate) exact: bool,
     #[command(flatten)]
+    pub(crate) links: LinksArg,
+    #[command(flatten)]
     pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
@@ -173,6 +175,8 @@ pub(crate) struct ContextArgs {
     #[command(flatten)]
     pub(crate) model: ModelArg,
     #[command(flatten)]
+    pub(crate) links: LinksArg,
+    #[command(flatten)]
     pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
     /// (rewritten under its lock): what reactivates them and feeds `smg curate`.
@@ -193,6 +197,12 @@ pub(crate) struct ExpandArgs {
     pub(crate) file: PathBuf,
     /// A segment id (`seg-…`).
     pub(crate) segment: String,
+    /// The segment of the file this link reaches (as a search or context names it),
+    /// rather than of the first file that has one of that id.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_links")]
+    pub(crate) link: Option<String>,
+    #[command(flatten)]
+    pub(crate) links: LinksArg,
     #[command(flatten)]
     pub(crate) sealed: SealedArg,
     /// Record the retrieval of the memory nodes (and segments) returned, in the file
@@ -202,6 +212,20 @@ pub(crate) struct ExpandArgs {
     /// Who retrieved them, for --track (a user or agent id).
     #[arg(long, value_name = "ID", requires = "track")]
     pub(crate) by: Option<String>,
+}
+
+/// Whether and how links to other memory files are followed (spec §4.1).
+#[derive(Debug, Args)]
+pub(crate) struct LinksArg {
+    /// This file alone: its links to other memory files are not followed.
+    #[arg(long)]
+    pub(crate) no_links: bool,
+    /// The passphrase of the encrypted file the link NAME reaches, in FILE (first
+    /// line); repeatable. Without it, the environment variable
+    /// SMG_LINK_PASSPHRASE_<NAME> (NAME in capitals, other characters as _); an
+    /// encrypted linked file with neither is left out with a warning.
+    #[arg(long = "link-passphrase-file", value_name = "NAME=FILE")]
+    pub(crate) passphrases: Vec<String>,
 }
 
 /// `--tokenizer`: how a context's tokens are counted.

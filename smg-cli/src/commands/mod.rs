@@ -13,6 +13,7 @@ mod folds;
 mod info;
 mod ingest;
 mod init;
+mod link;
 mod merge;
 mod neo4j;
 mod retrieve;
@@ -30,7 +31,7 @@ use smg_format::{Error, Limits};
 
 use crate::cli::{
     Cli, Command, EmbedArgs, EncodeArgs, EncodingArg, Global, KnowledgeCommand, LayoutArg,
-    PolicyCommand, ScopeCommand, TierCommand, VaultCommand,
+    LinkCommand, PolicyCommand, ScopeCommand, TierCommand, VaultCommand,
 };
 use crate::io::Context;
 use crate::secret::Secrets;
@@ -197,6 +198,7 @@ fn run_file_command(
             at,
         } => checkpoint::fork(&file, &output, &branch, at.as_deref(), &ctx),
         Command::Log(a) => checkpoint::log(&a, &ctx),
+        Command::Link(c) => return link::run(c, &ctx),
         Command::Share(a) => return share::run(&a, &ctx),
         Command::Merge(a) => return merge::merge(&a, &ctx),
         Command::Export(a) => return export::run(&a, &ctx),
@@ -227,7 +229,10 @@ fn rewritten(command: &Command) -> Option<&Path> {
             file: Some(file), ..
         })
         | Command::Index { file, .. }
-        | Command::Vault(VaultCommand::Add { file, .. }) => (file.as_path(), None),
+        | Command::Vault(VaultCommand::Add { file, .. })
+        | Command::Link(LinkCommand::Add { file, .. } | LinkCommand::Remove { file, .. }) => {
+            (file.as_path(), None)
+        }
         Command::Rekey(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Seal(a) => (a.file.as_path(), a.output.as_deref()),
         Command::Unseal(a) => (a.file.as_path(), a.output.as_deref()),

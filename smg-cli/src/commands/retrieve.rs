@@ -5,12 +5,14 @@ use std::path::Path;
 use serde_json::json;
 use smg_engine::eval::{locomo, LocomoOptions, BUDGETS, RANKS};
 use smg_engine::search::{
-    display, has_search_index, one_line, prompt, with_search_index, Item, QueryVector, Retriever,
-    SearchOptions,
+    display, has_search_index, one_line, open_file, with_search_index, Item, Network, QueryVector,
+    Retriever, SearchOptions,
 };
 
 use super::merge::load_indexed;
-use crate::cli::{ContextArgs, ExpandArgs, ModelArg, SealedArg, SearchArgs, TokenizerArg};
+use crate::cli::{
+    ContextArgs, ExpandArgs, LinksArg, ModelArg, SealedArg, SearchArgs, TokenizerArg,
+};
 use crate::io::Context;
 use crate::io::{is_stdio, load, load_bytes, read_input, save_indexed, write_output, write_stdout};
 use crate::Outcome;
@@ -46,6 +48,44 @@ fn retriever(
         );
     }
     Ok(retriever)
+}
+
+/// The memory in `file` and, unless `--no-links`, every file its links reach (spec
+/// §4.1), each opened once: an encrypted one with its own passphrase
+/// (`--link-passphrase-file`, `SMG_LINK_PASSPHRASE_<NAME>`), sealed sections of linked
+/// files left sealed. What cannot be followed is a warning of the network's.
+fn network(
+    file: &Path,
+    sealed: &SealedArg,
+    links: &LinksArg,
+    ctx: &Context,
+) -> Result<Network, smg_engine::Error> {
+    let root = retriever(file, sealed, ctx)?;
+    if links.no_links || is_stdio(file) {
+        return Ok(Network::single(file, root));
+    }
+    let open = |path: &Path, name: &str| {
+        let pass = crate::secret::link_passphrase(&links.passphrases, name)?;
+        open_file(path, &ctx.limits, pass.as_deref().map(Vec::as_slice))
+    };
+    Ok(Network::open(file, root, &open))
+}
+
+/// Say on standard error what the network could not follow.
+fn warn_links(net: &Network) {
+    for w in net.warnings() {
+        eprintln!("smg: warning: {w}");
+    }
+}
+
+/// The ids of what was found in the file asked (what `--track` records there).
+fn own<'a>(
+    found: impl Iterator<Item = (&'a Option<smg_engine::search::FileRef>, Option<String>)>,
+) -> Vec<String> {
+    found
+        .filter(|(file, _)| file.as_ref().is_none_or(|f| f.name.is_none()))
+        .filter_map(|(_, id)| id)
+        .collect()
 }
 
 /// The document in `file`, its sealed sections opened in memory when a seal
@@ -132,18 +172,18 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
         Some(path) => Some(query_vector(path)?),
         None => super::embed::query_of(&args.model, &args.query)?,
     };
-    let found = retriever(&args.file, &args.sealed, ctx)?.search(&args.query, &options)?;
+    let net = network(&args.file, &args.sealed, &args.links, ctx)?;
+    let found = net.search(&args.query, &options)?;
     if args.track {
-        let ids = found
-            .turns
-            .iter()
-            .chain(&found.nodes)
-            .filter_map(|f| match &f.item {
+        let ids = found.turns.iter().chain(&found.nodes).map(|f| {
+            let id = match &f.item {
                 Item::Node { id, .. } => Some(id.clone()),
                 Item::Turn { segment, .. } => segment.clone(),
                 _ => None,
-            });
-        track(&args.file, ids.collect(), args.by.as_deref(), ctx)?;
+            };
+            (&f.file, id)
+        });
+        track(&args.file, own(ids), args.by.as_deref(), ctx)?;
     }
     let out = if args.json {
         format!("{}\n", found.to_json(&args.query))
@@ -169,22 +209,17 @@ pub(crate) fn search(args: &SearchArgs, ctx: &Context) -> Result<Outcome, smg_en
 pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
     let period = args.period.period()?;
     let vector = super::embed::query_of(&args.model, &args.query)?;
-    let mut retriever = retriever(&args.file, &args.sealed, ctx)?;
-    retriever.set_tokens(args.tokenizer.tokens());
-    let p = prompt(
-        &retriever,
-        &args.query,
-        vector.as_ref(),
-        args.budget,
-        &period,
-    )?;
+    let mut net = network(&args.file, &args.sealed, &args.links, ctx)?;
+    net.set_tokens(args.tokenizer.tokens());
+    let p = net.prompt(&args.query, vector.as_ref(), args.budget, &period)?;
     if args.track {
-        let ids = p.items.iter().filter_map(|h| h.segment.clone()).collect();
-        track(&args.file, ids, args.by.as_deref(), ctx)?;
+        let ids = p.items.iter().map(|h| (&h.file, h.segment.clone()));
+        track(&args.file, own(ids), args.by.as_deref(), ctx)?;
     }
     let out = if args.json {
         format!("{}\n", p.to_json(&args.query, args.budget))
     } else {
+        warn_links(&net);
         p.text
     };
     write_stdout(out.as_bytes())?;
@@ -192,12 +227,17 @@ pub(crate) fn context(args: &ContextArgs, ctx: &Context) -> Result<Outcome, smg_
 }
 
 pub(crate) fn expand(args: &ExpandArgs, ctx: &Context) -> Result<Outcome, smg_engine::Error> {
-    let out: String = retriever(&args.file, &args.sealed, ctx)?
-        .expand(&args.segment)?
-        .iter()
-        .map(|t| format!("{}\n", display(t)))
-        .collect();
-    if args.track {
+    let net = network(&args.file, &args.sealed, &args.links, ctx)?;
+    warn_links(&net);
+    let (file, turns) = net.expand(&args.segment, args.link.as_deref())?;
+    if let Some(name) = &file.name {
+        eprintln!(
+            "smg: segment {} is in the linked file `{name}` ({})",
+            args.segment, file.path
+        );
+    }
+    let out: String = turns.iter().map(|t| format!("{}\n", display(t))).collect();
+    if args.track && file.name.is_none() {
         track(
             &args.file,
             vec![args.segment.clone()],

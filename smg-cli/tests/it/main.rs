@@ -16,6 +16,7 @@ mod exchange;
 mod gate;
 mod hostile;
 mod importers;
+mod links;
 mod merge;
 mod neo4j;
 mod roundtrip;

@@ -4,8 +4,11 @@
 
 use std::collections::HashMap;
 
+use smg_format::model::Turn;
+
+use super::file_ref::FileRef;
 use super::time::NONE;
-use super::{display, Column64, Hit, Period, QueryVector, Retriever};
+use super::{display, Column64, Hit, Period, QueryVector, Retriever, Tokens};
 use crate::error::Result;
 
 /// What a context holds, in the order it shows them.
@@ -39,6 +42,13 @@ const MAX_CARDS: usize = 5;
 /// Turns passed over for want of room before packing stops looking.
 const LEFT_OUT: usize = 200;
 
+/// The best turns a context of `budget` tokens can use: every turn costs at least one
+/// character, so no more than 4 × budget turns fit, and packing gives up after
+/// `LEFT_OUT` more.
+pub(super) fn needed(budget: usize) -> usize {
+    budget.saturating_mul(4).saturating_add(LEFT_OUT + 1)
+}
+
 impl Retriever {
     /// Fill `budget` tokens with the best turns for `query`, taken in rank order, each
     /// one whole; a turn that does not fit is passed over for the next. The text shows
@@ -54,145 +64,185 @@ impl Retriever {
         budget: usize,
         period: &Period,
     ) -> Result<ContextPack> {
-        // Every turn costs at least one character, so no more than 4 × budget turns
-        // fit, and packing gives up after LEFT_OUT more: only those need ranking.
-        let needed = budget.saturating_mul(4).saturating_add(LEFT_OUT + 1);
         let ranked = self
             .scored(query, vector, period)?
-            .map_or_else(Vec::new, |s| s.top(needed));
+            .map_or_else(Vec::new, |s| s.top(needed(budget)));
         self.pack(&ranked, budget)
     }
 
     /// Fill `budget` tokens from a ranking [`Retriever::rank`] gave, as
     /// [`Retriever::context`] does: one ranking serves several budgets.
     pub fn pack(&self, ranked: &[(usize, f64)], budget: usize) -> Result<ContextPack> {
-        let mut pack = ContextPack {
-            items: Vec::new(),
-            cards: Vec::new(),
-            text: String::new(),
-            tokens: 0,
+        let ranked: Vec<(usize, usize, f64)> = ranked.iter().map(|&(i, s)| (0, i, s)).collect();
+        pack(&[(self, None)], &ranked, budget, &self.tokens)
+    }
+}
+
+/// Fill `budget` tokens (counted by `tokens`) with turns of `members` ranked by
+/// `ranked` (member, position, score), best first, each one whole; a turn that does
+/// not fit is passed over for the next. Each member's turns are grouped by its
+/// sessions and days; with more than one member each date line names the group's
+/// file, and each hit carries it.
+pub(crate) fn pack(
+    members: &[(&Retriever, Option<&FileRef>)],
+    ranked: &[(usize, usize, f64)],
+    budget: usize,
+    tokens: &Tokens,
+) -> Result<ContextPack> {
+    let mut pack = ContextPack {
+        items: Vec::new(),
+        cards: Vec::new(),
+        text: String::new(),
+        tokens: 0,
+    };
+    // Kept in the counter's units (characters for characters / 4, so that the
+    // whole text is rounded once), newlines included.
+    let room = tokens.room(budget);
+    let mut used = 0;
+    let fits = |used: usize, more: usize| used + more <= room;
+    let named_file = members.len() > 1;
+    let when = |m: usize, i: usize| members[m].0.when(i);
+    let group = |m: usize, i: usize| {
+        let day = match when(m, i) {
+            NONE => NONE,
+            t => t.div_euclid(DAY),
         };
-        // Kept in the counter's units (characters for characters / 4, so that the
-        // whole text is rounded once), newlines included.
-        let tokens = &self.tokens;
-        let room = tokens.room(budget);
-        let mut used = 0;
-        let fits = |used: usize, more: usize| used + more <= room;
-        let when = |i: usize| self.when(i);
-        let group = |i: usize| {
-            let day = match when(i) {
-                NONE => NONE,
-                t => t.div_euclid(DAY),
-            };
-            (self.session(i), day)
+        (m, members[m].0.session(i), day)
+    };
+    let date = |m: usize, at: i64| {
+        let file = members[m].1.filter(|_| named_file);
+        match file {
+            Some(f) => format!("{} · {}", date_line(at), f.label()),
+            None => date_line(at),
+        }
+    };
+    // Each group's earliest chosen instant: what its date line shows.
+    let mut groups: HashMap<(usize, Option<u64>, i64), i64> = HashMap::new();
+    let mut left_out: Vec<(usize, usize)> = Vec::new();
+    // What a turn costs (its line, and its group's date line if it opens one) is
+    // known without reading it when tokens are characters / 4, so the turns that
+    // fit are known before any is read: they are read together. A tokenizer
+    // reads each candidate's text to count it.
+    let mut chosen: Vec<(usize, usize, f64)> = Vec::new();
+    for &(m, i, score) in ranked {
+        let r = members[m].0;
+        let g = group(m, i);
+        let opens = if groups.contains_key(&g) {
+            0
+        } else {
+            tokens.line(&date(m, when(m, i)))
         };
-        // Each group's earliest chosen instant: what its date line shows.
-        let mut groups: HashMap<(Option<u64>, i64), i64> = HashMap::new();
-        let mut left_out: Vec<usize> = Vec::new();
-        // What a turn costs (its line, and its group's date line if it opens one) is
-        // known without reading it when tokens are characters / 4, so the turns that
-        // fit are known before any is read: they are read together. A tokenizer
-        // reads each candidate's text to count it.
-        let mut chosen: Vec<(usize, f64)> = Vec::new();
-        for &(i, score) in ranked {
-            let g = group(i);
-            let opens = if groups.contains_key(&g) {
-                0
-            } else {
-                tokens.line(&date_line(when(i)))
-            };
-            let chars = self
-                .value(Column64::Chars, i)
-                .and_then(|c| usize::try_from(c).ok());
-            let line = match chars.and_then(|c| tokens.chars_line(c)) {
-                Some(units) => units,
-                None => tokens.line(&display(&*self.turns.get(i)?)),
-            };
-            let cost = line + opens;
-            if !fits(used, cost) {
-                left_out.push(i);
-                if left_out.len() > LEFT_OUT {
-                    break;
-                }
-                continue;
-            }
-            used += cost;
-            let first = groups.entry(g).or_insert(when(i));
-            *first = (*first).min(when(i));
-            chosen.push((i, score));
-        }
-        let positions: Vec<usize> = chosen.iter().map(|c| c.0).collect();
-        let turns = self.turns.get_many(&positions)?;
-        let mut shown: Vec<(usize, String)> = Vec::with_capacity(turns.len());
-        // Segment ids by node number: many turns share one, read once.
-        let mut ids: HashMap<u32, String> = HashMap::new();
-        let mut id_of = |s: u32| -> Result<String> {
-            if let Some(id) = ids.get(&s) {
-                return Ok(id.clone());
-            }
-            let id = self.node_id(s)?;
-            ids.insert(s, id.clone());
-            Ok(id)
+        let chars = r
+            .value(Column64::Chars, i)
+            .and_then(|c| usize::try_from(c).ok());
+        let line = match chars.and_then(|c| tokens.chars_line(c)) {
+            Some(units) => units,
+            None => tokens.line(&display(&*r.turns.get(i)?)),
         };
-        let mut named: Vec<u32> = Vec::new();
-        for ((i, score), turn) in chosen.into_iter().zip(turns) {
-            let turn = turn.into_owned();
-            shown.push((i, display(&turn)));
-            let segment = self.segment_number(i);
-            named.extend(segment);
-            pack.items.push(Hit {
-                turn,
-                score,
-                segment: segment.map(&mut id_of).transpose()?,
-            });
-        }
-        // Groups in time order, each turn in its group in the order it was said.
-        shown.sort_by_key(|(i, _)| {
-            let g = group(*i);
-            (groups[&g], g, *i)
-        });
-        let mut open = None;
-        for (i, line) in shown {
-            let g = group(i);
-            if open != Some(g) {
-                pack.text.push_str(&date_line(groups[&g]));
-                pack.text.push('\n');
-                open = Some(g);
-            }
-            pack.text.push_str(&line);
-            pack.text.push('\n');
-        }
-        for i in left_out {
-            let Some(s) = self.segment_number(i) else {
-                continue;
-            };
-            if named.contains(&s) || pack.cards.len() >= MAX_CARDS {
-                continue;
-            }
-            let seg = id_of(s)?;
-            let t = self.turns.get(i)?;
-            let when = t
-                .timestamp
-                .as_deref()
-                .map(|s| &s[..s.len().min(10)])
-                .unwrap_or("");
-            let card = format!(
-                "[{seg} {when}] {} (expand {seg})",
-                crate::text::clip(&display(&t), 60)
-            );
-            let cost = tokens.line(&card);
-            if !fits(used, cost) {
+        let cost = line + opens;
+        if !fits(used, cost) {
+            left_out.push((m, i));
+            if left_out.len() > LEFT_OUT {
                 break;
             }
-            used += cost;
-            pack.text.push_str(&card);
-            pack.text.push('\n');
-            pack.cards.push(card);
-            named.push(s);
+            continue;
         }
-        pack.tokens = tokens.count(&pack.text);
-        Ok(pack)
+        used += cost;
+        let first = groups.entry(g).or_insert(when(m, i));
+        *first = (*first).min(when(m, i));
+        chosen.push((m, i, score));
     }
+    let read = read_chosen(members, &chosen)?;
+    let mut shown: Vec<(usize, usize, String)> = Vec::with_capacity(read.len());
+    let mut named: Vec<(usize, u32)> = Vec::new();
+    for ((m, i, score), turn) in chosen.into_iter().zip(read) {
+        let r = members[m].0;
+        shown.push((m, i, display(&turn)));
+        let segment = r.segment_number(i);
+        named.extend(segment.map(|s| (m, s)));
+        let mut hit = Hit::new(turn, score, segment.map(|s| r.node_id(s)).transpose()?);
+        hit.file = members[m].1.filter(|_| named_file).cloned();
+        pack.items.push(hit);
+    }
+    // Groups in time order, each turn in its group in the order it was said.
+    shown.sort_by_key(|&(m, i, _)| {
+        let g = group(m, i);
+        (groups[&g], g, i)
+    });
+    let mut open = None;
+    for (m, i, line) in shown {
+        let g = group(m, i);
+        if open != Some(g) {
+            pack.text.push_str(&date(m, groups[&g]));
+            pack.text.push('\n');
+            open = Some(g);
+        }
+        pack.text.push_str(&line);
+        pack.text.push('\n');
+    }
+    for (m, i) in left_out {
+        let r = members[m].0;
+        let Some(s) = r.segment_number(i) else {
+            continue;
+        };
+        if named.contains(&(m, s)) || pack.cards.len() >= MAX_CARDS {
+            continue;
+        }
+        let card = card(r, i, s, members[m].1.filter(|_| named_file))?;
+        let cost = tokens.line(&card);
+        if !fits(used, cost) {
+            break;
+        }
+        used += cost;
+        pack.text.push_str(&card);
+        pack.text.push('\n');
+        pack.cards.push(card);
+        named.push((m, s));
+    }
+    pack.tokens = tokens.count(&pack.text);
+    Ok(pack)
+}
+
+/// The turns `chosen` names, read a member at a time (each member's together), in
+/// the order of `chosen`.
+fn read_chosen(
+    members: &[(&Retriever, Option<&FileRef>)],
+    chosen: &[(usize, usize, f64)],
+) -> Result<Vec<Turn>> {
+    let mut out: Vec<Option<Turn>> = vec![None; chosen.len()];
+    for (m, (r, _)) in members.iter().enumerate() {
+        let at: Vec<usize> = (0..chosen.len()).filter(|&k| chosen[k].0 == m).collect();
+        let positions: Vec<usize> = at.iter().map(|&k| chosen[k].1).collect();
+        for (k, turn) in at.into_iter().zip(r.turns.get_many(&positions)?) {
+            out[k] = Some(turn.into_owned());
+        }
+    }
+    out.into_iter()
+        .zip(chosen)
+        .map(|(t, c)| t.ok_or_else(|| super::frames::damaged(format!("turn {} was not read", c.1))))
+        .collect()
+}
+
+/// The reference card of segment `s`, by its turn `i` (of `file`, when named).
+fn card(r: &Retriever, i: usize, s: u32, file: Option<&FileRef>) -> Result<String> {
+    let seg = r.node_id(s)?;
+    let t = r.turns.get(i)?;
+    let when = t
+        .timestamp
+        .as_deref()
+        .map(|s| &s[..s.len().min(10)])
+        .unwrap_or("");
+    let of = file
+        .map(|f| format!(" · {}", f.label()))
+        .unwrap_or_default();
+    let link = file
+        .and_then(|f| f.name.as_deref())
+        .map(|n| format!(" --link {n}"))
+        .unwrap_or_default();
+    Ok(format!(
+        "[{seg} {when}{of}] {} (expand {seg}{link})",
+        crate::text::clip(&display(&t), 60)
+    ))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use smg_format::model::{Provenance, Turn};
 
+use super::file_ref::FileRef;
 use super::nodes::Entry;
 use super::scores::IdMap;
 use super::sketch::Sketch;
@@ -23,7 +24,7 @@ use crate::error::Result;
 /// The RRF constant (Cormack et al.; the luminescent seed's `k`).
 const RRF_K: f64 = 60.0;
 /// Each list offers at least this many items.
-const LIST: usize = 50;
+pub(super) const LIST: usize = 50;
 /// Relevance against novelty in MMR (1 = relevance only).
 const MMR_LAMBDA: f64 = 0.7;
 /// Places chosen by MMR; the rest follow in fused order.
@@ -100,6 +101,9 @@ pub struct Found {
     pub sources: Vec<&'static str>,
     /// The turn or node.
     pub item: Item,
+    /// The file of a network it came from ([`super::Network`]); `None` from one file
+    /// alone.
+    pub file: Option<FileRef>,
 }
 
 /// What a search found.
@@ -135,6 +139,14 @@ pub enum Item {
 impl Found {
     /// The result as JSON, the shape `smg search --json` and the C ABI give.
     pub fn to_json(&self) -> serde_json::Value {
+        let mut v = self.item_json();
+        if let Some(f) = &self.file {
+            v["file"] = f.to_json();
+        }
+        v
+    }
+
+    fn item_json(&self) -> serde_json::Value {
         let score = (self.score * 1e6).round() / 1e6;
         match &self.item {
             Item::Turn { turn: t, segment } => json!({
@@ -159,7 +171,8 @@ impl Found {
         }
     }
 
-    /// The result on one line: score, what it is, when, and its text.
+    /// The result on one line: score, what it is, when, the linked file it came from
+    /// (`[name]`), and its text.
     pub fn to_line(&self, width: usize) -> String {
         let (what, when, text) = match &self.item {
             Item::Turn { turn, .. } => (
@@ -176,8 +189,13 @@ impl Found {
             } => (format!("{kind} {id}"), timestamp.as_deref(), text.clone()),
         };
         let when = when.unwrap_or("-");
+        // A linked file's hits say which; the file asked's go unnamed.
+        let from = match self.file.as_ref().and_then(|f| f.name.as_deref()) {
+            Some(name) => format!(" [{name}]"),
+            None => String::new(),
+        };
         format!(
-            "{:>9.5}  {what} ({when}) {}",
+            "{:>9.5}  {what} ({when}){from} {}",
             self.score,
             crate::text::clip(&text, width)
         )
@@ -197,19 +215,6 @@ impl Retriever {
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
         let n = options.k.max(LIST);
         let period = &options.period;
-        let mut node_lists = Vec::new();
-        let mut warnings = Vec::new();
-        if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
-            let inside = self.inside(period);
-            let (_, nodes) = if options.exact {
-                vectors.best_of_all(v, n, inside.as_ref())?
-            } else {
-                vectors.best(v, n, inside.as_ref())?
-            };
-            node_lists.push(("vector", nodes));
-        } else if options.vector.is_some() {
-            warnings.push("the file carries no embeddings: searched by words alone".into());
-        }
         // Turns are ranked as every context ranks them (meaning joined to the words
         // as `Tuning` says); nodes apart, side by side.
         let (turns, by_text) = rayon::join(
@@ -217,24 +222,19 @@ impl Retriever {
             || self.nodes_by_text(query, n, period),
         );
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
+        let (node_lists, warnings) = self.ranked_nodes(query, options, &turns, by_text?)?;
         let turn_lists = [(
             "turns",
             turns.iter().map(|&(i, _)| Key::Turn(i as u32)).collect(),
         )];
-        let by_text = by_text?;
-        // The turns are read while the nodes are ranked: side by side.
+        let node_lists: Vec<(&'static str, Vec<Key>)> = node_lists
+            .into_iter()
+            .map(|(source, l)| (source, l.into_iter().map(|(i, _)| Key::Node(i)).collect()))
+            .collect();
+        // The turns are read while the nodes are: side by side.
         let (turns, nodes) = rayon::join(
             || self.fuse(&turn_lists, options.k),
-            || {
-                let drawn = self.drawn_from(&turns, n);
-                node_lists.extend(self.node_lists(query, by_text, drawn));
-                // Nodes drawn from a turn inside, or reached through the graph, may
-                // be dated outside.
-                for (_, list) in &mut node_lists {
-                    list.retain(|&k| self.key_in(k, period));
-                }
-                self.fuse(&node_lists, options.k)
-            },
+            || self.fuse(&node_lists, options.k),
         );
         Ok(SearchResults {
             turns: turns?,
@@ -243,9 +243,54 @@ impl Retriever {
         })
     }
 
+    /// The ranked lists of nodes for `query`, each best first with its score: by
+    /// their embeddings (when `options` carries the query's), by text (`by_text`),
+    /// drawn from the best `turns`, and by the graph; only nodes in the period. And
+    /// what the caller should know.
+    pub(super) fn ranked_nodes(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        turns: &[(usize, f64)],
+        by_text: Vec<(u32, f64)>,
+    ) -> Result<(ScoredLists, Vec<String>)> {
+        let n = options.k.max(LIST);
+        let period = &options.period;
+        let mut lists = Vec::new();
+        let mut warnings = Vec::new();
+        if let (Some(v), Some(vectors)) = (&options.vector, &self.ix.vectors) {
+            let inside = self.inside(period);
+            let (_, nodes) = if options.exact {
+                vectors.best_of_all(v, n, inside.as_ref())?
+            } else {
+                vectors.best(v, n, inside.as_ref())?
+            };
+            let nodes = nodes.into_iter().filter_map(|(k, s)| match k {
+                Key::Node(i) => Some((i, s)),
+                Key::Turn(_) => None,
+            });
+            lists.push(("vector", nodes.collect()));
+        } else if options.vector.is_some() {
+            warnings.push("the file carries no embeddings: searched by words alone".into());
+        }
+        let drawn = self.drawn_from(turns, n);
+        lists.extend(self.node_lists(query, by_text, drawn));
+        // Nodes drawn from a turn inside, or reached through the graph, may be dated
+        // outside.
+        for (_, list) in &mut lists {
+            list.retain(|&(i, _)| self.key_in(Key::Node(i), period));
+        }
+        Ok((lists, warnings))
+    }
+
     /// The nodes that match `query`'s words and fall in `period`, best first; `n` at
     /// most.
-    fn nodes_by_text(&self, query: &str, n: usize, period: &Period) -> Result<Vec<(u32, f64)>> {
+    pub(super) fn nodes_by_text(
+        &self,
+        query: &str,
+        n: usize,
+        period: &Period,
+    ) -> Result<Vec<(u32, f64)>> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         let window = time::window(query, self.now());
         self.ix.nodes.by_text(&terms, window, period, n)
@@ -269,7 +314,7 @@ impl Retriever {
         query: &str,
         by_text: Vec<(u32, f64)>,
         drawn: Vec<(u32, f64)>,
-    ) -> Vec<(&'static str, Vec<Key>)> {
+    ) -> ScoredLists {
         let named = self.ix.nodes.named_in(query);
         // Relevance in [0, 1] (a share of each list's best), the larger of the two.
         let mut relevance: IdMap<f64> = IdMap::default();
@@ -284,11 +329,8 @@ impl Retriever {
         strongest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let seeds = self.ix.nodes.seeds(&named, &strongest);
         let graph = self.ix.nodes.expand(&seeds, &relevance);
-        let keys = |l: Vec<(u32, f64)>| -> Vec<Key> {
-            l.into_iter()
-                .filter(|(i, _)| !named.contains(i))
-                .map(|(i, _)| Key::Node(i))
-                .collect()
+        let keys = |l: Vec<(u32, f64)>| -> Vec<(u32, f64)> {
+            l.into_iter().filter(|(i, _)| !named.contains(i)).collect()
         };
         vec![
             ("text", keys(by_text)),
@@ -313,18 +355,8 @@ impl Retriever {
 
     /// Reciprocal rank fusion of `lists`, the first places chosen by MMR; `k` at most.
     fn fuse(&self, lists: &[(&'static str, Vec<Key>)], k: usize) -> Result<Vec<Found>> {
-        let mut fused: HashMap<Key, (f64, Vec<&'static str>)> = HashMap::new();
-        for (source, list) in lists {
-            for (rank, key) in list.iter().enumerate() {
-                let f = fused.entry(*key).or_default();
-                f.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
-                f.1.push(source);
-            }
-        }
-        let mut fused: Vec<(Key, f64, Vec<&'static str>)> =
-            fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
-        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let chosen = self.diversify(&fused, k);
+        let fused = fused(lists);
+        let chosen = diversify(&fused, k, |key| self.sketch(key));
         // The turns chosen are read together.
         let positions: Vec<usize> = chosen
             .iter()
@@ -350,12 +382,13 @@ impl Retriever {
                 score,
                 sources,
                 item,
+                file: None,
             });
         }
         Ok(found)
     }
 
-    fn node_item(&self, i: u32) -> Result<Item> {
+    pub(super) fn node_item(&self, i: u32) -> Result<Item> {
         let e: Entry = self.ix.nodes.entry(i)?;
         Ok(Item::Node {
             id: e.id,
@@ -368,49 +401,76 @@ impl Retriever {
         })
     }
 
-    /// The order of the first `k` of `fused` (best first): the first places by MMR,
-    /// in which only near-duplicates count as alike.
-    fn diversify(&self, fused: &[(Key, f64, Vec<&'static str>)], k: usize) -> Vec<usize> {
-        let depth = fused.len().min(MMR_DEPTH);
-        // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
-        // considers), so that ranks stay apart however short the lists.
-        let best = fused.first().map_or(1.0, |f| f.1);
-        let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
-        let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
-        let sketches: Vec<Sketch> = fused[..depth].iter().map(|f| self.sketch(f.0)).collect();
-        let mut chosen: Vec<usize> = Vec::new();
-        let mut left: Vec<usize> = (0..depth).collect();
-        // Each one's likeness to the most alike already chosen.
-        let mut likeness = vec![0.0f64; depth];
-        while chosen.len() < k && !left.is_empty() {
-            let value = |i: usize| MMR_LAMBDA * relevance(i) - (1.0 - MMR_LAMBDA) * likeness[i];
-            let (at, _) = left
-                .iter()
-                .enumerate()
-                .map(|(at, &i)| (at, value(i)))
-                .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
-            let pick = left.remove(at);
-            for &i in &left {
-                let alike = sketches[i].likeness(&sketches[pick]);
-                if alike >= NEAR_DUPLICATE {
-                    likeness[i] = likeness[i].max(alike);
-                }
-            }
-            chosen.push(pick);
-        }
-        chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
-        chosen
-    }
-
     /// What MMR compares a result by: a turn's or a node's sketch, kept in its index
     /// (its text is not read).
-    fn sketch(&self, key: Key) -> Sketch {
+    pub(super) fn sketch(&self, key: Key) -> Sketch {
         let n = match key {
             Key::Turn(i) => self.value(Column64::Sketch, i as usize),
             Key::Node(i) => self.ix.nodes.sketch(i),
         };
         n.map_or_else(Sketch::default, Sketch::from_u64)
     }
+}
+
+/// Ranked lists of node numbers, each best first with its score, by the source that
+/// ranked it.
+pub(super) type ScoredLists = Vec<(&'static str, Vec<(u32, f64)>)>;
+
+/// Reciprocal rank fusion of `lists`: each item with its fused score and the lists
+/// that hold it, best first (ties to the lower key).
+pub(super) fn fused<K: Copy + Ord + std::hash::Hash>(
+    lists: &[(&'static str, Vec<K>)],
+) -> Vec<(K, f64, Vec<&'static str>)> {
+    let mut fused: HashMap<K, (f64, Vec<&'static str>)> = HashMap::new();
+    for (source, list) in lists {
+        for (rank, key) in list.iter().enumerate() {
+            let f = fused.entry(*key).or_default();
+            f.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
+            f.1.push(source);
+        }
+    }
+    let mut fused: Vec<(K, f64, Vec<&'static str>)> =
+        fused.into_iter().map(|(k, (s, src))| (k, s, src)).collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused
+}
+
+/// The order of the first `k` of `fused` (best first): the first places by MMR,
+/// in which only near-duplicates (by `sketch`) count as alike.
+pub(super) fn diversify<K: Copy>(
+    fused: &[(K, f64, Vec<&'static str>)],
+    k: usize,
+    sketch: impl Fn(K) -> Sketch,
+) -> Vec<usize> {
+    let depth = fused.len().min(MMR_DEPTH);
+    // Relevance from 1 (the best) to 0 (what one list gives its last place MMR
+    // considers), so that ranks stay apart however short the lists.
+    let best = fused.first().map_or(1.0, |f| f.1);
+    let floor = 1.0 / (RRF_K + MMR_DEPTH as f64);
+    let relevance = |i: usize| (fused[i].1 - floor) / (best - floor).max(f64::MIN_POSITIVE);
+    let sketches: Vec<Sketch> = fused[..depth].iter().map(|f| sketch(f.0)).collect();
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..depth).collect();
+    // Each one's likeness to the most alike already chosen.
+    let mut likeness = vec![0.0f64; depth];
+    while chosen.len() < k && !left.is_empty() {
+        let value = |i: usize| MMR_LAMBDA * relevance(i) - (1.0 - MMR_LAMBDA) * likeness[i];
+        let (at, _) = left
+            .iter()
+            .enumerate()
+            .map(|(at, &i)| (at, value(i)))
+            .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+        let pick = left.remove(at);
+        for &i in &left {
+            let alike = sketches[i].likeness(&sketches[pick]);
+            if alike >= NEAR_DUPLICATE {
+                likeness[i] = likeness[i].max(alike);
+            }
+        }
+        chosen.push(pick);
+    }
+    chosen.extend((depth..fused.len()).take(k.saturating_sub(chosen.len())));
+    chosen
 }
 
 #[cfg(test)]

@@ -9,9 +9,11 @@
 
 mod bytes;
 mod context;
+mod file_ref;
 mod frames;
 mod fulltext;
 mod hybrid;
+mod network;
 mod nodes;
 mod period;
 mod pieces;
@@ -39,6 +41,7 @@ use crate::error::Result;
 pub use context::ContextPack;
 use fulltext::{Column64, Doc, FullText, FLAG_TIMED};
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
+pub use network::{open_file, FileRef, LinkWarning, Network, Opener};
 pub(crate) use nodes::text_of as node_text;
 pub(crate) use period::instant;
 pub use period::Period;
@@ -89,19 +92,35 @@ pub struct Hit {
     pub score: f64,
     /// The segment node the turn belongs to, when the graph has one.
     pub segment: Option<String>,
+    /// The file of a network it came from ([`Network`]); `None` from one file alone.
+    pub file: Option<FileRef>,
 }
 
 impl Hit {
+    pub(crate) fn new(turn: Turn, score: f64, segment: Option<String>) -> Self {
+        Hit {
+            turn,
+            score,
+            segment,
+            file: None,
+        }
+    }
+
     /// The hit as JSON, the shape `smg search --json` and the C ABI give: turn, score,
-    /// speaker, role, content, time, segment and provenance.
+    /// speaker, role, content, time, segment and provenance, and the file of a
+    /// network it came from.
     pub fn to_json(&self) -> serde_json::Value {
         let t = &self.turn;
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "type": "turn", "turn": t.turn, "score": (self.score * 1e4).round() / 1e4,
             "speaker": t.speaker, "role": t.role, "content": t.content, "timestamp": t.timestamp,
             "segment": self.segment,
             "provenance": {"conversationId": t.conversation_id, "sessionId": t.session_id, "messageId": t.message_id},
-        })
+        });
+        if let Some(f) = &self.file {
+            v["file"] = f.to_json();
+        }
+        v
     }
 }
 
@@ -541,11 +560,11 @@ impl Retriever {
             .map_or_else(Vec::new, |s| s.top(k))
             .into_iter()
             .map(|(i, score)| {
-                Ok(Hit {
-                    turn: self.turns.get(i)?.into_owned(),
+                Ok(Hit::new(
+                    self.turns.get(i)?.into_owned(),
                     score,
-                    segment: self.segment(i)?,
-                })
+                    self.segment(i)?,
+                ))
             })
             .collect()
     }
@@ -574,19 +593,46 @@ impl Retriever {
         vector: Option<&QueryVector>,
         period: &Period,
     ) -> Result<Option<Scores>> {
-        let raw = query;
-        let query: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
-        let vectors = self.ix.vectors.as_ref().zip(vector);
-        if (query.is_empty() && vectors.is_none()) || self.turns.len() == 0 {
+        let terms = query_terms(query);
+        if !self.can_match(&terms, vector) {
             return Ok(None);
         }
-        let index = &self.ix.index;
+        let first = self
+            .ix
+            .index
+            .top(&terms, FEEDBACK_TURNS, period.range().as_ref())?;
+        let more = self.feedback(&terms, &first)?;
+        let widened = [terms.as_slice(), more.as_slice()].concat();
+        self.scored_widened(query, &terms, &widened, vector, period, None)
+    }
+
+    /// Whether a query of `terms` (and `vector`) can match anything here.
+    pub(crate) fn can_match(&self, terms: &[(String, f64)], vector: Option<&QueryVector>) -> bool {
+        let meaning = self.ix.vectors.is_some() && vector.is_some();
+        (!terms.is_empty() || meaning) && self.turns.len() > 0
+    }
+
+    /// [`Retriever::scored`] of the query `raw` (whose terms are `terms`) once
+    /// widened by feedback to `widened`, each term weighed by `stats` (a network's)
+    /// when given.
+    pub(crate) fn scored_widened(
+        &self,
+        raw: &str,
+        terms: &[(String, f64)],
+        widened: &[(String, f64)],
+        vector: Option<&QueryVector>,
+        period: &Period,
+        stats: Option<&fulltext::Stats>,
+    ) -> Result<Option<Scores>> {
+        if !self.can_match(terms, vector) {
+            return Ok(None);
+        }
         let within = period.range();
-        let first = index.top(&query, FEEDBACK_TURNS, within.as_ref())?;
-        let more = self.feedback(&query, &first)?;
-        let widened = [query.as_slice(), more.as_slice()].concat();
-        let mut best = index.top(&widened, CANDIDATES, within.as_ref())?;
-        if let Some((vectors, v)) = vectors {
+        let mut best = self
+            .ix
+            .index
+            .top_with(widened, CANDIDATES, within.as_ref(), stats)?;
+        if let Some((vectors, v)) = self.ix.vectors.as_ref().zip(vector) {
             let inside = self.inside(period);
             let similar = vectors.turn_similarities(v, CANDIDATES, inside.as_ref())?;
             best = tuning::blend(best, similar, &self.tuning, CANDIDATES);
@@ -594,7 +640,7 @@ impl Retriever {
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
         let mut scores = Scores::new(best);
-        self.apply_rules(&mut scores, raw, &query);
+        self.apply_rules(&mut scores, raw, terms);
         // The rules lend to a hit's neighbours, which may lie outside.
         if !period.is_all() {
             scores.retain(|d| self.in_period(d as usize, period));
@@ -625,36 +671,58 @@ impl Retriever {
         query: &[(String, f64)],
         first: &[(u32, f64)],
     ) -> Result<Vec<(String, f64)>> {
-        let mut weight: HashMap<String, f64> = HashMap::new();
         let positions: Vec<usize> = first
             .iter()
             .take(FEEDBACK_TURNS)
             .map(|&(i, _)| i as usize)
             .collect();
-        for turn in self.turns.get_many(&positions)? {
-            for t in tokens(&display(&turn)) {
-                let df = self.ix.index.df(&t);
-                if df > 1 && df as f64 <= FEEDBACK_MOST_SHARE * self.ix.index.len() as f64 {
-                    *weight.entry(t).or_default() += 1.0;
-                }
+        let texts: Vec<String> = self
+            .turns
+            .get_many(&positions)?
+            .iter()
+            .map(|t| display(t))
+            .collect();
+        let index = &self.ix.index;
+        Ok(widen(query, &texts, |t| index.df(t), index.len()))
+    }
+}
+
+/// A query's terms, each of weight 1.
+pub(crate) fn query_terms(query: &str) -> Vec<(String, f64)> {
+    tokens(query).into_iter().map(|t| (t, 1.0)).collect()
+}
+
+/// The words of `texts` (the first hits of `query`, at most [`FEEDBACK_TURNS`]) that
+/// best tell them apart, weighted, to widen the query by: words of `total` documents
+/// in which `df` finds them.
+pub(crate) fn widen(
+    query: &[(String, f64)],
+    texts: &[String],
+    df: impl Fn(&str) -> usize,
+    total: usize,
+) -> Vec<(String, f64)> {
+    let mut weight: HashMap<String, (f64, usize)> = HashMap::new();
+    for text in texts.iter().take(FEEDBACK_TURNS) {
+        for t in tokens(text) {
+            let n = df(&t);
+            if n > 1 && n as f64 <= FEEDBACK_MOST_SHARE * total as f64 {
+                weight.entry(t).or_insert((0.0, n)).0 += 1.0;
             }
         }
-        let mut extra: Vec<(String, f64)> = weight
-            .into_iter()
-            .filter(|(t, _)| !query.iter().any(|q| &q.0 == t))
-            .map(|(t, n)| {
-                let w = n * self.ix.index.idf(&t);
-                (t, w)
-            })
-            .collect();
-        extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let top = extra.first().map_or(1.0, |e| e.1).max(f64::MIN_POSITIVE);
-        Ok(extra
-            .into_iter()
-            .take(FEEDBACK_TERMS)
-            .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top))
-            .collect())
     }
+    let idf = |n: usize| ((total as f64 - n as f64 + 0.5) / (n as f64 + 0.5) + 1.0).ln();
+    let mut extra: Vec<(String, f64)> = weight
+        .into_iter()
+        .filter(|(t, _)| !query.iter().any(|q| &q.0 == t))
+        .map(|(t, (count, n))| (t, count * idf(n)))
+        .collect();
+    extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top = extra.first().map_or(1.0, |e| e.1).max(f64::MIN_POSITIVE);
+    extra
+        .into_iter()
+        .take(FEEDBACK_TERMS)
+        .map(|(t, w)| (t, FEEDBACK_WEIGHT * w / top))
+        .collect()
 }
 
 /// The index terms of a text (content words, stemmed).

@@ -63,6 +63,16 @@ pub(crate) struct PromptMemory {
     summary: Option<String>,
     goals: Vec<String>,
     artifacts: Vec<ActiveArtifact>,
+    /// The memory's links (spec §4.1), which a network follows.
+    pub(crate) links: Vec<Linked>,
+}
+
+/// What following a link needs of it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Linked {
+    pub(crate) name: String,
+    pub(crate) path: String,
+    pub(crate) bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -95,10 +105,18 @@ impl PromptMemory {
                 })
             })
             .collect();
+        let links = doc.metadata.links.iter().flatten();
         PromptMemory {
             summary: wm.and_then(|w| w.summary.clone()),
             goals: wm.and_then(|w| w.current_goals.clone()).unwrap_or_default(),
             artifacts,
+            links: links
+                .map(|l| Linked {
+                    name: l.name.as_str().to_string(),
+                    path: l.path.as_str().to_string(),
+                    bytes: l.bytes,
+                })
+                .collect(),
         }
     }
 }
@@ -147,6 +165,22 @@ pub fn prompt(
     budget: usize,
     period: &super::Period,
 ) -> crate::Result<Prompt> {
+    compose(
+        retriever.prompt_memory(),
+        retriever.tokens(),
+        budget,
+        |room| retriever.context(query, vector, room, period),
+    )
+}
+
+/// The prompt of `memory`'s working memory and artifacts and the turns `context`
+/// packs into the room they leave of `budget` (counted by `tokens`).
+pub(crate) fn compose(
+    memory: &PromptMemory,
+    tokens: &Tokens,
+    budget: usize,
+    context: impl FnOnce(usize) -> crate::Result<super::ContextPack>,
+) -> crate::Result<Prompt> {
     let share = |part: usize| budget.saturating_mul(part) / WHOLE;
     let usable = budget;
     let mut out = Prompt {
@@ -159,8 +193,6 @@ pub fn prompt(
         artifacts: Vec::new(),
         warnings: Vec::new(),
     };
-    let memory = retriever.prompt_memory();
-    let tokens = retriever.tokens();
     let mut working = Part::new(share(WORKING).min(usable), tokens);
     if let Some(s) = &memory.summary {
         if working.push(&format!("Memory summary: {s}")) {
@@ -182,7 +214,7 @@ pub fn prompt(
     add_artifacts(memory, &mut artifacts, &mut out);
     let used = tokens.count(&format!("{}{}", working.text, artifacts.text));
     // One token for the line breaks that join the parts.
-    let pack = retriever.context(query, vector, usable.saturating_sub(used + 1), period)?;
+    let pack = context(usable.saturating_sub(used + 1))?;
     if pack.items.is_empty() {
         out.warnings
             .push("nothing in memory matches the query".into());

@@ -31,14 +31,14 @@ use tantivy::directory::FileSlice;
 /// The name of the extension.
 pub const EXTENSION: &str = "search";
 const MAGIC: &[u8] = b"smg-search";
-const VERSION: u16 = 21;
+const VERSION: u16 = 22;
 /// The versions read. 15 and before held smg's own postings rather than tantivy's;
 /// 16 kept what is known of each turn and node in the compressed parts rather than
 /// in the full-text indexes; 17 did not link a turn to the nodes drawn from it; 18
 /// kept the embeddings in the first compressed part, decoded at every open; 19 kept
 /// no sign bits of the embeddings, by which a search narrows many rows; 20 kept each
 /// turn's segment and the nodes drawn from it in the turns' full-text index, which an
-/// append could then not add to. Such an
+/// append could then not add to; 21 kept no links (which a network follows). Such an
 /// index is not read (search builds one in memory, and says so) and the next write
 /// stores a new one.
 const READS: [u16; 1] = [VERSION];

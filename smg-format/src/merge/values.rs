@@ -229,10 +229,14 @@ fn is_artifact(ptr: &str) -> bool {
 }
 
 /// The identity of the items of a keyed array at `ptr`: nodes by id, edges by
-/// from, relation and to, curation's audit entries and cycles by time and id.
+/// from, relation and to, curation's audit entries and cycles by time and id, links
+/// by name.
 fn array_key(ptr: &str) -> Option<fn(&Value) -> Option<String>> {
     if ptr == "/curation/audit" || ptr == "/curation/cycles" {
         return Some(curation_key);
+    }
+    if ptr == "/metadata/links" {
+        return Some(|v| Some(v.get("name")?.as_str()?.to_string()));
     }
     let graph = ptr.rsplit_once('/').map(|(parent, _)| parent)?;
     let is_graph = graph == "/semanticGraph"

@@ -181,6 +181,8 @@ pub struct Metadata {
     pub branch: Option<NonEmpty>,
     /// The forks that led to this memory, oldest first.
     pub lineage: Option<Vec<Fork>>,
+    /// Other memories this one reaches (spec §4.1), by name.
+    pub links: Option<Vec<Link>>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,
@@ -201,6 +203,7 @@ impl Metadata {
             tags: None,
             branch: None,
             lineage: None,
+            links: None,
             extra: Extra::new(),
         }
     }
@@ -221,6 +224,32 @@ pub struct Fork {
     pub branch: NonEmpty,
     /// When the fork was made (RFC 3339).
     pub forked_at: Timestamp,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Another memory file this one reaches (spec §4.1): where it is from this file, which
+/// memory it was, and its bytes' hash when it was linked.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Link {
+    /// The link's name, unique within the file.
+    pub name: NonEmpty,
+    /// The other file's path relative to this file's folder, `/` between parts.
+    pub path: NonEmpty,
+    /// The other memory's `metadata.id` when linked, if it had one (and could be read).
+    pub id: Option<String>,
+    /// SHA-256 of the other file's bytes when linked, lowercase hex.
+    pub sha256: Sha256Hex,
+    /// The other file's length in bytes when linked: what a reader that follows links
+    /// for a query compares, leaving the whole hash to a check of the links.
+    pub bytes: Option<u64>,
+    /// When the link was made (RFC 3339).
+    pub linked_at: Timestamp,
+    /// Whether the other memory is only read through this link, never written.
+    pub read_only: Option<bool>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Extra,

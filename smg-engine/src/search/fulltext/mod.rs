@@ -9,6 +9,7 @@
 mod blob;
 mod parts;
 mod reads;
+mod stats;
 mod values;
 mod within;
 
@@ -33,6 +34,7 @@ use tantivy::{
 };
 
 use crate::error::Result;
+pub(crate) use stats::Stats;
 pub(crate) use values::{in_range, Column64, Doc, FLAG_HIT, FLAG_TIMED};
 pub(crate) use within::Inside;
 
@@ -216,14 +218,6 @@ impl FullText {
         })
     }
 
-    /// Inverse document frequency (the non-negative form of Lucene, as BM25 weighs a
-    /// term).
-    pub(crate) fn idf(&self, term: &str) -> f64 {
-        let n = self.df(term) as f64;
-        let total = self.len() as f64;
-        ((total - n + 0.5) / (n + 0.5) + 1.0).ln()
-    }
-
     /// The `k` best documents for `query` (weighted terms) by BM25, best first, ties
     /// to the lower number; with `within`, among those whose instant is in it (ms, end
     /// excluded) alone.
@@ -233,11 +227,23 @@ impl FullText {
         k: usize,
         within: Option<&Range<i64>>,
     ) -> Result<Vec<(u32, f64)>> {
+        self.top_with(query, k, within, None)
+    }
+
+    /// [`FullText::top`], each term weighed by `stats` (those of a network of
+    /// indexes) when given rather than by this index's own.
+    pub(crate) fn top_with(
+        &self,
+        query: &[(String, f64)],
+        k: usize,
+        within: Option<&Range<i64>>,
+        stats: Option<&Stats>,
+    ) -> Result<Vec<(u32, f64)>> {
         let Some((inner, q)) = self.query(query, within).filter(|_| k > 0) else {
             return Ok(Vec::new());
         };
         if k > PRUNED_MOST {
-            let best = best_of(inner.matches(&q, k)?, k);
+            let best = best_of(inner.matches(&q, k, stats)?, k);
             let best: Vec<(u32, f64)> = best
                 .into_iter()
                 .filter_map(|(d, s)| Some((inner.number(d)?, s)))
@@ -245,9 +251,15 @@ impl FullText {
             return Ok(distinct(best));
         }
         let best: Vec<(u32, f64)> = guarded(|| {
-            let found = inner
-                .searcher
-                .search(&q, &TopDocs::with_limit(k).order_by_score())?;
+            let collector = TopDocs::with_limit(k).order_by_score();
+            let found = match stats {
+                Some(stats) => inner.searcher.search_with_statistics_provider(
+                    &q,
+                    &collector,
+                    &stats.provider(inner.text),
+                )?,
+                None => inner.searcher.search(&q, &collector)?,
+            };
             Ok(found
                 .into_iter()
                 .filter_map(|(score, at)| Some((inner.number_of(at)?, f64::from(score))))
@@ -270,7 +282,7 @@ impl FullText {
         let Some((inner, q)) = self.query(query, within) else {
             return Ok(Vec::new());
         };
-        let all = inner.matches(&q, usize::MAX)?;
+        let all = inner.matches(&q, usize::MAX, None)?;
         let all = all
             .into_iter()
             .filter_map(|(d, s)| inner.number(d).map(|n| (n, scale(n, s))))
@@ -329,10 +341,20 @@ impl FullText {
 impl Inner {
     /// The documents that match `q` (their places in the index: see
     /// [`Inner::number`]), with their scores, in no order: every one, or at least the
-    /// `keep` best.
-    fn matches(&self, q: &BooleanQuery, keep: usize) -> Result<Vec<(u32, f64)>> {
+    /// `keep` best; each term weighed by `stats` when given.
+    fn matches(
+        &self,
+        q: &BooleanQuery,
+        keep: usize,
+        stats: Option<&Stats>,
+    ) -> Result<Vec<(u32, f64)>> {
         guarded(|| {
-            let weight = q.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
+            let provider = stats.map(|s| s.provider(self.text));
+            let scoring = match &provider {
+                Some(p) => EnableScoring::enabled_from_statistics_provider(p, &self.searcher),
+                None => EnableScoring::enabled_from_searcher(&self.searcher),
+            };
+            let weight = q.weight(scoring)?;
             let mut all = Vec::new();
             let mut base = 0u32;
             for reader in self.searcher.segment_readers() {

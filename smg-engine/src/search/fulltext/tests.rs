@@ -24,7 +24,6 @@ fn stems_and_ranks_the_matching_document_first() {
     assert_eq!(hits[0].0, 0);
     assert_eq!(hits.len(), 2);
     assert!(hits.iter().all(|&(d, _)| d != 1));
-    assert!(ix.idf("lake") > ix.idf("paint"));
     assert_eq!((ix.df("paint"), ix.df("camp"), ix.df("absent")), (2, 1, 0));
     assert!(ix.top(&query("the of"), 10, None).unwrap().is_empty());
     assert!(ix.top(&query("lake"), 0, None).unwrap().is_empty());

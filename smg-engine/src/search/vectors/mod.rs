@@ -75,6 +75,8 @@ fn no_rows() -> OwnedBytes {
 
 /// A row and its similarity to a query.
 type Scored = (usize, f32);
+/// Turns or nodes, best first, each with its cosine.
+type Ranked = Vec<(Key, f64)>;
 
 /// The key of a node's row.
 const NODE: u32 = 1 << 31;
@@ -360,12 +362,17 @@ impl Vectors {
         query: &QueryVector,
         n: usize,
         inside: Option<&Inside>,
-    ) -> Result<(Vec<Key>, Vec<Key>)> {
+    ) -> Result<(Ranked, Ranked)> {
         if let Some(rows) = self.narrowed(query, n, inside)? {
             let (nodes, turns): (Vec<Scored>, Vec<Scored>) = rows
                 .into_iter()
                 .partition(|&(i, _)| matches!(self.key(i), Key::Node(_)));
-            let keys = |l: Vec<Scored>| top(l, n).iter().map(|&(i, _)| self.key(i)).collect();
+            let keys = |l: Vec<Scored>| {
+                let best = top(l, n);
+                best.iter()
+                    .map(|&(i, s)| (self.key(i), f64::from(s)))
+                    .collect()
+            };
             return Ok((keys(turns), keys(nodes)));
         }
         self.best_of_all(query, n, inside)
@@ -377,7 +384,7 @@ impl Vectors {
         query: &QueryVector,
         n: usize,
         inside: Option<&Inside>,
-    ) -> Result<(Vec<Key>, Vec<Key>)> {
+    ) -> Result<(Ranked, Ranked)> {
         let tasks = self.scan(query, inside, |sims| {
             let (mut turns, mut nodes) = (Vec::new(), Vec::new());
             for (i, s) in sims {
@@ -389,9 +396,11 @@ impl Vectors {
             (top(turns, n), top(nodes, n))
         })?;
         let (turns, nodes): (Vec<Vec<Scored>>, Vec<Vec<Scored>>) = tasks.into_iter().unzip();
-        let keys = |list: Vec<Vec<Scored>>| -> Vec<Key> {
+        let keys = |list: Vec<Vec<Scored>>| -> Ranked {
             let best = top(list.concat(), n);
-            best.iter().map(|&(i, _)| self.key(i)).collect()
+            best.iter()
+                .map(|&(i, s)| (self.key(i), f64::from(s)))
+                .collect()
         };
         Ok((keys(turns), keys(nodes)))
     }
@@ -427,6 +436,10 @@ fn top(mut list: Vec<Scored>, n: usize) -> Vec<Scored> {
 mod tests {
     use super::*;
     use crate::search::fulltext;
+
+    fn keys(scored: &[(Key, f64)]) -> Vec<Key> {
+        scored.iter().map(|k| k.0).collect()
+    }
 
     fn vectors(rows: &[(Key, Vec<f64>)]) -> Vectors {
         let mut bytes = Vec::new();
@@ -474,8 +487,9 @@ mod tests {
         assert!(v.keys_below(3, 2));
         assert!(!v.keys_below(2, 2));
         let (turns, nodes) = v.best(&query([1.0, 0.0]), 2, None).unwrap();
-        assert_eq!(turns, [Key::Turn(0), Key::Turn(1)]);
-        assert_eq!(nodes, [Key::Node(1), Key::Node(0)]);
+        assert_eq!(keys(&turns), [Key::Turn(0), Key::Turn(1)]);
+        assert_eq!(keys(&nodes), [Key::Node(1), Key::Node(0)]);
+        assert!((turns[0].1 - 1.0).abs() < 1e-6, "{turns:?}");
         let sims = v.turn_similarities(&query([2.0, 0.0]), 2, None).unwrap();
         assert_eq!(sims.len(), 3);
         assert!((sims[0].1 - 1.0).abs() < 1e-6 && (sims[2].1 + 1.0).abs() < 1e-6);
@@ -538,6 +552,12 @@ mod tests {
             };
             let (turns, nodes) = v.best(&q, 10, None).unwrap();
             let (all_turns, all_nodes) = v.best_of_all(&q, 10, None).unwrap();
+            let (turns, nodes, all_turns, all_nodes) = (
+                keys(&turns),
+                keys(&nodes),
+                keys(&all_turns),
+                keys(&all_nodes),
+            );
             assert_eq!(turns.len(), 10);
             wanted += 20;
             found += turns.iter().filter(|k| all_turns.contains(k)).count();
@@ -602,6 +622,13 @@ mod tests {
                 let (turns, nodes) = v.best(&q, 10, Some(&inside)).unwrap();
                 let (all_turns, all_nodes) = v.best_of_all(&q, 10, Some(&inside)).unwrap();
                 let (free_turns, _) = v.best_of_all(&q, 10, None).unwrap();
+                let (turns, nodes, all_turns, all_nodes, free_turns) = (
+                    keys(&turns),
+                    keys(&nodes),
+                    keys(&all_turns),
+                    keys(&all_nodes),
+                    keys(&free_turns),
+                );
                 assert!(turns.iter().chain(&nodes).all(|&k| inside.holds(k)));
                 assert_eq!((all_turns.len(), all_nodes.len()), (10, 10));
                 assert_ne!(all_turns, free_turns);

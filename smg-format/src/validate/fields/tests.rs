@@ -219,6 +219,13 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         ("/metadata/lineage/0", "parentSha256", json!("ab")),
         ("/metadata/lineage/0", "branch", json!("")),
         ("/metadata/lineage/0", "forkedAt", json!("now")),
+        ("/metadata/links/0", "name", json!("")),
+        ("/metadata/links/0", "path", json!("")),
+        ("/metadata/links/0", "path", json!("../team.smg")),
+        ("/metadata/links/0", "sha256", json!("AB")),
+        ("/metadata/links/0", "linkedAt", json!("yesterday")),
+        ("/metadata/links/0", "readOnly", json!("yes")),
+        ("/metadata/links/0", "readOnly", json!(true)),
         ("", "@type", json!("Other")),
         ("", "@type", json!("SemanticMemoryGraph")),
         ("", "@context", json!(1)),
@@ -256,6 +263,8 @@ fn the_typed_values_refuse_what_the_schema_refuses() {
         "nonce": "", "keyCheck": ""}}]);
     full["metadata"]["lineage"] = json!([{"parentSha256": hex, "branch": "b",
                                           "forkedAt": "2025-12-04T10:30:00Z"}]);
+    full["metadata"]["links"] = json!([{"name": "team", "path": "team.smg", "sha256": hex,
+                                        "linkedAt": "2025-12-04T10:30:00Z"}]);
     for (at, field, value) in cases {
         let mut v = full.clone();
         v.pointer_mut(at).unwrap()[field] = value.clone();
