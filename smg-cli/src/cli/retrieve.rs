@@ -222,7 +222,7 @@ pub(crate) struct LinksArg {
     pub(crate) no_links: bool,
     /// The passphrase of the encrypted file the link NAME reaches, in FILE (first
     /// line); repeatable. Without it, the environment variable
-    /// SMG_LINK_PASSPHRASE_<NAME> (NAME in capitals, other characters as _); an
+    /// `SMG_LINK_PASSPHRASE_<NAME>` (NAME in capitals, other characters as _); an
     /// encrypted linked file with neither is left out with a warning.
     #[arg(long = "link-passphrase-file", value_name = "NAME=FILE")]
     pub(crate) passphrases: Vec<String>,

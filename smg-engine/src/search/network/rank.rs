@@ -42,7 +42,7 @@ impl Network {
         Ok(out)
     }
 
-    /// The context for `query` within `budget` tokens ([`super::super::prompt`]): the
+    /// The context for `query` within `budget` tokens ([`super::super::prompt()`]): the
     /// file asked's working memory and artifacts, and the best turns of every file
     /// in the one budget, each group of them under a date line that names its file.
     pub fn prompt(
