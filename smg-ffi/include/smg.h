@@ -411,17 +411,20 @@ smg_status smg_delta_apply(const char *base,
  * | 8..12 | turns *t* |
  * | 12..16 | memory nodes *n* |
  * | 16..20 | warnings *w* |
- * | 20..24 | record size *r* (128 now; fields added later go at a record's end, so read records *r* bytes apart) |
+ * | 20..24 | record size *r* (144 now; fields added later go at a record's end, so read records *r* bytes apart) |
  * | then | *t* turn records, then *n* node records, *r* bytes each |
  * | then | *w* warnings, one string slot each |
  * | then | the strings (UTF-8), where the slots point |
  *
  * A record: score (f64, at 0), importance (f64, at 8; NaN when none), confidence
- * (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then twelve
+ * (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then fourteen
  * string slots from 32: type, id, sources (comma-separated), speaker, role, text (a
  * turn's content, a node's text), timestamp, segment, conversation id, session id,
- * message id, provenance (a node's, as a JSON array). A slot is an offset into the
- * strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
+ * message id, provenance (a node's, as a JSON array), and the file it came from
+ * when more than one file answered (a memory with links, `smg_memory_open_with`):
+ * its link name (none for the memory itself) and its path (none when one file
+ * answered). A slot is an offset into the strings (u32) and a length (u32); offset
+ * 0xFFFFFFFF is none. Records of 128 bytes (before the file slots) are read alike.
  *
  * `flags`: 0, or [`SMG_SEARCH_EXACT`]; another bit is `InvalidArgument`.
  *
@@ -479,7 +482,44 @@ smg_status smg_index(const char *path, char **json_out);
 
 /**
  * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
- * file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
+ * file), following its links as `options` says: null, or a JSON object with
+ * `"links"` (boolean, default true: search, context and expand answer from the
+ * memory and every file its links reach, each hit naming its file) and
+ * `"linkPassphrases"` (an object from link name to the passphrase of that encrypted
+ * linked file). A linked file that is missing, changed or cannot be opened is a
+ * warning in `smg_memory_info` (`links.warnings`) and in every answer, never a
+ * failure. On success `*memory_out` is a handle to free with `smg_memory_free`.
+ *
+ * # Safety
+ * `path` must be a NUL-terminated string, `passphrase` `passphrase_len` readable bytes
+ * (or null with 0), `options` null or a NUL-terminated string, and `memory_out`
+ * writable.
+ */
+smg_status smg_memory_open_with(const char *path,
+                                const uint8_t *passphrase,
+                                size_t passphrase_len,
+                                const char *options,
+                                smg_memory **memory_out);
+
+/**
+ * [`crate::smg_memory_expand`] in the file the link named `link` reaches (null: the
+ * memory, then the files its links reach, the first that has the segment). Segment
+ * ids of two files can be the same; a link not followed is `InvalidArgument`.
+ *
+ * # Safety
+ * `mem` must be a live handle, `segment` a NUL-terminated string, `link` null or
+ * one, `text_out` writable.
+ */
+smg_status smg_memory_expand_in(const smg_memory *mem,
+                                const char *segment,
+                                const char *link,
+                                char **text_out);
+
+/**
+ * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
+ * file) with every file its links reach (spec §4.1), as
+ * [`smg_memory_open_with`] with no options. On success `*memory_out` is a handle to
+ * free with [`smg_memory_free`].
  *
  * A packed file with a current search index (`smg index`) opens by the index alone:
  * search, context and expand read only what they show, and the document is parsed
@@ -546,8 +586,9 @@ smg_status smg_memory_context(const smg_memory *mem,
                               char **json_out);
 
 /**
- * The original turns of a segment (`speaker: content` lines), byte for byte.
- * An unknown id is `UnknownNode`.
+ * The original turns of a segment (`speaker: content` lines), byte for byte: of
+ * the memory, or else of the first file its links reach that has such a segment
+ * ([`smg_memory_expand_in`] names the file). An unknown id is `UnknownNode`.
  *
  * # Safety
  * `memory` must be a live handle, `segment` a NUL-terminated string, `text_out` writable.

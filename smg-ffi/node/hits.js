@@ -5,7 +5,7 @@ const NONE = 0xffffffff;
 const HEAD = 24;
 const SLOT = {
   type: 0, id: 1, sources: 2, speaker: 3, role: 4, text: 5, timestamp: 6, segment: 7,
-  conversation: 8, session: 9, message: 10, provenance: 11,
+  conversation: 8, session: 9, message: 10, provenance: 11, fileName: 12, filePath: 13,
 };
 const TURN_KEYS = ['type', 'turn', 'score', 'sources', 'speaker', 'role', 'content',
   'timestamp', 'segment', 'provenance'];
@@ -38,11 +38,15 @@ class Hit {
 
   #turn;
 
-  constructor(buf, strings, at, turn) {
+  #files;
+
+  // `files`: whether records carry the file slots (144 bytes and up).
+  constructor(buf, strings, at, turn, files) {
     this.#buf = buf;
     this.#strings = strings;
     this.#at = at;
     this.#turn = turn;
+    this.#files = files;
   }
 
   #string(name) {
@@ -72,9 +76,19 @@ class Hit {
     };
   }
 
+  // The file of a network of linked memories it came from ({ name, path }; name null
+  // for the file opened), when more than one file answered; else undefined.
+  get file() {
+    const path = this.#files ? this.#string('filePath') : null;
+    return path == null ? undefined : { name: this.#string('fileName'), path };
+  }
+
   toJSON() {
     const keys = this.#turn ? TURN_KEYS : NODE_KEYS;
-    return Object.fromEntries(keys.map((k) => [k, this[k]]));
+    const out = Object.fromEntries(keys.map((k) => [k, this[k]]));
+    const { file } = this;
+    if (file) out.file = file;
+    return out;
   }
 }
 
@@ -87,12 +101,13 @@ function read(buf) {
   }
   const after = HEAD + (turns + nodes) * size;
   const strings = after + 8 * warnings;
-  const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size, true));
+  const files = size >= 144;
+  const hits = Array.from({ length: turns }, (_, i) => new Hit(buf, strings, HEAD + i * size, true, files));
   let found;
   Object.defineProperties(hits, {
     nodes: {
       get: () => {
-        found = found || Array.from({ length: nodes }, (_, i) => new Hit(buf, strings, HEAD + (turns + i) * size, false));
+        found = found || Array.from({ length: nodes }, (_, i) => new Hit(buf, strings, HEAD + (turns + i) * size, false, files));
         return found;
       },
     },

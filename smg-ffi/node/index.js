@@ -48,7 +48,7 @@ const c = {
   stringFree: lib.func('void smg_string_free(void *s)'),
   lastError: lib.func('void smg_last_error(_Out_ uint8_t *buf, size_t len, _Out_ size_t *out_n)'),
   validate: lib.func('uint32_t smg_validate(const uint8_t *bytes, size_t len, _Out_ void **report)'),
-  open: lib.func('uint32_t smg_memory_open(const char *path, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
+  open: lib.func('uint32_t smg_memory_open_with(const char *path, const uint8_t *pass, size_t len, const char *options, _Out_ smg_memory **out)'),
   free: lib.func('void smg_memory_free(smg_memory *m)'),
   unseal: lib.func('uint32_t smg_memory_unseal(const smg_memory *m, const uint8_t *pass, size_t len, _Out_ smg_memory **out)'),
   info: lib.func('uint32_t smg_memory_info(const smg_memory *m, _Out_ void **json)'),
@@ -58,7 +58,7 @@ const c = {
   searchWithin: lib.func('uint32_t smg_memory_search_within(const smg_memory *m, const char *q, size_t k, uint32_t flags, const char *since, const char *until, _Out_ void **bytes, _Out_ size_t *len)'),
   bytesFree: lib.func('void smg_bytes_free(void *bytes, size_t len)'),
   contextWithin: lib.func('uint32_t smg_memory_context_within(const smg_memory *m, const char *q, size_t budget, const char *since, const char *until, _Out_ void **json)'),
-  expand: lib.func('uint32_t smg_memory_expand(const smg_memory *m, const char *segment, _Out_ void **text)'),
+  expand: lib.func('uint32_t smg_memory_expand_in(const smg_memory *m, const char *segment, const char *link, _Out_ void **text)'),
   ingest: lib.func('uint32_t smg_ingest(const char **inputs, size_t n, const char *output, _Out_ void **json)'),
   index: lib.func('uint32_t smg_index(const char *path, _Out_ void **json)'),
   deltaMake: lib.func('uint32_t smg_delta_make(const char *base, const char *target, const uint8_t *pass, size_t len, const char *delta, _Out_ void **json)'),
@@ -160,9 +160,19 @@ function applyDelta(base, delta, output, passphrase) {
   if (status !== OK) throw new SmgError(status, lastError());
 }
 
+// The options of smg_memory_open_with, as JSON.
+function openOptions({ links = true, linkPassphrases = {} } = {}) {
+  const passes = {};
+  for (const [name, secret] of Object.entries(linkPassphrases || {})) {
+    passes[name] = typeof secret === 'string' ? secret : Buffer.from(secret).toString('utf8');
+  }
+  return JSON.stringify({ links: Boolean(links), linkPassphrases: passes });
+}
+
 class Memory {
-  // `handle` is for `unseal`: a handle opened already.
-  constructor(path, passphrase, handle) {
+  // `options`: { links, linkPassphrases } (see `open`). `handle` is for `unseal`: a
+  // handle opened already.
+  constructor(path, passphrase, options, handle) {
     this.path = text(path, 'path');
     if (handle) {
       this.handle = handle;
@@ -170,7 +180,8 @@ class Memory {
     }
     const secret = secretOf(passphrase);
     const out = [null];
-    const status = c.open(this.path, secret.length ? secret : null, secret.length, out);
+    const status = c.open(this.path, secret.length ? secret : null, secret.length,
+      openOptions(options), out);
     if (status !== OK) throw new SmgError(status, lastError());
     this.handle = out[0];
   }
@@ -182,7 +193,7 @@ class Memory {
     const out = [null];
     const status = c.unseal(this.live(), secret.length ? secret : null, secret.length, out);
     if (status !== OK) throw new SmgError(status, lastError());
-    return new Memory(this.path, null, out[0]);
+    return new Memory(this.path, null, null, out[0]);
   }
 
   live() {
@@ -247,8 +258,12 @@ class Memory {
       time(since, 'since'), time(until, 'until')));
   }
 
-  expand(segmentId) {
-    return call(c.expand, this.live(), text(segmentId, 'segment id'));
+  // The original turns of a segment, byte for byte: in the linked file named `link`
+  // when given (segment ids of two files may be the same), else in this memory or
+  // the first linked file that has it.
+  expand(segmentId, link = null) {
+    return call(c.expand, this.live(), text(segmentId, 'segment id'),
+      link == null ? null : text(link, 'link'));
   }
 
   validate() {
@@ -268,7 +283,14 @@ module.exports = {
   Hit: hits.Hit,
   Memory,
   version: () => c.version(),
-  open: (path, passphrase) => new Memory(path, passphrase),
+  // Open a memory file (`passphrase` for an encrypted one) with the files its links
+  // reach (`smg link`): search, context and expand answer from all of them as one
+  // memory, each hit's `file` ({ name, path }) saying where it came from when more
+  // than one file answered. Options: `links: false` keeps to this file;
+  // `linkPassphrases` maps a link's name to that encrypted linked file's passphrase.
+  // A linked file that cannot be followed is a warning (info().links.warnings, and
+  // each answer's warnings).
+  open: (path, passphrase, options) => new Memory(path, passphrase, options),
   ingest: (inputs, output) => JSON.parse(call(c.ingest, inputs.map((i) => text(i, 'input')), inputs.length, text(output, 'output'))),
   // Store the search index in the memory file at `file` (rewritten in the packed
   // layout first when it is in another), so that opening it reads the index alone.

@@ -13,7 +13,7 @@ use crate::SmgStatus;
 const MAGIC: &[u8; 4] = b"SMGH";
 const VERSION: u32 = 1;
 const HEADER: usize = 24;
-const RECORD: usize = 128;
+const RECORD: usize = 144;
 const NONE: u32 = u32::MAX;
 
 /// Where each string of a record goes.
@@ -31,9 +31,11 @@ enum Slot {
     Session,
     Message,
     Provenance,
+    FileName,
+    FilePath,
 }
 
-const SLOTS: usize = Slot::Provenance as usize + 1;
+const SLOTS: usize = Slot::FilePath as usize + 1;
 const _: () = assert!(32 + SLOTS * 8 == RECORD);
 
 /// A record's strings, by slot.
@@ -84,6 +86,10 @@ impl Writer {
         let mut slots = Slots([None; SLOTS]);
         slots.set(Slot::Sources, Some(&sources));
         slots.set(Slot::Provenance, provenance.as_deref());
+        if let Some(file) = &found.file {
+            slots.set(Slot::FileName, file.name.as_deref());
+            slots.set(Slot::FilePath, Some(&file.path));
+        }
         let (importance, confidence, turn) = match &found.item {
             Item::Turn { turn: t, segment } => {
                 slots.set(Slot::Type, Some("turn"));
@@ -172,17 +178,20 @@ pub const SMG_SEARCH_EXACT: u32 = 1;
 /// | 8..12 | turns *t* |
 /// | 12..16 | memory nodes *n* |
 /// | 16..20 | warnings *w* |
-/// | 20..24 | record size *r* (128 now; fields added later go at a record's end, so read records *r* bytes apart) |
+/// | 20..24 | record size *r* (144 now; fields added later go at a record's end, so read records *r* bytes apart) |
 /// | then | *t* turn records, then *n* node records, *r* bytes each |
 /// | then | *w* warnings, one string slot each |
 /// | then | the strings (UTF-8), where the slots point |
 ///
 /// A record: score (f64, at 0), importance (f64, at 8; NaN when none), confidence
-/// (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then twelve
+/// (f64, at 16; NaN when none), turn number (i64, at 24; -1 for a node), then fourteen
 /// string slots from 32: type, id, sources (comma-separated), speaker, role, text (a
 /// turn's content, a node's text), timestamp, segment, conversation id, session id,
-/// message id, provenance (a node's, as a JSON array). A slot is an offset into the
-/// strings (u32) and a length (u32); offset 0xFFFFFFFF is none.
+/// message id, provenance (a node's, as a JSON array), and the file it came from
+/// when more than one file answered (a memory with links, `smg_memory_open_with`):
+/// its link name (none for the memory itself) and its path (none when one file
+/// answered). A slot is an offset into the strings (u32) and a length (u32); offset
+/// 0xFFFFFFFF is none. Records of 128 bytes (before the file slots) are read alike.
 ///
 /// `flags`: 0, or [`SMG_SEARCH_EXACT`]; another bit is `InvalidArgument`.
 ///
@@ -300,20 +309,29 @@ mod tests {
             .map(String::from)
             .collect();
         let turn = i64::from_le_bytes(b[at + 24..at + 32].try_into().unwrap());
-        if turn >= 0 {
-            return json!({
+        let mut v = if turn >= 0 {
+            json!({
                 "type": s(Slot::Type), "turn": turn, "score": score, "sources": sources,
                 "speaker": s(Slot::Speaker), "role": s(Slot::Role), "content": s(Slot::Text),
                 "timestamp": s(Slot::Timestamp), "segment": s(Slot::Segment),
                 "provenance": {"conversationId": s(Slot::Conversation), "sessionId": s(Slot::Session), "messageId": s(Slot::Message)},
-            });
+            })
+        } else {
+            let provenance: Value = serde_json::from_str(&s(Slot::Provenance).unwrap()).unwrap();
+            json!({
+                "type": s(Slot::Type), "id": s(Slot::Id), "score": score, "sources": sources,
+                "text": s(Slot::Text), "importance": f64_at(b, at + 8), "confidence": f64_at(b, at + 16),
+                "timestamp": s(Slot::Timestamp), "provenance": provenance,
+            })
+        };
+        if let Some(path) = s(Slot::FilePath) {
+            v["file"] = json!({"name": s(Slot::FileName), "path": path});
         }
-        let provenance: Value = serde_json::from_str(&s(Slot::Provenance).unwrap()).unwrap();
-        json!({
-            "type": s(Slot::Type), "id": s(Slot::Id), "score": score, "sources": sources,
-            "text": s(Slot::Text), "importance": f64_at(b, at + 8), "confidence": f64_at(b, at + 16),
-            "timestamp": s(Slot::Timestamp), "provenance": provenance,
-        })
+        v
+    }
+
+    fn file_ref(name: Option<&str>, path: &str) -> smg_engine::search::FileRef {
+        smg_engine::search::FileRef::new(name.map(String::from), path)
     }
 
     #[test]
@@ -339,6 +357,9 @@ mod tests {
             .unwrap();
         found.warnings.push("a warning".into());
         assert!(!found.turns.is_empty() && !found.nodes.is_empty());
+        // As a network names them: the file asked unnamed, a linked one by its link.
+        found.turns[0].file = Some(file_ref(None, "a.smg"));
+        found.nodes[0].file = Some(file_ref(Some("team"), "../team/b.smg"));
         let b = encode(&found).unwrap();
         assert_eq!(&b[..4], MAGIC);
         let (t, n, w) = (found.turns.len(), found.nodes.len(), found.warnings.len());

@@ -14,13 +14,15 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::json;
 use smg_engine::ingest::{ingest_into_bytes, IngestOptions, Silent};
 use smg_engine::search::{
-    ingest_into_indexed_bytes, prompt, Period, QueryVector, Retriever, SearchOptions, SearchResults,
+    ingest_into_indexed_bytes, Network, Period, QueryVector, Retriever, SearchOptions,
+    SearchResults,
 };
 use smg_format::file::WriteLock;
 use smg_format::packed::PackedArchive;
 use smg_format::{Document, Encoding, Limits};
 use smg_import::{Format, Input};
 
+use crate::origin::{network, Origin};
 use crate::SmgStatus;
 
 /// An opened memory file. Read-only once opened and configured
@@ -34,7 +36,12 @@ pub struct SmgMemory {
     /// The file to parse it from then, as it was when opened (read by its sections:
     /// the stored index, read in place by the retriever, is not read again).
     file: Mutex<Option<PackedArchive>>,
-    pub(crate) retriever: Retriever,
+    /// The memory and the files its links reach (only it when opened from bytes or
+    /// with links off).
+    pub(crate) net: Network,
+    /// The file it was opened from and how its links were followed, for an unsealed
+    /// copy to follow the same.
+    pub(crate) origin: Option<Origin>,
     /// Embeds queries (`smg_memory_set_model`), so that search and context fuse
     /// meaning with words.
     pub(crate) model: Option<smg_embed::Model>,
@@ -54,7 +61,7 @@ impl SmgMemory {
         options.vector = self.vector(query)?;
         options.exact = exact;
         options.period = period;
-        self.retriever.search(query, &options).map_err(engine_error)
+        self.net.search(query, &options).map_err(engine_error)
     }
 
     /// A context pack for `query` within `budget` tokens, of the turns inside `period`,
@@ -66,7 +73,8 @@ impl SmgMemory {
         period: &Period,
     ) -> Result<String, (SmgStatus, String)> {
         let vector = self.vector(query)?;
-        let p = prompt(&self.retriever, query, vector.as_ref(), budget, period)
+        let p = (self.net)
+            .prompt(query, vector.as_ref(), budget, period)
             .map_err(engine_error)?;
         Ok(p.to_json(query, budget).to_string())
     }
@@ -77,6 +85,23 @@ impl SmgMemory {
         model
             .map(|m| smg_engine::embed::query(m, query).map_err(engine_error))
             .transpose()
+    }
+
+    /// The turns of segment `id` as `smg expand` prints them: of the file the link
+    /// named `link` reaches, or else of the first file of the network that has it.
+    pub(crate) fn expand(
+        &self,
+        id: &str,
+        link: Option<&str>,
+    ) -> Result<String, (SmgStatus, String)> {
+        let (_, turns) = self.net.expand(id, link).map_err(engine_error)?;
+        let display = smg_engine::search::display;
+        Ok(turns.iter().map(|t| format!("{}\n", display(t))).collect())
+    }
+
+    /// The memory's own retriever (not its linked files').
+    pub(crate) fn retriever(&self) -> &Retriever {
+        self.net.root()
     }
 
     pub(crate) fn doc(&self) -> Result<&Document, (SmgStatus, String)> {
@@ -205,6 +230,7 @@ unsafe fn give(out: *mut *mut c_char, s: String) -> Result<(), (SmgStatus, Strin
 fn open_bytes(
     data: &[u8],
     passphrase: Option<&[u8]>,
+    origin: Option<Origin>,
 ) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
     let limits = Limits::default();
     let (doc, _) =
@@ -213,41 +239,52 @@ fn open_bytes(
     Ok(Box::new(SmgMemory {
         doc: OnceLock::from(doc),
         file: Mutex::new(None),
-        retriever,
+        net: network(retriever, origin.as_ref()),
+        origin,
         model: None,
     }))
 }
 
-/// A memory of `doc` alone, its search index made in memory.
-pub(crate) fn of_document(doc: Document) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
+/// A memory of `doc`, its search index made in memory, with the files its links
+/// reach when `origin` says where it came from and to follow them.
+pub(crate) fn of_document(
+    doc: Document,
+    origin: Option<Origin>,
+) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
     let retriever = Retriever::new(&doc, &Limits::default()).map_err(engine_error)?;
     Ok(Box::new(SmgMemory {
         doc: OnceLock::from(doc),
         file: Mutex::new(None),
-        retriever,
+        net: network(retriever, origin.as_ref()),
+        origin,
         model: None,
     }))
 }
 
-/// A plain packed file at `path` with a current search index, opened by the index
-/// alone (as `smg search` opens it): in a fraction of a second, where reading the
-/// whole file takes seconds at a million turns. `None` for any other file.
-fn open_by_index(path: &str) -> Result<Option<Box<SmgMemory>>, (SmgStatus, String)> {
-    let file =
-        File::open(path).map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
+/// A plain packed file with a current search index, opened by the index alone (as
+/// `smg search` opens it): in a fraction of a second, where reading the whole file
+/// takes seconds at a million turns. Any other file gives `origin` back.
+type ByIndex = Result<Box<SmgMemory>, Origin>;
+
+fn open_by_index(origin: Origin) -> Result<ByIndex, (SmgStatus, String)> {
+    let file = File::open(&origin.path).map_err(|e| {
+        let why = format!("error[SMG-E001]: {}: {e}", origin.path.display());
+        (SmgStatus::Io, why)
+    })?;
     let Some(file) = PackedArchive::of_file(file, &Limits::default()).map_err(format_error)? else {
-        return Ok(None);
+        return Ok(Err(origin));
     };
-    let lazy = Retriever::open_packed(std::path::Path::new(path), &Limits::default())
-        .map_err(engine_error)?;
-    Ok(lazy.map(|retriever| {
-        Box::new(SmgMemory {
+    let lazy = Retriever::open_packed(&origin.path, &Limits::default()).map_err(engine_error)?;
+    Ok(match lazy {
+        None => Err(origin),
+        Some(retriever) => Ok(Box::new(SmgMemory {
             doc: OnceLock::new(),
             file: Mutex::new(Some(file)),
-            retriever,
+            net: network(retriever, Some(&origin)),
+            origin: Some(origin),
             model: None,
-        })
-    }))
+        })),
+    })
 }
 
 /// Run `open` under [`guard`] and hand the memory it makes to `memory_out`, which is
@@ -268,7 +305,9 @@ pub(crate) fn hand_out(
 }
 
 /// Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
-/// file). On success `*memory_out` is a handle to free with [`smg_memory_free`].
+/// file) with every file its links reach (spec §4.1), as
+/// [`smg_memory_open_with`] with no options. On success `*memory_out` is a handle to
+/// free with [`smg_memory_free`].
 ///
 /// A packed file with a current search index (`smg index`) opens by the index alone:
 /// search, context and expand read only what they show, and the document is parsed
@@ -284,32 +323,47 @@ pub unsafe extern "C" fn smg_memory_open(
     passphrase_len: usize,
     memory_out: *mut *mut SmgMemory,
 ) -> SmgStatus {
-    hand_out(memory_out, || {
-        // SAFETY: forwarded from the caller's guarantees.
-        let path = unsafe { text(path, "path") }?;
-        // SAFETY: forwarded from the caller's guarantees.
-        let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
-        let lazy = if pass.is_empty() {
-            open_by_index(path)?
-        } else {
-            None
+    // SAFETY: forwarded from the caller's guarantees; null options are the defaults.
+    unsafe {
+        crate::smg_memory_open_with(
+            path,
+            passphrase,
+            passphrase_len,
+            std::ptr::null(),
+            memory_out,
+        )
+    }
+}
+
+/// The memory file at `origin`'s path, `pass` opening it when encrypted (empty for a
+/// plain file), with the links `origin` says to follow.
+pub(crate) fn open_path(
+    origin: Origin,
+    pass: &[u8],
+) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
+    if pass.is_empty() {
+        let origin = match open_by_index(origin)? {
+            Ok(memory) => return Ok(memory),
+            Err(origin) => origin,
         };
-        match lazy {
-            Some(memory) => Ok(memory),
-            None => {
-                // A large compressed file is parsed as it is read, never held whole.
-                let streamed =
-                    smg_format::file::read_streamed(std::path::Path::new(path), &Limits::default())
-                        .map_err(format_error)?;
-                if let Some((doc, _, _)) = streamed {
-                    return of_document(doc);
-                }
-                let data = std::fs::read(path)
-                    .map_err(|e| (SmgStatus::Io, format!("error[SMG-E001]: {path}: {e}")))?;
-                open_bytes(&data, (!pass.is_empty()).then_some(pass))
-            }
+        // A large compressed file is parsed as it is read, never held whole.
+        let streamed = smg_format::file::read_streamed(&origin.path, &Limits::default())
+            .map_err(format_error)?;
+        if let Some((doc, _, _)) = streamed {
+            return of_document(doc, Some(origin));
         }
-    })
+        return open_read(origin, pass);
+    }
+    open_read(origin, pass)
+}
+
+/// The memory file at `origin`'s path, read whole.
+fn open_read(origin: Origin, pass: &[u8]) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
+    let data = std::fs::read(&origin.path).map_err(|e| {
+        let why = format!("error[SMG-E001]: {}: {e}", origin.path.display());
+        (SmgStatus::Io, why)
+    })?;
+    open_bytes(&data, (!pass.is_empty()).then_some(pass), Some(origin))
 }
 
 /// Open a memory file from its bytes; otherwise as [`smg_memory_open`].
@@ -330,7 +384,7 @@ pub unsafe extern "C" fn smg_memory_open_bytes(
         let data = unsafe { bytes(data, len, "data") }?;
         // SAFETY: forwarded from the caller's guarantees.
         let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
-        open_bytes(data, (!pass.is_empty()).then_some(pass))
+        open_bytes(data, (!pass.is_empty()).then_some(pass), None)
     })
 }
 
@@ -374,7 +428,8 @@ pub unsafe extern "C" fn smg_memory_info(
         let stats = smg_format::stats::stats(doc);
         let info = json!({
             "version": doc.version, "created": doc.metadata.created, "modified": doc.metadata.modified,
-            "turns": m.retriever.turn_count(), "stats": stats,
+            "turns": m.retriever().turn_count(), "stats": stats,
+            "links": crate::origin::followed(&m.net),
             "summary": doc.working_memory.as_ref().and_then(|w| w.summary.clone()),
         });
         Ok(info.to_string())
@@ -419,8 +474,9 @@ pub unsafe extern "C" fn smg_memory_context(
     })
 }
 
-/// The original turns of a segment (`speaker: content` lines), byte for byte.
-/// An unknown id is `UnknownNode`.
+/// The original turns of a segment (`speaker: content` lines), byte for byte: of
+/// the memory, or else of the first file its links reach that has such a segment
+/// ([`smg_memory_expand_in`] names the file). An unknown id is `UnknownNode`.
 ///
 /// # Safety
 /// `memory` must be a live handle, `segment` a NUL-terminated string, `text_out` writable.
@@ -433,12 +489,7 @@ pub unsafe extern "C" fn smg_memory_expand(
     respond(text_out, || {
         // SAFETY: forwarded from the caller's guarantees.
         let (m, id) = unsafe { (handle(mem)?, text(segment, "segment")?) };
-        let turns = m.retriever.expand(id).map_err(engine_error)?;
-        let out: String = turns
-            .iter()
-            .map(|t| format!("{}\n", smg_engine::search::display(t)))
-            .collect();
-        Ok(out)
+        m.expand(id, None)
     })
 }
 

@@ -73,7 +73,7 @@ pub unsafe extern "C" fn smg_memory_set_tokenizer(
                 (SmgStatus::InvalidArgument, why)
             })?,
         };
-        m.retriever.set_tokens(tokens);
+        m.net.set_tokens(tokens);
         Ok(())
     })
 }

@@ -25,6 +25,6 @@ pub unsafe extern "C" fn smg_memory_unseal(
         let pass = unsafe { bytes(passphrase, passphrase_len, "passphrase") }?;
         let mut doc = m.doc()?.clone();
         smg_format::seal::unseal_all(&mut doc, pass).map_err(format_error)?;
-        of_document(doc)
+        of_document(doc, m.origin.clone())
     })
 }

@@ -11,6 +11,14 @@ pub struct FileRef {
 }
 
 impl FileRef {
+    /// The file at `path`, reached by the link `name` (`None`: the file asked).
+    pub fn new(name: Option<String>, path: impl Into<String>) -> Self {
+        FileRef {
+            name,
+            path: path.into(),
+        }
+    }
+
     /// What a context's date lines and search lines call the file: its link's name,
     /// or the file asked's name.
     pub fn label(&self) -> &str {

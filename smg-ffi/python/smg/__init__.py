@@ -48,8 +48,10 @@ _lib.smg_last_error.restype = None
 _lib.smg_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
 _lib.smg_validate.restype = ctypes.c_uint32
 _lib.smg_validate.argtypes = [ctypes.c_char_p, ctypes.c_size_t, _out_str]
-_lib.smg_memory_open.restype = ctypes.c_uint32
-_lib.smg_memory_open.argtypes = [_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+_lib.smg_memory_open_with.restype = ctypes.c_uint32
+_lib.smg_memory_open_with.argtypes = [
+    _char_p, ctypes.c_char_p, ctypes.c_size_t, _char_p, ctypes.POINTER(ctypes.c_void_p)
+]
 _lib.smg_memory_unseal.restype = ctypes.c_uint32
 _lib.smg_memory_unseal.argtypes = [
     ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)
@@ -73,8 +75,8 @@ _lib.smg_bytes_free.restype = None
 _lib.smg_bytes_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _lib.smg_memory_info.restype = ctypes.c_uint32
 _lib.smg_memory_info.argtypes = [ctypes.c_void_p, _out_str]
-_lib.smg_memory_expand.restype = ctypes.c_uint32
-_lib.smg_memory_expand.argtypes = [ctypes.c_void_p, _char_p, _out_str]
+_lib.smg_memory_expand_in.restype = ctypes.c_uint32
+_lib.smg_memory_expand_in.argtypes = [ctypes.c_void_p, _char_p, _char_p, _out_str]
 _lib.smg_ingest.restype = ctypes.c_uint32
 _lib.smg_ingest.argtypes = [ctypes.POINTER(_char_p), ctypes.c_size_t, _char_p, _out_str]
 _lib.smg_delta_make.restype = ctypes.c_uint32
@@ -279,16 +281,31 @@ def apply_delta(base, delta, output, passphrase=None):
         raise SmgError(status, _last_error())
 
 
+def _open_options(links, link_passphrases):
+    """The options of smg_memory_open_with, as JSON."""
+    passes = {}
+    for name, secret in (link_passphrases or {}).items():
+        if isinstance(secret, (bytes, bytearray)):
+            secret = bytes(secret).decode("utf-8")
+        if not isinstance(secret, str):
+            raise TypeError("link_passphrases[%r] must be str or bytes" % (name,))
+        passes[str(name)] = secret
+    return json.dumps({"links": bool(links), "linkPassphrases": passes})
+
+
 class Memory:
     """An opened memory file; use it as a context manager or call close()."""
 
     _handle = None
 
-    def __init__(self, path, passphrase=None):
+    def __init__(self, path, passphrase=None, links=True, link_passphrases=None):
         self._path = os.fspath(path)
         handle = ctypes.c_void_p()
         secret = _secret(passphrase)
-        status = _lib.smg_memory_open(_text(self._path), secret, len(secret), ctypes.byref(handle))
+        options = _text(_open_options(links, link_passphrases))
+        status = _lib.smg_memory_open_with(
+            _text(self._path), secret, len(secret), options, ctypes.byref(handle)
+        )
         if status != _OK:
             raise SmgError(status, _last_error())
         self._handle = handle
@@ -331,7 +348,9 @@ class Memory:
         return self._configure(_lib.smg_memory_set_tokenizer, name)
 
     def info(self):
-        """Counts, dates and the summary, as a dict."""
+        """Counts, dates and the summary, as a dict; ``links`` lists the linked files
+        followed (``files``: name, path, turns) and those that were not
+        (``warnings``: code, name, path, message)."""
         return json.loads(_call(_lib.smg_memory_info, self._live()))
 
     def search(self, query, k=10, exact=False, since=None, until=None):
@@ -369,9 +388,12 @@ class Memory:
         return json.loads(_call(_lib.smg_memory_context_within, self._live(), _text(query), budget,
                                 _time(since), _time(until)))
 
-    def expand(self, segment_id):
-        """The original turns of a segment, byte for byte."""
-        return _call(_lib.smg_memory_expand, self._live(), _text(segment_id))
+    def expand(self, segment_id, link=None):
+        """The original turns of a segment, byte for byte: in the linked file named
+        ``link`` when given (segment ids of two files may be the same), else in this
+        memory or the first linked file that has it."""
+        name = None if link is None else _text(link)
+        return _call(_lib.smg_memory_expand_in, self._live(), _text(segment_id), name)
 
     def validate(self):
         """Validate the file this memory was opened from."""
@@ -392,9 +414,14 @@ class Memory:
         self.close()
 
 
-def open(path, passphrase=None):  # noqa: A001 - the package's verb, as in io.open
-    """Open a memory file (``passphrase`` for an encrypted one)."""
-    return Memory(path, passphrase)
+def open(path, passphrase=None, links=True, link_passphrases=None):  # noqa: A001 - as io.open
+    """Open a memory file (``passphrase`` for an encrypted one) with the files its
+    links reach (``smg link``): search, context and expand answer from all of them as
+    one memory, each hit's ``file`` saying where it came from when more than one file
+    answered. ``links=False`` keeps to this file; ``link_passphrases`` maps a link's
+    name to the passphrase of that encrypted linked file. A linked file that cannot be
+    followed is a warning (``info()["links"]``, and each answer's warnings)."""
+    return Memory(path, passphrase, links, link_passphrases)
 
 
 import builtins as _builtins  # noqa: E402

@@ -11,7 +11,7 @@ _NUMBERS = struct.Struct("<3dq")
 _SLOT = struct.Struct("<II")
 _NONE = 0xFFFFFFFF
 (_TYPE, _ID, _SOURCES, _SPEAKER, _ROLE, _TEXT, _TIMESTAMP, _SEGMENT,
- _CONVERSATION, _SESSION, _MESSAGE, _PROVENANCE) = range(12)
+ _CONVERSATION, _SESSION, _MESSAGE, _PROVENANCE, _FILE_NAME, _FILE_PATH) = range(14)
 
 _TURN_KEYS = ("type", "turn", "score", "sources", "speaker", "role", "content",
               "timestamp", "segment", "provenance")
@@ -20,11 +20,13 @@ _NODE_KEYS = ("type", "id", "score", "sources", "text", "importance", "confidenc
 
 
 class _Buffer:
-    __slots__ = ("data", "strings")
+    __slots__ = ("data", "strings", "files")
 
-    def __init__(self, data, strings):
+    def __init__(self, data, strings, files):
         self.data = data
         self.strings = strings
+        # Records carry the file slots (144 bytes and up).
+        self.files = files
 
     def string(self, at, slot):
         """The string of slot ``slot`` of the record at ``at``."""
@@ -41,6 +43,13 @@ class _Buffer:
 
 def _nan_none(v):
     return None if v != v else v
+
+
+def _file(b, at):
+    path = b.string(at, _FILE_PATH) if b.files else None
+    if path is None:
+        return None
+    return {"name": b.string(at, _FILE_NAME), "path": path}
 
 
 def _sources(b, at):
@@ -75,7 +84,9 @@ class Hit(Mapping):
     """One result, read as a dict is (``hit["content"]``, ``dict(hit)``): a turn has
     type, turn, score, sources, speaker, role, content, timestamp, segment and
     provenance; a memory node type, id, score, sources, text, importance,
-    confidence, timestamp and provenance — the keys of ``search_all``'s results.
+    confidence, timestamp and provenance — the keys of ``search_all``'s results —
+    and, when more than one file of a network of linked memories answered, ``file``
+    (its link ``name``, None for the file opened, and its ``path``).
     A Hit is no dict: ``json.dumps`` takes ``dict(hit)``."""
 
     __slots__ = ("_b", "_at", "_turn")
@@ -85,7 +96,16 @@ class Hit(Mapping):
         self._at = at
         self._turn = turn
 
+    def _keys(self):
+        keys = _TURN_KEYS if self._turn else _NODE_KEYS
+        return keys + ("file",) if _file(self._b, self._at) is not None else keys
+
     def __getitem__(self, key):
+        if key == "file":
+            found = _file(self._b, self._at)
+            if found is None:
+                raise KeyError(key)
+            return found
         if key not in (_TURN_KEYSET if self._turn else _NODE_KEYSET):
             raise KeyError(key)
         slot = _STRINGS.get(key)
@@ -94,10 +114,10 @@ class Hit(Mapping):
         return self._b.slot(self._at + 32 + 8 * slot)
 
     def __iter__(self):
-        return iter(_TURN_KEYS if self._turn else _NODE_KEYS)
+        return iter(self._keys())
 
     def __len__(self):
-        return len(_TURN_KEYS if self._turn else _NODE_KEYS)
+        return len(self._keys())
 
     def __repr__(self):
         return "Hit(%r)" % dict(self)
@@ -134,7 +154,7 @@ def read(data):
         raise ValueError("smg: search results in a layout this package does not read")
     first = _HEAD.size
     after = first + (turns + nodes) * size
-    b = _Buffer(data, after + 8 * warnings)
+    b = _Buffer(data, after + 8 * warnings, size >= 144)
     return Hits(
         [Hit(b, first + i * size, True) for i in range(turns)],
         b,
