@@ -12,6 +12,10 @@
 //!   `search_departmental_knowledge`, `search_global_knowledge`, `intelligent_search`.
 //! - The working memory (summary, goals) as the resource `smg://working-memory`.
 //!
+//! Links to other memory files (spec §4.1) are followed by the search tools, as `smg
+//! search` follows them ([`Options::follow_links`]); linked files are read when the
+//! memory is first searched and again after it changes.
+//!
 //! Another writer of the file (a CLI command, another server) is seen at the next call:
 //! the file is read again when it changed. `read_only` refuses the six writing tools.
 //! Sealed sections stay sealed and unseen unless the server is given their passphrase
@@ -27,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod links;
 mod store;
 mod tools;
 
@@ -39,6 +44,7 @@ use smg_format::limits::Limits;
 use zeroize::Zeroizing;
 
 pub use error::Error;
+pub use links::LinkPassphrases;
 
 /// How the server opens and writes its memory.
 #[derive(Debug, Clone)]
@@ -66,6 +72,13 @@ pub struct Options {
     pub embedder: Option<QueryEmbedder>,
     /// How `get_context` counts its budget's tokens (default: characters / 4).
     pub tokens: Tokens,
+    /// Follow the memory's links (spec §4.1; default): `search_memory`, `get_context`,
+    /// `expand_segment` and `search_conversation_memory` answer from the memory and
+    /// every file its links reach, each result naming its file. The graph tools serve
+    /// (and write) the memory's own graph.
+    pub follow_links: bool,
+    /// The passphrases of encrypted linked files, by link name.
+    pub link_passphrases: Option<LinkPassphrases>,
 }
 
 /// A query embedder: the text of a query to its vector, under the model's name.
@@ -107,7 +120,21 @@ impl Options {
             wait: Duration::from_secs(5),
             embedder: None,
             tokens: Tokens::default(),
+            follow_links: true,
+            link_passphrases: None,
         }
+    }
+
+    /// Options following the memory's links (or not): [`Options::follow_links`].
+    pub fn follow_links(mut self, follow: bool) -> Self {
+        self.follow_links = follow;
+        self
+    }
+
+    /// Options opening encrypted linked files with `passphrases`.
+    pub fn link_passphrases(mut self, passphrases: LinkPassphrases) -> Self {
+        self.link_passphrases = Some(passphrases);
+        self
     }
 
     /// Options with the passphrase of an encrypted file.

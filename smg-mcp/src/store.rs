@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use smg_engine::mcp::View;
-use smg_engine::search::{has_search_index, read_packed, QueryVector, Retriever, EXTENSION};
+use smg_engine::search::{
+    has_search_index, read_packed, FileRef, LinkWarning, Network, QueryVector, Retriever, EXTENSION,
+};
 use smg_format::file::WriteLock;
 use smg_format::seal::Opened;
 use smg_format::{Document, Encoding, WriteOptions};
@@ -36,8 +38,16 @@ struct State {
     opened: Option<Opened>,
     stamp: Stamp,
     view: Option<Arc<View>>,
-    retriever: Option<Arc<Retriever>>,
+    /// The memory indexed for retrieval, with the files its links reach.
+    network: Option<Arc<Network>>,
+    /// The index the last write stored, to serve the next search.
+    written: Option<Retriever>,
+    /// The documents of the memory and of the files its links reach.
+    documents: Option<Arc<Documents>>,
 }
+
+/// The documents a FIND query reads, the memory's first, and the links not followed.
+pub(crate) type Documents = (Vec<(FileRef, Arc<Document>)>, Vec<LinkWarning>);
 
 /// The memory a server serves.
 pub(crate) struct Store {
@@ -83,20 +93,52 @@ impl Store {
         Ok(state.view.clone().unwrap_or_default())
     }
 
-    /// The document indexed for retrieval, made once per version of the file.
-    pub(crate) fn retriever(&self) -> Result<Arc<Retriever>, Error> {
+    /// The documents of the memory and, unless links are off, of the files its links
+    /// reach: read once per version of the file.
+    pub(crate) fn documents(&self) -> Result<Arc<Documents>, Error> {
         let mut state = self.fresh()?;
-        if let Some(r) = &state.retriever {
-            return Ok(r.clone());
+        if let Some(d) = &state.documents {
+            return Ok(d.clone());
         }
-        let mut r = match self.stored_index(&state)? {
-            Some(r) => r,
-            None => Retriever::new(&state.doc, &self.options.limits)?,
+        let o = &self.options;
+        let root = state.doc.clone();
+        let docs = if o.follow_links {
+            let pass = o.link_passphrases.as_ref();
+            crate::links::documents(&o.path, root, pass, &o.limits)
+        } else {
+            let file = FileRef::new(None, o.path.display().to_string());
+            (vec![(file, root)], Vec::new())
         };
-        r.set_tokens(self.options.tokens.clone());
-        let r = Arc::new(r);
-        state.retriever = Some(r.clone());
-        Ok(r)
+        let docs = Arc::new(docs);
+        state.documents = Some(docs.clone());
+        Ok(docs)
+    }
+
+    /// The document indexed for retrieval, with the files its links reach unless
+    /// links are off: made once per version of the file.
+    pub(crate) fn network(&self) -> Result<Arc<Network>, Error> {
+        let mut state = self.fresh()?;
+        if let Some(n) = &state.network {
+            return Ok(n.clone());
+        }
+        let root = match state.written.take() {
+            Some(r) => r,
+            None => match self.stored_index(&state)? {
+                Some(r) => r,
+                None => Retriever::new(&state.doc, &self.options.limits)?,
+            },
+        };
+        let o = &self.options;
+        let mut net = if o.follow_links {
+            let pass = o.link_passphrases.as_ref();
+            crate::links::network(&o.path, root, pass, &o.limits)
+        } else {
+            Network::single(&o.path, root)
+        };
+        net.set_tokens(o.tokens.clone());
+        let net = Arc::new(net);
+        state.network = Some(net.clone());
+        Ok(net)
     }
 
     /// The search index the file stores, read in place, when it serves the document
@@ -167,7 +209,9 @@ impl Store {
         state.doc = Arc::new(next);
         state.view = None;
         // The index stored holds nothing sealed; the one that serves reads holds all.
-        state.retriever = stored.filter(|_| sealed.is_none()).map(Arc::new);
+        state.network = None;
+        state.documents = None;
+        state.written = stored.filter(|_| sealed.is_none());
         Ok(out)
     }
 }
@@ -188,7 +232,9 @@ fn read(options: &Options) -> Result<State, Error> {
         opened,
         stamp: before,
         view: None,
-        retriever: None,
+        network: None,
+        written: None,
+        documents: None,
     })
 }
 
@@ -297,7 +343,8 @@ mod tests {
         let path = indexed(dir.path(), 80);
         let limits = Limits::default();
         let store = Store::open(Options::new(&path)).unwrap();
-        let read = store.retriever().unwrap();
+        let net = store.network().unwrap();
+        let read = net.root();
         assert!(read.used_stored_index(), "read in place from the file");
         let q = "roses in bed 12";
         let found = read.search_turns(q, 3).unwrap();
@@ -313,7 +360,8 @@ mod tests {
         for q in [q, "Ada", "Bo roses"] {
             let want = anew.search_turns(q, 5).unwrap();
             assert_eq!(stored.search_turns(q, 5).unwrap(), want, "{q}");
-            assert_eq!(store.retriever().unwrap().search_turns(q, 5).unwrap(), want);
+            let served = store.network().unwrap();
+            assert_eq!(served.root().search_turns(q, 5).unwrap(), want);
         }
         assert_eq!(stored.node_count(), anew.node_count());
     }

@@ -231,6 +231,41 @@ def test_expand_segment_gives_the_turns_byte_for_byte(locomo):
     assert res.content[0].text == smg("expand", locomo, segment["id"])
 
 
+def test_search_context_and_expand_follow_links_as_the_cli_does(tmp_path, locomo):
+    team = tmp_path / "team.jsonl"
+    team.write_text(json.dumps({"conversation_id": "t1", "message_id": "1", "role": "user",
+                                "content": "The staging cluster runs in the Frankfurt region.",
+                                "timestamp": "2025-03-01T09:00:00Z"}) + "\n")
+    mine = tmp_path / "mine.smg"
+    shutil.copy(locomo, mine)
+    smg("ingest", team, "-o", tmp_path / "team.smg")
+    smg("link", "add", mine, tmp_path / "team.smg", "--name", "team")
+    query = "Frankfurt staging adoption agencies"
+
+    async def script(s):
+        found = await call(s, "search_memory", {"query": query, "k": 5})
+        ctx = await call(s, "get_context", {"query": query, "budget": 400})
+        turns = await call(s, "search_conversation_memory", {"query": "Frankfurt staging"})
+        hit = next(h for h in found.structured_content["hits"] if h["file"]["name"] == "team")
+        expanded = await call(s, "expand_segment", {"id": hit["segment"], "link": "team"})
+        found_nodes = await call(s, "query", {"query": "FIND segments ORDER BY timestamp DESC"})
+        return found, ctx, turns, expanded, found_nodes
+    found, ctx, turns, expanded, found_nodes = run(served(mine, "--read-only"), script)
+    assert found_nodes.structured_content["nodes"] == json.loads(
+        smg("query", mine, "FIND segments ORDER BY timestamp DESC", "--json"))
+    assert found_nodes.structured_content["nodes"][0]["file"]["name"] == "team"
+    assert found.structured_content == json.loads(smg("search", mine, query, "-k", "5", "--json"))
+    assert ctx.content[0].text == smg("context", mine, query, "--budget", "400")
+    assert "· team\n" in ctx.content[0].text
+    assert turns.structured_content["results"][0]["file"]["name"] == "team"
+    assert "Frankfurt" in expanded.content[0].text
+
+    alone = run(served(mine, "--read-only", "--no-links"),
+                lambda s: call(s, "search_memory", {"query": "Frankfurt staging", "k": 5}))
+    assert all("file" not in h for h in alone.structured_content["hits"])
+    assert all("Frankfurt" not in h["content"] for h in alone.structured_content["hits"])
+
+
 def test_tier_searches_keep_to_their_tier(tmp_path, locomo):
     doc = json.loads(smg("cat", locomo))
     nodes = doc["semanticGraph"]["nodes"]

@@ -79,6 +79,8 @@ pub(crate) struct McpArgs {
     #[command(flatten)]
     pub(crate) sealed: crate::cli::SealedArg,
     #[command(flatten)]
+    pub(crate) links: crate::cli::LinksArg,
+    #[command(flatten)]
     pub(crate) model: crate::cli::ModelArg,
     #[command(flatten)]
     pub(crate) tokenizer: crate::cli::TokenizerArg,

@@ -199,11 +199,13 @@ pub(crate) enum Command {
         file: PathBuf,
         /// The query.
         query: String,
-        /// JSON output (the nodes as stored).
+        /// JSON output (the nodes as stored; with `file` when linked files answered).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         sealed: SealedArg,
+        #[command(flatten)]
+        links: LinksArg,
     },
     /// What changed from one memory file to another.
     ///

@@ -9,6 +9,7 @@ mod diff;
 mod dropped;
 mod embed;
 mod export;
+mod find;
 mod folds;
 mod info;
 mod ingest;
@@ -111,6 +112,10 @@ fn mcp(
         options = options.embedder(smg_mcp::QueryEmbedder::new(embed));
     }
     options = options.tokens(a.tokenizer.tokens());
+    options = options.follow_links(!a.links.no_links);
+    let given = a.links.passphrases.clone();
+    let lookup = move |name: &str| Ok(crate::secret::link_passphrase(&given, name)?);
+    options = options.link_passphrases(smg_mcp::LinkPassphrases::new(lookup));
     smg_mcp::serve_stdio(options)?;
     Ok(Outcome::Success)
 }
@@ -152,7 +157,8 @@ fn run_file_command(
             query,
             json,
             sealed,
-        } => return retrieve::query(&file, &query, json, &sealed, &ctx),
+            links,
+        } => return find::query(&file, &query, json, &sealed, &links, &ctx),
         Command::Bench(crate::cli::BenchCommand::Locomo {
             dir,
             curate_at,

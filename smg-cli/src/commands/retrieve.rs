@@ -5,8 +5,8 @@ use std::path::Path;
 use serde_json::json;
 use smg_engine::eval::{locomo, LocomoOptions, BUDGETS, RANKS};
 use smg_engine::search::{
-    display, has_search_index, one_line, open_file, with_search_index, Item, Network, QueryVector,
-    Retriever, SearchOptions,
+    display, has_search_index, open_file, with_search_index, Item, Network, QueryVector, Retriever,
+    SearchOptions,
 };
 
 use super::merge::load_indexed;
@@ -245,37 +245,6 @@ pub(crate) fn expand(args: &ExpandArgs, ctx: &Context) -> Result<Outcome, smg_en
             ctx,
         )?;
     }
-    write_stdout(out.as_bytes())?;
-    Ok(Outcome::Success)
-}
-
-pub(crate) fn query(
-    file: &Path,
-    text: &str,
-    as_json: bool,
-    sealed: &SealedArg,
-    ctx: &Context,
-) -> Result<Outcome, smg_engine::Error> {
-    let parsed = smg_engine::query::parse(text)?;
-    let doc = unsealed(file, sealed, ctx)?;
-    let nodes = smg_engine::query::run(&doc, &parsed);
-    let out = if as_json {
-        format!("{}\n", serde_json::to_value(&nodes).unwrap_or_default())
-    } else {
-        nodes
-            .iter()
-            .map(|n| {
-                format!(
-                    "{}  {}  {}  importance {}  {}\n",
-                    n.id,
-                    n.kind,
-                    one_line(n.label.as_deref().unwrap_or(""), 160),
-                    n.importance.map_or("-".into(), |i| format!("{i:.3}")),
-                    n.timestamp.as_deref().unwrap_or("-"),
-                )
-            })
-            .collect()
-    };
     write_stdout(out.as_bytes())?;
     Ok(Outcome::Success)
 }

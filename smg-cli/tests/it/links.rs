@@ -221,3 +221,47 @@ fn search_context_and_expand_follow_links_and_say_which_file_answered() {
     let opened = json(&text(&by_env.stdout));
     assert_eq!(opened["hits"][0]["file"]["name"], "team", "{opened}");
 }
+
+#[test]
+fn query_runs_over_every_linked_file_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let chat = fixtures().join("ingest/sample-chat.jsonl");
+    std::fs::write(d.join("team.jsonl"), TEAM).unwrap();
+    ok(
+        &["ingest", chat.to_str().unwrap(), "-o", "mine.smg", "-q"],
+        d,
+    );
+    ok(&["ingest", "team.jsonl", "-o", "team.smg", "-q"], d);
+    ok(
+        &["link", "add", "mine.smg", "team.smg", "--name", "team"],
+        d,
+    );
+    let find = "FIND segments ORDER BY timestamp DESC";
+    let all = json(&ok(&["query", "mine.smg", find, "--json"], d));
+    let all = all.as_array().unwrap();
+    // The team's talk is the latest: first in one ordering over both files.
+    assert_eq!(all[0]["file"]["name"], "team", "{all:?}");
+    let names: std::collections::HashSet<&Value> = all.iter().map(|n| &n["file"]["name"]).collect();
+    assert_eq!(names.len(), 2, "both files answered");
+    let stamps: Vec<&str> = all
+        .iter()
+        .map(|n| n["timestamp"].as_str().unwrap())
+        .collect();
+    assert!(stamps.windows(2).all(|w| w[0] >= w[1]), "{stamps:?}");
+    let alone = json(&ok(&["query", "mine.smg", find, "--json", "--no-links"], d));
+    let alone = alone.as_array().unwrap();
+    assert_eq!(alone.len() + 1, all.len(), "the team's one segment");
+    assert!(alone.iter().all(|n| n.get("file").is_none()));
+    let limited = ok(&["query", "mine.smg", &format!("{find} LIMIT 1")], d);
+    assert!(limited.trim_end().ends_with("[team]"), "{limited}");
+
+    std::fs::remove_file(d.join("team.smg")).unwrap();
+    let out = smg(&["query", "mine.smg", find, "--json"], d);
+    assert!(out.status.success());
+    assert!(
+        text(&out.stderr).contains("SMG-W030"),
+        "{}",
+        text(&out.stderr)
+    );
+}

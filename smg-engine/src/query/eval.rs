@@ -189,7 +189,10 @@ fn has_words(n: &Node, words: &[String]) -> bool {
 }
 
 /// The nodes that satisfy `filter`, in their order.
-pub(super) fn matching<'a>(nodes: Vec<&'a Node>, filter: Option<&Expr>) -> Vec<&'a Node> {
+pub(super) fn matching<T>(nodes: Vec<T>, filter: Option<&Expr>) -> Vec<T>
+where
+    T: std::ops::Deref<Target = Node> + Send,
+{
     let Some(filter) = filter else {
         return nodes;
     };
@@ -199,7 +202,10 @@ pub(super) fn matching<'a>(nodes: Vec<&'a Node>, filter: Option<&Expr>) -> Vec<&
 
 /// `nodes` as `order` sorts them (stable: equal keys keep their order), the first
 /// `limit`.
-pub(super) fn ordered<'a>(nodes: Vec<&'a Node>, order: &Order, limit: usize) -> Vec<&'a Node> {
+pub(super) fn ordered<T>(nodes: Vec<T>, order: &Order, limit: usize) -> Vec<T>
+where
+    T: std::ops::Deref<Target = Node> + Copy + Sync,
+{
     if limit == 0 {
         return Vec::new();
     }

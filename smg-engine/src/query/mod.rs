@@ -126,17 +126,30 @@ pub fn parse(text: &str) -> Result<Query> {
 /// Nodes are tested side by side; with `ORDER BY`, equal values keep the nodes'
 /// order in the file.
 pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
+    run_all(&[doc], query).into_iter().map(|(_, n)| n).collect()
+}
+
+/// [`run`] over several documents as one (a network of linked memories): the nodes
+/// of all of them that satisfy `query`, ordered and limited together, each with the
+/// position in `docs` of the document that holds it. With `ORDER BY`, equal values
+/// keep the documents' order, then the nodes'.
+pub fn run_all(docs: &[&Document], query: &Query) -> Vec<(usize, Node)> {
     let kind = query.kind.to_lowercase();
     let all = matches!(kind.as_str(), "*" | "nodes" | "node" | "all");
     let wanted = match kind.strip_suffix("ies") {
         Some(stem) => format!("{stem}y"),
         None => kind.strip_suffix('s').unwrap_or(&kind).to_string(),
     };
-    let nodes: Vec<&Node> = doc
-        .graphs()
-        .into_iter()
-        .flat_map(|(_, g)| g.nodes.iter().flatten())
-        .filter(|n| all || n.kind == kind || n.kind == wanted)
+    let nodes: Vec<Held<'_>> = docs
+        .iter()
+        .enumerate()
+        .flat_map(|(doc, d)| {
+            let graphs = d.graphs().into_iter();
+            graphs
+                .flat_map(|(_, g)| g.nodes.iter().flatten())
+                .filter(|n| all || n.kind == kind || n.kind == wanted)
+                .map(move |node| Held { doc, node })
+        })
         .collect();
     let found = eval::matching(nodes, query.filter.as_ref());
     let limit = query.limit.unwrap_or(usize::MAX);
@@ -145,7 +158,22 @@ pub fn run(doc: &Document, query: &Query) -> Vec<Node> {
         None => found,
     };
     found.truncate(limit);
-    found.into_iter().cloned().collect()
+    found.into_iter().map(|h| (h.doc, h.node.clone())).collect()
+}
+
+/// A node and the position of the document that holds it.
+#[derive(Clone, Copy)]
+struct Held<'a> {
+    doc: usize,
+    node: &'a Node,
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Node;
+
+    fn deref(&self) -> &Node {
+        self.node
+    }
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use crate::error::Result;
 pub use context::ContextPack;
 use fulltext::{Column64, Doc, FullText, FLAG_TIMED};
 pub use hybrid::{Found, Item, SearchOptions, SearchResults};
-pub use network::{open_file, FileRef, LinkWarning, Network, Opener};
+pub use network::{linked_documents, open_file, FileRef, LinkWarning, Network, Opener};
 pub(crate) use nodes::text_of as node_text;
 pub(crate) use period::instant;
 pub use period::Period;

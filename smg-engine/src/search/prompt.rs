@@ -75,6 +75,20 @@ pub(crate) struct Linked {
     pub(crate) bytes: Option<u64>,
 }
 
+impl Linked {
+    /// The links recorded in `doc`.
+    pub(crate) fn of(doc: &Document) -> Vec<Linked> {
+        let links = doc.metadata.links.iter().flatten();
+        links
+            .map(|l| Linked {
+                name: l.name.as_str().to_string(),
+                path: l.path.as_str().to_string(),
+                bytes: l.bytes,
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct ActiveArtifact {
     id: String,
@@ -105,18 +119,11 @@ impl PromptMemory {
                 })
             })
             .collect();
-        let links = doc.metadata.links.iter().flatten();
         PromptMemory {
             summary: wm.and_then(|w| w.summary.clone()),
             goals: wm.and_then(|w| w.current_goals.clone()).unwrap_or_default(),
             artifacts,
-            links: links
-                .map(|l| Linked {
-                    name: l.name.as_str().to_string(),
-                    path: l.path.as_str().to_string(),
-                    bytes: l.bytes,
-                })
-                .collect(),
+            links: Linked::of(doc),
         }
     }
 }

@@ -8,8 +8,9 @@ use rmcp::{tool, tool_router, ErrorData};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use smg_engine::search::{display, prompt, Item, Period, SearchOptions};
+use smg_engine::search::{display, Item, Period, SearchOptions};
 use smg_format::model::{Node, Scope};
+use smg_format::Document;
 
 use super::{answer, failed, Server};
 use crate::Error;
@@ -50,6 +51,9 @@ pub(crate) struct Context {
 pub(crate) struct Expand {
     /// A segment id from a context's reference card (`seg-…`)
     id: String,
+    /// The linked file to read it from, by its link's name, as a card from a linked
+    /// file names it (`--link NAME`); default: this memory, then its linked files
+    link: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -122,13 +126,13 @@ impl Server {
         days: Option<u32>,
         limit: usize,
     ) -> Result<Vec<Value>, Error> {
-        let retriever = self.store.retriever()?;
+        let net = self.store.network()?;
         let mut options = self.options(query, limit)?;
         if let Some(d) = days {
             let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(d));
             options.period = Period::millis(Some(cutoff.timestamp_millis()), None)?;
         }
-        let found = retriever.search(query, &options)?;
+        let found = net.search(query, &options)?;
         Ok(found.turns.iter().map(|f| f.to_json()).collect())
     }
 
@@ -140,8 +144,11 @@ impl Server {
         keep: Filter<'_>,
         limit: usize,
     ) -> Result<Vec<Value>, Error> {
-        let retriever = self.store.retriever()?;
-        let found = retriever.search(query, &self.options(query, CANDIDATES)?)?;
+        // Tiers are the memory's own graph's: its nodes, filtered by its fields.
+        let net = self.store.network()?;
+        let found = net
+            .root()
+            .search(query, &self.options(query, CANDIDATES)?)?;
         let wanted: HashSet<&str> = found
             .nodes
             .iter()
@@ -214,7 +221,7 @@ impl Server {
         description = "Search the whole memory (every archived turn and every graph node): hybrid BM25, named entities and graph neighbours, importance and decay; the best turns and the best nodes"
     )]
     fn search_memory(&self, Parameters(a): Parameters<Search>) -> Reply {
-        let found = self.store.retriever().and_then(|r| {
+        let found = self.store.network().and_then(|r| {
             let mut options = self.options(&a.query, a.k.unwrap_or(10))?;
             options.period = Period::parse(a.since.as_deref(), a.until.as_deref())?;
             Ok(r.search(&a.query, &options)?)
@@ -233,10 +240,10 @@ impl Server {
     )]
     fn get_context(&self, Parameters(a): Parameters<Context>) -> Reply {
         let budget = a.budget.unwrap_or(2000);
-        match self.store.retriever().and_then(|r| {
+        match self.store.network().and_then(|net| {
             let period = Period::parse(a.since.as_deref(), a.until.as_deref())?;
             let vector = self.store.vector(&a.query)?;
-            Ok(prompt(&r, &a.query, vector.as_ref(), budget, &period)?)
+            Ok(net.prompt(&a.query, vector.as_ref(), budget, &period)?)
         }) {
             Ok(p) => {
                 let mut r =
@@ -252,8 +259,9 @@ impl Server {
         description = "The turns of a segment, byte for byte as said (a context's reference card names its segment)"
     )]
     fn expand_segment(&self, Parameters(a): Parameters<Expand>) -> Reply {
-        match self.store.retriever().and_then(|r| Ok(r.expand(&a.id)?)) {
-            Ok(turns) => {
+        let found = self.store.network();
+        match found.and_then(|net| Ok(net.expand(&a.id, a.link.as_deref())?)) {
+            Ok((_, turns)) => {
                 let text: String = turns.iter().map(|t| format!("{}\n", display(t))).collect();
                 let mut r = CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
                 r.structured_content =
@@ -265,15 +273,35 @@ impl Server {
     }
 
     #[tool(
-        description = "Run a FIND query over the graph's nodes, e.g. FIND decisions WHERE importance > 0.5 ORDER BY timestamp DESC LIMIT 5"
+        description = "Run a FIND query over the graph's nodes (and those of linked memory files, each naming its file), e.g. FIND decisions WHERE importance > 0.5 ORDER BY timestamp DESC LIMIT 5"
     )]
     fn query(&self, Parameters(a): Parameters<Find>) -> Reply {
-        let run = || -> Result<Vec<Node>, Error> {
+        let run = || -> Result<Value, Error> {
             let q = smg_engine::query::parse(&a.query)?;
-            Ok(smg_engine::query::run(&*self.store.doc()?, &q))
+            let all = self.store.documents()?;
+            let (files, warnings) = &*all;
+            let docs: Vec<&Document> = files.iter().map(|(_, d)| &**d).collect();
+            let found = smg_engine::query::run_all(&docs, &q);
+            // A file alone answers as it always has: no file to name.
+            let nodes: Vec<Value> = found
+                .into_iter()
+                .map(|(i, n)| {
+                    let mut v = json!(n);
+                    if files.len() > 1 {
+                        v["file"] = files[i].0.to_json();
+                    }
+                    v
+                })
+                .collect();
+            let mut out = json!({ "nodes": nodes });
+            if !warnings.is_empty() {
+                out["warnings"] =
+                    json!(warnings.iter().map(ToString::to_string).collect::<Vec<_>>());
+            }
+            Ok(out)
         };
         match run() {
-            Ok(nodes) => answer(json!(nodes), json!({ "nodes": nodes })),
+            Ok(out) => answer(out["nodes"].clone(), out),
             Err(e) => failed(e),
         }
     }

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use smg_format::model::Turn;
+use smg_format::Document;
 
 pub use super::file_ref::FileRef;
 use super::prompt::Linked;
@@ -101,74 +102,9 @@ impl Network {
     /// network (a cycle, or two links to one file) adds nothing. What cannot be
     /// followed is a warning ([`Network::warnings`]).
     pub fn open(path: &Path, root: Retriever, open: &Opener<'_>) -> Self {
-        let mut net = Network::single(path, root);
-        let mut seen: HashSet<PathBuf> = path.canonicalize().into_iter().collect();
-        let mut next = 0;
-        while next < net.members.len() {
-            let from = PathBuf::from(&net.members[next].0.path);
-            let links = net.members[next].1.prompt_memory().links.clone();
-            for link in links {
-                net.follow(&from, &link, &mut seen, open);
-            }
-            next += 1;
-        }
-        net
-    }
-
-    /// Follow `link` of the file at `from`.
-    fn follow(
-        &mut self,
-        from: &Path,
-        link: &Linked,
-        seen: &mut HashSet<PathBuf>,
-        open: &Opener<'_>,
-    ) {
-        let path = joined(from, &link.path);
-        let shown = path.display().to_string();
-        let warn = |code, message: String| LinkWarning {
-            code,
-            name: link.name.clone(),
-            path: shown.clone(),
-            message,
-        };
-        let canonical = match path.canonicalize() {
-            Ok(p) => p,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let why = "no file there (moved or deleted): left out".to_string();
-                self.warnings.push(warn("SMG-W030", why));
-                return;
-            }
-            Err(e) => {
-                self.warnings
-                    .push(warn("SMG-W032", format!("{e}: left out")));
-                return;
-            }
-        };
-        if !seen.insert(canonical) {
-            return;
-        }
-        let len = std::fs::metadata(&path).map(|m| m.len()).ok();
-        if let (Some(now), Some(then)) = (len, link.bytes) {
-            if now != then {
-                let why = format!(
-                    "changed since linked ({then} bytes then, {now} now): read as it is now"
-                );
-                self.warnings.push(warn("SMG-W031", why));
-            }
-        }
-        match open(&path, &link.name) {
-            Ok(r) => {
-                let file = FileRef {
-                    name: Some(link.name.clone()),
-                    path: shown,
-                };
-                self.members.push((file, r));
-            }
-            Err(e) => {
-                let why = format!("{}: {e}: left out", e.code());
-                self.warnings.push(warn("SMG-W032", why));
-            }
-        }
+        let links = |r: &Retriever| r.prompt_memory().links.clone();
+        let (members, warnings) = walk(path, root, &links, open);
+        Network { members, warnings }
     }
 
     /// The file asked's retriever.
@@ -239,6 +175,94 @@ impl Network {
             }
         }
         Err(crate::Error::UnknownNode(id.to_string()))
+    }
+}
+
+/// The files linked from the document read from `path` (`root`), as
+/// [`Network::open`] reaches them, each read by `open` (from its path and its link's
+/// name): the file asked first, each with its document; and the links not followed
+/// as recorded. What a query of every node of a network (`smg query`) reads.
+///
+/// `D` is a [`Document`] or what holds one (`Arc<Document>`, to share the file
+/// asked's).
+pub fn linked_documents<D: std::borrow::Borrow<Document>>(
+    path: &Path,
+    root: D,
+    open: &dyn Fn(&Path, &str) -> Result<D>,
+) -> (Vec<(FileRef, D)>, Vec<LinkWarning>) {
+    walk(path, root, &|d: &D| Linked::of(d.borrow()), open)
+}
+
+/// The files reached from the one at `path` (opened as `root`) by their links,
+/// breadth first, each opened once by `open`, the file asked first; and the links
+/// not followed as recorded.
+fn walk<T>(
+    path: &Path,
+    root: T,
+    links: &dyn Fn(&T) -> Vec<Linked>,
+    open: &dyn Fn(&Path, &str) -> Result<T>,
+) -> (Vec<(FileRef, T)>, Vec<LinkWarning>) {
+    let file = FileRef::new(None, path.display().to_string());
+    let mut members = vec![(file, root)];
+    let mut warnings = Vec::new();
+    let mut seen: HashSet<PathBuf> = path.canonicalize().into_iter().collect();
+    let mut next = 0;
+    while next < members.len() {
+        let from = PathBuf::from(&members[next].0.path);
+        for link in links(&members[next].1) {
+            let (opened, said) = follow(&from, &link, &mut seen, open);
+            members.extend(opened);
+            warnings.extend(said);
+        }
+        next += 1;
+    }
+    (members, warnings)
+}
+
+/// Follow `link` of the file at `from`: the file opened unless it is in `seen`
+/// already or cannot be, and what to warn of (a changed file is read all the same).
+fn follow<T>(
+    from: &Path,
+    link: &Linked,
+    seen: &mut HashSet<PathBuf>,
+    open: &dyn Fn(&Path, &str) -> Result<T>,
+) -> (Option<(FileRef, T)>, Vec<LinkWarning>) {
+    let path = joined(from, &link.path);
+    let shown = path.display().to_string();
+    let warn = |code, message: String| LinkWarning {
+        code,
+        name: link.name.clone(),
+        path: shown.clone(),
+        message,
+    };
+    let canonical = match path.canonicalize() {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let why = "no file there (moved or deleted): left out".to_string();
+            return (None, vec![warn("SMG-W030", why)]);
+        }
+        Err(e) => return (None, vec![warn("SMG-W032", format!("{e}: left out"))]),
+    };
+    if !seen.insert(canonical) {
+        return (None, Vec::new());
+    }
+    let mut warnings = Vec::new();
+    if let (Some(now), Some(then)) = (std::fs::metadata(&path).map(|m| m.len()).ok(), link.bytes) {
+        if now != then {
+            let why =
+                format!("changed since linked ({then} bytes then, {now} now): read as it is now");
+            warnings.push(warn("SMG-W031", why));
+        }
+    }
+    match open(&path, &link.name) {
+        Ok(t) => (
+            Some((FileRef::new(Some(link.name.clone()), shown), t)),
+            warnings,
+        ),
+        Err(e) => {
+            warnings.push(warn("SMG-W032", format!("{}: {e}: left out", e.code())));
+            (None, warnings)
+        }
     }
 }
 
