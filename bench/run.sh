@@ -21,6 +21,7 @@
 #   bash bench/run.sh embed [LOCOMO_DIR]             # smg embed throughput; LoCoMo with and without the model
 #   bash bench/run.sh share [CONVERSATIONS]          # smg share of a ~100 MB memory vs smg convert of it, default 20000 × 50
 #   bash bench/run.sh links [LOCOMO_DIR]             # recall and latency of questions asked through a link vs the linked file
+#   bash bench/run.sh network [CONVERSATIONS]        # a million turns over 20 linked files vs one file, default 20000 × 50
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,7 +105,9 @@ case "${1:-}" in
             python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
+  network) cargo build --release --locked -q -p smg-cli
+           target/release/smg-bench network "${2:-20000}" ;;
   links) cargo build --release --locked -q -p smg-cli
          python3 bench/links.py target/release/smg "${2:-../shared/data/locomo-dev}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange|links [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange|links|network [ARGS]" >&2; exit 2 ;;
 esac

@@ -8,6 +8,7 @@
 //! `smg-bench curate [DAYS] [NODES]` curates 90 days of agent activity daily (bench/src/curate.rs);
 //! `smg-bench retrieval [CONVERSATIONS]` searches a memory of a million turns (bench/src/retrieval.rs);
 //! `smg-bench retrieval-append [DIR]` appends to it, adding to its index or not;
+//! `smg-bench network [CONVERSATIONS]` searches those turns over 20 linked files (bench/src/network.rs);
 //! `smg-bench codec [SIZE_MB] [DIR]` generates a document of about SIZE_MB megabytes
 //! of canonical JSON, then measures smg's write and read of it in every encoding next
 //! to `serde_json::Value` and the `brotli -q 11` / `zstd -19` tools on the same bytes,
@@ -23,6 +24,7 @@ mod generate;
 mod ingest;
 mod merge;
 mod neo4j;
+mod network;
 mod plain_tantivy;
 mod retrieval;
 mod vault;
@@ -302,6 +304,15 @@ fn main() {
             retrieval::run(conversations, &smg, &PathBuf::from("bench/out/retrieval"));
         }
         Some("retrieval-read") => retrieval::read(&PathBuf::from(&args[1])),
+        Some("network") => {
+            let conversations = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+            let smg = PathBuf::from("target/release/smg");
+            network::run(conversations, &smg, &network::dir());
+        }
+        Some("network-read") => network::read(
+            &PathBuf::from(&args[1]),
+            args.get(2).map(String::as_str) == Some("links"),
+        ),
         Some("retrieval-append") => retrieval::append(
             &PathBuf::from("target/release/smg"),
             &PathBuf::from(args.get(1).map_or("bench/out/retrieval", String::as_str)),

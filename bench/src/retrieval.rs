@@ -402,6 +402,11 @@ fn measure(file: &Path) {
 
 /// Run `smg-bench ARGS` in a fresh process and print what it prints.
 fn bench(args: &[&str]) {
+    print!("{}", fresh(args));
+}
+
+/// Run `smg-bench ARGS` in a fresh process; what it printed.
+pub(crate) fn fresh(args: &[&str]) -> String {
     let out = Command::new(std::env::current_exe().expect("bench binary"))
         .args(args)
         .output()
@@ -411,5 +416,5 @@ fn bench(args: &[&str]) {
         "{args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    print!("{}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

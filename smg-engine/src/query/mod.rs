@@ -261,6 +261,29 @@ mod tests {
     }
 
     #[test]
+    fn several_documents_are_ordered_and_limited_as_one() {
+        let (a, mut b) = (doc(), doc());
+        // The second file's d2 is the most important of all; its others tie with the
+        // first file's and come after them.
+        let graph = b.semantic_graph.as_mut().unwrap();
+        graph.nodes.as_mut().unwrap()[1].importance = Some(smg_format::model::Unit::clamped(0.95));
+        let q = parse("FIND decisions ORDER BY importance DESC LIMIT 4").unwrap();
+        let found: Vec<(usize, String)> = run_all(&[&a, &b], &q)
+            .into_iter()
+            .map(|(i, n)| (i, n.id.into_string()))
+            .collect();
+        let want = [(1, "d2"), (0, "d2"), (0, "d3"), (1, "d3")];
+        assert_eq!(found, want.map(|(i, id)| (i, id.to_string())));
+        let unordered = parse("FIND decisions LIMIT 4").unwrap();
+        let docs: Vec<usize> = run_all(&[&a, &b], &unordered)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(docs, [0, 0, 0, 1], "file order, then node order");
+        assert_eq!(run_all(&[&a], &q).len(), run(&a, &q).len());
+    }
+
+    #[test]
     fn malformed_queries_name_the_column() {
         for (q, column) in [
             ("FIND decisions WHERE", 21),

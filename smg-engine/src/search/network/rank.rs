@@ -123,10 +123,17 @@ impl Network {
                 Ok(top.into_iter().map(|(i, s)| (m, i, s)).collect())
             })
             .collect::<Result<_>>()?;
-        let merged = best_first(each.concat(), usize::MAX);
-        let mut once = self.once(merged)?;
-        once.truncate(n);
-        Ok(once)
+        // Each file gives its best `n`: the network's best `n` are among the best
+        // of their union, those a turn held twice leaves out made up from the next.
+        let all = each.concat();
+        let mut take = n.saturating_mul(2);
+        loop {
+            let once = self.once(best_first(all.clone(), take), n)?;
+            if once.len() >= n || take >= all.len() {
+                return Ok(once);
+            }
+            take = take.saturating_mul(2);
+        }
     }
 
     /// The statistics of `terms` over every file.
@@ -138,13 +145,14 @@ impl Network {
         stats
     }
 
-    /// `ranked` with each turn that another file holds too, ranked higher, left out.
+    /// The first `n` of `ranked` with each turn that another file holds too, ranked
+    /// higher, left out.
     /// Two turns are the same when they say the same at the same time, in the same
     /// role, of the same conversation and message: compared first by what the
     /// indexes keep (time, length, sketch of the words), then, for the few alike so
     /// far, by reading both.
-    fn once(&self, ranked: Vec<Ranked>) -> Result<Vec<Ranked>> {
-        let mut kept: Vec<Ranked> = Vec::with_capacity(ranked.len());
+    fn once(&self, ranked: Vec<Ranked>, n: usize) -> Result<Vec<Ranked>> {
+        let mut kept: Vec<Ranked> = Vec::with_capacity(n.min(ranked.len()));
         let mut by_print: HashMap<(i64, Option<u64>, Option<u64>), Vec<usize>> = HashMap::new();
         for (m, i, s) in ranked {
             let r = &self.members[m].1;
@@ -165,6 +173,9 @@ impl Network {
             if !held {
                 alike.push(kept.len());
                 kept.push((m, i, s));
+                if kept.len() == n {
+                    break;
+                }
             }
         }
         Ok(kept)
@@ -270,8 +281,15 @@ impl Network {
 
 /// The `n` best of `ranked`, best first; ties to the earlier file, then turn.
 fn best_first(mut ranked: Vec<Ranked>, n: usize) -> Vec<Ranked> {
-    ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-    ranked.truncate(n);
+    let by = |a: &Ranked, b: &Ranked| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1));
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < ranked.len() {
+        ranked.select_nth_unstable_by(n - 1, by);
+        ranked.truncate(n);
+    }
+    ranked.sort_unstable_by(by);
     ranked
 }
 
