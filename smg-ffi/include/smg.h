@@ -518,7 +518,7 @@ smg_status smg_memory_expand_in(const smg_memory *mem,
 /**
  * Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
  * file) with every file its links reach (spec §4.1), as
- * [`smg_memory_open_with`] with no options. On success `*memory_out` is a handle to
+ * [`smg_memory_open_with`](crate::smg_memory_open_with) with no options. On success `*memory_out` is a handle to
  * free with [`smg_memory_free`].
  *
  * A packed file with a current search index (`smg index`) opens by the index alone:
@@ -588,12 +588,14 @@ smg_status smg_memory_context(const smg_memory *mem,
 /**
  * The original turns of a segment (`speaker: content` lines), byte for byte: of
  * the memory, or else of the first file its links reach that has such a segment
- * ([`smg_memory_expand_in`] names the file). An unknown id is `UnknownNode`.
+ * ([`smg_memory_expand_in`](crate::smg_memory_expand_in) names the file). An unknown id is `UnknownNode`.
  *
  * # Safety
  * `memory` must be a live handle, `segment` a NUL-terminated string, `text_out` writable.
  */
-smg_status smg_memory_expand(const smg_memory *mem, const char *segment, char **text_out);
+smg_status smg_memory_expand(const smg_memory *mem,
+                             const char *segment,
+                             char **text_out);
 
 /**
  * Ingest the files `inputs[0..n]` (format detected) into a new memory file at

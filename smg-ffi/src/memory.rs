@@ -306,7 +306,7 @@ pub(crate) fn hand_out(
 
 /// Open a memory file at `path` (`passphrase` may be null with length 0 for a plain
 /// file) with every file its links reach (spec §4.1), as
-/// [`smg_memory_open_with`] with no options. On success `*memory_out` is a handle to
+/// [`smg_memory_open_with`](crate::smg_memory_open_with) with no options. On success `*memory_out` is a handle to
 /// free with [`smg_memory_free`].
 ///
 /// A packed file with a current search index (`smg index`) opens by the index alone:
@@ -476,7 +476,7 @@ pub unsafe extern "C" fn smg_memory_context(
 
 /// The original turns of a segment (`speaker: content` lines), byte for byte: of
 /// the memory, or else of the first file its links reach that has such a segment
-/// ([`smg_memory_expand_in`] names the file). An unknown id is `UnknownNode`.
+/// ([`smg_memory_expand_in`](crate::smg_memory_expand_in) names the file). An unknown id is `UnknownNode`.
 ///
 /// # Safety
 /// `memory` must be a live handle, `segment` a NUL-terminated string, `text_out` writable.
