@@ -219,7 +219,7 @@ impl Retriever {
         // as `Tuning` says); nodes apart, side by side.
         let (turns, by_text) = rayon::join(
             || self.scored(query, options.vector.as_ref(), period),
-            || self.nodes_by_text(query, n, period),
+            || self.nodes_by_text(query, n, period, None),
         );
         let turns = turns?.map_or_else(Vec::new, |s| s.top(n));
         let (node_lists, warnings) = self.ranked_nodes(query, options, &turns, by_text?)?;
@@ -290,10 +290,11 @@ impl Retriever {
         query: &str,
         n: usize,
         period: &Period,
+        stats: Option<&super::fulltext::Stats>,
     ) -> Result<Vec<(u32, f64)>> {
         let terms: Vec<(String, f64)> = tokens(query).into_iter().map(|t| (t, 1.0)).collect();
         let window = time::window(query, self.now());
-        self.ix.nodes.by_text(&terms, window, period, n)
+        self.ix.nodes.by_text(&terms, window, period, n, stats)
     }
 
     /// Whether a turn's time, or a node's timestamp, falls in `period`.

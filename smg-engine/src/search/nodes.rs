@@ -223,6 +223,7 @@ impl Nodes {
         window: Option<(i64, i64)>,
         period: &super::Period,
         n: usize,
+        stats: Option<&super::fulltext::Stats>,
     ) -> Result<Vec<(u32, f64)>> {
         // The window first: a node's time is read only when the query names one.
         let inside = |d: u32| {
@@ -238,7 +239,7 @@ impl Nodes {
             s
         };
         self.index
-            .top_scaled(query, n, period.range().as_ref(), scale)
+            .top_scaled(query, n, period.range().as_ref(), stats, scale)
     }
 
     /// Node `i`'s timestamp (ms).

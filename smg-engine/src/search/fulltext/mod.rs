@@ -271,18 +271,20 @@ impl FullText {
     /// Every document that matches `query` (and whose instant is in `within`, when
     /// given), scored `scale(number, BM25)`, and the `k` best of them, best first, ties
     /// to the lower number: for a ranking that weighs each document (the graph's
-    /// nodes), where pruning by BM25 alone would be wrong.
+    /// nodes), where pruning by BM25 alone would be wrong. `stats`, when given, weigh
+    /// the terms (those of several indexes, as [`FullText::top_with`]).
     pub(crate) fn top_scaled(
         &self,
         query: &[(String, f64)],
         k: usize,
         within: Option<&Range<i64>>,
+        stats: Option<&Stats>,
         scale: impl Fn(u32, f64) -> f64,
     ) -> Result<Vec<(u32, f64)>> {
         let Some((inner, q)) = self.query(query, within) else {
             return Ok(Vec::new());
         };
-        let all = inner.matches(&q, usize::MAX, None)?;
+        let all = inner.matches(&q, usize::MAX, stats)?;
         let all = all
             .into_iter()
             .filter_map(|(d, s)| inner.number(d).map(|n| (n, scale(n, s))))

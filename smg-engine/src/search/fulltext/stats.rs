@@ -133,5 +133,13 @@ mod tests {
             .iter()
             .zip(&parts)
             .any(|(x, y)| (x.1 - y.1).abs() > 1e-3));
+        // Every match scored and scaled (how node texts rank) takes them as well.
+        let scaled = |ix: &FullText, stats| ix.top_scaled(&query, 6, None, stats, |_, s| s);
+        let whole_scaled = scaled(&both, None).unwrap();
+        let of_a = scaled(&ia, Some(&stats)).unwrap();
+        for (n, s) in of_a {
+            let (_, t) = whole_scaled.iter().find(|(m, _)| *m == n).unwrap();
+            assert!((s - t).abs() < 1e-5, "{s} / {t}");
+        }
     }
 }

@@ -97,10 +97,10 @@ fn damaged_bytes_are_no_index_or_an_error_never_a_panic() {
 fn scaled_ranks_every_match_by_its_weight() {
     let ix = index(&["bakery job", "bakery bakery", "hiking"]);
     let q = query("bakery");
-    let plain = ix.top_scaled(&q, 5, None, |_, s| s).unwrap();
+    let plain = ix.top_scaled(&q, 5, None, None, |_, s| s).unwrap();
     assert_eq!(plain, ix.top(&q, 5, None).unwrap());
     let favour_first = ix
-        .top_scaled(&q, 1, None, |d, s| if d == 0 { s * 10.0 } else { s })
+        .top_scaled(&q, 1, None, None, |d, s| if d == 0 { s * 10.0 } else { s })
         .unwrap();
     assert_eq!(favour_first.len(), 1);
     assert_eq!(favour_first[0].0, 0);
@@ -123,7 +123,7 @@ proptest! {
         let ix = FullText::build(docs).unwrap();
         let q: Vec<(String, f64)> = q.into_iter().map(|(t, w)| (t.to_string(), w)).collect();
         let pruned = ix.top(&q, k, None).unwrap();
-        let all = ix.top_scaled(&q, k, None, |_, s| s).unwrap();
+        let all = ix.top_scaled(&q, k, None, None, |_, s| s).unwrap();
         prop_assert_eq!(pruned.len(), all.len());
         for (a, b) in pruned.iter().zip(&all) {
             prop_assert!((a.1 - b.1).abs() < 1e-4, "{:?} {:?}", a, b);
@@ -149,7 +149,7 @@ proptest! {
         let within = from..from + len;
         let inside = |n: u32| docs[n as usize].1.is_some_and(|t| within.contains(&t));
         let mut want: Vec<(u32, f64)> = ix
-            .top_scaled(&q, usize::MAX, None, |_, s| s)
+            .top_scaled(&q, usize::MAX, None, None, |_, s| s)
             .unwrap()
             .into_iter()
             .filter(|h| inside(h.0))
@@ -157,7 +157,7 @@ proptest! {
         want.truncate(k);
         for got in [
             ix.top(&q, k, Some(&within)).unwrap(),
-            ix.top_scaled(&q, k, Some(&within), |_, s| s).unwrap(),
+            ix.top_scaled(&q, k, Some(&within), None, |_, s| s).unwrap(),
         ] {
             prop_assert!(got.iter().all(|h| inside(h.0)), "{:?}", got);
             prop_assert_eq!(got.len(), want.len());
@@ -194,7 +194,8 @@ fn many_results_are_found_alike_by_both_ways() {
     assert!(many.windows(2).all(|w| better(&w[0], &w[1]).is_le()));
     assert_eq!(
         many,
-        ix.top_scaled(&q, PRUNED_MOST + 50, None, |_, s| s).unwrap()
+        ix.top_scaled(&q, PRUNED_MOST + 50, None, None, |_, s| s)
+            .unwrap()
     );
     assert_eq!(ix.top(&q, 5000, None).unwrap().len(), 3000);
 }
@@ -415,8 +416,8 @@ proptest! {
                 whole.top(&q, k, Some(&within)).unwrap()
             );
             prop_assert_eq!(
-                ix.top_scaled(&q, k, None, |n, s| s + f64::from(n)).unwrap(),
-                whole.top_scaled(&q, k, None, |n, s| s + f64::from(n)).unwrap()
+                ix.top_scaled(&q, k, None, None, |n, s| s + f64::from(n)).unwrap(),
+                whole.top_scaled(&q, k, None, None, |n, s| s + f64::from(n)).unwrap()
             );
             prop_assert_eq!(ix.timed_within(within.clone()), whole.timed_within(within.clone()));
             prop_assert_eq!(ix.latest(), whole.latest());

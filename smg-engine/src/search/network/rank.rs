@@ -186,6 +186,12 @@ impl Network {
         let n = options.k.max(LIST);
         let period = &options.period;
         let turns = self.rank(query, options.vector.as_ref(), period, n)?;
+        // Node texts, too, weighed by the statistics of every file's nodes.
+        let words = super::super::words::tokens(query);
+        let mut node_stats = Stats::default();
+        for (_, r) in &self.members {
+            node_stats.add(&r.ix.nodes.index, words.iter().map(String::as_str));
+        }
         let each: Vec<_> = self
             .members
             .par_iter()
@@ -196,7 +202,7 @@ impl Network {
                     .filter(|t| t.0 == m)
                     .map(|&(_, i, s)| (i, s))
                     .collect();
-                let by_text = r.nodes_by_text(query, n, period)?;
+                let by_text = r.nodes_by_text(query, n, period, Some(&node_stats))?;
                 r.ranked_nodes(query, options, &own, by_text)
             })
             .collect::<Result<_>>()?;

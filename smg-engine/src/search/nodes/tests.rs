@@ -128,6 +128,7 @@ fn decay_halves_by_type_and_never_erases() {
             None,
             &crate::search::Period::ALL,
             5,
+            None,
         )
         .unwrap();
     assert_eq!(hits.len(), 1);
@@ -136,7 +137,8 @@ fn decay_halves_by_type_and_never_erases() {
             &[("lisbon".into(), 1.0)],
             None,
             &crate::search::Period::ALL,
-            5
+            5,
+            None,
         )
         .unwrap()
         .iter()
