@@ -341,20 +341,21 @@ pub(crate) fn open_path(
     origin: Origin,
     pass: &[u8],
 ) -> Result<Box<SmgMemory>, (SmgStatus, String)> {
-    if pass.is_empty() {
-        let origin = match open_by_index(origin)? {
-            Ok(memory) => return Ok(memory),
-            Err(origin) => origin,
-        };
-        // A large compressed file is parsed as it is read, never held whole.
-        let streamed = smg_format::file::read_streamed(&origin.path, &Limits::default())
-            .map_err(format_error)?;
-        if let Some((doc, _, _)) = streamed {
-            return of_document(doc, Some(origin));
-        }
+    // An encrypted file is decrypted whole; a plain one may not need reading whole.
+    if !pass.is_empty() {
         return open_read(origin, pass);
     }
-    open_read(origin, pass)
+    let origin = match open_by_index(origin)? {
+        Ok(memory) => return Ok(memory),
+        Err(origin) => origin,
+    };
+    // A large compressed file is parsed as it is read, never held whole.
+    let streamed =
+        smg_format::file::read_streamed(&origin.path, &Limits::default()).map_err(format_error)?;
+    match streamed {
+        Some((doc, _, _)) => of_document(doc, Some(origin)),
+        None => open_read(origin, pass),
+    }
 }
 
 /// The memory file at `origin`'s path, read whole.

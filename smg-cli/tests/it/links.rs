@@ -113,8 +113,8 @@ fn json(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
-#[test]
-fn search_context_and_expand_follow_links_and_say_which_file_answered() {
+/// A folder with `mine.smg` (the sample chat) linking `team.smg` (TEAM) as `team`.
+fn linked_pair() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let chat = fixtures().join("ingest/sample-chat.jsonl");
@@ -128,6 +128,13 @@ fn search_context_and_expand_follow_links_and_say_which_file_answered() {
         &["link", "add", "mine.smg", "team.smg", "--name", "team"],
         d,
     );
+    dir
+}
+
+#[test]
+fn search_context_and_expand_follow_links_and_say_which_file_answered() {
+    let dir = linked_pair();
+    let d = dir.path();
 
     let found = json(&ok(
         &["search", "mine.smg", "Frankfurt staging", "--json"],
@@ -224,19 +231,8 @@ fn search_context_and_expand_follow_links_and_say_which_file_answered() {
 
 #[test]
 fn query_runs_over_every_linked_file_as_one() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = linked_pair();
     let d = dir.path();
-    let chat = fixtures().join("ingest/sample-chat.jsonl");
-    std::fs::write(d.join("team.jsonl"), TEAM).unwrap();
-    ok(
-        &["ingest", chat.to_str().unwrap(), "-o", "mine.smg", "-q"],
-        d,
-    );
-    ok(&["ingest", "team.jsonl", "-o", "team.smg", "-q"], d);
-    ok(
-        &["link", "add", "mine.smg", "team.smg", "--name", "team"],
-        d,
-    );
     let find = "FIND segments ORDER BY timestamp DESC";
     let all = json(&ok(&["query", "mine.smg", find, "--json"], d));
     let all = all.as_array().unwrap();
