@@ -33,6 +33,10 @@
   };
   view.turnAt = turnAt;
   const detail = (k) => { details = details || block('smg-details'); return details[k]; };
+  // A network's page: the linked file each thing is of (none for the file asked).
+  const fileName = (k) => (D.files && k ? D.files[k].name : null);
+  const fromFile = (k) => { const f = fileName(k); return f ? el('span', { class: 'badge file' }, f) : null; };
+  view.fileName = fileName;
   const convStart = [0];
   for (const c of D.conversations) convStart.push(convStart[convStart.length - 1] + c.turns);
 
@@ -50,7 +54,7 @@
   $('title').textContent = D.title;
   const s = D.stats;
   $('counts').textContent = `${s.nodes} nodes · ${s.edges} edges · ${s.turns} turns · ${s.artifacts} artifacts` +
-    (s.sealed ? ` · ${s.sealed} sealed` : '');
+    (s.sealed ? ` · ${s.sealed} sealed` : '') + (s.linked_files ? ` · with ${s.linked_files} linked file${s.linked_files > 1 ? 's' : ''}` : '');
   document.querySelector('#tabs [data-tab=sealed]').textContent = `Sealed (${D.sealed.length})`;
 
   // ---- graph --------------------------------------------------------------------
@@ -64,7 +68,10 @@
   const PALETTE = ['#8ab4f8', '#f28b82', '#81c995', '#fdd663', '#c58af9', '#78d9ec', '#fcad70', '#ff8bcb', '#a8dab5', '#aecbfa'];
   const relationColour = (r) => PALETTE[r % PALETTE.length];
   const maxImportance = N.reduce((m, n) => Math.max(m, n[4]), 0) || 1;
-  const hidden = { type: new Set(), tier: new Set() };
+  const hidden = { type: new Set(), tier: new Set(), file: new Set() };
+  // Each node's file, by name: the file asked's is its own title.
+  const nodeFile = (k) => fileName(D.nodeFiles ? D.nodeFiles[k] : 0) || D.title;
+  const facet = { type: (n) => n[1], tier: (n) => n[3], file: (n, k) => nodeFile(k) };
   // Labels of the most important nodes show at once; the rest on hover and selection.
   const LABELLED = 40;
   const pinned = new Set();
@@ -72,7 +79,7 @@
 
   function filters(box, values, kind) {
     for (const v of values) {
-      const count = N.filter((n) => (kind === 'type' ? n[1] : n[3]) === v).length;
+      const count = N.filter((n, k) => facet[kind](n, k) === v).length;
       const input = el('input', { type: 'checkbox', 'data-value': v });
       input.checked = true;
       input.addEventListener('change', () => { input.checked ? hidden[kind].delete(v) : hidden[kind].add(v); draw(); });
@@ -81,6 +88,10 @@
   }
   filters($('type-filters'), types, 'type');
   filters($('tier-filters'), tiers, 'tier');
+  if (D.files) {
+    $('file-filters').hidden = false;
+    filters($('file-filter-list'), [D.title, ...D.files.slice(1).map((f) => f.name)], 'file');
+  }
   D.relations.forEach((r, k) => {
     const swatch = el('span', { class: 'swatch' });
     swatch.style.background = relationColour(k);
@@ -96,7 +107,7 @@
     const out = [];
     let taken = 0;
     N.forEach((n, k) => {
-      const ok = !hidden.type.has(n[1]) && !hidden.tier.has(n[3]);
+      const ok = !hidden.type.has(n[1]) && !hidden.tier.has(n[3]) && !(hidden.file.size && hidden.file.has(nodeFile(k)));
       if (ok && taken < limit) { out.push(k); taken++; } else if (pinned.has(k)) out.push(k);
     });
     return out;
@@ -182,7 +193,8 @@
     const n = N[k];
     const box = clear($('details'));
     box.append(el('h2', null, n[2]));
-    box.append(el('p', null, el('span', { class: 'badge' }, n[1]), el('span', { class: 'badge' }, n[3]),
+    const nodeFile = D.nodeFiles ? D.nodeFiles[k] : 0;
+    box.append(el('p', null, el('span', { class: 'badge' }, n[1]), el('span', { class: 'badge' }, n[3]), fromFile(nodeFile),
       `importance ${n[4]} · freshness ${n[5]}% · ${n[6]}`));
     const d = detail(k);
     if (!d) { box.append(el('p', { class: 'hint' }, 'Sealed: only its id and tier may be shown.'), el('p', null, n[0])); return; }
@@ -222,10 +234,11 @@
     const t = turnAt(c, p);
     if (!t) return el('div', { class: 'hint' }, `turn ${c}:${p} is not in the archive`);
     const [n, role, speaker, time, session, content, artifacts] = t;
-    const who = [`#${n}`, speaker || role, time, session ? `session ${session}` : null, D.conversations[c].id || null].filter(Boolean).join(' · ');
+    const conv = D.conversations[c];
+    const who = [`#${n}`, speaker || role, time, session ? `session ${session}` : null, conv.id || null, fileName(conv.file)].filter(Boolean).join(' · ');
     const box = el('div', { class: `turn ${role}`, 'data-turn': String(n) }, el('div', { class: 'who' }, who), el('div', { class: 'text' }, content));
     for (const [id, v] of artifacts) {
-      const a = D.artifacts.findIndex((x) => x.id === id);
+      const a = D.artifacts.findIndex((x) => x.id === id && (x.file || 0) === (conv.file || 0));
       box.append(el('a', { href: '#', onclick: (ev) => { ev.preventDefault(); openArtifact(a, v); } }, `${D.artifacts[a] ? D.artifacts[a].name : id} v${v}`), ' ');
     }
     if (link) box.append(el('a', { href: '#', onclick: (ev) => { ev.preventDefault(); openConversation(c, p); } }, 'open in the archive'));
@@ -238,7 +251,7 @@
     for (const it of document.querySelectorAll('#conv-list .item')) it.classList.toggle('active', it.dataset.c === String(c));
     const pane = clear($('conv-view'));
     const info = D.conversations[c];
-    pane.append(el('h2', null, info.id || '(turns without a conversation)'), el('p', { class: 'hint' }, `${info.turns} turns`));
+    pane.append(el('h2', null, info.id || '(turns without a conversation)', fromFile(info.file)), el('p', { class: 'hint' }, `${info.turns} turns`));
     let upto = 0;
     const more = el('button', { type: 'button' }, 'More turns');
     const grow = (n) => {
@@ -265,7 +278,7 @@
     for (const it of document.querySelectorAll('#artifact-list .item')) it.classList.toggle('active', it.dataset.a === String(a));
     const art = vault[a];
     const pane = clear($('artifact-view'));
-    pane.append(el('h2', null, art.name), el('p', { class: 'hint' }, [art.type, art.language, art.id].filter(Boolean).join(' · ')));
+    pane.append(el('h2', null, art.name, fromFile(art.file)), el('p', { class: 'hint' }, [art.type, art.language, art.id].filter(Boolean).join(' · ')));
     const bar = el('div', { class: 'versions' });
     pane.append(bar);
     const ver = art.versions.find((x) => x.v === v) || art.versions[art.versions.length - 1];
@@ -289,13 +302,13 @@
     archive() {
       const list = $('conv-list');
       D.conversations.forEach((c, k) => list.append(el('div', { class: 'item', 'data-c': String(k), onclick: () => openConversation(k) },
-        el('div', null, c.id || '(no conversation)'), el('div', { class: 'hint' }, `${c.turns} turns` + (c.first ? ` · ${c.first.slice(0, 10)} – ${c.last.slice(0, 10)}` : '')))));
+        el('div', null, c.id || '(no conversation)', fromFile(c.file)), el('div', { class: 'hint' }, `${c.turns} turns` + (c.first ? ` · ${c.first.slice(0, 10)} – ${c.last.slice(0, 10)}` : '')))));
       if (!D.conversations.length) list.append(el('p', { class: 'hint' }, 'The archive is empty.'));
     },
     vault() {
       const list = $('artifact-list');
       D.artifacts.forEach((a, k) => list.append(el('div', { class: 'item', 'data-a': String(k), onclick: () => openArtifact(k) },
-        el('div', null, a.name), el('div', { class: 'hint' }, [a.type, a.language, `${a.versions} versions`].filter(Boolean).join(' · ')))));
+        el('div', null, a.name, fromFile(a.file)), el('div', { class: 'hint' }, [a.type, a.language, `${a.versions} versions`].filter(Boolean).join(' · ')))));
       if (!D.artifacts.length) list.append(el('p', { class: 'hint' }, 'The vault is empty.'));
     },
     timeline() {
@@ -322,8 +335,12 @@
       const box = $('tab-sealed');
       if (!D.sealed.length) { box.append(el('p', null, 'No sealed sections.')); return; }
       box.append(el('p', { class: 'hint' }, 'Sealed sections are shown by what anyone may know of them: never their content.'));
-      const t = el('table', { class: 'sealed' }, el('tr', null, ...['id', 'kind', 'tier', 'collaborator', 'bytes', 'nodes'].map((h) => el('th', null, h))));
-      for (const x of D.sealed) t.append(el('tr', null, ...[x.id, x.kind, x.tier || '', x.collaborator || '', x.size, x.nodes].map((v) => el('td', null, v))));
+      const heads = ['id', 'kind', 'tier', 'collaborator', 'bytes', 'nodes'].concat(D.files ? ['file'] : []);
+      const t = el('table', { class: 'sealed' }, el('tr', null, ...heads.map((h) => el('th', null, h))));
+      for (const x of D.sealed) {
+        const cells = [x.id, x.kind, x.tier || '', x.collaborator || '', x.size, x.nodes].concat(D.files ? [fileName(x.file || 0) || ''] : []);
+        t.append(el('tr', null, ...cells.map((v) => el('td', null, v))));
+      }
       box.append(t);
     },
     overview() {
@@ -331,6 +348,10 @@
       box.append(el('h2', null, D.title));
       if (D.summary) box.append(el('h3', null, 'Summary'), el('p', { class: 'turn' }, D.summary));
       if (D.goals && D.goals.length) box.append(el('h3', null, 'Goals'), el('ul', null, ...D.goals.map((g) => el('li', null, g))));
+      if (D.files) {
+        box.append(el('h3', null, 'Linked files'), el('p', { class: 'hint' }, 'Their graphs, turns and artifacts are on this page, each marked with its link\'s name.'),
+          el('table', { class: 'fields' }, ...D.files.slice(1).map((f) => el('tr', null, el('td', null, f.name), el('td', null, f.path)))));
+      }
       box.append(el('h3', null, 'This page'), el('table', { class: 'fields' }, ...Object.entries(D.stats).filter(([k]) => k !== 'bytes' && k !== 'parts').map(([k, v]) => el('tr', null, el('td', null, k), el('td', null, v)))));
       box.append(el('p', { class: 'hint' }, `Freshness is measured at ${D.at}. The graph shows the ${D.shown} most important nodes first; ` +
         '"Show more" adds as many again, and search reaches every node and turn.'));
@@ -380,10 +401,10 @@
     for (const [d, v] of score) if (v === best) docs.push(d);
     docs.sort((a, b) => a - b);
     const hits = docs.slice(0, limit).map((d) => {
-      if (d < N.length) return { kind: 'node', index: d, id: N[d][0], text: N[d][2] };
+      if (d < N.length) return { kind: 'node', index: d, id: N[d][0], text: N[d][2], file: fileName(D.nodeFiles ? D.nodeFiles[d] : 0) };
       const [c, p] = locateTurn(d);
       const t = turnAt(c, p);
-      return { kind: 'turn', conv: c, pos: p, turn: t[0], text: t[5] };
+      return { kind: 'turn', conv: c, pos: p, turn: t[0], text: t[5], file: fileName(D.conversations[c].file) };
     });
     return { total: docs.length, matched: best, of: ws.length, hits };
   }
@@ -417,9 +438,10 @@
       (found.matched < found.of ? ` (matching ${found.matched} of ${found.of} words)` : '') : 'No results'));
     for (const r of found.hits) {
       const row = r.kind === 'node'
-        ? el('div', { class: 'result', onclick: () => { box.hidden = true; reveal(r.index); } }, el('span', { class: 'badge' }, N[r.index][1]), snippet(r.text, ws))
+        ? el('div', { class: 'result', onclick: () => { box.hidden = true; reveal(r.index); } }, el('span', { class: 'badge' }, N[r.index][1]), r.file ? el('span', { class: 'badge file' }, r.file) : null, snippet(r.text, ws))
         : el('div', { class: 'result', onclick: () => { box.hidden = true; openConversation(r.conv, r.pos); } },
-          el('span', { class: 'badge turn' }, 'turn'), el('span', { class: 'meta' }, `#${r.turn} ${D.conversations[r.conv].id} `), snippet(r.text, ws));
+          el('span', { class: 'badge turn' }, 'turn'), r.file ? el('span', { class: 'badge file' }, r.file) : null,
+          el('span', { class: 'meta' }, `#${r.turn} ${D.conversations[r.conv].id} `), snippet(r.text, ws));
       box.append(row);
     }
   }

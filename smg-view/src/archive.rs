@@ -1,5 +1,6 @@
 //! The archive as the page reads it: every turn, by conversation (the page holds
-//! them in blocks of a thousand turns, each parsed only when one of its turns shows).
+//! them in blocks of a thousand turns, each parsed only when one of its turns shows),
+//! the file asked's conversations first, then each linked file's.
 
 use std::collections::HashMap;
 
@@ -27,6 +28,8 @@ pub(crate) struct ViewTurn(
 pub(crate) struct Conversation {
     /// The conversation id; empty for turns that have none.
     pub(crate) id: String,
+    /// The file that holds it: 0 the file asked, else a linked file's place.
+    pub(crate) file: usize,
     pub(crate) turns: Vec<ViewTurn>,
 }
 
@@ -39,28 +42,39 @@ impl Conversation {
     }
 }
 
-/// The whole archive, by conversation in the order each first speaks.
+/// The whole archive of every file, by file and, in each, by conversation in the
+/// order each first speaks.
 #[derive(Debug, Default)]
 pub(crate) struct Archive {
     pub(crate) conversations: Vec<Conversation>,
-    at: HashMap<u64, (usize, usize)>,
+    /// Each file's turns by number: `(conversation, position)`.
+    at: Vec<HashMap<u64, (usize, usize)>>,
 }
 
 impl Archive {
-    /// Where turn `n` is: `(conversation, position)`.
-    pub(crate) fn locate(&self, n: u64) -> Option<(usize, usize)> {
-        self.at.get(&n).copied()
+    /// Where turn `n` of file `file` is: `(conversation, position)`.
+    pub(crate) fn locate(&self, file: usize, n: u64) -> Option<(usize, usize)> {
+        self.at.get(file)?.get(&n).copied()
     }
 
     /// Turns in all.
     pub(crate) fn turns(&self) -> usize {
-        self.at.len()
+        self.at.iter().map(HashMap::len).sum()
     }
 }
 
-/// Read every block of `doc`'s archive.
-pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archive> {
+/// Read every block of each of `docs`' archives.
+pub(crate) fn build(docs: &[&Document], limits: &Limits) -> smg_engine::Result<Archive> {
     let mut out = Archive::default();
+    for (file, doc) in docs.iter().enumerate() {
+        add(&mut out, file, doc, limits)?;
+    }
+    Ok(out)
+}
+
+/// Add the turns of `doc`, the `file`th of the page, to `out`.
+fn add(out: &mut Archive, file: usize, doc: &Document, limits: &Limits) -> smg_engine::Result<()> {
+    let mut at = HashMap::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     // The page shows what was said, never the records it was imported from.
     for a in read_archive_with(doc, limits, &no_source)? {
@@ -74,12 +88,13 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
         let c = *by_id.entry(id.clone()).or_insert_with(|| {
             out.conversations.push(Conversation {
                 id,
+                file,
                 turns: Vec::new(),
             });
             next
         });
         let turns = &mut out.conversations[c].turns;
-        out.at.insert(t.turn.get(), (c, turns.len()));
+        at.insert(t.turn.get(), (c, turns.len()));
         turns.push(ViewTurn(
             t.turn.get(),
             t.role.into_string(),
@@ -90,5 +105,6 @@ pub(crate) fn build(doc: &Document, limits: &Limits) -> smg_engine::Result<Archi
             a.artifacts,
         ));
     }
-    Ok(out)
+    out.at.push(at);
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! with their freshness, the edges between them, and sealed sections by what may be
 //! said of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -38,13 +38,23 @@ pub(crate) struct SealedView {
     pub(crate) collaborator: Option<String>,
     pub(crate) size: u64,
     pub(crate) nodes: usize,
+    /// The linked file that holds it; left out for the file asked.
+    #[serde(skip_serializing_if = "is_first")]
+    pub(crate) file: usize,
+}
+
+/// Whether a thing is of the file asked (serialised only when not).
+pub(crate) fn is_first(file: &usize) -> bool {
+    *file == 0
 }
 
 /// The graph of the page.
 #[derive(Debug, Default)]
 pub(crate) struct ViewGraph {
-    /// Most important first; ties by id.
+    /// Most important first; ties by id, then file.
     pub(crate) nodes: Vec<ViewNode>,
+    /// The file each node is of (0: the file asked).
+    pub(crate) files: Vec<usize>,
     /// Each node as in the file (`node`) and its provenance turns as `[conversation,
     /// position]` in the page's archive (`turns`); `null` for a sealed node.
     pub(crate) details: Vec<Value>,
@@ -53,7 +63,7 @@ pub(crate) struct ViewGraph {
     /// `[from, to, relation]` by node and relation position.
     pub(crate) edges: Vec<(usize, usize, usize)>,
     pub(crate) relations: Vec<String>,
-    /// Edges with an end in no graph.
+    /// Edges with an end in no graph of their file.
     pub(crate) dangling: usize,
     pub(crate) sealed: Vec<SealedView>,
     /// Dated decisions: `(node position, time)`.
@@ -62,15 +72,12 @@ pub(crate) struct ViewGraph {
 
 struct Entry<'d> {
     node: ViewNode,
+    file: usize,
     source: Option<&'d Node>,
 }
 
-/// Build the graph of `doc`, freshness measured at `at`.
-pub(crate) fn build(
-    doc: &Document,
-    at: &Timestamp,
-    archive: &Archive,
-) -> smg_engine::Result<ViewGraph> {
+/// A file's graphs by name.
+fn graphs(doc: &Document) -> Vec<(String, &Graph)> {
     let mut graphs: Vec<(String, &Graph)> = Vec::new();
     graphs.extend(
         doc.semantic_graph
@@ -86,19 +93,91 @@ pub(crate) fn build(
                 .map(|g| (format!("private:{who}"), g)),
         );
     }
+    graphs
+}
+
+/// Build the graph of every file of `docs` (edges join nodes of one file only),
+/// freshness measured at `at`.
+pub(crate) fn build(
+    docs: &[&Document],
+    at: &Timestamp,
+    archive: &Archive,
+) -> smg_engine::Result<ViewGraph> {
+    let graphs: Vec<Vec<(String, &Graph)>> = docs.iter().map(|d| graphs(d)).collect();
     let mut entries = Vec::new();
-    for (name, g) in &graphs {
-        let fresh = freshness(g, at);
-        for (n, f) in g.nodes().iter().zip(fresh) {
-            entries.push(Entry {
-                node: view_node(n, f, name),
-                source: Some(n),
-            });
+    let mut sealed = Vec::new();
+    for (file, (doc, graphs)) in docs.iter().zip(&graphs).enumerate() {
+        let first = entries.len();
+        for (name, g) in graphs {
+            let fresh = freshness(g, at);
+            for (n, f) in g.nodes().iter().zip(fresh) {
+                entries.push(Entry {
+                    node: view_node(n, f, name),
+                    file,
+                    source: Some(n),
+                });
+            }
+        }
+        let known: HashSet<String> = entries[first..].iter().map(|e| e.node.0.clone()).collect();
+        seal(doc, file, &known, &mut entries, &mut sealed);
+    }
+    entries.sort_by(|a, b| {
+        b.node
+            .4
+            .total_cmp(&a.node.4)
+            .then_with(|| a.node.0.cmp(&b.node.0))
+            .then(a.file.cmp(&b.file))
+    });
+    let mut out = ViewGraph {
+        sealed,
+        ..ViewGraph::default()
+    };
+    let mut at_index: HashMap<(usize, &str), usize> = HashMap::new();
+    for (k, e) in entries.iter().enumerate() {
+        at_index.entry((e.file, e.node.0.as_str())).or_insert(k);
+        out.details.push(
+            e.source
+                .map_or(Value::Null, |n| details(n, e.file, archive)),
+        );
+        if let Some(t) = e.source.filter(|n| n.kind == "decision").and_then(decided) {
+            out.decisions.push((k, t.to_owned()));
+        }
+        out.texts.push(e.source.map_or_else(String::new, text));
+        out.files.push(e.file);
+    }
+    let mut relations: HashMap<&str, usize> = HashMap::new();
+    for (file, graphs) in graphs.iter().enumerate() {
+        for e in graphs.iter().flat_map(|(_, g)| g.edges()) {
+            let ends = (
+                at_index.get(&(file, e.from.as_str())),
+                at_index.get(&(file, e.to.as_str())),
+            );
+            match ends {
+                (Some(&from), Some(&to)) => {
+                    let next = relations.len();
+                    let r = *relations.entry(e.relation.as_str()).or_insert_with(|| {
+                        out.relations.push(e.relation.to_string());
+                        next
+                    });
+                    out.edges.push((from, to, r));
+                }
+                _ => out.dangling += 1,
+            }
         }
     }
-    let mut sealed = Vec::new();
-    let known: std::collections::HashSet<String> =
-        entries.iter().map(|e| e.node.0.clone()).collect();
+    out.nodes = entries.into_iter().map(|e| e.node).collect();
+    Ok(out)
+}
+
+/// The sealed sections of `doc`, the `file`th: each as the page may show it, and a
+/// placeholder node for each of its node ids that no open graph of the file holds.
+fn seal<'d>(
+    doc: &Document,
+    file: usize,
+    known: &HashSet<String>,
+    entries: &mut Vec<Entry<'d>>,
+    sealed: &mut Vec<SealedView>,
+) {
     for s in doc.sealed_sections.iter().flatten() {
         let tier = s.tier.map(|t| t.name());
         let ids = s.node_ids.as_deref().unwrap_or_default();
@@ -114,7 +193,11 @@ pub(crate) fn build(
                 "sealed".into(),
                 SEALED,
             );
-            entries.push(Entry { node, source: None });
+            entries.push(Entry {
+                node,
+                file,
+                source: None,
+            });
         }
         sealed.push(SealedView {
             id: s.id.to_string(),
@@ -123,46 +206,9 @@ pub(crate) fn build(
             collaborator: s.collaborator.clone(),
             size: s.size,
             nodes: ids.len(),
+            file,
         });
     }
-    entries.sort_by(|a, b| {
-        b.node
-            .4
-            .total_cmp(&a.node.4)
-            .then_with(|| a.node.0.cmp(&b.node.0))
-    });
-    let mut out = ViewGraph {
-        sealed,
-        ..ViewGraph::default()
-    };
-    let mut at_index: HashMap<&str, usize> = HashMap::new();
-    for (k, e) in entries.iter().enumerate() {
-        at_index.entry(e.node.0.as_str()).or_insert(k);
-        out.details
-            .push(e.source.map_or(Value::Null, |n| details(n, archive)));
-        if let Some(t) = e.source.filter(|n| n.kind == "decision").and_then(decided) {
-            out.decisions.push((k, t.to_owned()));
-        }
-        out.texts.push(e.source.map_or_else(String::new, text));
-    }
-    let mut relations: HashMap<&str, usize> = HashMap::new();
-    for (_, g) in &graphs {
-        for e in g.edges() {
-            match (at_index.get(e.from.as_str()), at_index.get(e.to.as_str())) {
-                (Some(&from), Some(&to)) => {
-                    let next = relations.len();
-                    let r = *relations.entry(e.relation.as_str()).or_insert_with(|| {
-                        out.relations.push(e.relation.to_string());
-                        next
-                    });
-                    out.edges.push((from, to, r));
-                }
-                _ => out.dangling += 1,
-            }
-        }
-    }
-    out.nodes = entries.into_iter().map(|e| e.node).collect();
-    Ok(out)
 }
 
 /// Each node's freshness, 0–100: the curation score's recency (spec §18.3) over 3.
@@ -197,14 +243,15 @@ fn view_node(n: &Node, fresh: u8, graph: &str) -> ViewNode {
     )
 }
 
-/// The node as in the file, and where its provenance turns are in the page.
-fn details(n: &Node, archive: &Archive) -> Value {
+/// The node as in its file (the `file`th), and where its provenance turns are in
+/// the page.
+fn details(n: &Node, file: usize, archive: &Archive) -> Value {
     let turns: Vec<Value> = n
         .provenance
         .iter()
         .flatten()
         .flat_map(|p| p.turns.iter().flatten())
-        .filter_map(|t| archive.locate((*t).get()))
+        .filter_map(|t| archive.locate(file, (*t).get()))
         .map(|(c, k)| json!([c, k]))
         .collect();
     json!({"node": n, "turns": turns})

@@ -6,7 +6,9 @@
 //! recency, spec §18.3), the edges, a search index over nodes and turns, the vault's
 //! versions with side-by-side diffs, the archive one block per conversation (parsed
 //! only when opened), the timeline and the sealed sections (id, tier, size: never
-//! their content). The page's script and the vendored graph library (Cytoscape.js)
+//! their content). A page of a network ([`prepare_network`]) holds every linked
+//! file's graph, turns and vault beside the file asked's, each marked with its file,
+//! and its search reaches them all. The page's script and the vendored graph library (Cytoscape.js)
 //! are inlined, and a Content Security Policy allows nothing else: no request leaves
 //! the page.
 //!
@@ -36,6 +38,7 @@ mod timeline;
 mod vault;
 
 use serde::Serialize;
+use smg_engine::search::FileRef;
 use smg_format::model::Timestamp;
 use smg_format::{limits::Limits, Document};
 
@@ -130,6 +133,8 @@ pub struct Stats {
     pub sealed: usize,
     /// Timeline entries (sessions, decisions, artifact versions).
     pub timeline: usize,
+    /// Linked files whose memory the page holds beside the file asked's.
+    pub linked_files: usize,
     /// Distinct terms in the search index.
     pub terms: usize,
     /// Bytes of the page.
@@ -189,6 +194,32 @@ pub fn render(doc: &Document, options: &ViewOptions) -> smg_engine::Result<Page>
 /// Reads the whole archive and rebuilds every artifact version, as [`render`] does;
 /// every error a page can meet is met here, before a byte is written.
 pub fn prepare<'a>(doc: &'a Document, options: &ViewOptions) -> smg_engine::Result<Prepared<'a>> {
+    build(doc, &[], options)
+}
+
+/// Everything the page of a network of linked memories shows: `files[0]` is the
+/// file asked (its working memory and title head the page), the others the files its
+/// links reach (as [`smg_engine::search::linked_documents`] gives them). Each
+/// linked file's nodes, conversations, artifacts, sealed sections and timeline
+/// entries are marked with its link's name; edges and provenance stay within a file
+/// (node ids of two files may be the same). One file alone gives [`prepare`]'s page.
+pub fn prepare_network<'a>(
+    files: &'a [(FileRef, Document)],
+    options: &ViewOptions,
+) -> smg_engine::Result<Prepared<'a>> {
+    match files {
+        [] => Err(smg_format::Error::InvalidArgument("a page needs a file".into()).into()),
+        [(_, doc)] => prepare(doc, options),
+        [(_, doc), linked @ ..] => build(doc, linked, options),
+    }
+}
+
+/// The page of `doc` and of the `linked` files.
+fn build<'a>(
+    doc: &'a Document,
+    linked: &[(FileRef, Document)],
+    options: &ViewOptions,
+) -> smg_engine::Result<Prepared<'a>> {
     let at = match &options.at {
         Some(t) => t.clone(),
         None => doc
@@ -197,16 +228,24 @@ pub fn prepare<'a>(doc: &'a Document, options: &ViewOptions) -> smg_engine::Resu
             .clone()
             .unwrap_or_else(|| doc.metadata.created.clone()),
     };
-    let archive = archive::build(doc, &options.limits)?;
-    let graph = graph::build(doc, &at, &archive)?;
-    let vault = vault::build(doc)?;
-    let timeline = timeline::build(&graph, &archive, &vault);
+    let docs: Vec<&Document> = std::iter::once(doc)
+        .chain(linked.iter().map(|(_, d)| d))
+        .collect();
+    let archive = archive::build(&docs, &options.limits)?;
+    let graph = graph::build(&docs, &at, &archive)?;
+    let vault = vault::build(&docs)?;
+    let files: Vec<FileRef> = linked.iter().map(|(f, _)| f.clone()).collect();
+    let names: Vec<&str> = std::iter::once("")
+        .chain(files.iter().map(FileRef::label))
+        .collect();
+    let timeline = timeline::build(&graph, &archive, &vault, &names);
     let index = index::build(&graph, &archive);
     Ok(Prepared {
         doc,
         title: title(doc, options),
         at,
         shown: options.shown,
+        linked: files,
         graph,
         archive,
         vault,
@@ -222,6 +261,8 @@ pub struct Prepared<'a> {
     title: String,
     at: Timestamp,
     shown: usize,
+    /// The linked files, in the page's file order after the file asked.
+    linked: Vec<FileRef>,
     graph: graph::ViewGraph,
     archive: archive::Archive,
     vault: Vec<vault::ArtifactView>,
@@ -246,6 +287,7 @@ impl Prepared<'_> {
             artifacts: self.vault.len(),
             sealed: self.graph.sealed.len(),
             timeline: self.timeline.len(),
+            linked_files: self.linked.len(),
             terms: self.index.terms.len(),
             bytes: 0,
             parts: Parts::default(),
@@ -299,6 +341,111 @@ mod tests {
         assert_eq!(stats, page.stats);
         assert_eq!(stats.bytes, out.len());
         assert_eq!(stats.turns, 3000);
+    }
+
+    /// A memory of one conversation `c` ("said in {c}" twice) whose graph has
+    /// nodes `a` (drawn from turn 2) and `b`, joined by an edge.
+    fn small(c: &str, importance: f64) -> Document {
+        use smg_format::model::{Edge, Graph, Node, Provenance};
+        let mut doc = Document::new(Timestamp::from_static("2025-01-01T00:00:00Z"));
+        let turns: Vec<Turn> = (1..=2u64)
+            .map(|n| Turn {
+                conversation_id: Some(c.to_owned().into()),
+                ..Turn::new(
+                    Ordinal::new(n).unwrap(),
+                    NonEmpty::from_static("user"),
+                    format!("said in {c}, turn {n}"),
+                )
+            })
+            .collect();
+        append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
+        let node = |id: &'static str| Node {
+            label: Some(format!("{id} of {c}")),
+            importance: Some(importance.try_into().unwrap()),
+            provenance: Some(vec![Provenance {
+                turns: Some(vec![Ordinal::new(2).unwrap()]),
+                ..Provenance::default()
+            }]),
+            ..Node::new(NonEmpty::from_static(id), NonEmpty::from_static("concept"))
+        };
+        let edge = Edge::new(
+            NonEmpty::from_static("a"),
+            NonEmpty::from_static("related_to"),
+            NonEmpty::from_static("b"),
+        );
+        doc.semantic_graph = Some(Graph {
+            nodes: Some(vec![node("a"), node("b")]),
+            edges: Some(vec![edge]),
+            ..Graph::default()
+        });
+        doc
+    }
+
+    #[test]
+    fn a_network_page_holds_each_file_marked_and_apart() {
+        let files = vec![
+            (FileRef::new(None, "mine.smg"), small("mine", 0.2)),
+            (
+                FileRef::new(Some("team".into()), "team.smg"),
+                small("team", 0.9),
+            ),
+        ];
+        let p = prepare_network(&files, &ViewOptions::default()).unwrap();
+        // The same ids in two files are two nodes; the linked file's, more
+        // important, come first.
+        let ids: Vec<(&str, usize)> = p
+            .graph
+            .nodes
+            .iter()
+            .zip(&p.graph.files)
+            .map(|(n, f)| (n.0.as_str(), *f))
+            .collect();
+        assert_eq!(ids, [("a", 1), ("b", 1), ("a", 0), ("b", 0)]);
+        // Each edge joins nodes of its own file.
+        let mut edges = p.graph.edges.clone();
+        edges.sort_unstable();
+        assert_eq!(edges, [(0, 1, 0), (2, 3, 0)]);
+        // Provenance reaches each file's own turn.
+        let turn = |k: usize| {
+            let at = &p.graph.details[k]["turns"][0];
+            let (c, t) = (at[0].as_u64().unwrap(), at[1].as_u64().unwrap());
+            p.archive.conversations[c as usize].turns[t as usize]
+                .5
+                .clone()
+        };
+        assert_eq!(turn(0), "said in team, turn 2");
+        assert_eq!(turn(2), "said in mine, turn 2");
+        let convs: Vec<(&str, usize)> = p
+            .archive
+            .conversations
+            .iter()
+            .map(|c| (c.id.as_str(), c.file))
+            .collect();
+        assert_eq!(convs, [("mine", 0), ("team", 1)]);
+        let mut html = Vec::new();
+        let stats = p
+            .write_to(&mut |b| {
+                html.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!((stats.linked_files, stats.nodes, stats.turns), (1, 4, 4));
+        let html = String::from_utf8(html).unwrap();
+        assert!(html
+            .contains(r#""files":[{"name":null,"path":null},{"name":"team","path":"team.smg"}]"#));
+        assert!(html.contains(r#""nodeFiles":[1,1,0,0]"#));
+        // One file alone: the page of `prepare`, which says nothing of files.
+        let alone = prepare_network(&files[..1], &ViewOptions::default()).unwrap();
+        let one = render(&files[0].1, &ViewOptions::default()).unwrap();
+        let mut again = Vec::new();
+        alone
+            .write_to(&mut |b| {
+                again.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+        assert!(again == one.html.as_bytes());
+        assert!(!one.html.contains(r#""nodeFiles":"#) && !one.html.contains(r#""files":"#));
     }
 
     #[test]

@@ -149,22 +149,45 @@ fn summary<'a>(p: &'a Prepared<'_>, stats: &Stats) -> Summary<'a> {
         .iter()
         .map(|c| {
             let (first, last) = c.span();
-            json!({"id": c.id, "turns": c.turns.len(), "first": first, "last": last})
+            let mut v = json!({"id": c.id, "turns": c.turns.len(), "first": first, "last": last});
+            if c.file > 0 {
+                v["file"] = json!(c.file);
+            }
+            v
         })
         .collect();
     let artifacts: Vec<_> = p
         .vault
         .iter()
-        .map(|a| json!({"id": a.id, "name": a.name, "type": a.kind, "language": a.language, "versions": a.versions.len()}))
+        .map(|a| {
+            let mut v = json!({"id": a.id, "name": a.name, "type": a.kind, "language": a.language, "versions": a.versions.len()});
+            if a.file > 0 {
+                v["file"] = json!(a.file);
+            }
+            v
+        })
         .collect();
+    // A page of one file says nothing of files, as before links were.
+    let linked = !p.linked.is_empty();
+    let files = linked.then(|| {
+        std::iter::once(json!({"name": null, "path": null}))
+            .chain(
+                p.linked
+                    .iter()
+                    .map(|f| json!({"name": f.label(), "path": f.path})),
+            )
+            .collect()
+    });
     Summary {
         artifacts,
         at: p.at.as_str(),
         chunk: TURN_CHUNK,
         conversations,
         edges: &p.graph.edges,
+        files,
         goals: wm.and_then(|w| w.current_goals.as_deref()),
         max_word: MAX_WORD,
+        node_files: linked.then_some(p.graph.files.as_slice()),
         nodes: &p.graph.nodes,
         relations: &p.graph.relations,
         sealed: json!(p.graph.sealed),
@@ -187,9 +210,15 @@ struct Summary<'a> {
     chunk: usize,
     conversations: Vec<serde_json::Value>,
     edges: &'a [(usize, usize, usize)],
+    /// A network's files: the file asked first (no name), then each linked one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<serde_json::Value>>,
     goals: Option<&'a [String]>,
     #[serde(rename = "maxWord")]
     max_word: usize,
+    /// In a network, the file of each node (its place in `files`).
+    #[serde(rename = "nodeFiles", skip_serializing_if = "Option::is_none")]
+    node_files: Option<&'a [usize]>,
     nodes: &'a [crate::graph::ViewNode],
     relations: &'a [String],
     sealed: serde_json::Value,

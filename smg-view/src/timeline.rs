@@ -17,8 +17,18 @@ pub(crate) struct Event(
     pub(crate) u64,
 );
 
-/// Every dated session, decision and version; undated ones are left out.
-pub(crate) fn build(graph: &ViewGraph, archive: &Archive, vault: &[ArtifactView]) -> Vec<Event> {
+/// Every dated session, decision and version; undated ones are left out. Those of
+/// a linked file name it (`names[file]`; the file asked's is never used).
+pub(crate) fn build(
+    graph: &ViewGraph,
+    archive: &Archive,
+    vault: &[ArtifactView],
+    names: &[&str],
+) -> Vec<Event> {
+    let named = |file: usize, label: String| match names.get(file).filter(|_| file > 0) {
+        Some(name) => format!("{label} [{name}]"),
+        None => label,
+    };
     let mut out = Vec::new();
     for (c, conv) in archive.conversations.iter().enumerate() {
         let mut start = 0;
@@ -38,7 +48,7 @@ pub(crate) fn build(graph: &ViewGraph, archive: &Archive, vault: &[ArtifactView]
                 out.push(Event(
                     t,
                     "session",
-                    format!("{name} ({} turns)", run.len()),
+                    named(conv.file, format!("{name} ({} turns)", run.len())),
                     c,
                     start as u64,
                 ));
@@ -50,7 +60,7 @@ pub(crate) fn build(graph: &ViewGraph, archive: &Archive, vault: &[ArtifactView]
         out.push(Event(
             t.clone(),
             "decision",
-            graph.nodes[*k].2.clone(),
+            named(graph.files[*k], graph.nodes[*k].2.clone()),
             *k,
             0,
         ));
@@ -61,7 +71,7 @@ pub(crate) fn build(graph: &ViewGraph, archive: &Archive, vault: &[ArtifactView]
                 out.push(Event(
                     t.clone(),
                     "version",
-                    format!("{} v{}", a.name, v.v),
+                    named(a.file, format!("{} v{}", a.name, v.v)),
                     k,
                     v.v,
                 ));

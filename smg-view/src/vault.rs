@@ -36,13 +36,25 @@ pub(crate) struct ArtifactView {
     pub(crate) kind: String,
     pub(crate) language: Option<String>,
     pub(crate) versions: Vec<VersionView>,
+    /// The linked file that holds it; left out for the file asked.
+    #[serde(skip_serializing_if = "crate::graph::is_first")]
+    pub(crate) file: usize,
 }
 
 /// Unchanged lines kept around each change.
 const CONTEXT: usize = 3;
 
-/// Every artifact of `doc`'s vault, by id, every version rebuilt.
-pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
+/// Every artifact of each of `docs`' vaults, by file and id, every version rebuilt.
+pub(crate) fn build(docs: &[&Document]) -> smg_engine::Result<Vec<ArtifactView>> {
+    let mut out = Vec::new();
+    for (file, doc) in docs.iter().enumerate() {
+        out.extend(of_file(doc, file)?);
+    }
+    Ok(out)
+}
+
+/// Every artifact of `doc`'s vault, the `file`th of the page.
+fn of_file(doc: &Document, file: usize) -> smg_engine::Result<Vec<ArtifactView>> {
     let artifacts = doc
         .artifact_vault
         .iter()
@@ -69,6 +81,7 @@ pub(crate) fn build(doc: &Document) -> smg_engine::Result<Vec<ArtifactView>> {
             kind: a.kind.to_string(),
             language: a.language.clone(),
             versions,
+            file,
         });
     }
     Ok(out)

@@ -58,6 +58,8 @@ pub(crate) struct ViewArgs {
     pub(crate) shown: usize,
     #[command(flatten)]
     pub(crate) sealed: crate::cli::SealedArg,
+    #[command(flatten)]
+    pub(crate) links: crate::cli::LinksArg,
     /// Print what the page holds as JSON.
     #[arg(long)]
     pub(crate) json: bool,

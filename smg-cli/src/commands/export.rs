@@ -97,8 +97,9 @@ pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
     if let Some(name) = a.file.file_name().filter(|_| !is_stdio(&a.file)) {
         options = options.title(&name.to_string_lossy());
     }
+    let files = super::find::documents(&a.file, loaded.doc, &a.links, ctx);
     let working = Working::new("building the page".into());
-    let prepared = smg_view::prepare(&loaded.doc, &options)?;
+    let prepared = smg_view::prepare_network(&files, &options)?;
     // Written as it is made: a million turns make a page of 400 MB.
     let mut stats = None;
     write_output_with(&output, |sink| {
@@ -114,7 +115,7 @@ pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
     } else {
         format!(
             "{}: {} nodes ({} shown first, the most important), {} edges, {} turns in {} \
-             conversations, {} artifacts, {} sealed sections; {} bytes\n",
+             conversations, {} artifacts, {} sealed sections{}; {} bytes\n",
             output.display(),
             s.nodes,
             s.shown,
@@ -123,6 +124,10 @@ pub(crate) fn view(a: &ViewArgs, ctx: &Context) -> Result<Outcome, smg_engine::E
             s.conversations,
             s.artifacts,
             s.sealed,
+            match s.linked_files {
+                0 => String::new(),
+                n => format!(", from this file and {n} linked"),
+            },
             s.bytes
         )
     };

@@ -50,7 +50,7 @@ pub(crate) fn query(
 /// The document of `file` and, unless links are off, those of the files its links
 /// reach (each encrypted one opened with its link's passphrase); what cannot be
 /// followed is said on standard error.
-fn documents(
+pub(crate) fn documents(
     file: &Path,
     doc: Document,
     links: &LinksArg,

@@ -261,3 +261,34 @@ fn query_runs_over_every_linked_file_as_one() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn view_holds_every_linked_files_memory_marked_with_its_file() {
+    let dir = linked_pair();
+    let d = dir.path();
+    let page = |args: &[&str]| {
+        let stats = json(&ok(&[&["view", "mine.smg", "--json"], args].concat(), d));
+        let html = std::fs::read_to_string(d.join("mine.html")).unwrap();
+        (stats, html)
+    };
+    let (alone, own) = page(&["--no-links"]);
+    assert_eq!(alone["linked_files"], 0, "{alone}");
+    assert!(!own.contains("Frankfurt"));
+    let (stats, html) = page(&[]);
+    assert_eq!(stats["linked_files"], 1, "{stats}");
+    let turns = |v: &Value| v["turns"].as_u64().unwrap();
+    assert_eq!(turns(&stats), turns(&alone) + 2);
+    assert!(html.contains("staging is in Frankfurt"));
+    assert!(html.contains(r#"{"name":"team","path":"team.smg"}"#));
+
+    // A linked file gone: a warning, and the page of the rest.
+    std::fs::rename(d.join("team.smg"), d.join("moved.smg")).unwrap();
+    let out = smg(&["view", "mine.smg", "--json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("SMG-W030"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(json(&text(&out.stdout))["linked_files"], 0);
+}

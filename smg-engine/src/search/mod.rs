@@ -603,7 +603,7 @@ impl Retriever {
             .top(&terms, FEEDBACK_TURNS, period.range().as_ref())?;
         let more = self.feedback(&terms, &first)?;
         let widened = [terms.as_slice(), more.as_slice()].concat();
-        self.scored_widened(query, &terms, &widened, vector, period, None)
+        self.scored_widened(query, &terms, &widened, vector, period)
     }
 
     /// Whether a query of `terms` (and `vector`) can match anything here.
@@ -613,30 +613,54 @@ impl Retriever {
     }
 
     /// [`Retriever::scored`] of the query `raw` (whose terms are `terms`) once
-    /// widened by feedback to `widened`, each term weighed by `stats` (a network's)
-    /// when given.
-    pub(crate) fn scored_widened(
+    /// widened by feedback to `widened`.
+    fn scored_widened(
         &self,
         raw: &str,
         terms: &[(String, f64)],
         widened: &[(String, f64)],
         vector: Option<&QueryVector>,
         period: &Period,
-        stats: Option<&fulltext::Stats>,
     ) -> Result<Option<Scores>> {
         if !self.can_match(terms, vector) {
             return Ok(None);
         }
+        let best = self.candidates(widened, vector, period, None)?;
+        Ok(Some(self.ruled(best, raw, terms, period)))
+    }
+
+    /// The [`CANDIDATES`] best matches of the widened query `widened` (and the
+    /// turns most like `vector` in meaning), each term weighed by `stats` (a
+    /// network's) when given; ascending by turn unless `vector` joins them.
+    pub(crate) fn candidates(
+        &self,
+        widened: &[(String, f64)],
+        vector: Option<&QueryVector>,
+        period: &Period,
+        stats: Option<&fulltext::Stats>,
+    ) -> Result<Vec<(u32, f64)>> {
         let within = period.range();
         let mut best = self
             .ix
             .index
-            .top_with(widened, CANDIDATES, within.as_ref(), stats)?;
+            .candidates(widened, CANDIDATES, within.as_ref(), stats)?;
         if let Some((vectors, v)) = self.ix.vectors.as_ref().zip(vector) {
             let inside = self.inside(period);
             let similar = vectors.turn_similarities(v, CANDIDATES, inside.as_ref())?;
             best = tuning::blend(best, similar, &self.tuning, CANDIDATES);
         }
+        Ok(best)
+    }
+
+    /// The scores of the candidate matches `best` of the query `raw` (whose terms
+    /// are `terms`) once the turn rules have run on them, in `period`.
+    pub(crate) fn ruled(
+        &self,
+        mut best: Vec<(u32, f64)>,
+        raw: &str,
+        terms: &[(String, f64)],
+        period: &Period,
+    ) -> Scores {
         // In turn order, so that what is summed later is summed the same way in every run.
         best.sort_unstable_by_key(|&(d, _)| d);
         let mut scores = Scores::new(best);
@@ -645,7 +669,7 @@ impl Retriever {
         if !period.is_all() {
             scores.retain(|d| self.in_period(d as usize, period));
         }
-        Ok(Some(scores))
+        scores
     }
 
     /// The turns and nodes whose time falls in `period`, from the indexes' time

@@ -123,6 +123,37 @@ test('a LoCoMo memory: graph, search, provenance, archive, timeline', async () =
   await page.close();
 });
 
+test('a page of linked memories: search reaches the linked file and names it', async () => {
+  smg(['ingest', join(root, 'fixtures', 'ingest', 'sample-chat.jsonl'), '-o', path('mine.smg'), '-q']);
+  smg(['ingest', locomo, '-o', path('team.smg'), '-q']);
+  smg(['link', 'add', 'mine.smg', 'team.smg', '--name', 'team']);
+  const report = JSON.parse(smg(['view', 'mine.smg', '-o', 'mine.html', '--json']));
+  assert.equal(report.linked_files, 1);
+  const { page, seen } = await open(path('mine.html'));
+
+  // A turn only the linked file holds, found through the search box, badged with its file.
+  const conversation = JSON.parse(readFileSync(locomo, 'utf8'));
+  const said = conversation.session_2.find((t) => t.text.split(/\s+/).length > 12).text;
+  await page.fill('#search', said.split(/\s+/).slice(0, 8).join(' '));
+  const row = `#results .result:has(.badge.turn):has-text(${JSON.stringify(said.slice(0, 40))})`;
+  await page.waitForSelector(row);
+  assert.equal(await page.textContent(`${row} .badge.file`), 'team');
+  await page.click(row);
+  await page.waitForSelector('#conv-view .turn.target');
+  assert.match(await page.textContent('#conv-view h2'), /team/);
+
+  // The graph's "Files" filter: the linked file's nodes hidden, only the file's own stay.
+  await page.click('#tabs [data-tab=graph]');
+  const before = await page.evaluate(() => smgView.cy.nodes().length);
+  await page.uncheck('#file-filter-list input[data-value="team"]');
+  const own = await page.evaluate(() => smgView.cy.nodes().map((n) => smgView.fileName(smgView.data.nodeFiles[n.data('k')])));
+  assert.ok(own.length > 0 && own.length < before, `${own.length} of ${before} nodes left`);
+  assert.ok(own.every((f) => f === null), 'only the file asked\'s nodes are drawn');
+  await page.screenshot({ path: join(shots, 'network-filter.png') });
+  quiet(seen);
+  await page.close();
+});
+
 test('the vault shows versions side by side', async () => {
   smg(['ingest', join(root, 'fixtures', 'ingest', 'sample-chat.jsonl'), '-o', path('chat.smg')]);
   smg(['view', path('chat.smg'), '-o', path('chat.html')]);

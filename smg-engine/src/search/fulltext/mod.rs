@@ -268,6 +268,37 @@ impl FullText {
         Ok(distinct(best))
     }
 
+    /// The `k` best matches of [`FullText::top_with`], each number once, in
+    /// ascending order of number rather than best first: the candidates a search's
+    /// turn rules run on (which go in turn order), without sorting them twice.
+    pub(crate) fn candidates(
+        &self,
+        query: &[(String, f64)],
+        k: usize,
+        within: Option<&Range<i64>>,
+        stats: Option<&Stats>,
+    ) -> Result<Vec<(u32, f64)>> {
+        let mut best = if k > PRUNED_MOST {
+            let Some((inner, q)) = self.query(query, within) else {
+                return Ok(Vec::new());
+            };
+            let mut all = inner.matches(&q, k, stats)?;
+            if k < all.len() {
+                all.select_nth_unstable_by(k, better);
+                all.truncate(k);
+            }
+            all.into_iter()
+                .filter_map(|(d, s)| Some((inner.number(d)?, s)))
+                .collect()
+        } else {
+            self.top_with(query, k, within, stats)?
+        };
+        // By number, the best of a number first, that one kept.
+        best.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        best.dedup_by_key(|h| h.0);
+        Ok(best)
+    }
+
     /// Every document that matches `query` (and whose instant is in `within`, when
     /// given), scored `scale(number, BM25)`, and the `k` best of them, best first, ties
     /// to the lower number: for a ranking that weighs each document (the graph's

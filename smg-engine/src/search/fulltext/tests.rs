@@ -201,6 +201,26 @@ fn many_results_are_found_alike_by_both_ways() {
 }
 
 #[test]
+fn candidates_are_the_best_in_the_order_of_their_numbers() {
+    let docs: Vec<Vec<String>> = (0..3000)
+        .map(|i| {
+            let mut d = vec!["common".to_string(); 1 + i % 7];
+            if i % 5 == 0 {
+                d.push("rare".into());
+            }
+            d
+        })
+        .collect();
+    let ix = FullText::build(docs).unwrap();
+    let q = [("common".to_string(), 1.0), ("rare".to_string(), 0.5)];
+    for k in [3, PRUNED_MOST, PRUNED_MOST + 1, 2000, 5000] {
+        let mut best = ix.top(&q, k, None).unwrap();
+        best.sort_unstable_by_key(|h| h.0);
+        assert_eq!(ix.candidates(&q, k, None, None).unwrap(), best, "k = {k}");
+    }
+}
+
+#[test]
 fn a_large_segment_is_scored_in_halves_as_a_whole() {
     let n = SPLIT_FROM as usize + 1000;
     let docs = (0..n).map(|i| {

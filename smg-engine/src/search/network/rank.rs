@@ -1,7 +1,8 @@
 //! One ranking over a network's files. Turns: each file's BM25 weighs the query's
 //! terms by the statistics of all the files (as one index of them all would), the
-//! query is widened by the words of the network's best first hits, each file's turn
-//! rules run on its own turns, and the scores, in one scale, are merged. Nodes: each
+//! query is widened by the words of the network's best first hits, the network's
+//! best candidates are kept as one file's would be, each file's turn rules run on
+//! its own of them, and the scores, in one scale, are merged. Nodes: each
 //! list (by text, drawn from the best turns, by the graph, by meaning) is merged over
 //! the files by its scores, then the lists are fused by reciprocal rank as one
 //! file's are. The same turn held by two files is kept once, where it ranks best.
@@ -17,7 +18,7 @@ use super::super::hybrid::{diversify, fused, LIST};
 use super::super::prompt::{compose, Prompt};
 use super::super::{
     display, query_terms, widen, Column64, Found, Item, Key, Period, QueryVector, Retriever,
-    SearchOptions, SearchResults, FEEDBACK_TURNS,
+    SearchOptions, SearchResults, CANDIDATES, FEEDBACK_TURNS,
 };
 use super::{FileRef, Network};
 use crate::error::Result;
@@ -65,7 +66,7 @@ impl Network {
     }
 
     /// The `n` best turns of the network for `query`, best first, each once.
-    fn rank(
+    pub(super) fn rank(
         &self,
         query: &str,
         vector: Option<&QueryVector>,
@@ -112,17 +113,37 @@ impl Network {
         let stats = self.stats(&counted.iter().map(String::as_str).collect::<Vec<_>>());
         let more = widen(&terms, &texts, |t| stats.df(t), stats.docs());
         let widened = [terms.as_slice(), more.as_slice()].concat();
+        let found: Vec<Vec<(u32, f64)>> = self
+            .members
+            .par_iter()
+            .map(|(_, r)| match r.can_match(&terms, vector) {
+                true => r.candidates(&widened, vector, period, Some(&stats)),
+                false => Ok(Vec::new()),
+            })
+            .collect::<Result<_>>()?;
+        // The network's best candidates, as one file of all the turns would keep
+        // them: the rules run on those alone, each file's on its own.
+        let mut shares: Vec<Vec<(u32, f64)>> = vec![Vec::new(); self.members.len()];
+        let all = found
+            .into_iter()
+            .enumerate()
+            .flat_map(|(m, list)| list.into_iter().map(move |(i, s)| (m, i as usize, s)));
+        for (m, i, s) in best_first(all.collect(), CANDIDATES) {
+            shares[m].push((i as u32, s));
+        }
         let each: Vec<Vec<Ranked>> = self
             .members
             .par_iter()
+            .zip(shares)
             .enumerate()
-            .map(|(m, (_, r))| {
-                let scores =
-                    r.scored_widened(query, &terms, &widened, vector, period, Some(&stats))?;
-                let top = scores.map_or_else(Vec::new, |s| s.top(n));
-                Ok(top.into_iter().map(|(i, s)| (m, i, s)).collect())
+            .map(|(m, ((_, r), share))| {
+                if share.is_empty() {
+                    return Vec::new();
+                }
+                let top = r.ruled(share, query, &terms, period).top(n);
+                top.into_iter().map(|(i, s)| (m, i, s)).collect()
             })
-            .collect::<Result<_>>()?;
+            .collect();
         // Each file gives its best `n`: the network's best `n` are among the best
         // of their union, those a turn held twice leaves out made up from the next.
         let all = each.concat();

@@ -221,3 +221,37 @@ fn paths_resolve_against_the_linking_file_and_read_well() {
     };
     assert_eq!(root.label(), "mine.smg");
 }
+
+/// More matches than a search keeps as candidates, in two files: the network keeps
+/// its best as one file of both would (not each file's best), so the turn rules
+/// run on the same turns and the two score alike.
+#[test]
+fn a_network_of_many_matches_ranks_as_one_file_of_them_all() {
+    let lines = |conversation: &str| -> Vec<String> {
+        (0..1400)
+            .map(|i| {
+                let said = format!("the river {i} {}", "flows ".repeat(i % 23));
+                serde_json::json!({"conversation_id": conversation, "message_id": i.to_string(), "speaker": "Ann", "content": said}).to_string()
+            })
+            .collect()
+    };
+    let (x, y) = (lines("x"), lines("y"));
+    let jsonl = |lines: &[String]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let dir = tempfile::tempdir().unwrap();
+    let [a, b, one] = ["a.smg", "b.smg", "one.smg"].map(|f| dir.path().join(f));
+    write(&b, crate::search::tests::ingested(jsonl(&y)), &[]);
+    write(&a, crate::search::tests::ingested(jsonl(&x)), &[("b", &b)]);
+    let both = [x, y].concat();
+    write(&one, crate::search::tests::ingested(jsonl(&both)), &[]);
+    let net = network(&a);
+    let alone = opener(&one, "").unwrap();
+    let ranked = net.rank("river flows", None, &Period::ALL, 50).unwrap();
+    let mut expected = alone.rank("river flows", None, &Period::ALL).unwrap();
+    expected.truncate(50);
+    assert_eq!(ranked.len(), 50);
+    for (&(m, i, s), &(j, t)) in ranked.iter().zip(&expected) {
+        let said = &net.members[m].1.turns.get(i).unwrap().content;
+        assert_eq!(said, &alone.turns.get(j).unwrap().content);
+        assert!((s - t).abs() < 1e-9 * t.abs().max(1.0), "{said}: {s} against {t}");
+    }
+}
