@@ -252,6 +252,9 @@ fn a_network_of_many_matches_ranks_as_one_file_of_them_all() {
     for (&(m, i, s), &(j, t)) in ranked.iter().zip(&expected) {
         let said = &net.members[m].1.turns.get(i).unwrap().content;
         assert_eq!(said, &alone.turns.get(j).unwrap().content);
-        assert!((s - t).abs() < 1e-9 * t.abs().max(1.0), "{said}: {s} against {t}");
+        assert!(
+            (s - t).abs() < 1e-9 * t.abs().max(1.0),
+            "{said}: {s} against {t}"
+        );
     }
 }
