@@ -21,6 +21,7 @@
 #   bash bench/run.sh embed [LOCOMO_DIR]             # smg embed throughput; LoCoMo with and without the model
 #   bash bench/run.sh share [CONVERSATIONS]          # smg share of a ~100 MB memory vs smg convert of it, default 20000 × 50
 #   bash bench/run.sh links [LOCOMO_DIR]             # recall and latency of questions asked through a link vs the linked file
+#   bash bench/run.sh size [CONVERSATIONS]           # each export's .smg beside brotli-11 / xz / zstd of it, by section
 #   bash bench/run.sh network [CONVERSATIONS]        # a million turns over 20 linked files vs one file, default 20000 × 50
 #   bash bench/run.sh neo4j [NODES]                  # push/pull over Bolt vs the Python driver, default 100000 (about 5 minutes)
 set -euo pipefail
@@ -104,7 +105,14 @@ case "${1:-}" in
          target/release/smg-bench crypt "${2:-100}" ;;
   network)
            target/release/smg-bench network "${2:-20000}" ;;
+  size) out=bench/out/size; mkdir -p "$out"
+        # A generated transcript of about 50 MB (4,300 conversations × 50 turns).
+        target/release/smg-bench share-input "${2:-4300}" "$out/generated.jsonl" 1000000000 >/dev/null
+        python3 bench/size.py target/release/smg ../shared/data/locomo-dev/*.json \
+          ../shared/data/imports/chatgpt/*.json ../shared/data/imports/claude/*.json \
+          ../shared/data/imports/letta/*.af ../shared/data/imports/mcp-memory/memory.jsonl \
+          "$out/generated.jsonl" ;;
   links)
          python3 bench/links.py target/release/smg "${2:-../shared/data/locomo-dev}" ;;
-  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange|links|network [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/run.sh codec|vault|archive|crypt|ingest|ffi|checkpoint|merge|retrieval|retrieval-append|retrieval-python|vectors|curate|neo4j|view|mcp|exchange|links|network|size [ARGS]" >&2; exit 2 ;;
 esac
