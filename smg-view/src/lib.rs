@@ -8,9 +8,9 @@
 //! only when opened), the timeline and the sealed sections (id, tier, size: never
 //! their content). A page of a network ([`prepare_network`]) holds every linked
 //! file's graph, turns and vault beside the file asked's, each marked with its file,
-//! and its search reaches them all. The page's script and the vendored graph library (Cytoscape.js)
-//! are inlined, and a Content Security Policy allows nothing else: no request leaves
-//! the page.
+//! and its search reaches them all. The page's script and the vendored graph library
+//! (Cytoscape.js) are inlined, and a Content Security Policy allows nothing else: no
+//! request leaves the page.
 //!
 //! ```
 //! use smg_format::model::{Document, Graph, Node, NonEmpty};

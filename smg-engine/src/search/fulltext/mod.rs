@@ -243,12 +243,7 @@ impl FullText {
             return Ok(Vec::new());
         };
         if k > PRUNED_MOST {
-            let best = best_of(inner.matches(&q, k, stats)?, k);
-            let best: Vec<(u32, f64)> = best
-                .into_iter()
-                .filter_map(|(d, s)| Some((inner.number(d)?, s)))
-                .collect();
-            return Ok(distinct(best));
+            return Ok(distinct(inner.selected(&q, k, stats)?));
         }
         let best: Vec<(u32, f64)> = guarded(|| {
             let collector = TopDocs::with_limit(k).order_by_score();
@@ -282,14 +277,7 @@ impl FullText {
             let Some((inner, q)) = self.query(query, within) else {
                 return Ok(Vec::new());
             };
-            let mut all = inner.matches(&q, k, stats)?;
-            if k < all.len() {
-                all.select_nth_unstable_by(k, better);
-                all.truncate(k);
-            }
-            all.into_iter()
-                .filter_map(|(d, s)| Some((inner.number(d)?, s)))
-                .collect()
+            inner.selected(&q, k, stats)?
         } else {
             self.top_with(query, k, within, stats)?
         };
@@ -375,6 +363,25 @@ impl Inner {
     /// The documents that match `q` (their places in the index: see
     /// [`Inner::number`]), with their scores, in no order: every one, or at least the
     /// `keep` best; each term weighed by `stats` when given.
+    /// The `k` best of every match of `q` (scored by `stats` when given), by
+    /// number, in no order: what a query for more than [`PRUNED_MOST`] finds.
+    fn selected(
+        &self,
+        q: &BooleanQuery,
+        k: usize,
+        stats: Option<&Stats>,
+    ) -> Result<Vec<(u32, f64)>> {
+        let mut all = self.matches(q, k, stats)?;
+        if k < all.len() {
+            all.select_nth_unstable_by(k, better);
+            all.truncate(k);
+        }
+        Ok(all
+            .into_iter()
+            .filter_map(|(d, s)| Some((self.number(d)?, s)))
+            .collect())
+    }
+
     fn matches(
         &self,
         q: &BooleanQuery,

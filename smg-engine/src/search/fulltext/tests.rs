@@ -173,19 +173,24 @@ fn corpus_doc() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec(word.prop_map(String::from), 0..6)
 }
 
-#[test]
-fn many_results_are_found_alike_by_both_ways() {
-    // More than PRUNED_MOST results: every match scored, the best kept as it goes.
+/// 3,000 documents: "common" 1 to `spread` times, and "rare" in every fifth.
+fn common_and_rare(spread: usize) -> FullText {
     let docs: Vec<Vec<String>> = (0..3000)
         .map(|i| {
-            let mut d = vec!["common".to_string(); 1 + i % 3];
+            let mut d = vec!["common".to_string(); 1 + i % spread];
             if i % 5 == 0 {
                 d.push("rare".into());
             }
             d
         })
         .collect();
-    let ix = FullText::build(docs).unwrap();
+    FullText::build(docs).unwrap()
+}
+
+#[test]
+fn many_results_are_found_alike_by_both_ways() {
+    // More than PRUNED_MOST results: every match scored, the best kept as it goes.
+    let ix = common_and_rare(3);
     let q = [("common".to_string(), 1.0), ("rare".to_string(), 0.5)];
     let many = ix.top(&q, PRUNED_MOST + 50, None).unwrap();
     let few = ix.top(&q, 20, None).unwrap();
@@ -202,16 +207,7 @@ fn many_results_are_found_alike_by_both_ways() {
 
 #[test]
 fn candidates_are_the_best_in_the_order_of_their_numbers() {
-    let docs: Vec<Vec<String>> = (0..3000)
-        .map(|i| {
-            let mut d = vec!["common".to_string(); 1 + i % 7];
-            if i % 5 == 0 {
-                d.push("rare".into());
-            }
-            d
-        })
-        .collect();
-    let ix = FullText::build(docs).unwrap();
+    let ix = common_and_rare(7);
     let q = [("common".to_string(), 1.0), ("rare".to_string(), 0.5)];
     for k in [3, PRUNED_MOST, PRUNED_MOST + 1, 2000, 5000] {
         let mut best = ix.top(&q, k, None).unwrap();
