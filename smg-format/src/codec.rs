@@ -94,7 +94,7 @@ pub(crate) fn check_version(version: Option<&str>) -> Result<()> {
     if !numeric(major) || !parts.all(numeric) || v.split('.').count() > 3 {
         return Err(Error::BadVersion(format!("`{v}`")));
     }
-    if major.parse::<u64>().ok() != Some(1) {
+    if !matches!(major.parse::<u64>().ok(), Some(1 | 2)) {
         return Err(Error::UnsupportedVersion(v.to_string()));
     }
     Ok(())
@@ -456,13 +456,14 @@ mod tests {
         assert!(check_version(Some("1.0")).is_ok());
         assert!(check_version(Some("1.7")).is_ok());
         assert!(check_version(Some("1")).is_ok());
-        assert_eq!(check_version(Some("2.0")).unwrap_err().code(), "SMG-E013");
+        assert!(check_version(Some("2.0")).is_ok());
+        assert_eq!(check_version(Some("3.0")).unwrap_err().code(), "SMG-E013");
         assert_eq!(check_version(Some("one")).unwrap_err().code(), "SMG-E014");
         assert_eq!(check_version(Some("1..0")).unwrap_err().code(), "SMG-E014");
         assert_eq!(check_version(None).unwrap_err().code(), "SMG-E014");
-        let v2 = r#"{"@context":"x","@type":"SemanticMemoryGraph","version":"2.0","metadata":7}"#;
+        let v3 = r#"{"@context":"x","@type":"SemanticMemoryGraph","version":"3.0","metadata":7}"#;
         assert_eq!(
-            from_json_slice(v2.as_bytes()).unwrap_err().code(),
+            from_json_slice(v3.as_bytes()).unwrap_err().code(),
             "SMG-E013"
         );
     }

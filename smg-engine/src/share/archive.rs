@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use smg_format::archive::{decode_block, decode_block_with, encode_turns, every_source};
+use smg_format::archive::{decode_block, decode_block_with, encode_turns_for, every_source};
 use smg_format::model::{ArtifactVault, Block, Document, Turn};
 use smg_format::validate::Fed;
 use smg_format::Limits;
@@ -118,6 +118,7 @@ pub(crate) fn rewrite(
     limits: &Limits,
     mut fed: Option<&mut Fed>,
 ) -> Result<()> {
+    let version = doc.version.clone();
     let Some(archive) = doc.deep_archive.as_mut() else {
         return Ok(());
     };
@@ -142,7 +143,7 @@ pub(crate) fn rewrite(
                     .into_iter()
                     .map(|t| redact_turn(t, &scanned[i].turns, rules, table))
                     .collect::<Result<Vec<Turn>>>()?;
-                block.compressed_data = encode_turns(&turns, DEFAULT_QUALITY)?;
+                block.compressed_data = encode_turns_for(&version, &turns, DEFAULT_QUALITY)?;
                 without_text(&mut turns);
                 Ok((i, turns))
             })

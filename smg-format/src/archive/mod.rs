@@ -58,7 +58,12 @@ pub(crate) fn block_json(block: &Block, limits: &Limits) -> Result<Vec<u8>> {
         block: block.id,
         detail,
     };
-    let raw = raw_bytes(block)?;
+    if block.compressed_data.turns_json().is_some() {
+        return Err(fail(
+            "its turns are held in the clear, not in Brotli".into(),
+        ));
+    }
+    let (raw, _) = raw_bytes(block, CompressionMethod::Brotli)?;
     read_bounded(
         brotli::Decompressor::new(raw, 1 << 16),
         limits.for_input(raw.len() as u64),
@@ -357,7 +362,7 @@ pub(crate) fn read_block(
     limits: &Limits,
     sources: &Sources<'_>,
 ) -> Result<Vec<ArchivedTurn>> {
-    let raw = raw_bytes(block)?;
+    let (raw, method) = raw_bytes(block, method)?;
     let mut resolve = |id: &str, v: u64| {
         let art = vault
             .and_then(|a| a.artifacts.as_ref())
@@ -385,17 +390,50 @@ pub(crate) fn read_block(
     })
 }
 
-/// A block's compressed bytes, or `SMG-E117` naming it when its text is not base64.
-pub(crate) fn raw_bytes(block: &Block) -> Result<&[u8]> {
-    block.compressed_data.bytes().map_err(|e| Error::Block {
+/// A block's bytes and how they are compressed (`method`, the archive's, or none for
+/// turns held in the clear), or `SMG-E117` naming it when its text is not base64.
+pub(crate) fn raw_bytes(
+    block: &Block,
+    method: CompressionMethod,
+) -> Result<(&[u8], CompressionMethod)> {
+    let method = match block.compressed_data.turns_json() {
+        Some(_) => CompressionMethod::None,
+        None => method,
+    };
+    let bytes = block.compressed_data.bytes().map_err(|e| Error::Block {
         block: block.id,
         detail: format!("compressedData is not valid base64: {e}"),
-    })
+    })?;
+    Ok((bytes, method))
 }
 
 /// Encode turns as a block's `compressedData` (Brotli at `quality`).
 pub fn encode_turns(turns: &[Turn], quality: i32) -> Result<BlockData> {
     encode_json(&crate::canonical::to_vec(turns)?, quality)
+}
+
+/// Turns as a block of a document of `version`: in the clear for format 2, else
+/// Brotli at `quality`.
+pub fn encode_turns_for(
+    version: &crate::model::FormatVersion,
+    turns: &[Turn],
+    quality: i32,
+) -> Result<BlockData> {
+    encode_json_for(version, crate::canonical::to_vec(turns)?, quality)
+}
+
+/// A block's canonical JSON as a block of a document of `version`.
+pub(crate) fn encode_json_for(
+    version: &crate::model::FormatVersion,
+    json: Vec<u8>,
+    quality: i32,
+) -> Result<BlockData> {
+    if version.blocks_in_clear() {
+        let json = String::from_utf8(json)
+            .map_err(|e| Error::InvalidArgument(format!("a block's JSON is not UTF-8: {e}")))?;
+        return Ok(BlockData::from_turns_json(json));
+    }
+    encode_json(&json, quality)
 }
 
 /// Brotli of a block's JSON.

@@ -9,10 +9,11 @@ use rayon::prelude::*;
 
 use super::key_points::key_points;
 use super::{code, naming};
-use crate::archive::{decode_block, encode_json, raw_bytes, stored_turns};
+use crate::archive::{decode_block, encode_json_for, raw_bytes, stored_turns};
 use crate::error::{Error, Result};
 use crate::model::{
-    Block, CompressionMethod, DeepArchive, Document, Extra, TimeRange, Timestamp, Turn, TurnRange,
+    Block, CompressionMethod, DeepArchive, Document, Extra, FormatVersion, TimeRange, Timestamp,
+    Turn, TurnRange,
 };
 use crate::vault::{NewContent, VaultWriter};
 
@@ -114,6 +115,7 @@ pub fn append_turns_with(
     if turns.is_empty() {
         return Ok(AppendReport::default());
     }
+    let version = doc.version.clone();
     let mut pending = reopen_last_block(doc, options)?;
     let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
     let mut next_id = archive.blocks().iter().map(|b| b.id + 1).max().unwrap_or(1);
@@ -162,7 +164,7 @@ pub fn append_turns_with(
             next_id += 1;
             pending_bytes = 0;
             if groups.len() >= batch {
-                blocks.extend(encode_groups(&mut groups, options.quality)?);
+                blocks.extend(encode_groups(&mut groups, &version, options.quality)?);
             }
         }
         pending_bytes += bytes.len();
@@ -171,7 +173,7 @@ pub fn append_turns_with(
     if !pending.is_empty() {
         groups.push((next_id, pending));
     }
-    blocks.extend(encode_groups(&mut groups, options.quality)?);
+    blocks.extend(encode_groups(&mut groups, &version, options.quality)?);
     report.turns = turns.len();
     report.blocks = blocks.len();
     let archive = doc.deep_archive.get_or_insert_with(DeepArchive::default);
@@ -190,10 +192,14 @@ pub fn append_turns_with(
 type StoredTurn<'t> = (Cow<'t, Turn>, Vec<u8>);
 
 /// Compress the blocks of `groups` in parallel (and empty it).
-fn encode_groups(groups: &mut Vec<(u64, Vec<StoredTurn<'_>>)>, quality: i32) -> Result<Vec<Block>> {
+fn encode_groups(
+    groups: &mut Vec<(u64, Vec<StoredTurn<'_>>)>,
+    version: &FormatVersion,
+    quality: i32,
+) -> Result<Vec<Block>> {
     let blocks = groups
         .par_iter()
-        .map(|(id, turns)| make_block(*id, turns, quality))
+        .map(|(id, turns)| make_block(*id, turns, version, quality))
         .collect::<Result<Vec<Block>>>()?;
     groups.clear();
     Ok(blocks)
@@ -212,11 +218,14 @@ fn reopen_last_block(
     let Some(last) = archive.blocks.as_ref().and_then(|b| b.last()) else {
         return Ok(Vec::new());
     };
-    if method != CompressionMethod::Brotli {
+    // A block is made again as its document's blocks are made: Brotli, or in the clear.
+    let clear = last.compressed_data.turns_json().is_some();
+    if !clear && method != CompressionMethod::Brotli {
         return Ok(Vec::new());
     }
+    let (raw, held) = raw_bytes(last, method)?;
     let limits = crate::limits::Limits::default();
-    let stored = stored_turns(last.id, raw_bytes(last)?, method, &limits)?;
+    let stored = stored_turns(last.id, raw, held, &limits)?;
     let stored: Vec<Vec<u8>> = stored
         .iter()
         .map(crate::canonical::to_canonical_json_value)
@@ -327,7 +336,12 @@ fn store_code(
     Ok((value, artifacts))
 }
 
-fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> {
+fn make_block(
+    id: u64,
+    turns: &[StoredTurn<'_>],
+    version: &FormatVersion,
+    quality: i32,
+) -> Result<Block> {
     let first = turns.first().map_or(0, |t| t.0.turn.get());
     let last = turns.last().map_or(0, |t| t.0.turn.get());
     let times: Vec<&Timestamp> = turns
@@ -359,7 +373,7 @@ fn make_block(id: u64, turns: &[StoredTurn<'_>], quality: i32) -> Result<Block> 
         ..Block::new(
             id,
             TurnRange::span(first, last),
-            encode_json(&json, quality)?,
+            encode_json_for(version, json, quality)?,
         )
     })
 }

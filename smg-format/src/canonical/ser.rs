@@ -12,6 +12,10 @@ use crate::error::Error;
 
 type Result<T> = std::result::Result<T, Error>;
 
+/// The name under which `serde_json::value::RawValue` serialises itself: a struct of
+/// one field, its text (serde_json's own serialisers write that text in place).
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 impl ser::Error for Error {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         Error::InvalidArgument(format!("value cannot be serialised: {msg}"))
@@ -43,6 +47,9 @@ pub(super) struct Object<'a> {
     key: Option<String>,
     /// Set for struct variants: `{"name":{…}}` needs a closing brace.
     close_object: bool,
+    /// Set for a `serde_json::value::RawValue`: its one field is JSON text, written
+    /// as it is (smg holds only canonical text so: a block's turns).
+    raw: bool,
 }
 
 impl Object<'_> {
@@ -54,6 +61,19 @@ impl Object<'_> {
             entries: Vec::with_capacity(len.unwrap_or(0)),
             key: None,
             close_object,
+            raw: false,
+        }
+    }
+
+    /// The state of a `RawValue`: nothing is written until its text.
+    fn raw(out: &mut Vec<u8>) -> Object<'_> {
+        Object {
+            start: out.len(),
+            out,
+            entries: Vec::new(),
+            key: None,
+            close_object: false,
+            raw: true,
         }
     }
 
@@ -274,7 +294,10 @@ impl<'a> ser::Serializer for Canonical<'a> {
     fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>> {
         Ok(Object::new(self.out, len, false))
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>> {
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Object<'a>> {
+        if name == RAW_VALUE {
+            return Ok(Object::raw(self.out));
+        }
         self.serialize_map(Some(len))
     }
     fn serialize_struct_variant(
@@ -361,10 +384,16 @@ macro_rules! struct_impl {
                 key: &'static str,
                 value: &T,
             ) -> Result<()> {
+                if self.raw {
+                    self.out.extend_from_slice(value.serialize(KeyName)?.as_bytes());
+                    return Ok(());
+                }
                 self.value(Cow::Borrowed(key), value)
             }
             fn end(self) -> Result<()> {
-                self.finish();
+                if !self.raw {
+                    self.finish();
+                }
                 Ok(())
             }
         }

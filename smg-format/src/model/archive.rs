@@ -1,5 +1,6 @@
 //! The deep archive: every original turn, in compressed blocks, and the vector index.
 
+use super::block_data::InlineTurns;
 use super::{BlockData, Timestamp, TurnRange};
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
@@ -44,10 +45,9 @@ impl DeepArchive {
     }
 }
 
-/// One block: base64 of the compressed UTF-8 JSON array of its turns.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One block of turns: base64 of their compressed UTF-8 JSON array
+/// (`compressedData`), or in format 2's JSON layout the array itself (`turns`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     /// Block number, unique within the archive.
     pub id: u64,
@@ -62,22 +62,98 @@ pub struct Block {
     /// The scope of every turn in the block (blocks never mix scopes); absent means
     /// personal.
     pub scope: Option<super::Scope>,
-    /// The compressed turns (base64, RFC 4648 with padding, in the file).
+    /// The turns: compressed (base64 in the file), or in the clear
+    /// ([`BlockData::turns_json`]).
     pub compressed_data: BlockData,
     /// Fields this version does not know, kept verbatim.
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
-read_with_extra!(Block {
+/// A block as the file spells it: its turns under one of two names.
+#[skip_serializing_none]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Spelled<'a> {
+    id: u64,
+    turn_range: &'a TurnRange,
+    time_range: Option<&'a TimeRange>,
+    summary: Option<&'a String>,
+    key_points: Option<&'a Vec<String>>,
+    scope: Option<super::Scope>,
+    compressed_data: Option<&'a BlockData>,
+    turns: Option<&'a BlockData>,
+    #[serde(flatten)]
+    extra: &'a Extra,
+}
+
+impl Serialize for Block {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let plain = self.compressed_data.turns_json().is_some();
+        Spelled {
+            id: self.id,
+            turn_range: &self.turn_range,
+            time_range: self.time_range.as_ref(),
+            summary: self.summary.as_ref(),
+            key_points: self.key_points.as_ref(),
+            scope: self.scope,
+            compressed_data: (!plain).then_some(&self.compressed_data),
+            turns: plain.then_some(&self.compressed_data),
+            extra: &self.extra,
+        }
+        .serialize(s)
+    }
+}
+
+/// A block as read, before its turns' two spellings are made one.
+struct Read {
+    id: u64,
+    turn_range: TurnRange,
+    time_range: Option<TimeRange>,
+    summary: Option<String>,
+    key_points: Option<Vec<String>>,
+    scope: Option<super::Scope>,
+    compressed_data: Option<BlockData>,
+    turns: Option<InlineTurns>,
+    extra: Extra,
+}
+
+read_with_extra!(Read {
     id: req "id",
     turn_range: req "turnRange",
     time_range: opt "timeRange",
     summary: opt "summary",
     key_points: opt "keyPoints",
     scope: opt "scope",
-    compressed_data: req "compressedData",
+    compressed_data: opt "compressedData",
+    turns: opt "turns",
 });
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let r = Read::deserialize(d)?;
+        let compressed_data = match (r.compressed_data, r.turns) {
+            (Some(data), None) => data,
+            (None, Some(InlineTurns(data))) => data,
+            (None, None) => return Err(D::Error::missing_field("compressedData")),
+            (Some(_), Some(_)) => {
+                return Err(D::Error::custom(
+                    "a block holds its turns as compressedData or as turns, not both",
+                ))
+            }
+        };
+        Ok(Block {
+            id: r.id,
+            turn_range: r.turn_range,
+            time_range: r.time_range,
+            summary: r.summary,
+            key_points: r.key_points,
+            scope: r.scope,
+            compressed_data,
+            extra: r.extra,
+        })
+    }
+}
 
 impl Block {
     /// Block `id` holding `turn_range`, its turns compressed in `compressed_data`.

@@ -1,4 +1,5 @@
-//! A block's compressed turns, held as bytes and written as base64.
+//! A block's turns: compressed and written as base64 (format 1), or in the clear as
+//! a JSON array (format 2's JSON layout).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,8 +12,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Refused;
 
-/// The compressed turns of an archive [`super::Block`]: `compressedData`, base64
-/// (RFC 4648, with padding) in the file.
+/// The turns of an archive [`super::Block`]: compressed, `compressedData` in the file
+/// (base64, RFC 4648, with padding); or the canonical JSON array of the turns itself,
+/// `turns` in the file (format 2 writes blocks so in its JSON layout: the file's one
+/// compressed stream then sees every turn, where blocks compressed one by one share
+/// nothing).
 ///
 /// Held as the bytes it stands for, a quarter smaller than its text (at a million
 /// turns, 24 MB of a document's 250). Text that is not such base64 is kept as it was
@@ -36,6 +40,8 @@ enum Held {
     Bytes(Box<[u8]>),
     /// Not base64 as RFC 4648 writes it: kept verbatim.
     Text(Box<str>),
+    /// The canonical JSON array of the block's turns, in the clear.
+    Plain(Box<str>),
 }
 
 impl Default for Held {
@@ -58,10 +64,27 @@ impl BlockData {
         }
     }
 
-    /// The compressed bytes, or why the text read is not base64.
+    /// Turns held in the clear: `json` must be the canonical JSON array of the
+    /// block's turns (as [`crate::archive::encode_turns`] compresses it); it is written
+    /// as it is.
+    pub fn from_turns_json(json: String) -> Self {
+        BlockData(Held::Plain(json.into()))
+    }
+
+    /// The JSON array of the turns, when they are held in the clear.
+    pub fn turns_json(&self) -> Option<&str> {
+        match &self.0 {
+            Held::Plain(json) => Some(json),
+            _ => None,
+        }
+    }
+
+    /// The bytes held: compressed, or for turns in the clear their JSON; or why the
+    /// text read is not base64.
     pub fn bytes(&self) -> Result<&[u8], Refused> {
         match &self.0 {
             Held::Bytes(b) => Ok(b),
+            Held::Plain(json) => Ok(json.as_bytes()),
             Held::Text(t) => Err(STANDARD.decode(t.as_bytes()).map_or_else(
                 |e| Refused::new(e.to_string()),
                 // Never: text that decodes is held as bytes.
@@ -70,10 +93,11 @@ impl BlockData {
         }
     }
 
-    /// The base64 text, as the file holds it.
+    /// The base64 text, as the file holds it (for turns in the clear, of their JSON).
     pub fn to_base64(&self) -> Cow<'_, str> {
         match &self.0 {
             Held::Bytes(b) => Cow::Owned(STANDARD.encode(b)),
+            Held::Plain(json) => Cow::Owned(STANDARD.encode(json.as_bytes())),
             Held::Text(t) => Cow::Borrowed(t),
         }
     }
@@ -84,6 +108,7 @@ impl BlockData {
         match &self.0 {
             Held::Bytes(b) => b.len(),
             Held::Text(t) => t.len() / 4 * 3,
+            Held::Plain(json) => json.len(),
         }
     }
 
@@ -105,6 +130,7 @@ impl fmt::Debug for BlockData {
         match &self.0 {
             Held::Bytes(b) => write!(f, "BlockData({} bytes)", b.len()),
             Held::Text(t) => write!(f, "BlockData(not base64: {} chars)", t.len()),
+            Held::Plain(json) => write!(f, "BlockData({} bytes of JSON)", json.len()),
         }
     }
 }
@@ -114,7 +140,44 @@ impl Serialize for BlockData {
         match &self.0 {
             Held::Bytes(b) => s.collect_str(&Base64Display::new(b, &STANDARD)),
             Held::Text(t) => s.serialize_str(t),
+            Held::Plain(json) => Raw(json).serialize(s),
         }
+    }
+}
+
+/// JSON text written in place: what `serde_json::value::RawValue` serialises as
+/// (serde_json's serialisers and smg's canonical one write its text as it is), without
+/// parsing the text again to make one.
+struct Raw<'a>(&'a str);
+
+/// The struct name and field name `RawValue` serialises under.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut raw = s.serialize_struct(RAW_VALUE, 1)?;
+        raw.serialize_field(RAW_VALUE, self.0)?;
+        raw.end()
+    }
+}
+
+/// A block's `turns` as read: any JSON array, held as its canonical text.
+pub(crate) struct InlineTurns(pub(crate) BlockData);
+
+impl<'de> Deserialize<'de> for InlineTurns {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        if !value.is_array() {
+            return Err(de::Error::invalid_type(
+                de::Unexpected::Other("a value that is not an array"),
+                &"an array of turns",
+            ));
+        }
+        let json = crate::canonical::to_canonical_json_value(&value);
+        // Canonical JSON is UTF-8.
+        let json = String::from_utf8(json).map_err(de::Error::custom)?;
+        Ok(InlineTurns(BlockData::from_turns_json(json)))
     }
 }
 

@@ -80,35 +80,53 @@ impl DocumentKind {
     }
 }
 
-/// A v1 format version: `1`, `1.x` or `1.x.y` in decimal digits
-/// (`^1(\.[0-9]+){0,2}$`). A file of another major version is refused when read
-/// (`SMG-E013`), a malformed one too (`SMG-E014`).
+/// A format version this crate reads: `1` or `2`, then up to two more decimal
+/// parts (`^[12](\.[0-9]+){0,2}$`). A file of another major version is refused when
+/// read (`SMG-E013`), a malformed one too (`SMG-E014`). Format 2 writes a block's
+/// turns in the clear in the JSON layout (spec §13); everything else is format 1's.
 ///
 /// ```
 /// use smg_format::model::FormatVersion;
-/// assert_eq!(FormatVersion::CURRENT, "1.0");
+/// assert_eq!(FormatVersion::CURRENT, "2.0");
 /// assert_eq!(FormatVersion::new("1.3").unwrap().minor(), 3);
-/// assert!(FormatVersion::new("2.0").is_err());
+/// assert_eq!(FormatVersion::new("1.3").unwrap().major(), 1);
+/// assert!(FormatVersion::new("3.0").is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FormatVersion(Cow<'static, str>);
 
 impl FormatVersion {
     /// The version this crate writes.
-    pub const CURRENT: FormatVersion = FormatVersion(Cow::Borrowed("1.0"));
+    pub const CURRENT: FormatVersion = FormatVersion(Cow::Borrowed("2.0"));
 
-    /// `s`, unless it is not a v1 version.
+    /// Format 1, which `smg migrate` brings to [`FormatVersion::CURRENT`].
+    pub const V1: FormatVersion = FormatVersion(Cow::Borrowed("1.0"));
+
+    /// `s`, unless it is not a version of format 1 or 2.
     pub fn new(s: impl Into<String>) -> Result<Self, Refused> {
         let s = s.into();
         let mut parts = s.split('.');
         let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-        let ok = parts.next() == Some("1") && parts.clone().count() <= 2 && parts.all(digits);
+        let major = parts.next();
+        let ok =
+            matches!(major, Some("1" | "2")) && parts.clone().count() <= 2 && parts.all(digits);
         if !ok {
             return Err(Refused::new(format!(
-                "{s:?} does not match \"^1(\\.[0-9]+){{0,2}}$\""
+                "{s:?} does not match \"^[12](\\.[0-9]+){{0,2}}$\""
             )));
         }
         Ok(FormatVersion(Cow::Owned(s)))
+    }
+
+    /// The major version: 1 or 2.
+    pub fn major(&self) -> u64 {
+        u64::from(!self.0.starts_with('1')) + 1
+    }
+
+    /// Whether a document of this version holds its blocks' turns in the clear
+    /// (format 2), rather than compressed (format 1).
+    pub fn blocks_in_clear(&self) -> bool {
+        self.major() >= 2
     }
 
     /// The minor version (0 when there is none).
@@ -136,11 +154,17 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_version_is_a_v1_version() {
-        for good in ["1", "1.0", "1.12", "1.0.3"] {
+    fn a_version_is_of_format_1_or_2() {
+        for good in ["1", "1.0", "1.12", "1.0.3", "2", "2.0", "2.1.4"] {
             assert_eq!(FormatVersion::new(good).unwrap(), good);
         }
-        for bad in ["", "2.0", "01.0", "1.", "1.x", "1.0.0.0", "1..0", " 1.0"] {
+        for (v, major) in [("1.4", 1), ("2.0", 2), ("2", 2)] {
+            assert_eq!(FormatVersion::new(v).unwrap().major(), major);
+        }
+        assert!(FormatVersion::CURRENT.blocks_in_clear() && !FormatVersion::V1.blocks_in_clear());
+        for bad in [
+            "", "3.0", "0.9", "20.0", "01.0", "1.", "1.x", "1.0.0.0", "1..0", " 1.0",
+        ] {
             assert!(FormatVersion::new(bad).is_err(), "{bad:?}");
         }
         assert_eq!(FormatVersion::new("1").unwrap().minor(), 0);

@@ -174,12 +174,24 @@ fn pack_as(mut head: Document, level: Option<i32>, pieces: bool) -> Result<Vec<u
         .as_ref()
         .and_then(|a| a.compression_method)
         .unwrap_or_default();
+    let mut compressed = head
+        .deep_archive
+        .iter()
+        .flat_map(|a| a.blocks())
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|b| compressed_section(b, method))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter();
     for b in head
         .deep_archive
         .iter_mut()
         .flat_map(|a| a.blocks.iter_mut().flatten())
     {
-        let section = w.section(crate::archive::raw_bytes(b)?);
+        let section = match compressed.next().flatten() {
+            Some(bytes) => w.section(&bytes),
+            None => w.section(crate::archive::raw_bytes(b, method)?.0),
+        };
         b.compressed_data = BlockData::default();
         blocks.push(IndexBlock {
             id: b.id,
@@ -337,6 +349,7 @@ fn assemble(
             .get_or_insert_with(Default::default)
             .artifacts = Some(arts);
     }
+    let (method, clear) = (index.compression_method, doc.version.blocks_in_clear());
     let blocks: Vec<_> = doc
         .deep_archive
         .iter_mut()
@@ -353,10 +366,56 @@ fn assemble(
             format!("archive block {}'s section", entry.id)
         })?;
         if assembly == Assembly::Whole {
-            b.compressed_data = BlockData::from_bytes(data.into_owned());
+            b.compressed_data = match clear {
+                true => held_in_clear(b.id, &data, method, limits)?,
+                false => BlockData::from_bytes(data.into_owned()),
+            };
         }
     }
     Ok((doc, counted))
+}
+
+/// Brotli quality of a block section made from turns held in the clear (format 2):
+/// what ingest gave format 1's blocks, quick to write at a million turns.
+const SECTION_QUALITY: i32 = 2;
+
+/// The section of a block whose turns are held in the clear, compressed by the
+/// archive's `method`; `None` for a block already compressed.
+fn compressed_section(
+    b: &crate::model::Block,
+    method: CompressionMethod,
+) -> Result<Option<Vec<u8>>> {
+    let Some(json) = b.compressed_data.turns_json() else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(json.len() / 4);
+    match method {
+        CompressionMethod::Brotli => brotli_compress(json.as_bytes(), SECTION_QUALITY, &mut out)?,
+        CompressionMethod::None => out.extend_from_slice(json.as_bytes()),
+        CompressionMethod::Gzip => {
+            use std::io::Write;
+            let mut gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::default());
+            gz.write_all(json.as_bytes())
+                .and_then(|()| gz.finish().map(drop))
+                .map_err(|e| Error::InvalidArgument(format!("gzip failed: {e}")))?;
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A block section's turns, held in the clear as a format 2 document holds them.
+fn held_in_clear(
+    id: u64,
+    data: &[u8],
+    method: CompressionMethod,
+    limits: &Limits,
+) -> Result<BlockData> {
+    let json = crate::archive::decompress(id, data, method, limits)?;
+    let json = String::from_utf8(json).map_err(|e| Error::Block {
+        block: id,
+        detail: format!("its turns are not UTF-8: {e}"),
+    })?;
+    Ok(BlockData::from_turns_json(json))
 }
 
 #[cfg(test)]

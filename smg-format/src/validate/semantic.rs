@@ -130,7 +130,8 @@ impl<'a> Checker<'a> {
         if self.doc.version.minor() > 0 {
             let v = &self.doc.version;
             self.warn("SMG-W005", "/version".into(), format!(
-                "written for format {v}, newer than this reader's 1.0: unknown fields are kept but not checked"
+                "written for format {v}, newer than this reader's {}.0: unknown fields are kept but not checked",
+                v.major()
             ));
         }
     }

@@ -755,9 +755,9 @@ fn content_level() -> Vec<Invalid> {
             &["SMG-E104"],
         ),
         inv(
-            "version-2",
-            "a v2 document",
-            mutated(|d| d["version"] = json!("2.0")),
+            "version-3",
+            "a document of format 3, which this reader does not know",
+            mutated(|d| d["version"] = json!("3.0")),
             &["SMG-E013"],
         ),
         inv(
