@@ -91,6 +91,7 @@ pub(crate) enum Command {
     /// Rewrite a file in another encoding, losslessly.
     #[command(after_help = EXIT_CODES)]
     Convert(ConvertArgs),
+
     /// Check files against the v1 spec.
     ///
     /// Schema, references, hashes, blocks, JSON-LD.
@@ -334,9 +335,10 @@ pub(crate) enum Command {
     Scope(ScopeCommand),
     /// Bring a file written by an older smg up to date.
     ///
-    /// Derived nodes named by archive position (`seg-12`, `mem-12-1`) get the stable
-    /// ids of spec §11, every reference to them follows, and the derived graph is built
-    /// again. In place unless -o.
+    /// Format 1 becomes format 2 (blocks' turns in the clear, spec §13; the file keeps
+    /// its encoding, layout and encryption). Derived nodes named by archive position
+    /// (`seg-12`, `mem-12-1`) get the stable ids of spec §11, every reference to them
+    /// follows, and the derived graph is built again. In place unless -o.
     #[command(after_help = EXIT_CODES)]
     Migrate {
         /// The memory file (`-` for stdin, with -o).

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use smg_engine::ingest::{ingest, migrate as migrate_ids, IngestOptions, Silent};
 use smg_engine::merge::LeanMerged;
 use smg_format::merge::{Conflict, Lean, MergeOptions, MergeReport, Renumbered, Side};
+use smg_format::model::FormatVersion;
 use smg_format::{Document, Encoding};
 
 use super::checkpoint::report;
@@ -302,6 +303,7 @@ pub(crate) fn migrate(
     ctx: &Context,
 ) -> Result<Outcome, smg_engine::Error> {
     let (mut loaded, indexed) = load_indexed(file, ctx)?;
+    let format = smg_format::archive::migrate(&mut loaded.doc, &ctx.limits)?;
     let renamed = migrate_ids(&mut loaded.doc, &ctx.limits)?;
     let mut options = IngestOptions::default();
     options.limits = ctx.limits;
@@ -309,17 +311,32 @@ pub(crate) fn migrate(
     let target = output.unwrap_or(file);
     save_indexed(target, loaded, indexed, &ctx.limits)?;
     super::dropped::warn(&built.edges_dropped);
+    let to = FormatVersion::CURRENT;
     let text = if as_json {
         let dropped = super::dropped::to_json(&built.edges_dropped);
+        let format = json!({"from": format.from, "to": to, "blocks": format.blocks,
+            "signatureRemoved": format.signature_removed});
         format!(
             "{}\n",
-            json!({"renamed": renamed, "nodes": built.nodes, "edges": built.edges, "edgesDropped": dropped})
+            json!({"format": format, "renamed": renamed, "nodes": built.nodes, "edges": built.edges, "edgesDropped": dropped})
         )
     } else {
-        format!(
-            "{renamed} derived ids made stable; {} nodes and {} edges derived again\n",
+        let mut s = match format.from == to.as_str() {
+            true => format!("format {to} already; "),
+            false => format!(
+                "format {} → {to}: the turns of {} blocks now in the clear; ",
+                format.from, format.blocks
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "{renamed} derived ids made stable; {} nodes and {} edges derived again",
             built.nodes, built.edges
-        )
+        );
+        if format.signature_removed {
+            s.push_str("signature removed: it covered format 1's archive; sign the file again\n");
+        }
+        s
     };
     report(target, &text)?;
     Ok(Outcome::Success)

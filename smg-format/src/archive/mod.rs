@@ -12,12 +12,14 @@ use serde_json::Value;
 
 mod code;
 mod key_points;
+mod migrate;
 mod naming;
 mod stored;
 mod writer;
 
 pub(crate) use stored::{parse as parse_turns, Stored};
 
+pub use migrate::{migrate, Migrated};
 pub use writer::{append_turns, append_turns_with, AppendReport, ArchiveOptions};
 
 /// Resolves an artifact version's full content, for turns stored as `parts`.

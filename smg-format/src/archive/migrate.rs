@@ -1,0 +1,96 @@
+//! Format 1 to format 2: every block's turns taken out of their compression and held
+//! in the clear, as canonical JSON (spec §13).
+
+use rayon::prelude::*;
+
+use super::{decompress, raw_bytes};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::model::{BlockData, Document, FormatVersion};
+
+/// What [`migrate`] changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Migrated {
+    /// The version the document was of.
+    pub from: String,
+    /// Blocks whose turns were taken out of their compression.
+    pub blocks: usize,
+    /// Whether a signature was removed: it covered the archive as format 1 spells it
+    /// (`smg sign` signs the migrated file anew).
+    pub signature_removed: bool,
+}
+
+/// Bring `doc` to [`FormatVersion::CURRENT`]: each compressed block's turns
+/// decompressed (bounded by `limits`) and held as their canonical JSON, the version
+/// set. Every turn reads back as it did, byte for byte; a document already current is
+/// left as it is. A block that does not decode is `SMG-E117`, and `doc` is untouched.
+/// A signature over the blocks as they were is removed (it would no longer verify).
+///
+/// ```
+/// use smg_format::archive::{append_turns, migrate, read_archive, ArchiveOptions};
+/// use smg_format::model::{FormatVersion, Ordinal, Timestamp, Turn, role};
+/// let mut doc = smg_format::Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
+/// doc.version = FormatVersion::V1;
+/// let turns = vec![Turn::new(Ordinal::FIRST, role::USER, "hi")];
+/// append_turns(&mut doc, &turns, &ArchiveOptions::default()).unwrap();
+/// let done = migrate(&mut doc, &Default::default()).unwrap();
+/// assert_eq!((done.from.as_str(), done.blocks), ("1.0", 1));
+/// assert_eq!(doc.version, FormatVersion::CURRENT);
+/// assert_eq!(read_archive(&doc, &Default::default()).unwrap()[0].turn.content, "hi");
+/// ```
+pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<Migrated> {
+    let from = doc.version.to_string();
+    if doc.version.major() >= FormatVersion::CURRENT.major() {
+        return Ok(Migrated {
+            from,
+            ..Migrated::default()
+        });
+    }
+    let mut blocks = 0;
+    if let Some(archive) = doc.deep_archive.as_mut() {
+        let method = archive.compression_method.unwrap_or_default();
+        let clear: Vec<Option<BlockData>> = archive
+            .blocks()
+            .par_iter()
+            .map(|b| {
+                if b.compressed_data.turns_json().is_some() {
+                    return Ok(None);
+                }
+                let (raw, method) = raw_bytes(b, method)?;
+                let json = decompress(b.id, raw, method, limits)?;
+                let value: serde_json::Value =
+                    serde_json::from_slice(&json).map_err(|e| Error::Block {
+                        block: b.id,
+                        detail: format!("decoded data is not JSON: {e}"),
+                    })?;
+                if !value.is_array() {
+                    return Err(Error::Block {
+                        block: b.id,
+                        detail: "decoded data is not a JSON array of turns".into(),
+                    });
+                }
+                let text = crate::canonical::to_canonical_json_value(&value);
+                // Canonical JSON is UTF-8.
+                let text = String::from_utf8(text).map_err(|e| Error::Block {
+                    block: b.id,
+                    detail: e.to_string(),
+                })?;
+                Ok(Some(BlockData::from_turns_json(text)))
+            })
+            .collect::<Result<_>>()?;
+        for (b, data) in archive.blocks.iter_mut().flatten().zip(clear) {
+            if let Some(data) = data {
+                b.compressed_data = data;
+                blocks += 1;
+            }
+        }
+    }
+    doc.version = FormatVersion::CURRENT;
+    let signature_removed = blocks > 0 && doc.metadata.extra.remove("signature").is_some();
+    Ok(Migrated {
+        from,
+        blocks,
+        signature_removed,
+    })
+}
