@@ -57,7 +57,7 @@ if ! command -v npm >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
 fi
 stage "Python: the package (pip install ./smg-ffi/python) and the interop tests"
-python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli setuptools-rust mcp \
+python3 -m pip install -q --disable-pip-version-check pytest cryptography brotli zstandard setuptools-rust mcp \
   numpy safetensors tokenizers
 # The binary and library `cargo test` built, with the same features (a `-p` build
 # resolves features apart from the workspace's and would compile everything again).

@@ -21,7 +21,7 @@ fn init_info_cat_convert_round_trip() {
     let info = smg(&["info", "m.smg", "--json"], d);
     let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
     assert_eq!(v["encoding"], "brotli");
-    assert_eq!(v["stats"]["version"], "1.0");
+    assert_eq!(v["stats"]["version"], "2.0");
 
     let cat = smg(&["cat", "m.smg"], d);
     for enc in ["json", "zstd", "brotli"] {
