@@ -19,8 +19,8 @@ pub(crate) mod stream;
 pub(crate) mod zstandard;
 
 pub(crate) use cuts::brotli_compress_pieces;
-use cuts::SMALL_BROTLI_LEVEL;
-pub(crate) use cuts::{brotli_compress, CutWriter, Ready, LARGE_BROTLI_LEVEL, PIECE_BYTES};
+use cuts::default_brotli_level;
+pub(crate) use cuts::{brotli_compress, CutWriter, Ready, PIECE_BYTES};
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;
@@ -116,7 +116,8 @@ impl std::fmt::Display for Encoding {
 pub struct WriteOptions {
     /// The encoding to write.
     pub encoding: Encoding,
-    /// Compression level: Brotli 0–11 (default 5, or 2 for JSON over 4 MiB),
+    /// Compression level: Brotli 0–11 (default 11 for JSON up to 128 KiB, 10 up to
+    /// 1 MiB, 5 up to 4 MiB, 2 above),
     /// Zstandard 1–22 (default 9).
     /// `None` takes the encoding's default.
     pub level: Option<i32>,
@@ -432,11 +433,7 @@ pub(crate) fn encode_pieces(
     let mut out = header(code, len, crc.finalize());
     match options.encoding {
         Encoding::Brotli => {
-            let level = options.level.unwrap_or(if len > PIECE_BYTES {
-                LARGE_BROTLI_LEVEL
-            } else {
-                SMALL_BROTLI_LEVEL
-            });
+            let level = options.level.unwrap_or(default_brotli_level(len));
             brotli_compress_pieces(pieces, len, level, ready.cuts, &mut out)?
         }
         _ => zstandard::compress(

@@ -515,7 +515,7 @@ pub(crate) struct EncodeArgs {
     /// Layout: json (one JSON document) or packed (sections read on demand).
     #[arg(long, value_enum, default_value_t = LayoutArg::Json)]
     pub(crate) layout: LayoutArg,
-    /// Compression level (brotli 0-11, default 5, or 2 above 4 MiB of JSON; zstd 1-22, default 9; packed: brotli for the head, default 9, or 5 above 4 MiB).
+    /// Compression level (brotli 0-11, default 11 up to 128 KiB of JSON, 10 up to 1 MiB, 5 up to 4 MiB, 2 above; zstd 1-22, default 9; packed: brotli for the head, default 9, or 5 above 4 MiB).
     #[arg(long)]
     pub(crate) level: Option<i32>,
 }

@@ -57,13 +57,30 @@ pub(crate) fn compress_with(
 /// Documents larger than this are Brotli-compressed in pieces of this size.
 pub(crate) const PIECE_BYTES: usize = 4 << 20;
 
-/// Default Brotli quality of a document of at most [`PIECE_BYTES`].
-pub(super) const SMALL_BROTLI_LEVEL: i32 = 5;
+/// Default Brotli quality of a document of `len` bytes of JSON: the highest that
+/// writes it in well under a second where that buys bytes. A format 2 document holds
+/// its turns in the clear, so the envelope's one stream is the file's compression:
+/// on LoCoMo 26 (425 kB of JSON) quality 5 gives 54.6 kB in 0.01 s, 9 52.8 kB in
+/// 0.04 s, 10 47.6 kB in 0.24 s, 11 46.6 kB in 0.59 s (bench/RESULTS.md).
+pub(super) fn default_brotli_level(len: usize) -> i32 {
+    match len {
+        ..=TINY_BYTES => 11,
+        ..=SMALL_BYTES => 10,
+        ..=PIECE_BYTES => 5,
+        _ => LARGE_BROTLI_LEVEL,
+    }
+}
+
+/// Documents of at most this many bytes are written at quality 11 (0.2 s or less).
+const TINY_BYTES: usize = 128 << 10;
+
+/// Documents of at most this many bytes are written at quality 10 (0.6 s or less).
+const SMALL_BYTES: usize = 1 << 20;
 
 /// Default Brotli quality of a larger document: on a 59 MB document quality 3 takes
 /// a quarter of the time of 5 for 3.6 % more bytes, and 2 another 10 % less for the
 /// same bytes (bench/RESULTS.md).
-pub(crate) const LARGE_BROTLI_LEVEL: i32 = 2;
+const LARGE_BROTLI_LEVEL: i32 = 2;
 
 /// Brotli-compress the JSON that `pieces` join into (`len` bytes) into `out` as one
 /// standard stream, a [`PIECE_BYTES`] cut at a time, the cuts side by side: each cut
