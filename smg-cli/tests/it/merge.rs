@@ -270,3 +270,42 @@ fn migrate_gives_old_files_stable_ids_and_keeps_references() {
     assert_eq!(derived, want);
     ok(&["validate", "old.smg"], d);
 }
+
+#[test]
+fn migrate_brings_a_format_1_file_to_format_2_in_its_own_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let v1 = root.join("fixtures/valid/full-brotli.smg");
+    std::fs::copy(&v1, d.join("old.smg")).unwrap();
+    let before = load(&d.join("old.smg"));
+    assert_eq!(before.version.as_str(), "1.0");
+    let said = ok(&["migrate", "old.smg", "-o", "new.smg", "--json"], d);
+    let report: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(report["format"]["from"], "1.0", "{report}");
+    assert_eq!(report["format"]["to"], "2.0");
+    assert!(report["format"]["blocks"].as_u64().unwrap() > 0);
+    let bytes = std::fs::read(d.join("new.smg")).unwrap();
+    assert_eq!(&bytes[..4], b"\x89SMG");
+    assert_eq!(bytes[5], 1, "still Brotli");
+    let after = load(&d.join("new.smg"));
+    assert_eq!(after.version.as_str(), "2.0");
+    assert_eq!(said_turns(&after), said_turns(&before));
+    ok(&["validate", "new.smg"], d);
+    // The old file is as it was; a second migrate changes no block.
+    assert_eq!(
+        std::fs::read(d.join("old.smg")).unwrap(),
+        std::fs::read(&v1).unwrap()
+    );
+    let again: Value = serde_json::from_str(&ok(&["migrate", "new.smg", "--json"], d)).unwrap();
+    assert_eq!(again["format"]["blocks"], 0);
+}
+
+/// Every archived turn whole, as JSON.
+fn said_turns(doc: &Document) -> Vec<Value> {
+    let turns = read_archive(doc, &Limits::default()).unwrap();
+    turns
+        .iter()
+        .map(|t| serde_json::to_value(&t.turn).unwrap())
+        .collect()
+}

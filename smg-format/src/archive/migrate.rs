@@ -94,3 +94,69 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<Migrated> {
         signature_removed,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::{append_turns, read_archive, ArchiveOptions};
+    use crate::model::{role, Ordinal, Timestamp, Turn};
+
+    fn v1(turns: usize) -> Document {
+        let mut doc = Document::new(Timestamp::from_static("2025-12-04T10:30:00Z"));
+        doc.version = FormatVersion::V1;
+        let turns: Vec<Turn> = (1..=turns as u64)
+            .map(|n| {
+                Turn::new(
+                    Ordinal::new(n).unwrap(),
+                    role::USER,
+                    format!("turn {n}\r\n ü"),
+                )
+            })
+            .collect();
+        let options = ArchiveOptions {
+            max_turns: 3,
+            ..ArchiveOptions::default()
+        };
+        append_turns(&mut doc, &turns, &options).unwrap();
+        doc
+    }
+
+    #[test]
+    fn every_block_comes_out_in_the_clear_and_every_turn_reads_the_same() {
+        let mut doc = v1(7);
+        let before = read_archive(&doc, &Limits::default()).unwrap();
+        let blocks = doc.deep_archive.as_ref().unwrap().blocks();
+        assert!(blocks
+            .iter()
+            .all(|b| b.compressed_data.turns_json().is_none()));
+        crate::sign::sign(
+            &mut doc,
+            &crate::sign::generate_key().unwrap().0,
+            &Timestamp::from_static("2025-12-05T00:00:00Z"),
+        )
+        .unwrap();
+        let done = migrate(&mut doc, &Limits::default()).unwrap();
+        assert_eq!((done.blocks, done.signature_removed), (3, true));
+        let blocks = doc.deep_archive.as_ref().unwrap().blocks();
+        assert!(blocks
+            .iter()
+            .all(|b| b.compressed_data.turns_json().is_some()));
+        assert_eq!(read_archive(&doc, &Limits::default()).unwrap(), before);
+        let text = crate::codec::to_canonical_json(&doc).unwrap();
+        assert_eq!(crate::codec::from_json_slice(&text).unwrap(), doc);
+        // Twice is once.
+        let again = migrate(&mut doc, &Limits::default()).unwrap();
+        assert_eq!((again.from.as_str(), again.blocks), ("2.0", 0));
+    }
+
+    #[test]
+    fn a_block_that_does_not_decode_leaves_the_document_as_it_was() {
+        let mut doc = v1(4);
+        let blocks = doc.deep_archive.as_mut().unwrap().blocks.as_mut().unwrap();
+        blocks[1].compressed_data = BlockData::from_bytes(b"not brotli".to_vec());
+        let before = doc.clone();
+        let err = migrate(&mut doc, &Limits::default()).unwrap_err();
+        assert_eq!(err.code(), "SMG-E117");
+        assert_eq!(doc, before);
+    }
+}

@@ -227,3 +227,55 @@ read_with_extra!(Embedding {
     node_id: opt "nodeId",
     vector: req "vector",
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_block_is_read_and_written_in_either_spelling() {
+        let clear = json!({"id": 1, "turnRange": "1", "turns": [{"turn": 1, "role": "user", "content": "hi"}]});
+        let block: Block = serde_json::from_value(clear).unwrap();
+        let json = block.compressed_data.turns_json().unwrap();
+        // Held as canonical JSON, whatever the spelling read.
+        assert_eq!(json, r#"[{"content":"hi","role":"user","turn":1}]"#);
+        let written = crate::canonical::to_vec(&block).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&written).unwrap(),
+            format!(r#"{{"id":1,"turnRange":"1","turns":{json}}}"#)
+        );
+        assert_eq!(serde_json::from_slice::<Block>(&written).unwrap(), block);
+        assert_eq!(
+            serde_json::to_value(&block).unwrap()["turns"][0]["content"],
+            "hi"
+        );
+        let packed = json!({"id": 2, "turnRange": "1", "compressedData": "aGk="});
+        let block: Block = serde_json::from_value(packed.clone()).unwrap();
+        assert_eq!(block.compressed_data.bytes().unwrap(), b"hi");
+        assert_eq!(serde_json::to_value(&block).unwrap(), packed);
+    }
+
+    #[test]
+    fn a_block_with_both_spellings_none_or_turns_not_an_array_is_refused() {
+        for (bad, why) in [
+            (
+                json!({"id": 1, "turnRange": "1", "turns": [], "compressedData": ""}),
+                "not both",
+            ),
+            (
+                json!({"id": 1, "turnRange": "1"}),
+                "missing field `compressedData`",
+            ),
+            (
+                json!({"id": 1, "turnRange": "1", "turns": {"turn": 1}}),
+                "an array of turns",
+            ),
+        ] {
+            let err = serde_json::from_value::<Block>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{err}");
+        }
+    }
+}
