@@ -104,7 +104,7 @@ pub(crate) fn check_version(version: Option<&str>) -> Result<()> {
 ///
 /// The same document always gives the same bytes, so files diff and hash well.
 pub fn to_canonical_json(doc: &Document) -> Result<Vec<u8>> {
-    crate::canonical::to_vec(doc)
+    crate::canonical::to_vec(crate::archive::settled(doc)?.as_ref())
 }
 
 /// [`to_canonical_json`], handed to `sink` in pieces as it is written: the graphs'

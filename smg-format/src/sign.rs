@@ -84,6 +84,9 @@ fn parse_key(text: &str, prefix: &str) -> Result<[u8; 32]> {
 /// SHA-256 (hex) of each top-level section's canonical JSON; the signature itself is
 /// left out of `metadata`.
 fn section_hashes(doc: &Document) -> Result<BTreeMap<String, String>> {
+    // The sections as the file spells them, which a reader of the file hashes.
+    let doc = crate::archive::settled(doc)?;
+    let doc = doc.as_ref();
     let mut hashes = BTreeMap::new();
     crate::canonical::each_member_text(doc, &mut |key, text| {
         hashes.insert(key, hex::encode(Sha256::digest(text)));

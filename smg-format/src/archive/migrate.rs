@@ -47,45 +47,7 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<Migrated> {
             ..Migrated::default()
         });
     }
-    let mut blocks = 0;
-    if let Some(archive) = doc.deep_archive.as_mut() {
-        let method = archive.compression_method.unwrap_or_default();
-        let clear: Vec<Option<BlockData>> = archive
-            .blocks()
-            .par_iter()
-            .map(|b| {
-                if b.compressed_data.turns_json().is_some() {
-                    return Ok(None);
-                }
-                let (raw, method) = raw_bytes(b, method)?;
-                let json = decompress(b.id, raw, method, limits)?;
-                let value: serde_json::Value =
-                    serde_json::from_slice(&json).map_err(|e| Error::Block {
-                        block: b.id,
-                        detail: format!("decoded data is not JSON: {e}"),
-                    })?;
-                if !value.is_array() {
-                    return Err(Error::Block {
-                        block: b.id,
-                        detail: "decoded data is not a JSON array of turns".into(),
-                    });
-                }
-                let text = crate::canonical::to_canonical_json_value(&value);
-                // Canonical JSON is UTF-8.
-                let text = String::from_utf8(text).map_err(|e| Error::Block {
-                    block: b.id,
-                    detail: e.to_string(),
-                })?;
-                Ok(Some(BlockData::from_turns_json(text)))
-            })
-            .collect::<Result<_>>()?;
-        for (b, data) in archive.blocks.iter_mut().flatten().zip(clear) {
-            if let Some(data) = data {
-                b.compressed_data = data;
-                blocks += 1;
-            }
-        }
-    }
+    let blocks = clear_blocks(doc, limits)?;
     doc.version = FormatVersion::CURRENT;
     let signature_removed = blocks > 0 && doc.metadata.extra.remove("signature").is_some();
     Ok(Migrated {
@@ -93,6 +55,78 @@ pub fn migrate(doc: &mut Document, limits: &Limits) -> Result<Migrated> {
         blocks,
         signature_removed,
     })
+}
+
+/// Whether `doc` is of format 2 and holds a block compressed (taken from a format 1
+/// file by a merge, or unsealed from a sealed section made by format 1).
+pub(crate) fn unsettled(doc: &Document) -> bool {
+    doc.version.blocks_in_clear()
+        && doc
+            .deep_archive
+            .iter()
+            .flat_map(|a| a.blocks())
+            .any(|b| b.compressed_data.turns_json().is_none() && !b.compressed_data.is_empty())
+}
+
+/// `doc` as its version writes it: a format 2 document's compressed blocks taken out
+/// of their compression (a copy only when one is).
+pub(crate) fn settled(doc: &Document) -> Result<std::borrow::Cow<'_, Document>> {
+    if !unsettled(doc) {
+        return Ok(std::borrow::Cow::Borrowed(doc));
+    }
+    let mut doc = doc.clone();
+    clear_blocks(&mut doc, &Limits::default())?;
+    Ok(std::borrow::Cow::Owned(doc))
+}
+
+/// [`settled`], in place.
+pub(crate) fn settle(doc: &mut Document) -> Result<()> {
+    if unsettled(doc) {
+        clear_blocks(doc, &Limits::default())?;
+    }
+    Ok(())
+}
+
+/// Every compressed block of `doc` held in the clear, as canonical JSON; how many.
+/// Nothing changes unless every block decodes.
+fn clear_blocks(doc: &mut Document, limits: &Limits) -> Result<usize> {
+    let Some(archive) = doc.deep_archive.as_mut() else {
+        return Ok(0);
+    };
+    let method = archive.compression_method.unwrap_or_default();
+    let clear: Vec<Option<BlockData>> = archive
+        .blocks()
+        .par_iter()
+        .map(|b| {
+            if b.compressed_data.turns_json().is_some() || b.compressed_data.is_empty() {
+                return Ok(None);
+            }
+            let (raw, method) = raw_bytes(b, method)?;
+            in_clear(b.id, &decompress(b.id, raw, method, limits)?).map(Some)
+        })
+        .collect::<Result<_>>()?;
+    let mut blocks = 0;
+    for (b, data) in archive.blocks.iter_mut().flatten().zip(clear) {
+        if let Some(data) = data {
+            b.compressed_data = data;
+            blocks += 1;
+        }
+    }
+    Ok(blocks)
+}
+
+/// A block's decompressed JSON held in the clear, as canonical JSON.
+fn in_clear(id: u64, json: &[u8]) -> Result<BlockData> {
+    let bad = |detail: String| Error::Block { block: id, detail };
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| bad(format!("decoded data is not JSON: {e}")))?;
+    if !value.is_array() {
+        return Err(bad("decoded data is not a JSON array of turns".into()));
+    }
+    // Canonical JSON is UTF-8.
+    let text = String::from_utf8(crate::canonical::to_canonical_json_value(&value))
+        .map_err(|e| bad(e.to_string()))?;
+    Ok(BlockData::from_turns_json(text))
 }
 
 #[cfg(test)]
@@ -158,5 +192,38 @@ mod tests {
         let err = migrate(&mut doc, &Limits::default()).unwrap_err();
         assert_eq!(err.code(), "SMG-E117");
         assert_eq!(doc, before);
+    }
+
+    #[test]
+    fn a_format_2_document_holding_a_compressed_block_is_written_in_the_clear() {
+        // As a merge leaves it: format 2, one block still as a format 1 file held it.
+        let mut doc = v1(4);
+        doc.version = FormatVersion::CURRENT;
+        assert!(unsettled(&doc));
+        let key = crate::sign::generate_key().unwrap().0;
+        crate::sign::sign(
+            &mut doc,
+            &key,
+            &Timestamp::from_static("2025-12-05T00:00:00Z"),
+        )
+        .unwrap();
+        let text = crate::codec::to_canonical_json(&doc).unwrap();
+        let streamed = crate::codec::into_bytes(
+            doc.clone(),
+            &crate::WriteOptions::new(crate::Encoding::Json),
+        )
+        .unwrap();
+        assert_eq!(streamed, text);
+        let back = crate::codec::from_json_slice(&text).unwrap();
+        assert!(!unsettled(&back));
+        let blocks = back.deep_archive.as_ref().unwrap().blocks();
+        assert!(blocks
+            .iter()
+            .all(|b| b.compressed_data.turns_json().is_some()));
+        assert_eq!(
+            read_archive(&back, &Limits::default()).unwrap(),
+            read_archive(&doc, &Limits::default()).unwrap()
+        );
+        crate::sign::verify(&back, None).unwrap();
     }
 }

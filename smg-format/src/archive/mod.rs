@@ -20,6 +20,7 @@ mod writer;
 pub(crate) use stored::{parse as parse_turns, Stored};
 
 pub use migrate::{migrate, Migrated};
+pub(crate) use migrate::{settle, settled};
 pub use writer::{append_turns, append_turns_with, AppendReport, ArchiveOptions};
 
 /// Resolves an artifact version's full content, for turns stored as `parts`.

@@ -32,6 +32,7 @@ pub(crate) fn write_document(
     mut doc: Document,
     sink: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
+    crate::archive::settle(&mut doc)?;
     if !apart(&doc) {
         return sink(&to_vec(&doc)?);
     }
