@@ -235,17 +235,28 @@ mod tests {
 
     #[test]
     fn a_block_is_read_and_written_in_either_spelling() {
-        let clear = json!({"id": 1, "turnRange": "1", "turns": [{"turn": 1, "role": "user", "content": "hi"}]});
-        let block: Block = serde_json::from_value(clear).unwrap();
-        let json = block.compressed_data.turns_json().unwrap();
-        // Held as canonical JSON, whatever the spelling read.
-        assert_eq!(json, r#"[{"content":"hi","role":"user","turn":1}]"#);
+        // Compact turns are held as the file spells them, spaced ones canonical;
+        // both are written canonical.
+        let read =
+            r#"{"id": 1, "turnRange": "1", "turns": [{"turn":1,"role":"user","content":"hi"}]}"#;
+        let block: Block = serde_json::from_str(read).unwrap();
+        let said = block.compressed_data.turns_json().unwrap();
+        assert_eq!(said, r#"[{"turn":1,"role":"user","content":"hi"}]"#);
+        let json = r#"[{"content":"hi","role":"user","turn":1}]"#;
+        let spaced = r#"{"id": 1, "turnRange": "1", "turns": [ {"turn": 1, "role": "user", "content": "a \" b"} ]}"#;
+        let spaced: Block = serde_json::from_str(spaced).unwrap();
+        assert_eq!(
+            spaced.compressed_data.turns_json(),
+            Some(r#"[{"content":"a \" b","role":"user","turn":1}]"#)
+        );
         let written = crate::canonical::to_vec(&block).unwrap();
         assert_eq!(
             std::str::from_utf8(&written).unwrap(),
             format!(r#"{{"id":1,"turnRange":"1","turns":{json}}}"#)
         );
-        assert_eq!(serde_json::from_slice::<Block>(&written).unwrap(), block);
+        let again: Block = serde_json::from_slice(&written).unwrap();
+        assert_eq!(again.compressed_data.turns_json(), Some(json));
+        assert_eq!(crate::canonical::to_vec(&again).unwrap(), written);
         assert_eq!(
             serde_json::to_value(&block).unwrap()["turns"][0]["content"],
             "hi"

@@ -35,13 +35,41 @@ use super::Refused;
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct BlockData(Held);
 
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 enum Held {
     Bytes(Box<[u8]>),
     /// Not base64 as RFC 4648 writes it: kept verbatim.
     Text(Box<str>),
-    /// The canonical JSON array of the block's turns, in the clear.
+    /// The JSON array of the block's turns, in the clear.
     Plain(Box<str>),
+    /// The same, as a file spelled it: made canonical when written, so that a read
+    /// that writes nothing never pays for it.
+    Read(Box<str>),
+}
+
+impl Held {
+    /// What two helds are equal by: turns in the clear by their text, however held.
+    fn key(&self) -> (u8, &[u8]) {
+        match self {
+            Held::Bytes(b) => (0, b),
+            Held::Text(t) => (1, t.as_bytes()),
+            Held::Plain(json) | Held::Read(json) => (2, json.as_bytes()),
+        }
+    }
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Held {}
+
+impl std::hash::Hash for Held {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
 }
 
 impl Default for Held {
@@ -71,10 +99,16 @@ impl BlockData {
         BlockData(Held::Plain(json.into()))
     }
 
+    /// Turns in the clear as a file or section held them, which may not be
+    /// canonical JSON: made so when written.
+    pub(crate) fn from_read_json(json: String) -> Self {
+        BlockData(Held::Read(json.into()))
+    }
+
     /// The JSON array of the turns, when they are held in the clear.
     pub fn turns_json(&self) -> Option<&str> {
         match &self.0 {
-            Held::Plain(json) => Some(json),
+            Held::Plain(json) | Held::Read(json) => Some(json),
             _ => None,
         }
     }
@@ -84,7 +118,7 @@ impl BlockData {
     pub fn bytes(&self) -> Result<&[u8], Refused> {
         match &self.0 {
             Held::Bytes(b) => Ok(b),
-            Held::Plain(json) => Ok(json.as_bytes()),
+            Held::Plain(json) | Held::Read(json) => Ok(json.as_bytes()),
             Held::Text(t) => Err(STANDARD.decode(t.as_bytes()).map_or_else(
                 |e| Refused::new(e.to_string()),
                 // Never: text that decodes is held as bytes.
@@ -97,7 +131,7 @@ impl BlockData {
     pub fn to_base64(&self) -> Cow<'_, str> {
         match &self.0 {
             Held::Bytes(b) => Cow::Owned(STANDARD.encode(b)),
-            Held::Plain(json) => Cow::Owned(STANDARD.encode(json.as_bytes())),
+            Held::Plain(json) | Held::Read(json) => Cow::Owned(STANDARD.encode(json.as_bytes())),
             Held::Text(t) => Cow::Borrowed(t),
         }
     }
@@ -108,7 +142,7 @@ impl BlockData {
         match &self.0 {
             Held::Bytes(b) => b.len(),
             Held::Text(t) => t.len() / 4 * 3,
-            Held::Plain(json) => json.len(),
+            Held::Plain(json) | Held::Read(json) => json.len(),
         }
     }
 
@@ -130,7 +164,9 @@ impl fmt::Debug for BlockData {
         match &self.0 {
             Held::Bytes(b) => write!(f, "BlockData({} bytes)", b.len()),
             Held::Text(t) => write!(f, "BlockData(not base64: {} chars)", t.len()),
-            Held::Plain(json) => write!(f, "BlockData({} bytes of JSON)", json.len()),
+            Held::Plain(json) | Held::Read(json) => {
+                write!(f, "BlockData({} bytes of JSON)", json.len())
+            }
         }
     }
 }
@@ -141,6 +177,9 @@ impl Serialize for BlockData {
             Held::Bytes(b) => s.collect_str(&Base64Display::new(b, &STANDARD)),
             Held::Text(t) => s.serialize_str(t),
             Held::Plain(json) => Raw(json).serialize(s),
+            Held::Read(json) => serde_json::from_str::<serde_json::Value>(json)
+                .map_err(serde::ser::Error::custom)?
+                .serialize(s),
         }
     }
 }
@@ -162,23 +201,53 @@ impl Serialize for Raw<'_> {
     }
 }
 
-/// A block's `turns` as read: any JSON array, held as its canonical text.
+/// A block's `turns` as read: any JSON array, held as the file spelled it (no value
+/// is built of it: its turns are parsed when they are read).
 pub(crate) struct InlineTurns(pub(crate) BlockData);
 
 impl<'de> Deserialize<'de> for InlineTurns {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
-        if !value.is_array() {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        if !raw.get().starts_with('[') {
             return Err(de::Error::invalid_type(
                 de::Unexpected::Other("a value that is not an array"),
                 &"an array of turns",
             ));
         }
-        let json = crate::canonical::to_canonical_json_value(&value);
-        // Canonical JSON is UTF-8.
-        let json = String::from_utf8(json).map_err(de::Error::custom)?;
-        Ok(InlineTurns(BlockData::from_turns_json(json)))
+        if !compact(raw.get()) {
+            // Spaced out (a file written by hand, or pretty-printed): held canonical,
+            // so that it reads back as the same data once written.
+            let value: serde_json::Value =
+                serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+            let json = crate::canonical::to_canonical_json_value(&value);
+            let json = String::from_utf8(json).map_err(de::Error::custom)?;
+            return Ok(InlineTurns(BlockData::from_turns_json(json)));
+        }
+        let text: Box<str> = raw.into();
+        Ok(InlineTurns(BlockData(Held::Read(text))))
     }
+}
+
+/// Whether JSON `text` has no white space outside its strings, as canonical JSON
+/// (and every writer of it) has none: a scan, not a parse.
+fn compact(text: &str) -> bool {
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in text.bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b.is_ascii_whitespace() {
+            return false;
+        }
+    }
+    true
 }
 
 impl<'de> Deserialize<'de> for BlockData {
@@ -224,6 +293,13 @@ mod tests {
             prop_assert_eq!(back.bytes().unwrap(), &bytes[..]);
             prop_assert_eq!(back, data);
         }
+    }
+
+    #[test]
+    fn white_space_counts_only_outside_strings() {
+        assert!(compact(r#"[{"a":"x y","b":"q\" z\\"}]"#));
+        assert!(!compact(r#"[{"a":"x\\" ,"b":1}]"#));
+        assert!(!compact("[1,\n2]"));
     }
 
     #[test]

@@ -415,7 +415,7 @@ fn held_in_clear(
         block: id,
         detail: format!("its turns are not UTF-8: {e}"),
     })?;
-    Ok(BlockData::from_turns_json(json))
+    Ok(BlockData::from_read_json(json))
 }
 
 #[cfg(test)]

@@ -247,8 +247,8 @@ const KEYWORDS: &[&str] = &[
 /// A key that looks like a keyword but is none is dropped silently (JSON-LD 1.1
 /// §4.1.2), so the processor's error path never sees it. A key, `@id` or `@type`
 /// whose percent-encoding is not UTF-8 makes the processor panic. Under the bundled
-/// context, a node's `metadata`, a `vector`, a turn's `source` and the archive's
-/// `conversations` are JSON literals, not expanded at all.
+/// context, a node's `metadata`, a `vector`, a turn's `source`, the archive's
+/// `conversations` and a block's `turns` are JSON literals, not expanded at all.
 fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Finding>) -> bool {
     let mut undecoded = false;
     match value {
@@ -274,7 +274,8 @@ fn unexpandable_keys(value: &Value, at: String, bundled: bool, out: &mut Vec<Fin
                 }
                 let literal = bundled
                     && (JSON_LITERALS.contains(&k.as_str())
-                        || (k == "metadata" && at.contains("/nodes/")));
+                        || (k == "metadata" && at.contains("/nodes/"))
+                        || super::shapes::block_turns(k, v));
                 if k != "@context" && !literal {
                     undecoded |= unexpandable_keys(v, here, bundled, out);
                 }

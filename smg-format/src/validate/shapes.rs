@@ -94,6 +94,13 @@ fn shape(item: &Value, bundled: bool) -> String {
     abstracted.as_ref().unwrap_or(item).to_string()
 }
 
+/// Whether `k: v` is an archive block's turns in the clear (format 2): a JSON literal
+/// under the bundled context, an array of objects where a provenance's `turns` is
+/// an array of numbers.
+pub(super) fn block_turns(k: &str, v: &Value) -> bool {
+    k == "turns" && matches!(v, Value::Array(items) if items.first().is_some_and(Value::is_object))
+}
+
 /// `v` with each string, number and boolean outside a keyword's value made one of
 /// its kind, and each array's items of the same shape kept once; `None` when `v`
 /// sets a `@context` (which can give any term any meaning).
@@ -107,6 +114,10 @@ fn abstracted(v: &Value) -> Option<Value> {
                 }
                 let child = if k.starts_with('@') {
                     child.clone()
+                } else if block_turns(k, child) {
+                    // A JSON literal: nothing in it is expanded, so no text of it
+                    // changes what expansion says (and a block holds hundreds of turns).
+                    Value::Null
                 } else {
                     abstracted(child)?
                 };

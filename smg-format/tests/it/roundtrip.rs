@@ -42,9 +42,15 @@ proptest! {
 
     #[test]
     fn archived_turns_come_back_byte_for_byte(turns in prop::collection::vec(turn(), 0..8)) {
-        let block = Block::new(1, smg_format::model::TurnRange::span(1, 1), smg_format::archive::encode_turns(&turns, 5).unwrap());
-        let back = smg_format::archive::decode_block(&block, smg_format::model::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
-        prop_assert_eq!(back, turns);
+        use smg_format::model::FormatVersion;
+        // Compressed (format 1) and in the clear (format 2).
+        for version in [FormatVersion::V1, FormatVersion::CURRENT] {
+            let data = smg_format::archive::encode_turns_for(&version, &turns, 5).unwrap();
+            prop_assert_eq!(data.turns_json().is_some(), version.blocks_in_clear());
+            let block = Block::new(1, smg_format::model::TurnRange::span(1, 1), data);
+            let back = smg_format::archive::decode_block(&block, smg_format::model::CompressionMethod::Brotli, None, &Limits::default()).unwrap();
+            prop_assert_eq!(&back, &turns);
+        }
     }
 
     #[test]

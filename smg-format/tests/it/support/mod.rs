@@ -111,7 +111,7 @@ pub(crate) fn document() -> impl Strategy<Value = Document> {
                 blocks: Some(vec![Block::new(
                     1,
                     smg_format::model::TurnRange::span(1, 10_000),
-                    smg_format::archive::encode_turns(&archived, 5).unwrap(),
+                    smg_format::archive::encode_turns_for(&doc.version, &archived, 5).unwrap(),
                 )]),
                 ..DeepArchive::default()
             });
