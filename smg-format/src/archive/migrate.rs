@@ -102,7 +102,13 @@ fn clear_blocks(doc: &mut Document, limits: &Limits) -> Result<usize> {
                 return Ok(None);
             }
             let (raw, method) = raw_bytes(b, method)?;
-            in_clear(b.id, &decompress(b.id, raw, method, limits)?).map(Some)
+            let json = decompress(b.id, raw, method, limits)?;
+            BlockData::canonical_turns(&json)
+                .map(Some)
+                .map_err(|why| Error::Block {
+                    block: b.id,
+                    detail: format!("decoded data is {why}"),
+                })
         })
         .collect::<Result<_>>()?;
     let mut blocks = 0;
@@ -113,20 +119,6 @@ fn clear_blocks(doc: &mut Document, limits: &Limits) -> Result<usize> {
         }
     }
     Ok(blocks)
-}
-
-/// A block's decompressed JSON held in the clear, as canonical JSON.
-fn in_clear(id: u64, json: &[u8]) -> Result<BlockData> {
-    let bad = |detail: String| Error::Block { block: id, detail };
-    let value: serde_json::Value =
-        serde_json::from_slice(json).map_err(|e| bad(format!("decoded data is not JSON: {e}")))?;
-    if !value.is_array() {
-        return Err(bad("decoded data is not a JSON array of turns".into()));
-    }
-    // Canonical JSON is UTF-8.
-    let text = String::from_utf8(crate::canonical::to_canonical_json_value(&value))
-        .map_err(|e| bad(e.to_string()))?;
-    Ok(BlockData::from_turns_json(text))
 }
 
 #[cfg(test)]

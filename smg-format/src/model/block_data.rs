@@ -99,6 +99,20 @@ impl BlockData {
         BlockData(Held::Plain(json.into()))
     }
 
+    /// Turns in the clear from any JSON text of them, held canonical; or why the text
+    /// is not a JSON array.
+    pub(crate) fn canonical_turns(json: &[u8]) -> Result<Self, String> {
+        let value: serde_json::Value =
+            serde_json::from_slice(json).map_err(|e| format!("not JSON: {e}"))?;
+        if !value.is_array() {
+            return Err("not a JSON array of turns".into());
+        }
+        // Canonical JSON is UTF-8.
+        let text = String::from_utf8(crate::canonical::to_canonical_json_value(&value))
+            .map_err(|e| e.to_string())?;
+        Ok(BlockData::from_turns_json(text))
+    }
+
     /// Turns in the clear as a file or section held them, which may not be
     /// canonical JSON: made so when written.
     pub(crate) fn from_read_json(json: String) -> Self {
@@ -217,11 +231,9 @@ impl<'de> Deserialize<'de> for InlineTurns {
         if !compact(raw.get()) {
             // Spaced out (a file written by hand, or pretty-printed): held canonical,
             // so that it reads back as the same data once written.
-            let value: serde_json::Value =
-                serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
-            let json = crate::canonical::to_canonical_json_value(&value);
-            let json = String::from_utf8(json).map_err(de::Error::custom)?;
-            return Ok(InlineTurns(BlockData::from_turns_json(json)));
+            return BlockData::canonical_turns(raw.get().as_bytes())
+                .map(InlineTurns)
+                .map_err(de::Error::custom);
         }
         let text: Box<str> = raw.into();
         Ok(InlineTurns(BlockData(Held::Read(text))))

@@ -360,9 +360,6 @@ impl FullText {
 }
 
 impl Inner {
-    /// The documents that match `q` (their places in the index: see
-    /// [`Inner::number`]), with their scores, in no order: every one, or at least the
-    /// `keep` best; each term weighed by `stats` when given.
     /// The `k` best of every match of `q` (scored by `stats` when given), by
     /// number, in no order: what a query for more than [`PRUNED_MOST`] finds.
     fn selected(
@@ -382,6 +379,9 @@ impl Inner {
             .collect())
     }
 
+    /// The documents that match `q` (their places in the index: see
+    /// [`Inner::number`]), with their scores, in no order: every one, or at least the
+    /// `keep` best; each term weighed by `stats` when given.
     fn matches(
         &self,
         q: &BooleanQuery,
